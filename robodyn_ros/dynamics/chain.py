@@ -1,0 +1,57 @@
+"""Dynamic parameters of a chain in standard DH frames (the common input of every method)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ['DHChain', 'dh_chain']
+
+
+@dataclass(frozen=True)
+class DHChain:
+    """Arrays describing a chain in standard DH frames; frame 0 is the fixed base.
+
+    Attributes:
+        a, alpha, d, theta0: (n,) DH parameters (d and theta0 are the offsets).
+        prismatic: (n,) bool.
+        mass: (n,) [kg]; com: (n, 3) in frame i [m]; inertia: (n, 3, 3) about the COM,
+            frame-i axes [kg m^2].
+        gravity: (3,) gravitational acceleration in frame 0 [m/s^2].
+    """
+
+    a: np.ndarray
+    alpha: np.ndarray
+    d: np.ndarray
+    theta0: np.ndarray
+    prismatic: np.ndarray
+    mass: np.ndarray
+    com: np.ndarray
+    inertia: np.ndarray
+    gravity: np.ndarray
+
+    @property
+    def n(self):
+        """Degrees of freedom."""
+        return len(self.a)
+
+
+def dh_chain(model, gravity=(0.0, 0.0, -9.81)):
+    """Build the :class:`DHChain` of a RobotModel; ``gravity`` is given in the base_link frame."""
+    gravity = np.asarray(gravity, dtype=float)
+    if gravity.shape != (3,) or not np.all(np.isfinite(gravity)):
+        raise InputError(f'gravity: expected 3 finite numbers, got {gravity!r}')
+    table = model.dh_table('standard')
+    rows = table.rows
+    return DHChain(
+        a=np.array([r.a for r in rows]),
+        alpha=np.array([r.alpha for r in rows]),
+        d=np.array([r.d for r in rows]),
+        theta0=np.array([r.theta_offset for r in rows]),
+        prismatic=np.array([r.joint_type == 'prismatic' for r in rows]),
+        mass=np.array([b.mass for b in table.inertials]),
+        com=np.array([b.com for b in table.inertials]),
+        inertia=np.array([b.inertia_com for b in table.inertials]),
+        gravity=table.base[:3, :3].T @ gravity,
+    )

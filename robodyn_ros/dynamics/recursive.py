@@ -1,0 +1,311 @@
+"""Controller-rate recursive dynamics, compiled with numba (cached on disk).
+
+Spatial-vector formulation in DH frame 0 (Featherstone's notation, motion vectors
+[w; v_O] and force vectors [n_O; f] at the frame-0 origin):
+
+* inertia matrix: composite rigid bodies, M_ij = S_i^T I^C_max(i,j) S_j;
+* Coriolis matrix: C_ij = S_i^T (I^C_k Sdot_j + B^C_k S_j), k = max(i, j), with the
+  body factor B(I, v) = 1/2 (v x* I + (I v) xbar - I v x). B + B^T = dI/dt, hence
+  Mdot - 2C is skew-symmetric, and C equals the Christoffel C (seed 003 eq. 55) and
+  seed 000's Kronecker C (eq. 52);
+* gravity: g_i = -S_i^T I^C_i [0; g0];
+* inverse dynamics: recursive Newton-Euler.
+
+All kernels write into preallocated arrays and allocate nothing.
+"""
+
+import numba
+import numpy as np
+
+__all__ = ['PARAM_WIDTH', 'pack_params', 'Workspace', 'terms_kernel', 'rnea_kernel',
+           'computed_torque_kernel']
+
+PARAM_WIDTH = 21  # a, alpha, d, theta0, prismatic, mass, com(3), inertia(9), viscous, coulomb, eps
+
+
+def pack_params(chain, viscous, coulomb, smoothing):
+    """Pack a DHChain and friction coefficients into one (n, PARAM_WIDTH) array."""
+    n = chain.n
+    params = np.zeros((n, PARAM_WIDTH))
+    params[:, 0], params[:, 1], params[:, 2], params[:, 3] = (chain.a, chain.alpha, chain.d,
+                                                              chain.theta0)
+    params[:, 4] = chain.prismatic.astype(float)
+    params[:, 5] = chain.mass
+    params[:, 6:9] = chain.com
+    params[:, 9:18] = chain.inertia.reshape(n, 9)
+    params[:, 18], params[:, 19], params[:, 20] = viscous, coulomb, smoothing
+    return params
+
+
+class Workspace:
+    """Preallocated scratch arrays for the kernels (one per dynamics object)."""
+
+    def __init__(self, n):
+        self.rot = np.zeros((n + 1, 3, 3))
+        self.pos = np.zeros((n + 1, 3))
+        self.vec = np.zeros((7, n, 6))  # S, Sdot, v, a_i, b_i, f_i, acc
+        self.mat = np.zeros((4, n, 6, 6))  # I, B, I^C, B^C
+
+
+@numba.njit(cache=True, fastmath=False, nogil=True)
+def _kinematics(q, qd, params, rot, pos, vec, mat, with_b):
+    n = q.shape[0]
+    s_all, sd_all, v_all = vec[0], vec[1], vec[2]
+    inert, bmat = mat[0], mat[1]
+    for r in range(3):
+        for c in range(3):
+            rot[0, r, c] = 1.0 if r == c else 0.0
+        pos[0, r] = 0.0
+    w = np.zeros(3)
+    u = np.zeros(3)
+    ic = np.zeros((3, 3))
+    tmp = np.zeros((3, 3))
+    x = np.zeros((6, 6))
+    for i in range(n):
+        a, alpha, d, th = params[i, 0], params[i, 1], params[i, 2], params[i, 3]
+        prism = params[i, 4] > 0.5
+        if prism:
+            d += q[i]
+        else:
+            th += q[i]
+        ct, st, ca, sa = np.cos(th), np.sin(th), np.cos(alpha), np.sin(alpha)
+        # Local rotation/translation of the standard DH transform.
+        l00, l01, l02 = ct, -st * ca, st * sa
+        l10, l11, l12 = st, ct * ca, -ct * sa
+        l20, l21, l22 = 0.0, sa, ca
+        t0, t1, t2 = a * ct, a * st, d
+        for r in range(3):
+            p0, p1, p2 = rot[i, r, 0], rot[i, r, 1], rot[i, r, 2]
+            rot[i + 1, r, 0] = p0 * l00 + p1 * l10 + p2 * l20
+            rot[i + 1, r, 1] = p0 * l01 + p1 * l11 + p2 * l21
+            rot[i + 1, r, 2] = p0 * l02 + p1 * l12 + p2 * l22
+            pos[i + 1, r] = pos[i, r] + p0 * t0 + p1 * t1 + p2 * t2
+        # Motion subspace of joint i (axis z of frame i-1 through its origin).
+        z0, z1, z2 = rot[i, 0, 2], rot[i, 1, 2], rot[i, 2, 2]
+        o0, o1, o2 = pos[i, 0], pos[i, 1], pos[i, 2]
+        s = s_all[i]
+        if prism:
+            s[0] = s[1] = s[2] = 0.0
+            s[3], s[4], s[5] = z0, z1, z2
+        else:
+            s[0], s[1], s[2] = z0, z1, z2
+            s[3], s[4], s[5] = o1 * z2 - o2 * z1, o2 * z0 - o0 * z2, o0 * z1 - o1 * z0
+        for k in range(6):
+            prev = v_all[i - 1, k] if i > 0 else 0.0
+            v_all[i, k] = prev + s[k] * qd[i]
+        w[0], w[1], w[2] = v_all[i, 0], v_all[i, 1], v_all[i, 2]
+        u[0], u[1], u[2] = v_all[i, 3], v_all[i, 4], v_all[i, 5]
+        sd = sd_all[i]
+        sd[0] = w[1] * s[2] - w[2] * s[1]
+        sd[1] = w[2] * s[0] - w[0] * s[2]
+        sd[2] = w[0] * s[1] - w[1] * s[0]
+        sd[3] = u[1] * s[2] - u[2] * s[1] + w[1] * s[5] - w[2] * s[4]
+        sd[4] = u[2] * s[0] - u[0] * s[2] + w[2] * s[3] - w[0] * s[5]
+        sd[5] = u[0] * s[1] - u[1] * s[0] + w[0] * s[4] - w[1] * s[3]
+        # Spatial inertia of body i about the frame-0 origin.
+        m = params[i, 5]
+        c = np.zeros(3)
+        for r in range(3):
+            c[r] = pos[i + 1, r]
+            for k in range(3):
+                c[r] += rot[i + 1, r, k] * params[i, 6 + k]
+        for r in range(3):
+            for k in range(3):
+                acc = 0.0
+                for j in range(3):
+                    acc += rot[i + 1, r, j] * params[i, 9 + 3 * j + k]
+                tmp[r, k] = acc
+        for r in range(3):
+            for k in range(3):
+                acc = 0.0
+                for j in range(3):
+                    acc += tmp[r, j] * rot[i + 1, k, j]
+                ic[r, k] = acc
+        cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
+        big = inert[i]
+        for r in range(3):
+            for k in range(3):
+                big[r, k] = ic[r, k] + m * ((cc if r == k else 0.0) - c[r] * c[k])
+                big[r + 3, k + 3] = m if r == k else 0.0
+        # m S(c) top right, m S(c)^T bottom left.
+        big[0, 3], big[0, 4], big[0, 5] = 0.0, -m * c[2], m * c[1]
+        big[1, 3], big[1, 4], big[1, 5] = m * c[2], 0.0, -m * c[0]
+        big[2, 3], big[2, 4], big[2, 5] = -m * c[1], m * c[0], 0.0
+        for r in range(3):
+            for k in range(3):
+                big[r + 3, k] = big[k, r + 3]
+        if with_b:
+            # x = crm(v) = [[S(w), 0], [S(u), S(w)]].
+            for r in range(6):
+                for k in range(6):
+                    x[r, k] = 0.0
+            for blk in range(2):
+                off = 3 * blk
+                x[off + 0, off + 1], x[off + 0, off + 2] = -w[2], w[1]
+                x[off + 1, off + 0], x[off + 1, off + 2] = w[2], -w[0]
+                x[off + 2, off + 0], x[off + 2, off + 1] = -w[1], w[0]
+            x[3, 1], x[3, 2] = -u[2], u[1]
+            x[4, 0], x[4, 2] = u[2], -u[0]
+            x[5, 0], x[5, 1] = -u[1], u[0]
+            h = np.zeros(6)
+            for r in range(6):
+                acc = 0.0
+                for k in range(6):
+                    acc += big[r, k] * v_all[i, k]
+                h[r] = acc
+            bm = bmat[i]
+            for r in range(6):
+                for k in range(6):
+                    acc = 0.0
+                    for j in range(6):
+                        acc -= x[j, r] * big[j, k] + big[r, j] * x[j, k]
+                    bm[r, k] = 0.5 * acc
+            # + 1/2 (I v) xbar, with h xbar = [[-S(n), -S(f)], [-S(f), 0]].
+            n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
+            bm[0, 1] += 0.5 * n2
+            bm[0, 2] -= 0.5 * n1
+            bm[1, 0] -= 0.5 * n2
+            bm[1, 2] += 0.5 * n0
+            bm[2, 0] += 0.5 * n1
+            bm[2, 1] -= 0.5 * n0
+            for off_r, off_c in ((0, 3), (3, 0)):
+                bm[off_r + 0, off_c + 1] += 0.5 * f2
+                bm[off_r + 0, off_c + 2] -= 0.5 * f1
+                bm[off_r + 1, off_c + 0] -= 0.5 * f2
+                bm[off_r + 1, off_c + 2] += 0.5 * f0
+                bm[off_r + 2, off_c + 0] += 0.5 * f1
+                bm[off_r + 2, off_c + 1] -= 0.5 * f0
+
+
+@numba.njit(cache=True, nogil=True)
+def _finite(x):
+    for k in range(x.shape[0]):
+        if not np.isfinite(x[k]):
+            return False
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def terms_kernel(q, qd, params, grav, mass_out, cor_out, grav_out, rot, pos, vec, mat, flags):
+    """M, C, g into the ``*_out`` arrays; flags = (want M, want C, want g).
+
+    Returns False (outputs untouched) when q or qd is not finite.
+    """
+    if not (_finite(q) and _finite(qd)):
+        return False
+    n = q.shape[0]
+    want_m, want_c, want_g = flags[0], flags[1], flags[2]
+    _kinematics(q, qd, params, rot, pos, vec, mat, want_c)
+    s_all, sd_all = vec[0], vec[1]
+    av, bv, fv = vec[3], vec[4], vec[5]
+    inert, bmat, ic, bc = mat[0], mat[1], mat[2], mat[3]
+    for i in range(n - 1, -1, -1):
+        for r in range(6):
+            for k in range(6):
+                ic[i, r, k] = inert[i, r, k] + (ic[i + 1, r, k] if i < n - 1 else 0.0)
+                if want_c:
+                    bc[i, r, k] = bmat[i, r, k] + (bc[i + 1, r, k] if i < n - 1 else 0.0)
+        for r in range(6):
+            acc_a = 0.0
+            acc_b = 0.0
+            acc_f = 0.0
+            for k in range(6):
+                acc_a += ic[i, r, k] * s_all[i, k]
+                if want_c:
+                    acc_b += bc[i, k, r] * s_all[i, k]
+                    acc_f += ic[i, r, k] * sd_all[i, k] + bc[i, r, k] * s_all[i, k]
+            av[i, r] = acc_a
+            bv[i, r] = acc_b
+            fv[i, r] = acc_f
+    for i in range(n):
+        if want_g:
+            grav_out[i] = -(av[i, 3] * grav[0] + av[i, 4] * grav[1] + av[i, 5] * grav[2])
+        for j in range(i + 1):
+            if want_m:
+                acc = 0.0
+                for k in range(6):
+                    acc += av[i, k] * s_all[j, k]
+                mass_out[i, j] = acc
+                mass_out[j, i] = acc
+            if want_c:
+                acc = 0.0
+                for k in range(6):
+                    acc += av[i, k] * sd_all[j, k] + bv[i, k] * s_all[j, k]
+                cor_out[i, j] = acc
+                if j < i:
+                    acc = 0.0
+                    for k in range(6):
+                        acc += s_all[j, k] * fv[i, k]
+                    cor_out[j, i] = acc
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def _rnea(q, qd, qdd, params, grav, tau, rot, pos, vec, mat):
+    n = q.shape[0]
+    _kinematics(q, qd, params, rot, pos, vec, mat, False)
+    s_all, sd_all, v_all, force, acc = vec[0], vec[1], vec[2], vec[5], vec[6]
+    inert = mat[0]
+    for i in range(n):
+        for k in range(6):
+            prev = acc[i - 1, k] if i > 0 else (-grav[k - 3] if k >= 3 else 0.0)
+            acc[i, k] = prev + sd_all[i, k] * qd[i] + s_all[i, k] * qdd[i]
+        h = np.zeros(6)
+        f = np.zeros(6)
+        for r in range(6):
+            a_h = 0.0
+            a_f = 0.0
+            for k in range(6):
+                a_h += inert[i, r, k] * v_all[i, k]
+                a_f += inert[i, r, k] * acc[i, k]
+            h[r] = a_h
+            f[r] = a_f
+        w0, w1, w2 = v_all[i, 0], v_all[i, 1], v_all[i, 2]
+        u0, u1, u2 = v_all[i, 3], v_all[i, 4], v_all[i, 5]
+        # v x* h = [w x n + u x f; w x f].
+        force[i, 0] = f[0] + w1 * h[2] - w2 * h[1] + u1 * h[5] - u2 * h[4]
+        force[i, 1] = f[1] + w2 * h[0] - w0 * h[2] + u2 * h[3] - u0 * h[5]
+        force[i, 2] = f[2] + w0 * h[1] - w1 * h[0] + u0 * h[4] - u1 * h[3]
+        force[i, 3] = f[3] + w1 * h[5] - w2 * h[4]
+        force[i, 4] = f[4] + w2 * h[3] - w0 * h[5]
+        force[i, 5] = f[5] + w0 * h[4] - w1 * h[3]
+    for i in range(n - 1, -1, -1):
+        if i < n - 1:
+            for k in range(6):
+                force[i, k] += force[i + 1, k]
+        acc_t = 0.0
+        for k in range(6):
+            acc_t += s_all[i, k] * force[i, k]
+        tau[i] = acc_t
+
+
+@numba.njit(cache=True, nogil=True)
+def rnea_kernel(q, qd, qdd, params, grav, tau, rot, pos, vec, mat):
+    """tau = M qdd + C qd + g by recursive Newton-Euler; False on non-finite input."""
+    if not (_finite(q) and _finite(qd) and _finite(qdd)):
+        return False
+    _rnea(q, qd, qdd, params, grav, tau, rot, pos, vec, mat)
+    return True
+
+
+@numba.njit(cache=True, nogil=True)
+def computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, params, grav, friction,
+                           tau, aq, rot, pos, vec, mat):
+    """tau = M(q)(qdd_r + Kd (qd_r - qd) + Kp (q_r - q)) + C(q, qd) qd + g(q) [+ tau_f(qd)].
+
+    One RNEA pass with the commanded acceleration gives M a + C qd + g exactly.
+    Returns False on non-finite input.
+    """
+    if not (_finite(q) and _finite(qd) and _finite(q_ref) and _finite(qd_ref)
+            and _finite(qdd_ref)):
+        return False
+    n = q.shape[0]
+    for i in range(n):
+        aq[i] = qdd_ref[i] + kd[i] * (qd_ref[i] - qd[i]) + kp[i] * (q_ref[i] - q[i])
+    _rnea(q, qd, aq, params, grav, tau, rot, pos, vec, mat)
+    if friction:
+        for i in range(n):
+            eps = params[i, 20]
+            sgn = np.tanh(qd[i] / eps) if eps > 0.0 else np.sign(qd[i])
+            tau[i] += params[i, 18] * qd[i] + params[i, 19] * sgn
+    return True

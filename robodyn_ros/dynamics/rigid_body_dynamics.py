@@ -1,0 +1,194 @@
+"""RigidBodyDynamics: one object per robot, choosing a formulation by ``method``."""
+
+import numpy as np
+
+from ..errors import InputError
+from ..model.kinematics import check_vector
+from .chain import dh_chain
+from .coriolis_matrix import coriolis_christoffel, coriolis_kronecker
+from .friction import friction_torque
+from .gravity_vector import gravity_jacobian
+from .link_kinematics import link_kinematics
+from .mass_matrix import mass_matrix_derivative, mass_matrix_jacobian
+from .recursive import Workspace, computed_torque_kernel, pack_params, rnea_kernel, terms_kernel
+
+__all__ = ['RigidBodyDynamics', 'METHODS']
+
+METHODS = ('recursive', 'kronecker', 'christoffel')
+
+
+class RigidBodyDynamics:
+    """M(q), C(q, qd), g(q), inverse dynamics and friction of a RobotModel.
+
+    Equation of motion: M(q) qdd + C(q, qd) qd + g(q) + tau_f(qd) = tau, all in the
+    chain's joint order and SI units ([rad], [m], [N m], [N]).
+
+    Methods:
+        'recursive' (default): compiled composite-rigid-body / Christoffel-consistent
+            Coriolis / RNEA kernels for the control loop.
+        'kronecker': seed 000, Jacobian M (eq. 28), analytic dM/dq, C from eq. (52),
+            g from eq. (45).
+        'christoffel': same M and dM/dq, C from Christoffel symbols (seed 003 eq. 55).
+
+    Args:
+        model: RobotModel.
+        method: one of METHODS.
+        gravity: gravitational acceleration in the base_link frame [m/s^2].
+        viscous, coulomb: (n,) friction overrides (default: URDF damping / friction).
+        friction_smoothing: velocity scale [rad/s] of tanh(qd / eps) replacing sgn(qd);
+            0 gives the exact sign.
+    """
+
+    def __init__(self, model, method='recursive', gravity=(0.0, 0.0, -9.81), viscous=None,
+                 coulomb=None, friction_smoothing=0.0):
+        if method not in METHODS:
+            raise InputError(f'unknown dynamics method {method!r}; valid: {", ".join(METHODS)}')
+        self.model = model
+        self.method = method
+        self.n = model.n
+        self.chain = dh_chain(model, gravity)
+        self.viscous = (np.array([j.damping for j in model.joints]) if viscous is None
+                        else check_vector(viscous, self.n, 'viscous'))
+        self.coulomb = (np.array([j.friction for j in model.joints]) if coulomb is None
+                        else check_vector(coulomb, self.n, 'coulomb'))
+        if np.any(self.viscous < 0) or np.any(self.coulomb < 0) or friction_smoothing < 0:
+            raise InputError('friction coefficients and smoothing must be >= 0')
+        self.friction_smoothing = float(friction_smoothing)
+        self._params = pack_params(self.chain, self.viscous, self.coulomb,
+                                   self.friction_smoothing)
+        self._grav = np.ascontiguousarray(self.chain.gravity)
+        self._ws = Workspace(self.n)
+        n = self.n
+        self._m = np.zeros((n, n))
+        self._c = np.zeros((n, n))
+        self._g = np.zeros(n)
+        self._tau = np.zeros(n)
+        self._aq = np.zeros(n)
+        self._zero = np.zeros(n)
+        self._flags = {key: np.array(key, dtype=np.bool_) for key in
+                       ((True, False, False), (False, True, False), (False, False, True),
+                        (True, True, True))}
+
+    # -- input checks -------------------------------------------------------------
+    def _vec(self, value, name):
+        return check_vector(value, self.n, name)
+
+    def _fast(self, value, name):
+        arr = value if (type(value) is np.ndarray and value.dtype == np.float64
+                        and value.shape == (self.n,)) else self._vec(value, name)
+        return arr
+
+    def _non_finite(self, **arrays):
+        for name, arr in arrays.items():
+            self._vec(arr, name)
+        raise InputError('non-finite input')  # pragma: no cover - _vec raises first
+
+    # -- reference formulations -----------------------------------------------------
+    def _reference(self, q, derivatives):
+        return link_kinematics(self.chain, q, derivatives)
+
+    def _run_terms(self, q, qd, flags):
+        ws = self._ws
+        ok = terms_kernel(q, qd, self._params, self._grav, self._m, self._c, self._g, ws.rot,
+                          ws.pos, ws.vec, ws.mat, self._flags[flags])
+        if not ok:
+            self._non_finite(q=q, qd=qd)
+
+    # -- public API -------------------------------------------------------------------
+    def mass_matrix(self, q):
+        """(n, n) joint-space inertia matrix M(q), symmetric positive definite."""
+        q = self._fast(q, 'q')
+        if self.method == 'recursive':
+            self._run_terms(q, self._zero, (True, False, False))
+            return self._m.copy()
+        return mass_matrix_jacobian(self.chain, q)
+
+    def mass_matrix_derivatives(self, q):
+        """(n, n, n) analytic dM/dq_k (k first), from seed 000 eq. (28)."""
+        q = self._vec(q, 'q')
+        kin = self._reference(q, True)
+        return mass_matrix_derivative(self.chain, kin)
+
+    def mass_matrix_dot(self, q, qd):
+        """Mdot = dM/dq (1_n (x) qd) = sum_k dM/dq_k qd_k (seed 000 eq. 40), analytic."""
+        qd = self._vec(qd, 'qd')
+        return np.einsum('kij,k->ij', self.mass_matrix_derivatives(q), qd)
+
+    def coriolis_matrix(self, q, qd):
+        """(n, n) Coriolis/centrifugal matrix with Mdot - 2C skew-symmetric."""
+        q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
+        if self.method == 'recursive':
+            self._run_terms(q, qd, (False, True, False))
+            return self._c.copy()
+        dm = mass_matrix_derivative(self.chain, self._reference(q, True))
+        if self.method == 'kronecker':
+            return coriolis_kronecker(dm, qd)
+        return coriolis_christoffel(dm, qd)
+
+    def gravity_vector(self, q):
+        """(n,) gravity torques g(q) = (dP/dq)^T."""
+        q = self._fast(q, 'q')
+        if self.method == 'recursive':
+            self._run_terms(q, self._zero, (False, False, True))
+            return self._g.copy()
+        return gravity_jacobian(self.chain, self._reference(q, False))
+
+    def terms(self, q, qd):
+        """(M, C, g) for one control cycle, sharing one kinematics pass."""
+        q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
+        if self.method == 'recursive':
+            self._run_terms(q, qd, (True, True, True))
+            return self._m.copy(), self._c.copy(), self._g.copy()
+        kin = self._reference(q, True)
+        dm = mass_matrix_derivative(self.chain, kin)
+        cor = coriolis_kronecker(dm, qd) if self.method == 'kronecker' else \
+            coriolis_christoffel(dm, qd)
+        return mass_matrix_jacobian(self.chain, q, kin), cor, gravity_jacobian(self.chain, kin)
+
+    def terms_into(self, q, qd, mass_out, cor_out, grav_out):
+        """Allocation-free (recursive method): write M, C, g into caller arrays."""
+        if self.method != 'recursive':
+            m, c, g = self.terms(q, qd)
+            mass_out[:], cor_out[:], grav_out[:] = m, c, g
+            return
+        ws = self._ws
+        if not terms_kernel(q, qd, self._params, self._grav, mass_out, cor_out, grav_out,
+                            ws.rot, ws.pos, ws.vec, ws.mat, self._flags[(True, True, True)]):
+            self._non_finite(q=q, qd=qd)
+
+    def inverse_dynamics(self, q, qd, qdd):
+        """tau = M(q) qdd + C(q, qd) qd + g(q) (seed 000 eq. 29, no friction)."""
+        q, qd, qdd = self._fast(q, 'q'), self._fast(qd, 'qd'), self._fast(qdd, 'qdd')
+        if self.method == 'recursive':
+            ws = self._ws
+            if not rnea_kernel(q, qd, qdd, self._params, self._grav, self._tau, ws.rot, ws.pos,
+                               ws.vec, ws.mat):
+                self._non_finite(q=q, qd=qd, qdd=qdd)
+            return self._tau.copy()
+        m, c, g = self.terms(q, qd)
+        return m @ qdd + c @ qd + g
+
+    def friction_torque(self, qd):
+        """(n,) viscous + Coulomb friction torque (seed 004)."""
+        qd = self._vec(qd, 'qd')
+        return friction_torque(qd, self.viscous, self.coulomb, self.friction_smoothing)
+
+    def computed_torque(self, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, friction=True):
+        """tau = M(q)(qdd_r + Kd e_dot + Kp e) + C(q, qd) qd + g(q) [+ tau_f(qd)].
+
+        ``kp`` [1/s^2] and ``kd`` [1/s] are per-joint gains (n,).
+        """
+        args = [self._fast(v, k) for v, k in ((q, 'q'), (qd, 'qd'), (q_ref, 'q_ref'),
+                                              (qd_ref, 'qd_ref'), (qdd_ref, 'qdd_ref'),
+                                              (kp, 'kp'), (kd, 'kd'))]
+        if self.method != 'recursive':
+            q, qd, q_ref, qd_ref, qdd_ref, kp, kd = args
+            aq = qdd_ref + kd * (qd_ref - qd) + kp * (q_ref - q)
+            tau = self.inverse_dynamics(q, qd, aq)
+            return tau + (self.friction_torque(qd) if friction else 0.0)
+        ws = self._ws
+        if not computed_torque_kernel(args[0], args[1], args[2], args[3], args[4], args[5],
+                                      args[6], self._params, self._grav, friction, self._tau,
+                                      self._aq, ws.rot, ws.pos, ws.vec, ws.mat):
+            self._non_finite(q=q, qd=qd, q_ref=q_ref, qd_ref=qd_ref, qdd_ref=qdd_ref)
+        return self._tau.copy()

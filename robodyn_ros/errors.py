@@ -1,0 +1,38 @@
+"""Exception hierarchy: one root, one subclass per area.
+
+Every exception carries the offending names/values in its message and, where it
+applies, the valid options, so the CLI can print it as one line.
+"""
+
+__all__ = [
+    'RobodynError',
+    'UrdfError',
+    'ModelError',
+    'InputError',
+    'BagError',
+    'ConfigError',
+]
+
+
+class RobodynError(Exception):
+    """Root of every error raised on purpose by robodyn_ros."""
+
+
+class UrdfError(RobodynError):
+    """The URDF cannot be read or is not a valid robot description."""
+
+
+class ModelError(RobodynError):
+    """The URDF is readable but does not give a usable serial-chain model."""
+
+
+class InputError(RobodynError, ValueError):
+    """A state, gain or option handed to the API has the wrong shape or value."""
+
+
+class BagError(RobodynError):
+    """A rosbag2 directory is missing, corrupted or lacks what is needed."""
+
+
+class ConfigError(RobodynError):
+    """A YAML configuration or node parameter is invalid."""

@@ -1,0 +1,270 @@
+"""Denavit-Hartenberg extraction for an arbitrary URDF chain, with inertials in DH frames.
+
+Frames are built from the joint axes at q = 0 (seed 001 section 2, seed 003):
+
+* standard: frame i-1 has z along joint i's axis (same sign as the URDF axis, so q
+  adds to theta or d with a + sign); frame i sits on axis i+1 with x along the common
+  normal from axis i to axis i+1;
+* modified (Craig): frame i has z along joint i's axis and its origin on that axis,
+  x along the same common normal.
+
+Degenerate cases are resolved so the table stays exact and short:
+
+* intersecting axes: x = +-(z_i x z_{i+1}), origin at the intersection;
+* parallel axes: the common normal through the previous origin (d = 0);
+* collinear axes: x and the origin are carried over from the previous frame;
+* the sign of every x axis is chosen so that theta_offset lies in (-pi/2, pi/2]
+  (a may then be negative);
+* the base frame and the last frame are the URDF base and tip link frames whenever
+  those are DH-compatible (base = tool = identity), else the nearest DH frame and
+  the remainder goes into ``base`` / ``tool``.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+from .inertial import inertia_about_origin
+from .spatial import dh_modified, dh_standard, invert_transform
+
+__all__ = ['DHRow', 'DHInertial', 'DHTable', 'dh_table']
+
+EPS = 1e-9
+CONVENTIONS = ('standard', 'modified')
+
+
+@dataclass(frozen=True)
+class DHRow:
+    """One DH row. Revolute: theta = q + theta_offset. Prismatic: d = q + d (offset)."""
+
+    joint_name: str
+    joint_type: str
+    a: float
+    alpha: float
+    d: float
+    theta_offset: float
+
+
+@dataclass(frozen=True)
+class DHInertial:
+    """Inertial parameters of body i in DH frame i (seed 003 eq. 45-49).
+
+    Attributes:
+        mass: [kg].
+        com: centre of mass in frame i [m].
+        inertia_com: inertia about the COM, frame-i axes [kg m^2].
+        inertia_origin: inertia about the frame-i origin, frame-i axes [kg m^2].
+    """
+
+    mass: float
+    com: np.ndarray
+    inertia_com: np.ndarray
+    inertia_origin: np.ndarray
+
+
+@dataclass(frozen=True)
+class DHTable:
+    """DH rows plus fixed ``base`` (base_link -> frame 0) and ``tool`` (frame n -> tip)."""
+
+    convention: str
+    rows: tuple
+    base: np.ndarray
+    tool: np.ndarray
+    inertials: tuple
+    body_to_dh: tuple
+
+    @property
+    def n(self):
+        """Number of rows (joints)."""
+        return len(self.rows)
+
+    def link_transform(self, i, qi):
+        """Transform of row ``i`` (0-based) at joint position ``qi``."""
+        row = self.rows[i]
+        theta = row.theta_offset + (0.0 if row.joint_type == 'prismatic' else qi)
+        d = row.d + (qi if row.joint_type == 'prismatic' else 0.0)
+        fn = dh_standard if self.convention == 'standard' else dh_modified
+        return fn(row.a, row.alpha, d, theta)
+
+    def frames(self, q):
+        """Poses of DH frames 1..n in the base_link frame."""
+        t, out = self.base.copy(), []
+        for i, qi in enumerate(np.asarray(q, dtype=float)):
+            t = t @ self.link_transform(i, qi)
+            out.append(t)
+        return out
+
+    def fk(self, q):
+        """Tip pose in the base_link frame from the DH table: base * A_1...A_n * tool."""
+        if np.shape(q) != (self.n,):
+            raise InputError(f'q: expected ({self.n},), got {np.shape(q)}')
+        return self.frames(q)[-1] @ self.tool
+
+
+def _unit(v):
+    return v / np.linalg.norm(v)
+
+
+def _perp(v, z):
+    """Component of v orthogonal to unit z, or None when (nearly) parallel."""
+    w = v - (v @ z) * z
+    n = np.linalg.norm(w)
+    return w / n if n > 1e-6 else None
+
+
+def _any_perp(z):
+    trial = np.array([1.0, 0.0, 0.0]) if abs(z[0]) < 0.9 else np.array([0.0, 1.0, 0.0])
+    return _perp(trial, z)
+
+
+def _common_normal(p1, z1, p2, z2, ref, x_prev):
+    """Feet (on line 1, on line 2) and unit direction of the common normal."""
+    cross = np.cross(z1, z2)
+    w = p2 - p1
+    if np.linalg.norm(cross) < EPS:  # parallel or collinear
+        foot1 = p1 + ((ref - p1) @ z1) * z1
+        delta = p2 - foot1
+        delta -= (delta @ z2) * z2
+        if np.linalg.norm(delta) < EPS:
+            return foot1, foot1.copy(), x_prev.copy()
+        return foot1, foot1 + delta, _unit(delta)
+    n = _unit(cross)
+    # Closest points: p1 + s z1 and p2 + t z2.
+    a, b, c = z1 @ z1, z1 @ z2, z2 @ z2
+    d, e = z1 @ w, z2 @ w
+    den = a * c - b * b
+    s = (d * c - b * e) / den
+    t = (b * d - a * e) / den
+    foot1, foot2 = p1 + s * z1, p2 + t * z2
+    if abs(n @ (foot2 - foot1)) > EPS:
+        n = _unit(foot2 - foot1)
+    x = n if n @ x_prev >= -EPS else -n
+    return foot1, foot2, x
+
+
+def _frame(origin, x, z):
+    t = np.eye(4)
+    t[:3, 0], t[:3, 2] = x, z
+    t[:3, 1] = np.cross(z, x)
+    t[:3, 3] = origin
+    return t
+
+
+def _compatible(frame_prev, frame_next):
+    """True when frame_next follows frame_prev by a standard DH transform."""
+    rel = invert_transform(frame_prev) @ frame_next
+    return abs(rel[2, 0]) < 1e-10 and abs(rel[1, 3] * rel[0, 0] - rel[0, 3] * rel[1, 0]) < 1e-10
+
+
+def _extract_standard(rel):
+    theta = np.arctan2(rel[1, 0], rel[0, 0])
+    alpha = np.arctan2(rel[2, 1], rel[2, 2])
+    a = rel[0, 3] * np.cos(theta) + rel[1, 3] * np.sin(theta)
+    return a, alpha, rel[2, 3], theta
+
+
+def _extract_modified(rel):
+    alpha = np.arctan2(-rel[1, 2], rel[2, 2])
+    theta = np.arctan2(-rel[0, 1], rel[0, 0])
+    d = -rel[1, 3] * np.sin(alpha) + rel[2, 3] * np.cos(alpha)
+    return rel[0, 3], alpha, d, theta
+
+
+def _axes(model):
+    """Axis lines (point, unit direction) of every joint at q = 0, base_link frame."""
+    poses, t = [], np.eye(4)
+    points, dirs = [], []
+    for joint in model.joints:
+        t = t @ joint.origin
+        points.append(t[:3, 3].copy())
+        dirs.append(_unit(t[:3, :3] @ joint.axis))
+        poses.append(t.copy())
+    return points, dirs, poses
+
+
+def _standard_frames(model, points, dirs, body_poses):
+    n = model.n
+    tip = body_poses[-1] @ model.tool
+    # Frame 0: the base link, or the parent link of joint 1, when its z is joint 1's
+    # axis and its origin lies on it.
+    for frame0 in (model.joint1_parent, np.eye(4)):
+        if np.allclose(frame0[:3, 2], dirs[0], atol=1e-12) and \
+                np.linalg.norm(np.cross(points[0] - frame0[:3, 3], dirs[0])) < 1e-12:
+            break
+    else:
+        origin = points[0] + (-points[0] @ dirs[0]) * dirs[0]
+        x0 = _perp(np.array([1.0, 0.0, 0.0]), dirs[0])
+        if x0 is None:
+            x0 = _perp(np.array([0.0, 1.0, 0.0]), dirs[0])
+        frame0 = _frame(origin, x0, dirs[0])
+    frames = [frame0]
+    for i in range(n - 1):
+        prev = frames[-1]
+        _, foot2, x = _common_normal(prev[:3, 3], dirs[i], points[i + 1], dirs[i + 1],
+                                     prev[:3, 3], prev[:3, 0])
+        frames.append(_frame(foot2, x, dirs[i + 1]))
+    prev = frames[-1]
+    if _compatible(prev, tip):
+        frames.append(tip.copy())
+    else:
+        frames.append(_frame(prev[:3, 3], prev[:3, 0], prev[:3, 2]))
+    return frames
+
+
+def _modified_frames(model, points, dirs, body_poses):
+    n = model.n
+    tip = body_poses[-1] @ model.tool
+    frames = []
+    ref = points[0] + (-points[0] @ dirs[0]) * dirs[0]
+    x_prev = _perp(np.array([1.0, 0.0, 0.0]), dirs[0])
+    if x_prev is None:
+        x_prev = _perp(np.array([0.0, 1.0, 0.0]), dirs[0])
+    for i in range(n - 1):
+        foot1, foot2, x = _common_normal(ref, dirs[i], points[i + 1], dirs[i + 1], ref, x_prev)
+        frames.append(_frame(foot1, x, dirs[i]))
+        ref, x_prev = foot2, x
+    last = _frame(ref, _perp(x_prev, dirs[-1]) if _perp(x_prev, dirs[-1]) is not None
+                  else _any_perp(dirs[-1]), dirs[-1])
+    if np.allclose(tip[:3, 2], dirs[-1], atol=1e-12) and \
+            np.linalg.norm(np.cross(tip[:3, 3] - ref, dirs[-1])) < 1e-12:
+        last = tip.copy()
+    frames.append(last)
+    base = np.eye(4)
+    rel = invert_transform(base) @ frames[0]
+    a, alpha, d, theta = _extract_modified(rel)
+    frame0 = base if np.allclose(dh_modified(a, alpha, d, theta), rel, atol=1e-12) else frames[0]
+    return [frame0] + frames
+
+
+def dh_table(model, convention='standard'):
+    """DH table of a :class:`RobotModel` such that DH FK equals URDF FK for every q.
+
+    Args:
+        model: the chain.
+        convention: 'standard' (seed 000 Table 1, seed 001) or 'modified' (Craig, seed 004).
+
+    Returns:
+        DHTable with rows, ``base``, ``tool``, the inertials of every body in its DH
+        frame and ``body_to_dh`` (pose of DH frame i in URDF body frame i).
+    """
+    if convention not in CONVENTIONS:
+        raise InputError(f'unknown DH convention {convention!r}; valid: {", ".join(CONVENTIONS)}')
+    points, dirs, _ = _axes(model)
+    body_poses = model.body_poses(np.zeros(model.n))
+    build = _standard_frames if convention == 'standard' else _modified_frames
+    frames = build(model, points, dirs, body_poses)
+    extract = _extract_standard if convention == 'standard' else _extract_modified
+    rows = []
+    for i, joint in enumerate(model.joints):
+        a, alpha, d, theta = extract(invert_transform(frames[i]) @ frames[i + 1])
+        rows.append(DHRow(joint.name, joint.type, float(a), float(alpha), float(d), float(theta)))
+    tool = invert_transform(frames[-1]) @ body_poses[-1] @ model.tool
+    body_to_dh, inertials = [], []
+    for i, body in enumerate(model.bodies):
+        offset = invert_transform(body_poses[i]) @ frames[i + 1]
+        body_to_dh.append(offset)
+        inert = body.transformed(invert_transform(offset))
+        inertials.append(DHInertial(inert.mass, inert.com, inert.inertia,
+                                    inertia_about_origin(inert.mass, inert.com, inert.inertia)))
+    return DHTable(convention, tuple(rows), frames[0], tool, tuple(inertials), tuple(body_to_dh))

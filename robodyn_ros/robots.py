@@ -1,0 +1,65 @@
+"""Named robots: the bundled seed arms and arms from example-robot-data."""
+
+import os
+import site
+import sys
+
+from .errors import ModelError
+
+__all__ = ['ROBOTS', 'robot_path', 'bundled_urdf_dir', 'example_robot_data_dir']
+
+# name: (path relative to a robots directory, base_link, tip_link, source)
+ROBOTS = {
+    'three_link': ('three_link.urdf', None, None, 'bundled'),
+    'two_link': ('two_link.urdf', None, None, 'bundled'),
+    'rp_arm': ('rp_arm.urdf', None, None, 'bundled'),
+    'panda': ('panda_description/urdf/panda.urdf', None, 'panda_hand', 'erd'),
+    'ur3': ('ur_description/urdf/ur3_robot.urdf', None, 'tool0', 'erd'),
+    'ur5': ('ur_description/urdf/ur5_robot.urdf', None, 'tool0', 'erd'),
+    'ur10': ('ur_description/urdf/ur10_robot.urdf', None, 'tool0', 'erd'),
+    'kinova': ('kinova_description/robots/kinova.urdf', None, 'j2s6s200_end_effector', 'erd'),
+    'double_pendulum': ('double_pendulum_description/urdf/double_pendulum.urdf', None, None,
+                        'erd'),
+    'double_pendulum_continuous': (
+        'double_pendulum_description/urdf/double_pendulum_continuous.urdf', None, None, 'erd'),
+    'z1': ('z1_description/urdf/z1.urdf', None, 'link06', 'erd'),
+    'xarm7': ('xarm_description/urdf/xarm7.urdf', None, 'link7', 'erd'),
+}
+
+
+def bundled_urdf_dir():
+    """Directory of the bundled URDFs (source tree or installed share/robodyn_ros/urdf)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    candidates = [os.path.join(os.path.dirname(here), 'urdf'),
+                  os.path.join(sys.prefix, 'share', 'robodyn_ros', 'urdf')]
+    for path in candidates:
+        if os.path.isdir(path):
+            return path
+    return candidates[0]
+
+
+def example_robot_data_dir():
+    """The example-robot-data robots directory (env ROBODYN_ROBOTS_DIR overrides)."""
+    env = os.environ.get('ROBODYN_ROBOTS_DIR')
+    if env:
+        return env
+    roots = [sys.prefix] + site.getsitepackages()
+    for root in roots:
+        for sub in ('cmeel.prefix/share/example-robot-data/robots',
+                    'lib/python3.11/site-packages/cmeel.prefix/share/example-robot-data/robots'):
+            path = os.path.join(root, sub)
+            if os.path.isdir(path):
+                return path
+    raise ModelError('example-robot-data not found; pip install example-robot-data '
+                     'or set ROBODYN_ROBOTS_DIR')
+
+
+def robot_path(name):
+    """(urdf path, base_link, tip_link) of a named robot, or of a URDF path as given."""
+    if name in ROBOTS:
+        rel, base, tip, source = ROBOTS[name]
+        root = bundled_urdf_dir() if source == 'bundled' else example_robot_data_dir()
+        return os.path.join(root, rel), base, tip
+    if name.endswith('.urdf') or os.path.sep in name or name.lstrip().startswith('<'):
+        return name, None, None
+    raise ModelError(f'unknown robot {name!r}; valid: {", ".join(ROBOTS)} or a path to a .urdf')
