@@ -31,7 +31,6 @@ setup(
     maintainer_email='robodyn@example.com',
     description='Computed-torque dynamics for ROS 2 arms: URDF -> DH -> M, C, g.',
     license='Apache-2.0',
-    tests_require=['pytest'],
     entry_points={
         'console_scripts': [
             'robodyn = robodyn_ros.cli:main',

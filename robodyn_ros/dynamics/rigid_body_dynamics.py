@@ -74,9 +74,11 @@ class RigidBodyDynamics:
         return check_vector(value, self.n, name)
 
     def _fast(self, value, name):
-        arr = value if (type(value) is np.ndarray and value.dtype == np.float64
-                        and value.shape == (self.n,)) else self._vec(value, name)
-        return arr
+        # The compiled kernels check finiteness themselves; skip the Python-side copy.
+        if (self.method == 'recursive' and type(value) is np.ndarray
+                and value.dtype == np.float64 and value.shape == (self.n,)):
+            return value
+        return self._vec(value, name)
 
     def _non_finite(self, **arrays):
         for name, arr in arrays.items():

@@ -157,8 +157,9 @@ def _default_tip(base, children):
         for joint in children[link]:
             stack.append((joint.child, depth + (joint.type in MOVING)))
     if len(leaves) != 1:
-        raise ModelError(f'no unique tip link below {base!r}: candidates {", ".join(sorted(leaves))}'
-                         f' (each after {best} moving joints); pass tip_link')
+        raise ModelError(f'no unique tip link below {base!r}: candidates '
+                         f'{", ".join(sorted(leaves))} (each after {best} moving joints); '
+                         'pass tip_link')
     return leaves[0]
 
 

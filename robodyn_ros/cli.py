@@ -1,0 +1,185 @@
+"""The ``robodyn`` command: inspect, check, bench, demo, validate.
+
+Shape: argument parsing -> pure ``run(args) -> int`` -> ``main()`` exits with it.
+Exit codes: 0 success / pass, 1 check or validation failed, 2 bad input.
+"""
+
+import argparse
+import json
+import sys
+
+import numpy as np
+
+from .errors import RobodynError
+
+__all__ = ['build_parser', 'run', 'main']
+
+
+def _add_robot(parser):
+    parser.add_argument('urdf', help='URDF path, or a robot name (panda, ur5, three_link, ...)')
+    parser.add_argument('--base', default=None, help='chain base link (default: URDF root)')
+    parser.add_argument('--tip', default=None, help='chain tip link (default: deepest leaf)')
+
+
+def build_parser():
+    """The argparse parser of the ``robodyn`` command."""
+    parser = argparse.ArgumentParser(prog='robodyn', description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest='command', required=True)
+
+    p = sub.add_parser('inspect', help='DH table and inertial parameters per DH frame')
+    _add_robot(p)
+    p.add_argument('--convention', choices=('standard', 'modified'), default='standard')
+    p.add_argument('--json', action='store_true', help='machine-readable output')
+
+    p = sub.add_parser('check', help='cross-check M, C, g, ID against Pinocchio')
+    _add_robot(p)
+    p.add_argument('--samples', type=int, default=100)
+    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--method', choices=('kronecker', 'christoffel', 'recursive', 'all'),
+                   default='all')
+    p.add_argument('--tolerance', type=float, default=1e-10)
+    p.add_argument('--json', action='store_true')
+
+    p = sub.add_parser('bench', help='timing of M, C, g, ID and computed torque')
+    p.add_argument('urdf', nargs='?', default='panda', help='URDF path or robot name')
+    p.add_argument('--base', default=None)
+    p.add_argument('--tip', default=None)
+    p.add_argument('--repeats', type=int, default=2000, help='calls per measurement')
+    p.add_argument('--scaling', action='store_true', help='time vs n over random chains')
+    p.add_argument('--memory-calls', type=int, default=100000,
+                   help='calls for the heap-growth check (0 skips it)')
+    p.add_argument('--plot', default=None, help='PNG for the scaling plot')
+    p.add_argument('--json', action='store_true')
+
+    p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')
+    p.add_argument('--robot', default='panda', help='panda, ur5, three_link or a .urdf path')
+    p.add_argument('--tip', default=None)
+    p.add_argument('--mode', choices=('computed_torque', 'feedforward', 'gravity'),
+                   default='computed_torque')
+    p.add_argument('--reference', choices=('sum_of_sines', 'one_minus_cos', 'hold'),
+                   default='sum_of_sines')
+    p.add_argument('--duration', type=float, default=10.0, help='[s] of simulated time')
+    p.add_argument('--rate', type=float, default=1000.0, help='controller rate [Hz]')
+    p.add_argument('--out', default='out/demo', help='output directory (bag, report, plots)')
+    p.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap')
+
+    p = sub.add_parser('validate', help='tracking error and model residual from a rosbag2')
+    p.add_argument('bag', help='rosbag2 directory')
+    p.add_argument('--state-topic', default='/joint_states')
+    p.add_argument('--reference-topic', default=None)
+    p.add_argument('--command-topic', default=None)
+    p.add_argument('--robot', default=None, help='URDF/robot name for the model residual')
+    p.add_argument('--tip', default=None)
+    p.add_argument('--max-rms', type=float, default=None, help='[rad or m]')
+    p.add_argument('--max-abs', type=float, default=None, help='[rad or m]')
+    p.add_argument('--thresholds', default=None, help='YAML with per-joint thresholds')
+    p.add_argument('--tolerance', type=float, default=1e-3, help='band for time-in-band')
+    p.add_argument('--out', default=None, help='report directory (default: BAG/validation)')
+    p.add_argument('--no-plots', action='store_true')
+    return parser
+
+
+def _load(args):
+    from .model import load_urdf
+    from .robots import robot_path
+    path, base, tip = robot_path(args.urdf)
+    return load_urdf(path, args.base or base, args.tip or tip)
+
+
+def _inspect(args):
+    model = _load(args)
+    table = model.dh_table(args.convention)
+    if args.json:
+        out = {
+            'robot': model.name, 'base_link': model.base_link, 'tip_link': model.tip_link,
+            'convention': table.convention,
+            'rows': [dict(joint=r.joint_name, type=r.joint_type, a=r.a, alpha=r.alpha, d=r.d,
+                          theta_offset=r.theta_offset) for r in table.rows],
+            'base': table.base.tolist(), 'tool': table.tool.tolist(),
+            'inertials': [dict(mass=i.mass, com=i.com.tolist(),
+                               inertia_com=i.inertia_com.tolist(),
+                               inertia_origin=i.inertia_origin.tolist())
+                          for i in table.inertials],
+        }
+        print(json.dumps(out, indent=2))
+        return 0
+    print(f'{model.name}: {model.n} joints, {model.base_link} -> {model.tip_link}, '
+          f'{table.convention} DH')
+    print(f'{"i":>2} {"joint":<24}{"type":<11}{"a [m]":>11}{"alpha [rad]":>13}{"d [m]":>11}'
+          f'{"theta0 [rad]":>14}')
+    for k, r in enumerate(table.rows, 1):
+        print(f'{k:>2} {r.joint_name:<24}{r.joint_type:<11}{r.a:>11.6f}{r.alpha:>13.6f}'
+              f'{r.d:>11.6f}{r.theta_offset:>14.6f}')
+    np.set_printoptions(precision=6, suppress=True)
+    print('base (base_link -> frame 0):\n' + str(table.base))
+    print('tool (frame n -> tip):\n' + str(table.tool))
+    print(f'{"i":>2}{"mass [kg]":>11}  {"com in frame i [m]":<34}'
+          f'{"Ixx Iyy Izz Ixy Ixz Iyz about COM [kg m^2]"}')
+    for k, i in enumerate(table.inertials, 1):
+        c = i.com
+        m = i.inertia_com
+        print(f'{k:>2}{i.mass:>11.4f}  [{c[0]:>9.5f} {c[1]:>9.5f} {c[2]:>9.5f}]  '
+              f'{m[0, 0]:.6g} {m[1, 1]:.6g} {m[2, 2]:.6g} {m[0, 1]:.3g} {m[0, 2]:.3g} '
+              f'{m[1, 2]:.3g}')
+    return 0
+
+
+def _check(args):
+    from .validation.pinocchio_check import cross_check
+    if args.samples < 1:
+        raise RobodynError(f'--samples must be >= 1, got {args.samples}')
+    model = _load(args)
+    methods = ('kronecker', 'christoffel', 'recursive') if args.method == 'all' else \
+        (args.method,)
+    reports = [cross_check(model, m, args.samples, args.seed, tolerance=args.tolerance)
+               for m in methods]
+    ok = all(r.passed for r in reports)
+    if args.json:
+        print(json.dumps({'robot': model.name, 'n': model.n, 'passed': ok, 'reports': [
+            dict(method=r.method, samples=r.samples, mass_matrix=r.mass_matrix,
+                 coriolis=r.coriolis, gravity=r.gravity, inverse_dynamics=r.inverse_dynamics,
+                 skew=r.skew, symmetry=r.symmetry, min_eigenvalue=r.min_eigenvalue,
+                 passed=r.passed) for r in reports]}, indent=2))
+    else:
+        print(f'{model.name}: {model.n} joints ({", ".join(model.joint_names)}), '
+              f'{args.samples} random states vs Pinocchio, max relative error '
+              f'(tolerance {args.tolerance:g})')
+        print(f'{"method":<12}{"M":>10}{"C":>10}{"g":>10}{"ID":>10}{"Mdot-2C":>10}'
+              f'{"M-M^T":>10}{"min eig M":>11}  result')
+        for r in reports:
+            print(f'{r.method:<12}{r.mass_matrix:>10.1e}{r.coriolis:>10.1e}{r.gravity:>10.1e}'
+                  f'{r.inverse_dynamics:>10.1e}{r.skew:>10.1e}{r.symmetry:>10.1e}'
+                  f'{r.min_eigenvalue:>11.3e}  {"PASS" if r.passed else "FAIL"}')
+    return 0 if ok else 1
+
+
+def run(args):
+    """Execute parsed arguments; return the exit code (RobodynError -> 2)."""
+    try:
+        if args.command == 'inspect':
+            return _inspect(args)
+        if args.command == 'check':
+            return _check(args)
+        if args.command == 'bench':
+            from .validation.bench import run_bench
+            return run_bench(args)
+        if args.command == 'demo':
+            from .nodes.bringup import run_demo
+            return run_demo(args)
+        if args.command == 'validate':
+            from .validation.validate import run_validate
+            return run_validate(args)
+    except RobodynError as exc:
+        print(f'robodyn {args.command}: error: {exc}', file=sys.stderr)
+        return 2
+    raise AssertionError(args.command)  # pragma: no cover - argparse restricts commands
+
+
+def main(argv=None):
+    """Console entry point."""
+    args = build_parser().parse_args(argv)
+    sys.exit(run(args))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,34 @@
+"""CLI: inspect and check on the bundled robots; a failing check exits 1."""
+
+import json
+
+from robodyn_ros.cli import build_parser, run
+
+
+def _run(argv, capsys):
+    code = run(build_parser().parse_args(argv))
+    return code, capsys.readouterr().out
+
+
+def test_inspect_json_round_trip(capsys):
+    code, out = _run(['inspect', 'three_link', '--json'], capsys)
+    data = json.loads(out)
+    assert code == 0 and data['convention'] == 'standard'
+    assert [round(r['a'], 12) for r in data['rows']] == [0.0, 0.19, 0.17]
+    assert abs(data['rows'][0]['d'] - 0.294) < 1e-12
+
+
+def test_inspect_text_modified(capsys):
+    code, out = _run(['inspect', 'ur5', '--convention', 'modified'], capsys)
+    assert code == 0 and 'modified DH' in out and 'shoulder_pan_joint' in out
+
+
+def test_check_passes_json(capsys):
+    code, out = _run(['check', 'ur5', '--samples', '5', '--json'], capsys)
+    data = json.loads(out)
+    assert code == 0 and data['passed'] and len(data['reports']) == 3
+
+
+def test_check_fails_with_impossible_tolerance(capsys):
+    code, out = _run(['check', 'panda', '--samples', '3', '--tolerance', '1e-30'], capsys)
+    assert code == 1 and 'FAIL' in out
