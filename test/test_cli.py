@@ -32,3 +32,16 @@ def test_check_passes_json(capsys):
 def test_check_fails_with_impossible_tolerance(capsys):
     code, out = _run(['check', 'panda', '--samples', '3', '--tolerance', '1e-30'], capsys)
     assert code == 1 and 'FAIL' in out
+
+
+def test_bench_reports_every_method_and_operation(capsys):
+    code, out = _run(['bench', 'three_link', '--repeats', '40', '--memory-calls', '2000',
+                      '--json'], capsys)
+    data = json.loads(out)
+    assert code == 0
+    assert set(data['timings']) == {'recursive', 'kronecker', 'christoffel', 'pinocchio'}
+    for ops in data['timings'].values():
+        assert set(ops) == {'M', 'C', 'g', 'MCg', 'ID', 'CT'}
+        assert all(v['median_us'] > 0 for v in ops.values())
+    assert data['startup_s']['warm_cache'] > 0
+    assert data['heap']['calls'] == 2000

@@ -3,10 +3,14 @@
 import numpy as np
 import pytest
 
-from chains import random_chain
-from robodyn_ros.dynamics import (dh_chain, mass_matrix_dh_frames, mass_matrix_pseudo_inertia,
-                                  RigidBodyDynamics)
+from robodyn_ros.dynamics import (
+    RigidBodyDynamics,
+    dh_chain,
+    mass_matrix_dh_frames,
+    mass_matrix_pseudo_inertia,
+)
 from robodyn_ros.model import load_urdf
+from robodyn_ros.model.random_chain import random_chain
 from robodyn_ros.model.seed_robots import RP_ARM, THREE_LINK, TWO_LINK
 from robodyn_ros.robots import robot_path
 from robodyn_ros.validation.pinocchio_check import cross_check

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from chains import random_chain
 from robodyn_ros.model import load_urdf
+from robodyn_ros.model.random_chain import random_chain
 from robodyn_ros.model.seed_robots import THREE_LINK
 from robodyn_ros.robots import robot_path
 

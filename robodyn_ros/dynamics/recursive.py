@@ -21,34 +21,51 @@ __all__ = ['PARAM_WIDTH', 'pack_params', 'Workspace', 'terms_kernel', 'rnea_kern
            'computed_torque_kernel']
 
 PARAM_WIDTH = 21  # a, alpha, d, theta0, prismatic, mass, com(3), inertia(9), viscous, coulomb, eps
+SCRATCH = 80
 
 
 def pack_params(chain, viscous, coulomb, smoothing):
-    """Pack a DHChain and friction coefficients into one (n, PARAM_WIDTH) array."""
+    """Pack a DHChain and friction into one (n + 1, PARAM_WIDTH) array; row n is gravity."""
     n = chain.n
-    params = np.zeros((n, PARAM_WIDTH))
-    params[:, 0], params[:, 1], params[:, 2], params[:, 3] = (chain.a, chain.alpha, chain.d,
-                                                              chain.theta0)
-    params[:, 4] = chain.prismatic.astype(float)
-    params[:, 5] = chain.mass
-    params[:, 6:9] = chain.com
-    params[:, 9:18] = chain.inertia.reshape(n, 9)
-    params[:, 18], params[:, 19], params[:, 20] = viscous, coulomb, smoothing
+    params = np.zeros((n + 1, PARAM_WIDTH))
+    params[:n, 0], params[:n, 1], params[:n, 2], params[:n, 3] = (chain.a, chain.alpha,
+                                                                  chain.d, chain.theta0)
+    params[:n, 4] = chain.prismatic.astype(float)
+    params[:n, 5] = chain.mass
+    params[:n, 6:9] = chain.com
+    params[:n, 9:18] = chain.inertia.reshape(n, 9)
+    params[:n, 18], params[:n, 19], params[:n, 20] = viscous, coulomb, smoothing
+    params[n, 0:3] = chain.gravity
     return params
 
 
-class Workspace:
-    """Preallocated scratch arrays for the kernels (one per dynamics object)."""
-
-    def __init__(self, n):
-        self.rot = np.zeros((n + 1, 3, 3))
-        self.pos = np.zeros((n + 1, 3))
-        self.vec = np.zeros((7, n, 6))  # S, Sdot, v, a_i, b_i, f_i, acc
-        self.mat = np.zeros((4, n, 6, 6))  # I, B, I^C, B^C
+def workspace(n):
+    """Flat scratch buffer for the kernels (one per dynamics object)."""
+    return np.zeros(workspace_size(n))
 
 
-@numba.njit(cache=True, fastmath=False, nogil=True)
-def _kinematics(q, qd, params, rot, pos, vec, mat, with_b):
+def workspace_size(n):
+    """Length of the flat scratch buffer for n joints."""
+    return 9 * (n + 1) + 3 * (n + 1) + 7 * 6 * n + 4 * 36 * n + SCRATCH + n
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _views(buf, n):
+    o = 0
+    rot = buf[o:o + 9 * (n + 1)].reshape((n + 1, 3, 3))
+    o += 9 * (n + 1)
+    pos = buf[o:o + 3 * (n + 1)].reshape((n + 1, 3))
+    o += 3 * (n + 1)
+    vec = buf[o:o + 42 * n].reshape((7, n, 6))
+    o += 42 * n
+    mat = buf[o:o + 144 * n].reshape((4, n, 6, 6))
+    o += 144 * n
+    scr = buf[o:o + SCRATCH]
+    return rot, pos, vec, mat, scr
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _kinematics(q, qd, params, rot, pos, vec, mat, scr, with_b):
     n = q.shape[0]
     s_all, sd_all, v_all = vec[0], vec[1], vec[2]
     inert, bmat = mat[0], mat[1]
@@ -56,11 +73,13 @@ def _kinematics(q, qd, params, rot, pos, vec, mat, with_b):
         for c in range(3):
             rot[0, r, c] = 1.0 if r == c else 0.0
         pos[0, r] = 0.0
-    w = np.zeros(3)
-    u = np.zeros(3)
-    ic = np.zeros((3, 3))
-    tmp = np.zeros((3, 3))
-    x = np.zeros((6, 6))
+    w = scr[0:3]
+    u = scr[3:6]
+    c = scr[6:9]
+    h = scr[9:15]
+    ic = scr[15:24].reshape((3, 3))
+    tmp = scr[24:33].reshape((3, 3))
+    x = scr[33:69].reshape((6, 6))
     for i in range(n):
         a, alpha, d, th = params[i, 0], params[i, 1], params[i, 2], params[i, 3]
         prism = params[i, 4] > 0.5
@@ -104,7 +123,6 @@ def _kinematics(q, qd, params, rot, pos, vec, mat, with_b):
         sd[5] = u[0] * s[1] - u[1] * s[0] + w[0] * s[4] - w[1] * s[3]
         # Spatial inertia of body i about the frame-0 origin.
         m = params[i, 5]
-        c = np.zeros(3)
         for r in range(3):
             c[r] = pos[i + 1, r]
             for k in range(3):
@@ -135,32 +153,35 @@ def _kinematics(q, qd, params, rot, pos, vec, mat, with_b):
             for k in range(3):
                 big[r + 3, k] = big[k, r + 3]
         if with_b:
-            # x = crm(v) = [[S(w), 0], [S(u), S(w)]].
-            for r in range(6):
-                for k in range(6):
-                    x[r, k] = 0.0
-            for blk in range(2):
-                off = 3 * blk
-                x[off + 0, off + 1], x[off + 0, off + 2] = -w[2], w[1]
-                x[off + 1, off + 0], x[off + 1, off + 2] = w[2], -w[0]
-                x[off + 2, off + 0], x[off + 2, off + 1] = -w[1], w[0]
-            x[3, 1], x[3, 2] = -u[2], u[1]
-            x[4, 0], x[4, 2] = u[2], -u[0]
-            x[5, 0], x[5, 1] = -u[1], u[0]
-            h = np.zeros(6)
-            for r in range(6):
-                acc = 0.0
-                for k in range(6):
-                    acc += big[r, k] * v_all[i, k]
-                h[r] = acc
+            # B(I, v) = 1/2 (v x* I + (I v) xbar - I v x) in 3x3 blocks, with I_O the
+            # rotational inertia about the origin, W = S(w), U = S(u), Sc = S(c) and
+            # h = I v = (n, f):  B11 = 1/2 (W I_O - I_O W - m (U Sc + Sc U) - S(n)),
+            # B12 = 0, B21 = -S(f), B22 = 0.
+            for r in range(3):
+                acc_n = 0.0
+                for k in range(3):
+                    acc_n += big[r, k] * w[k] + big[r, k + 3] * u[k]
+                h[r] = acc_n
+                acc_f = 0.0
+                for k in range(3):
+                    acc_f += big[r + 3, k] * w[k]
+                h[r + 3] = acc_f + m * u[r]
+            sw = x[0:3, 0:3]
+            su = x[3:6, 0:3]
+            sc = x[0:3, 3:6]
+            _skew_into(w, sw)
+            _skew_into(u, su)
+            _skew_into(c, sc)
             bm = bmat[i]
-            for r in range(6):
-                for k in range(6):
+            for r in range(3):
+                for k in range(3):
                     acc = 0.0
-                    for j in range(6):
-                        acc -= x[j, r] * big[j, k] + big[r, j] * x[j, k]
+                    for j in range(3):
+                        acc += (sw[r, j] * big[j, k] - big[r, j] * sw[j, k]
+                                - m * (su[r, j] * sc[j, k] + sc[r, j] * su[j, k]))
                     bm[r, k] = 0.5 * acc
-            # + 1/2 (I v) xbar, with h xbar = [[-S(n), -S(f)], [-S(f), 0]].
+                    bm[r, k + 3] = 0.0
+                    bm[r + 3, k + 3] = 0.0
             n0, n1, n2, f0, f1, f2 = h[0], h[1], h[2], h[3], h[4], h[5]
             bm[0, 1] += 0.5 * n2
             bm[0, 2] -= 0.5 * n1
@@ -168,16 +189,19 @@ def _kinematics(q, qd, params, rot, pos, vec, mat, with_b):
             bm[1, 2] += 0.5 * n0
             bm[2, 0] += 0.5 * n1
             bm[2, 1] -= 0.5 * n0
-            for off_r, off_c in ((0, 3), (3, 0)):
-                bm[off_r + 0, off_c + 1] += 0.5 * f2
-                bm[off_r + 0, off_c + 2] -= 0.5 * f1
-                bm[off_r + 1, off_c + 0] -= 0.5 * f2
-                bm[off_r + 1, off_c + 2] += 0.5 * f0
-                bm[off_r + 2, off_c + 0] += 0.5 * f1
-                bm[off_r + 2, off_c + 1] -= 0.5 * f0
+            bm[3, 0], bm[3, 1], bm[3, 2] = 0.0, f2, -f1
+            bm[4, 0], bm[4, 1], bm[4, 2] = -f2, 0.0, f0
+            bm[5, 0], bm[5, 1], bm[5, 2] = f1, -f0, 0.0
 
 
-@numba.njit(cache=True, nogil=True)
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _skew_into(v, out):
+    out[0, 0], out[0, 1], out[0, 2] = 0.0, -v[2], v[1]
+    out[1, 0], out[1, 1], out[1, 2] = v[2], 0.0, -v[0]
+    out[2, 0], out[2, 1], out[2, 2] = -v[1], v[0], 0.0
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _finite(x):
     for k in range(x.shape[0]):
         if not np.isfinite(x[k]):
@@ -185,26 +209,30 @@ def _finite(x):
     return True
 
 
-@numba.njit(cache=True, nogil=True)
-def terms_kernel(q, qd, params, grav, mass_out, cor_out, grav_out, rot, pos, vec, mat, flags):
-    """M, C, g into the ``*_out`` arrays; flags = (want M, want C, want g).
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def terms_kernel(q, qd, params, out, buf, mode):
+    """M, C, g into ``out`` (2n + 1, n): rows [0, n) M, [n, 2n) C, row 2n g.
 
-    Returns False (outputs untouched) when q or qd is not finite.
+    ``mode`` bits: 1 = M, 2 = C, 4 = g. Returns False (``out`` untouched) when q or
+    qd is not finite.
     """
     if not (_finite(q) and _finite(qd)):
         return False
     n = q.shape[0]
-    want_m, want_c, want_g = flags[0], flags[1], flags[2]
-    _kinematics(q, qd, params, rot, pos, vec, mat, want_c)
+    want_m, want_c, want_g = (mode & 1) != 0, (mode & 2) != 0, (mode & 4) != 0
+    rot, pos, vec, mat, scr = _views(buf, n)
+    _kinematics(q, qd, params, rot, pos, vec, mat, scr, want_c)
     s_all, sd_all = vec[0], vec[1]
     av, bv, fv = vec[3], vec[4], vec[5]
     inert, bmat, ic, bc = mat[0], mat[1], mat[2], mat[3]
+    g0, g1, g2 = params[n, 0], params[n, 1], params[n, 2]
     for i in range(n - 1, -1, -1):
+        last = i == n - 1
         for r in range(6):
             for k in range(6):
-                ic[i, r, k] = inert[i, r, k] + (ic[i + 1, r, k] if i < n - 1 else 0.0)
+                ic[i, r, k] = inert[i, r, k] + (0.0 if last else ic[i + 1, r, k])
                 if want_c:
-                    bc[i, r, k] = bmat[i, r, k] + (bc[i + 1, r, k] if i < n - 1 else 0.0)
+                    bc[i, r, k] = bmat[i, r, k] + (0.0 if last else bc[i + 1, r, k])
         for r in range(6):
             acc_a = 0.0
             acc_b = 0.0
@@ -219,39 +247,40 @@ def terms_kernel(q, qd, params, grav, mass_out, cor_out, grav_out, rot, pos, vec
             fv[i, r] = acc_f
     for i in range(n):
         if want_g:
-            grav_out[i] = -(av[i, 3] * grav[0] + av[i, 4] * grav[1] + av[i, 5] * grav[2])
+            out[2 * n, i] = -(av[i, 3] * g0 + av[i, 4] * g1 + av[i, 5] * g2)
         for j in range(i + 1):
             if want_m:
                 acc = 0.0
                 for k in range(6):
                     acc += av[i, k] * s_all[j, k]
-                mass_out[i, j] = acc
-                mass_out[j, i] = acc
+                out[i, j] = acc
+                out[j, i] = acc
             if want_c:
                 acc = 0.0
                 for k in range(6):
                     acc += av[i, k] * sd_all[j, k] + bv[i, k] * s_all[j, k]
-                cor_out[i, j] = acc
+                out[n + i, j] = acc
                 if j < i:
                     acc = 0.0
                     for k in range(6):
                         acc += s_all[j, k] * fv[i, k]
-                    cor_out[j, i] = acc
+                    out[n + j, i] = acc
     return True
 
 
-@numba.njit(cache=True, nogil=True)
-def _rnea(q, qd, qdd, params, grav, tau, rot, pos, vec, mat):
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def _rnea(q, qd, qdd, params, tau, buf):
     n = q.shape[0]
-    _kinematics(q, qd, params, rot, pos, vec, mat, False)
+    rot, pos, vec, mat, scr = _views(buf, n)
+    _kinematics(q, qd, params, rot, pos, vec, mat, scr, False)
     s_all, sd_all, v_all, force, acc = vec[0], vec[1], vec[2], vec[5], vec[6]
     inert = mat[0]
+    h = scr[0:6]
+    f = scr[6:12]
     for i in range(n):
         for k in range(6):
-            prev = acc[i - 1, k] if i > 0 else (-grav[k - 3] if k >= 3 else 0.0)
+            prev = acc[i - 1, k] if i > 0 else (-params[n, k - 3] if k >= 3 else 0.0)
             acc[i, k] = prev + sd_all[i, k] * qd[i] + s_all[i, k] * qdd[i]
-        h = np.zeros(6)
-        f = np.zeros(6)
         for r in range(6):
             a_h = 0.0
             a_f = 0.0
@@ -279,30 +308,31 @@ def _rnea(q, qd, qdd, params, grav, tau, rot, pos, vec, mat):
         tau[i] = acc_t
 
 
-@numba.njit(cache=True, nogil=True)
-def rnea_kernel(q, qd, qdd, params, grav, tau, rot, pos, vec, mat):
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def rnea_kernel(q, qd, qdd, params, tau, buf):
     """tau = M qdd + C qd + g by recursive Newton-Euler; False on non-finite input."""
     if not (_finite(q) and _finite(qd) and _finite(qdd)):
         return False
-    _rnea(q, qd, qdd, params, grav, tau, rot, pos, vec, mat)
+    _rnea(q, qd, qdd, params, tau, buf)
     return True
 
 
-@numba.njit(cache=True, nogil=True)
-def computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, params, grav, friction,
-                           tau, aq, rot, pos, vec, mat):
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, params, friction, tau, buf):
     """tau = M(q)(qdd_r + Kd (qd_r - qd) + Kp (q_r - q)) + C(q, qd) qd + g(q) [+ tau_f(qd)].
 
-    One RNEA pass with the commanded acceleration gives M a + C qd + g exactly.
-    Returns False on non-finite input.
+    One RNEA pass with the commanded acceleration gives M a + C qd + g exactly; the
+    commanded acceleration is staged in the last n entries of ``buf``. Returns False
+    on non-finite input.
     """
     if not (_finite(q) and _finite(qd) and _finite(q_ref) and _finite(qd_ref)
-            and _finite(qdd_ref)):
+            and _finite(qdd_ref) and _finite(kp) and _finite(kd)):
         return False
     n = q.shape[0]
+    aq = buf[buf.shape[0] - n:]
     for i in range(n):
         aq[i] = qdd_ref[i] + kd[i] * (qd_ref[i] - qd[i]) + kp[i] * (q_ref[i] - q[i])
-    _rnea(q, qd, aq, params, grav, tau, rot, pos, vec, mat)
+    _rnea(q, qd, aq, params, tau, buf)
     if friction:
         for i in range(n):
             eps = params[i, 20]

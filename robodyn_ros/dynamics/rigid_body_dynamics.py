@@ -10,11 +10,12 @@ from .friction import friction_torque
 from .gravity_vector import gravity_jacobian
 from .link_kinematics import link_kinematics
 from .mass_matrix import mass_matrix_derivative, mass_matrix_jacobian
-from .recursive import Workspace, computed_torque_kernel, pack_params, rnea_kernel, terms_kernel
+from .recursive import computed_torque_kernel, pack_params, rnea_kernel, terms_kernel, workspace
 
 __all__ = ['RigidBodyDynamics', 'METHODS']
 
 METHODS = ('recursive', 'kronecker', 'christoffel')
+MODE_M, MODE_C, MODE_G, MODE_ALL = 1, 2, 4, 7
 
 
 class RigidBodyDynamics:
@@ -56,18 +57,14 @@ class RigidBodyDynamics:
         self.friction_smoothing = float(friction_smoothing)
         self._params = pack_params(self.chain, self.viscous, self.coulomb,
                                    self.friction_smoothing)
-        self._grav = np.ascontiguousarray(self.chain.gravity)
-        self._ws = Workspace(self.n)
         n = self.n
-        self._m = np.zeros((n, n))
-        self._c = np.zeros((n, n))
-        self._g = np.zeros(n)
+        self._compiled = method == 'recursive'
+        self._shape = (n,)
+        self._buf = workspace(n)
+        self._out = np.zeros((2 * n + 1, n))
+        self._m, self._c, self._g = self._out[:n], self._out[n:2 * n], self._out[2 * n]
         self._tau = np.zeros(n)
-        self._aq = np.zeros(n)
         self._zero = np.zeros(n)
-        self._flags = {key: np.array(key, dtype=np.bool_) for key in
-                       ((True, False, False), (False, True, False), (False, False, True),
-                        (True, True, True))}
 
     # -- input checks -------------------------------------------------------------
     def _vec(self, value, name):
@@ -75,8 +72,8 @@ class RigidBodyDynamics:
 
     def _fast(self, value, name):
         # The compiled kernels check finiteness themselves; skip the Python-side copy.
-        if (self.method == 'recursive' and type(value) is np.ndarray
-                and value.dtype == np.float64 and value.shape == (self.n,)):
+        if self._compiled and type(value) is np.ndarray and value.shape == self._shape \
+                and value.dtype == np.float64:
             return value
         return self._vec(value, name)
 
@@ -89,11 +86,8 @@ class RigidBodyDynamics:
     def _reference(self, q, derivatives):
         return link_kinematics(self.chain, q, derivatives)
 
-    def _run_terms(self, q, qd, flags):
-        ws = self._ws
-        ok = terms_kernel(q, qd, self._params, self._grav, self._m, self._c, self._g, ws.rot,
-                          ws.pos, ws.vec, ws.mat, self._flags[flags])
-        if not ok:
+    def _run_terms(self, q, qd, mode):
+        if not terms_kernel(q, qd, self._params, self._out, self._buf, mode):
             self._non_finite(q=q, qd=qd)
 
     # -- public API -------------------------------------------------------------------
@@ -101,7 +95,7 @@ class RigidBodyDynamics:
         """(n, n) joint-space inertia matrix M(q), symmetric positive definite."""
         q = self._fast(q, 'q')
         if self.method == 'recursive':
-            self._run_terms(q, self._zero, (True, False, False))
+            self._run_terms(q, self._zero, MODE_M)
             return self._m.copy()
         return mass_matrix_jacobian(self.chain, q)
 
@@ -120,7 +114,7 @@ class RigidBodyDynamics:
         """(n, n) Coriolis/centrifugal matrix with Mdot - 2C skew-symmetric."""
         q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
         if self.method == 'recursive':
-            self._run_terms(q, qd, (False, True, False))
+            self._run_terms(q, qd, MODE_C)
             return self._c.copy()
         dm = mass_matrix_derivative(self.chain, self._reference(q, True))
         if self.method == 'kronecker':
@@ -131,40 +125,40 @@ class RigidBodyDynamics:
         """(n,) gravity torques g(q) = (dP/dq)^T."""
         q = self._fast(q, 'q')
         if self.method == 'recursive':
-            self._run_terms(q, self._zero, (False, False, True))
+            self._run_terms(q, self._zero, MODE_G)
             return self._g.copy()
         return gravity_jacobian(self.chain, self._reference(q, False))
 
     def terms(self, q, qd):
         """(M, C, g) for one control cycle, sharing one kinematics pass."""
         q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
-        if self.method == 'recursive':
-            self._run_terms(q, qd, (True, True, True))
-            return self._m.copy(), self._c.copy(), self._g.copy()
+        if self._compiled:
+            if not terms_kernel(q, qd, self._params, self._out, self._buf, MODE_ALL):
+                self._non_finite(q=q, qd=qd)
+            out = self._out.copy()
+            n = self.n
+            return out[:n], out[n:2 * n], out[2 * n]
         kin = self._reference(q, True)
         dm = mass_matrix_derivative(self.chain, kin)
         cor = coriolis_kronecker(dm, qd) if self.method == 'kronecker' else \
             coriolis_christoffel(dm, qd)
         return mass_matrix_jacobian(self.chain, q, kin), cor, gravity_jacobian(self.chain, kin)
 
-    def terms_into(self, q, qd, mass_out, cor_out, grav_out):
-        """Allocation-free (recursive method): write M, C, g into caller arrays."""
+    def terms_into(self, q, qd, out):
+        """Allocation-free M, C, g: ``out`` is a (2n + 1, n) float array receiving M in rows
+        [0, n), C in rows [n, 2n) and g in row 2n."""
         if self.method != 'recursive':
             m, c, g = self.terms(q, qd)
-            mass_out[:], cor_out[:], grav_out[:] = m, c, g
+            out[:self.n], out[self.n:2 * self.n], out[2 * self.n] = m, c, g
             return
-        ws = self._ws
-        if not terms_kernel(q, qd, self._params, self._grav, mass_out, cor_out, grav_out,
-                            ws.rot, ws.pos, ws.vec, ws.mat, self._flags[(True, True, True)]):
+        if not terms_kernel(q, qd, self._params, out, self._buf, MODE_ALL):
             self._non_finite(q=q, qd=qd)
 
     def inverse_dynamics(self, q, qd, qdd):
         """tau = M(q) qdd + C(q, qd) qd + g(q) (seed 000 eq. 29, no friction)."""
         q, qd, qdd = self._fast(q, 'q'), self._fast(qd, 'qd'), self._fast(qdd, 'qdd')
         if self.method == 'recursive':
-            ws = self._ws
-            if not rnea_kernel(q, qd, qdd, self._params, self._grav, self._tau, ws.rot, ws.pos,
-                               ws.vec, ws.mat):
+            if not rnea_kernel(q, qd, qdd, self._params, self._tau, self._buf):
                 self._non_finite(q=q, qd=qd, qdd=qdd)
             return self._tau.copy()
         m, c, g = self.terms(q, qd)
@@ -188,9 +182,7 @@ class RigidBodyDynamics:
             aq = qdd_ref + kd * (qd_ref - qd) + kp * (q_ref - q)
             tau = self.inverse_dynamics(q, qd, aq)
             return tau + (self.friction_torque(qd) if friction else 0.0)
-        ws = self._ws
         if not computed_torque_kernel(args[0], args[1], args[2], args[3], args[4], args[5],
-                                      args[6], self._params, self._grav, friction, self._tau,
-                                      self._aq, ws.rot, ws.pos, ws.vec, ws.mat):
+                                      args[6], self._params, friction, self._tau, self._buf):
             self._non_finite(q=q, qd=qd, q_ref=q_ref, qd_ref=qd_ref, qdd_ref=qdd_ref)
         return self._tau.copy()

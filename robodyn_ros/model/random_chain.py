@@ -19,7 +19,7 @@ def _link(name, rng, mass=None):
     i = _inertia(rng)
     com = rng.uniform(-0.1, 0.1, 3)
     rpy = rng.uniform(-np.pi, np.pi, 3)
-    from robodyn_ros.model.spatial import rpy_to_matrix
+    from .spatial import rpy_to_matrix
     r = rpy_to_matrix(rpy)
     i_local = r.T @ i @ r
     m = rng.uniform(0.5, 3.0) if mass is None else mass

@@ -1,0 +1,275 @@
+"""``robodyn bench``: per-call timings against Pinocchio, scaling in n, start-up, heap growth.
+
+Timings are taken call by call with ``perf_counter_ns`` (the timer's own cost, measured
+on an empty call, is subtracted), interleaving methods and operations round by round so
+that a load change on the machine hits all of them alike.
+"""
+
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+import tracemalloc
+
+import numpy as np
+
+from ..dynamics import RigidBodyDynamics
+from ..errors import InputError
+from ..model import load_urdf
+from ..robots import robot_path
+from .pinocchio_check import PinocchioChain
+
+__all__ = ['time_operations', 'scaling', 'startup', 'heap_growth', 'run_bench']
+
+OPS = ('M', 'C', 'g', 'MCg', 'ID', 'CT')
+
+
+def _calls(dyn, pin_chain, state):
+    q, qd, qdd, kp, kd = state
+    n = len(q)
+    out = np.zeros((2 * n + 1, n))
+    calls = {}
+    for method, d in dyn.items():
+        calls[method] = {
+            'M': lambda d=d: d.mass_matrix(q),
+            'C': lambda d=d: d.coriolis_matrix(q, qd),
+            'g': lambda d=d: d.gravity_vector(q),
+            'MCg': (lambda d=d: d.terms_into(q, qd, out)) if method == 'recursive'
+            else (lambda d=d: d.terms(q, qd)),
+            'ID': lambda d=d: d.inverse_dynamics(q, qd, qdd),
+            'CT': lambda d=d: d.computed_torque(q, qd, q, qd, qdd, kp, kd),
+        }
+    pin, model, data = pin_chain.pin, pin_chain.model, pin_chain.data
+    qp = pin_chain.q(q)
+
+    def pin_terms():
+        pin.crba(model, data, qp)
+        pin.computeCoriolisMatrix(model, data, qp, qd)
+        pin.computeGeneralizedGravity(model, data, qp)
+
+    def pin_ct():
+        aq = qdd + kd * (qd - qd) + kp * (q - q)
+        return pin.rnea(model, data, qp, qd, aq)
+
+    calls['pinocchio'] = {
+        'M': lambda: pin.crba(model, data, qp),
+        'C': lambda: pin.computeCoriolisMatrix(model, data, qp, qd),
+        'g': lambda: pin.computeGeneralizedGravity(model, data, qp),
+        'MCg': pin_terms,
+        'ID': lambda: pin.rnea(model, data, qp, qd, qdd),
+        'CT': pin_ct,
+    }
+    return calls
+
+
+def _timer_overhead():
+    def empty():
+        return None
+    samples = []
+    for _ in range(20000):
+        t0 = time.perf_counter_ns()
+        empty()
+        samples.append(time.perf_counter_ns() - t0)
+    return float(np.median(samples))
+
+
+def time_operations(model, methods=('recursive', 'kronecker', 'christoffel', 'pinocchio'),
+                    repeats=2000, slow_repeats=100, seed=0):
+    """Median and p99 [us] per method and operation, interleaved.
+
+    Returns:
+        {method: {op: {'median_us', 'p99_us', 'calls'}}}
+    """
+    rng = np.random.default_rng(seed)
+    n = model.n
+    state = (rng.uniform(-1, 1, n), rng.uniform(-1, 1, n), rng.uniform(-1, 1, n),
+             np.full(n, 400.0), np.full(n, 40.0))
+    dyn = {m: RigidBodyDynamics(model, m) for m in methods if m != 'pinocchio'}
+    calls = _calls(dyn, PinocchioChain(model), state)
+    calls = {m: calls[m] for m in methods}
+    overhead = _timer_overhead()
+    samples = {m: {op: [] for op in OPS} for m in methods}
+    for fn_map in calls.values():  # warm-up (compilation, caches)
+        for fn in fn_map.values():
+            fn()
+    rounds = 20
+    for _ in range(rounds):
+        for method in methods:
+            count = max(1, (repeats if method in ('recursive', 'pinocchio') else slow_repeats)
+                        // rounds)
+            for op in OPS:
+                fn = calls[method][op]
+                out = samples[method][op]
+                for _ in range(count):
+                    t0 = time.perf_counter_ns()
+                    fn()
+                    out.append(time.perf_counter_ns() - t0 - overhead)
+    result = {}
+    for method in methods:
+        result[method] = {}
+        for op in OPS:
+            arr = np.asarray(samples[method][op]) / 1000.0
+            result[method][op] = {'median_us': float(np.median(arr)),
+                                  'p99_us': float(np.percentile(arr, 99)), 'calls': len(arr)}
+    return result
+
+
+def scaling(sizes=(2, 4, 8, 16, 32), methods=('recursive', 'pinocchio', 'kronecker',
+                                              'christoffel'), repeats=600, seed=0):
+    """Median MCg time [us] against n on random chains, and the fitted exponent (n >= 8)."""
+    from ..model.random_chain import random_chain
+    times = {m: [] for m in methods}
+    for n in sizes:
+        model = load_urdf(random_chain(n, seed + n, branches=False), tip_link='tip')
+        res = time_operations(model, methods, repeats=repeats,
+                              slow_repeats=max(20, repeats // (n * 4)), seed=seed)
+        for m in methods:
+            times[m].append(res[m]['MCg']['median_us'])
+    fit = {}
+    sel = [i for i, n in enumerate(sizes) if n >= 8]
+    for m in methods:
+        if len(sel) >= 2:
+            slope = np.polyfit(np.log([sizes[i] for i in sel]), np.log([times[m][i]
+                                                                         for i in sel]), 1)[0]
+            fit[m] = float(slope)
+    return {'sizes': list(sizes), 'median_us': times, 'exponent_n8_to_32': fit}
+
+
+def plot_scaling(result, path):
+    """Log-log plot of MCg time against n."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for m, values in result['median_us'].items():
+        exp = result['exponent_n8_to_32'].get(m)
+        ax.loglog(result['sizes'], values, 'o-', label=f'{m} (n^{exp:.2f})' if exp else m)
+    ax.set_xlabel('joints n')
+    ax.set_ylabel('M + C + g median [us]')
+    ax.grid(True, which='both', alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+_STARTUP = """
+import time
+t0 = time.perf_counter()
+import numpy as np
+from robodyn_ros.model import load_urdf
+from robodyn_ros.dynamics import RigidBodyDynamics
+m = load_urdf({path!r}, {base!r}, {tip!r})
+d = RigidBodyDynamics(m)
+z = np.zeros(m.n)
+tau = d.computed_torque(z, z, z, z, z, z + 1.0, z + 1.0)
+d.terms(z, z)
+d.inverse_dynamics(z, z, z)
+print(time.perf_counter() - t0)
+"""
+
+
+def startup(path, base, tip, fresh_cache=False):
+    """Seconds from process start of the dynamics code (imports + URDF) to the first torque.
+
+    ``fresh_cache`` points numba at an empty cache directory: the first-ever compile.
+    """
+    env = dict(os.environ)
+    tmp = None
+    if fresh_cache:
+        tmp = tempfile.mkdtemp(prefix='robodyn-numba-')
+        env['NUMBA_CACHE_DIR'] = tmp
+    code = _STARTUP.format(path=path, base=base, tip=tip)
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env,
+                         check=False)
+    if out.returncode != 0:
+        raise InputError(f'start-up measurement failed: {out.stderr.strip().splitlines()[-1]}')
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def heap_growth(model, calls=1_000_000):
+    """Python heap growth [bytes] (tracemalloc) and RSS growth [kB] over ``calls`` cycles of
+    terms_into + computed_torque on the recursive path."""
+    import resource
+    dyn = RigidBodyDynamics(model)
+    n = model.n
+    rng = np.random.default_rng(0)
+    q, qd = rng.uniform(-1, 1, n), rng.uniform(-1, 1, n)
+    kp, kd = np.full(n, 100.0), np.full(n, 20.0)
+    out = np.zeros((2 * n + 1, n))
+    for _ in range(1000):
+        dyn.terms_into(q, qd, out)
+        dyn.computed_torque(q, qd, q, qd, qd, kp, kd)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    for _ in range(calls):
+        dyn.terms_into(q, qd, out)
+        dyn.computed_torque(q, qd, q, qd, qd, kp, kd)
+    after = tracemalloc.take_snapshot()
+    tracemalloc.stop()
+    growth = sum(s.size_diff for s in after.compare_to(before, 'filename'))
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {'calls': calls, 'tracemalloc_bytes': int(growth), 'max_rss_growth_kb': rss1 - rss0}
+
+
+def _machine():
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open('/proc/cpuinfo', encoding='utf-8') as handle:
+            for line in handle:
+                if line.startswith('model name'):
+                    cpu = line.split(':', 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f'{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}'
+
+
+def run_bench(args):
+    """CLI body of ``robodyn bench``."""
+    path, base, tip = robot_path(args.urdf)
+    model = load_urdf(path, args.base or base, args.tip or tip)
+    report = {'robot': model.name, 'n': model.n, 'machine': _machine()}
+    report['timings'] = time_operations(model, repeats=args.repeats)
+    t = report['timings']
+    report['ratio_recursive_over_pinocchio'] = {
+        op: t['recursive'][op]['median_us'] / t['pinocchio'][op]['median_us'] for op in OPS}
+    report['startup_s'] = {'warm_cache': startup(path, args.base or base, args.tip or tip)}
+    if args.scaling:
+        report['scaling'] = scaling()
+        if args.plot:
+            plot_scaling(report['scaling'], args.plot)
+            report['scaling']['plot'] = args.plot
+        report['startup_s']['first_compile'] = startup(path, args.base or base,
+                                                       args.tip or tip, fresh_cache=True)
+    if args.memory_calls > 0:
+        report['heap'] = heap_growth(model, args.memory_calls)
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f'{model.name} ({model.n} joints) on {report["machine"]}')
+    print('median / p99 per call [us]; MCg = M + C + g together (recursive: terms_into); '
+          'CT = full computed-torque step')
+    print(f'{"method":<12}' + ''.join(f'{op:>16}' for op in OPS))
+    for method, ops in t.items():
+        print(f'{method:<12}' + ''.join(
+            f'{ops[op]["median_us"]:>8.1f} /{ops[op]["p99_us"]:>6.1f}' for op in OPS))
+    ratio = report['ratio_recursive_over_pinocchio']
+    print('recursive / pinocchio (median): ' + ', '.join(f'{op} {ratio[op]:.2f}' for op in OPS))
+    print('start-up URDF -> first torque: ' + ', '.join(
+        f'{k} {v:.2f} s' for k, v in report['startup_s'].items()))
+    if 'scaling' in report:
+        sc = report['scaling']
+        print('scaling, MCg median [us] for n = ' + ', '.join(map(str, sc['sizes'])))
+        for m, values in sc['median_us'].items():
+            print(f'  {m:<12}' + ' '.join(f'{v:>9.1f}' for v in values)
+                  + f'   exponent (n 8..32): {sc["exponent_n8_to_32"].get(m, float("nan")):.2f}')
+    if 'heap' in report:
+        h = report['heap']
+        print(f'heap over {h["calls"]} cycles: tracemalloc {h["tracemalloc_bytes"]} B, '
+              f'max RSS growth {h["max_rss_growth_kb"]} kB')
+    return 0
