@@ -17,8 +17,8 @@ All kernels write into preallocated arrays and allocate nothing.
 import numba
 import numpy as np
 
-__all__ = ['PARAM_WIDTH', 'pack_params', 'workspace', 'workspace_size', 'terms_kernel', 'rnea_kernel',
-           'computed_torque_kernel']
+__all__ = ['PARAM_WIDTH', 'pack_params', 'workspace', 'workspace_size', 'terms_kernel',
+           'rnea_kernel', 'computed_torque_kernel']
 
 PARAM_WIDTH = 21  # a, alpha, d, theta0, prismatic, mass, com(3), inertia(9), viscous, coulomb, eps
 SCRATCH = 80
