@@ -1,0 +1,76 @@
+"""Control laws producing joint torques from the dynamics core.
+
+* feedforward (seed 000 eq. 72): tau = M(q_r) qdd_r + C(q_r, qd_r) qd_r + g(q_r)
+  [+ tau_f(qd_r)] [+ Kp e + Kd e_dot];
+* computed_torque: tau = M(q)(qdd_r + Kd e_dot + Kp e) + C(q, qd) qd + g(q) [+ tau_f(qd)];
+* gravity: tau = g(q) [+ Kp e + Kd e_dot].
+
+``include_gravity=False`` drops g (robots that compensate gravity internally in torque
+mode: Franka, Kinova, UR direct_torque); ``include_friction`` adds the friction model.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ['MODES', 'LawConfig', 'ControlLaw']
+
+MODES = ('computed_torque', 'feedforward', 'gravity')
+
+
+@dataclass(frozen=True)
+class LawConfig:
+    """Settings of a :class:`ControlLaw` (gains per joint: kp [1/s^2 or N m/rad], kd)."""
+
+    mode: str
+    kp: np.ndarray
+    kd: np.ndarray
+    include_gravity: bool = True
+    include_friction: bool = True
+    feedforward_pd: bool = False
+
+
+class ControlLaw:
+    """Evaluate the chosen law with a RigidBodyDynamics object.
+
+    For 'computed_torque', kp and kd are acceleration gains (the PD acts through M(q));
+    for 'feedforward' (with feedforward_pd) and 'gravity', they are torque gains.
+    """
+
+    def __init__(self, dynamics, config):
+        if config.mode not in MODES:
+            raise InputError(f'unknown mode {config.mode!r}; valid: {", ".join(MODES)}')
+        n = dynamics.n
+        self.kp = np.asarray(config.kp, dtype=float)
+        self.kd = np.asarray(config.kd, dtype=float)
+        for name, gains in (('kp', self.kp), ('kd', self.kd)):
+            if gains.shape != (n,) or not np.all(np.isfinite(gains)) or np.any(gains < 0):
+                raise InputError(f'{name}: expected ({n},) finite gains >= 0, got {gains!r}')
+        self.dyn = dynamics
+        self.config = config
+        self._zero = np.zeros(n)
+
+    def __call__(self, q, qd, q_ref, qd_ref, qdd_ref):
+        """Torque (n,) [N m or N] for the measured and reference state."""
+        cfg, dyn = self.config, self.dyn
+        if cfg.mode == 'computed_torque':
+            tau = dyn.computed_torque(q, qd, q_ref, qd_ref, qdd_ref, self.kp, self.kd,
+                                      friction=cfg.include_friction)
+            if not cfg.include_gravity:
+                tau -= dyn.gravity_vector(q)
+            return tau
+        if cfg.mode == 'feedforward':
+            tau = dyn.inverse_dynamics(q_ref, qd_ref, qdd_ref)
+            if not cfg.include_gravity:
+                tau -= dyn.gravity_vector(q_ref)
+            if cfg.include_friction:
+                tau += dyn.friction_torque(qd_ref)
+        else:
+            tau = dyn.gravity_vector(q) if cfg.include_gravity else np.zeros(dyn.n)
+            if cfg.include_friction:
+                tau += dyn.friction_torque(qd)
+        if cfg.mode == 'gravity' or cfg.feedforward_pd:
+            tau += self.kp * (np.asarray(q_ref) - q) + self.kd * (np.asarray(qd_ref) - qd)
+        return tau

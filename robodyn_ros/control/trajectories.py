@@ -1,0 +1,183 @@
+"""Reference trajectories: q_r(t), qd_r(t), qdd_r(t), each (n,) arrays.
+
+* :class:`OneMinusCos`: seed 000 eq. (73), q_r = q0 + A (1 - cos(2 pi t / T)).
+* :class:`SumOfSines`: q_r = q0 + e(t) sum_k A_k sin(2 pi t / T_k), with a quintic
+  envelope e(t) rising from 0 to 1 over ``ramp`` seconds so that q_r(0) = q0 and
+  qd_r(0) = qdd_r(0) = 0 (the arm starts at rest).
+* :class:`Hold`: q_r = q0.
+* :class:`SplineTrajectory`: a JointTrajectory's points joined by quintic (position,
+  velocity, acceleration given or zero) or cubic segments, starting from the current
+  state, as joint_trajectory_controller interpolates.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ['Hold', 'OneMinusCos', 'SumOfSines', 'SplineTrajectory', 'make_reference']
+
+
+@dataclass(frozen=True)
+class Hold:
+    """Constant position."""
+
+    q0: np.ndarray
+
+    def __call__(self, t):
+        """(q, qd, qdd) at time t [s]."""
+        z = np.zeros_like(self.q0)
+        return self.q0.copy(), z, z.copy()
+
+
+@dataclass(frozen=True)
+class OneMinusCos:
+    """Seed 000 eq. (73): q_r = q0 + A (1 - cos(w t)), qd_r = A w sin(w t)."""
+
+    q0: np.ndarray
+    amplitude: np.ndarray
+    period: float = 1.0
+
+    def __call__(self, t):
+        """(q, qd, qdd) at time t [s]."""
+        w = 2.0 * np.pi / self.period
+        return (self.q0 + self.amplitude * (1.0 - np.cos(w * t)),
+                self.amplitude * w * np.sin(w * t), self.amplitude * w * w * np.cos(w * t))
+
+
+def _envelope(t, ramp):
+    if ramp <= 0.0 or t >= ramp:
+        return 1.0, 0.0, 0.0
+    if t <= 0.0:
+        return 0.0, 0.0, 0.0
+    s = t / ramp
+    e = 10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5
+    de = (30 * s ** 2 - 60 * s ** 3 + 30 * s ** 4) / ramp
+    dde = (60 * s - 180 * s ** 2 + 120 * s ** 3) / ramp ** 2
+    return e, de, dde
+
+
+@dataclass(frozen=True)
+class SumOfSines:
+    """q_r = q0 + e(t) sum_k A_jk sin(2 pi t / T_jk); amplitudes, periods: (n, K)."""
+
+    q0: np.ndarray
+    amplitudes: np.ndarray
+    periods: np.ndarray
+    ramp: float = 1.0
+
+    def __call__(self, t):
+        """(q, qd, qdd) at time t [s]."""
+        w = 2.0 * np.pi / self.periods
+        s = (self.amplitudes * np.sin(w * t)).sum(axis=1)
+        ds = (self.amplitudes * w * np.cos(w * t)).sum(axis=1)
+        dds = (-self.amplitudes * w * w * np.sin(w * t)).sum(axis=1)
+        e, de, dde = _envelope(t, self.ramp)
+        return self.q0 + e * s, de * s + e * ds, dde * s + 2 * de * ds + e * dds
+
+
+def _quintic(p0, v0, a0, p1, v1, a1, duration):
+    t = duration
+    c0, c1, c2 = p0, v0, 0.5 * a0
+    h = p1 - p0 - v0 * t - 0.5 * a0 * t * t
+    dv = v1 - v0 - a0 * t
+    da = a1 - a0
+    c3 = (20 * h - 8 * dv * t + da * t * t) / (2 * t ** 3)
+    c4 = (-30 * h + 14 * dv * t - 2 * da * t * t) / (2 * t ** 4)
+    c5 = (12 * h - 6 * dv * t + da * t * t) / (2 * t ** 5)
+    return np.stack([c0, c1, c2, c3, c4, c5])
+
+
+def _cubic(p0, v0, p1, v1, duration):
+    t = duration
+    c2 = (3 * (p1 - p0) - (2 * v0 + v1) * t) / t ** 2
+    c3 = (-2 * (p1 - p0) + (v0 + v1) * t) / t ** 3
+    z = np.zeros_like(p0)
+    return np.stack([p0, v0, c2, c3, z, z])
+
+
+class SplineTrajectory:
+    """Piecewise-polynomial reference through trajectory points.
+
+    Args:
+        start: (q, qd, qdd) at ``t0`` (the current state: the first segment starts there).
+        times: (m,) times from start of each point [s], strictly increasing, > 0.
+        positions: (m, n); velocities, accelerations: (m, n) or None (zeros).
+        t0: start time [s] on the caller's clock.
+        kind: 'quintic' or 'cubic'.
+    """
+
+    def __init__(self, start, times, positions, velocities=None, accelerations=None, t0=0.0,
+                 kind='quintic'):
+        times = np.asarray(times, dtype=float)
+        positions = np.asarray(positions, dtype=float)
+        m = len(times)
+        n = len(start[0])
+        if m == 0 or positions.shape != (m, n):
+            raise InputError(f'trajectory positions: expected ({m}, {n}), got {positions.shape}')
+        if np.any(np.diff(times) <= 0) or times[0] <= 0:
+            raise InputError('trajectory times must be > 0 and strictly increasing')
+        if kind not in ('quintic', 'cubic'):
+            raise InputError(f'unknown interpolation {kind!r}; valid: quintic, cubic')
+        vel = np.zeros((m, n)) if velocities is None else np.asarray(velocities, dtype=float)
+        acc = np.zeros((m, n)) if accelerations is None else np.asarray(accelerations,
+                                                                          dtype=float)
+        if not (np.all(np.isfinite(positions)) and np.all(np.isfinite(vel))
+                and np.all(np.isfinite(acc))):
+            raise InputError('trajectory contains non-finite values')
+        self.t0 = float(t0)
+        self.knots = np.concatenate([[0.0], times])
+        pts = [(np.asarray(start[0], float), np.asarray(start[1], float),
+                np.asarray(start[2], float))] + list(zip(positions, vel, acc))
+        self.coeffs = []
+        for k in range(m):
+            (p0, v0, a0), (p1, v1, a1) = pts[k], pts[k + 1]
+            dt = self.knots[k + 1] - self.knots[k]
+            self.coeffs.append(_quintic(p0, v0, a0, p1, v1, a1, dt) if kind == 'quintic'
+                               else _cubic(p0, v0, p1, v1, dt))
+        self.end = (positions[-1], vel[-1], acc[-1])
+
+    @property
+    def duration(self):
+        """Seconds from start to the last point."""
+        return float(self.knots[-1])
+
+    def __call__(self, t):
+        """(q, qd, qdd) at time t [s]; holds the last point afterwards."""
+        s = t - self.t0
+        if s >= self.knots[-1]:
+            p = self.end[0]
+            return p.copy(), np.zeros_like(p), np.zeros_like(p)
+        s = max(s, 0.0)
+        k = int(np.searchsorted(self.knots, s, side='right') - 1)
+        k = min(max(k, 0), len(self.coeffs) - 1)
+        c = self.coeffs[k]
+        x = s - self.knots[k]
+        q = c[0] + x * (c[1] + x * (c[2] + x * (c[3] + x * (c[4] + x * c[5]))))
+        qd = c[1] + x * (2 * c[2] + x * (3 * c[3] + x * (4 * c[4] + x * 5 * c[5])))
+        qdd = 2 * c[2] + x * (6 * c[3] + x * (12 * c[4] + x * 20 * c[5]))
+        return q, qd, qdd
+
+
+def make_reference(kind, q0, amplitudes=None, periods=None, ramp=1.0):
+    """Build a generator by name: 'hold', 'one_minus_cos', 'sum_of_sines'."""
+    q0 = np.asarray(q0, dtype=float)
+    n = len(q0)
+    if kind == 'hold':
+        return Hold(q0)
+    if kind == 'one_minus_cos':
+        amp = np.full(n, 0.5) if amplitudes is None else np.asarray(amplitudes, float)[:n]
+        return OneMinusCos(q0, amp, float(periods[0]) if periods is not None else 1.0)
+    if kind == 'sum_of_sines':
+        amp = np.asarray(amplitudes if amplitudes is not None else
+                         np.linspace(0.3, 0.5, n), dtype=float)
+        per = np.asarray(periods if periods is not None else np.linspace(2.0, 5.0, n),
+                         dtype=float)
+        amp = amp.reshape(n, -1) if amp.size % n == 0 else np.resize(amp, n).reshape(n, 1)
+        per = per.reshape(n, -1) if per.size % n == 0 else np.resize(per, n).reshape(n, 1)
+        if amp.shape != per.shape:
+            raise InputError(f'amplitudes {amp.shape} and periods {per.shape} differ')
+        return SumOfSines(q0, amp, per, ramp)
+    raise InputError(f'unknown reference {kind!r}; valid: hold, one_minus_cos, sum_of_sines, '
+                     'trajectory')

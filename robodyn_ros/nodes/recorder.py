@@ -1,0 +1,90 @@
+"""Record chosen topics to a rosbag2 directory (rosbags; mcap by default, sqlite3 on request).
+
+Topics are subscribed as raw CDR (no deserialization) once their type is known: given in
+the ``types`` parameter or discovered from the ROS graph. The bag is closed cleanly on
+SIGINT/SIGTERM.
+"""
+
+import importlib
+
+import rclpy
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.qos import QoSProfile
+
+from ..errors import BagError
+from ..validation.bag_writer import BagWriter
+from .common import declare
+
+__all__ = ['RecorderNode', 'main']
+
+DEFAULT_TOPICS = ['/joint_states', '/effort_controller/commands',
+                  '/robodyn_controller/reference', '/diagnostics']
+
+
+def _msg_class(msgtype):
+    pkg, _, name = msgtype.split('/')
+    return getattr(importlib.import_module(f'{pkg}.msg'), name)
+
+
+class RecorderNode(Node):
+    """Subscribe raw to each topic and append to the bag (receive time on the node clock)."""
+
+    def __init__(self, **kwargs):
+        super().__init__('robodyn_recorder', **kwargs)
+        self.topics = declare(self, 'topics', DEFAULT_TOPICS, 'topics to record')
+        types = declare(self, 'types', [''], "'topic=pkg/msg/Type' entries (else discovered)")
+        path = declare(self, 'bag_path', 'robodyn_bag', 'output rosbag2 directory')
+        storage = declare(self, 'storage', 'mcap', 'mcap | sqlite3')
+        self.known = dict(t.split('=', 1) for t in types if '=' in t)
+        self.bag = BagWriter(path, storage)
+        self.subs = {}
+        self.qos = QoSProfile(depth=10000)
+        self.discover()
+        self.create_timer(0.5, self.discover)
+
+    def discover(self):
+        """Subscribe to every wanted topic whose type is known or visible in the graph."""
+        graph = dict(self.get_topic_names_and_types())
+        for topic in self.topics:
+            if topic in self.subs:
+                continue
+            msgtype = self.known.get(topic) or (graph.get(topic) or [None])[0]
+            if msgtype is None:
+                continue
+            self.bag.add_topic(topic, msgtype)
+            self.subs[topic] = self.create_subscription(
+                _msg_class(msgtype), topic, lambda data, t=topic: self.on_message(t, data),
+                self.qos, raw=True)
+
+    def on_message(self, topic, data):
+        """Append one serialized message."""
+        self.bag.write(topic, self.get_clock().now().nanoseconds, data)
+
+    def close(self):
+        """Close the bag."""
+        self.bag.close()
+
+
+def main(args=None):
+    """Record until SIGINT/SIGTERM, then close the bag."""
+    rclpy.init(args=args)
+    try:
+        node = RecorderNode()
+    except BagError as exc:
+        print(f'recorder: error: {exc}')
+        rclpy.shutdown()
+        return
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        node.close()
+        node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+
+
+if __name__ == '__main__':
+    main()

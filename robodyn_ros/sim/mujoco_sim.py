@@ -1,0 +1,112 @@
+"""MuJoCo simulation of a RobotModel's chain (meshes and contacts dropped).
+
+The MJCF is generated from the same RobotModel the controller uses: one body per
+moving joint at the joint's origin, the lumped inertial of that body (off-chain
+subtrees locked, as in the model), URDF damping as viscous damping and URDF friction
+as MuJoCo frictionloss. Torques are applied as generalized forces and held between
+steps, as an effort interface does.
+"""
+
+import numpy as np
+
+from ..errors import InputError
+from ..model.kinematics import check_vector
+
+__all__ = ['mjcf_from_model', 'MujocoSim']
+
+
+def _quat(rot):
+    import mujoco
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, np.ascontiguousarray(rot).reshape(9))
+    return quat
+
+
+def _fmt(values):
+    return ' '.join(repr(float(v)) for v in values)
+
+
+def mjcf_from_model(model, gravity=(0.0, 0.0, -9.81), timestep=0.001, friction=True):
+    """MJCF XML of the chain (base fixed to the world)."""
+    lines = [f'<mujoco model="{model.name}">',
+             f'  <option timestep="{timestep!r}" gravity="{_fmt(gravity)}" '
+             'integrator="RK4"><flag contact="disable"/></option>',
+             '  <compiler angle="radian" autolimits="true"/>', '  <worldbody>']
+    indent = '    '
+    for joint, body in zip(model.joints, model.bodies):
+        pos, quat = joint.origin[:3, 3], _quat(joint.origin[:3, :3])
+        lines.append(f'{indent}<body name="{joint.name}_body" pos="{_fmt(pos)}" '
+                     f'quat="{_fmt(quat)}">')
+        i = body.inertia
+        inertia = (i[0, 0], i[1, 1], i[2, 2], i[0, 1], i[0, 2], i[1, 2])
+        lines.append(f'{indent}  <inertial pos="{_fmt(body.com)}" mass="{body.mass!r}" '
+                     f'fullinertia="{_fmt(inertia)}"/>')
+        kind = 'slide' if joint.prismatic else 'hinge'
+        damping = joint.damping if friction else 0.0
+        loss = joint.friction if friction else 0.0
+        lines.append(f'{indent}  <joint name="{joint.name}" type="{kind}" '
+                     f'axis="{_fmt(joint.axis)}" damping="{damping!r}" '
+                     f'frictionloss="{loss!r}" limited="false"/>')
+        indent += '  '
+    for _ in model.joints:
+        indent = indent[:-2]
+        lines.append(f'{indent}</body>')
+    lines += ['  </worldbody>', '</mujoco>']
+    return '\n'.join(lines)
+
+
+class MujocoSim:
+    """Step a MuJoCo model of the chain with held effort commands.
+
+    Args:
+        model: RobotModel.
+        q0: initial joint positions (default zeros).
+        gravity: base-frame gravity [m/s^2].
+        timestep: integration step [s].
+        noise_std: standard deviation of position/velocity noise on the reported state.
+        seed: noise generator seed.
+    """
+
+    def __init__(self, model, q0=None, gravity=(0.0, 0.0, -9.81), timestep=0.001,
+                 noise_std=(0.0, 0.0), seed=0, friction=True):
+        import mujoco
+        self.mujoco = mujoco
+        self.robot = model
+        self.mj_model = mujoco.MjModel.from_xml_string(
+            mjcf_from_model(model, gravity, timestep, friction))
+        self.data = mujoco.MjData(self.mj_model)
+        n = model.n
+        if q0 is not None:
+            self.data.qpos[:] = check_vector(q0, n, 'q0')
+        mujoco.mj_forward(self.mj_model, self.data)
+        self.command = np.zeros(n)
+        self.noise_std = noise_std
+        self.rng = np.random.default_rng(seed)
+        self.timestep = timestep
+
+    @property
+    def time(self):
+        """Simulated time [s]."""
+        return float(self.data.time)
+
+    def set_command(self, tau):
+        """Hold ``tau`` (n,) [N m or N] until the next command; non-finite is rejected."""
+        tau = np.asarray(tau, dtype=float)
+        if tau.shape != self.command.shape or not np.all(np.isfinite(tau)):
+            raise InputError(f'command: expected ({len(self.command)},) finite values')
+        self.command = tau.copy()
+
+    def step(self):
+        """Advance one timestep with the held command."""
+        self.data.qfrc_applied[:] = self.command
+        self.mujoco.mj_step(self.mj_model, self.data)
+
+    def state(self):
+        """(q, qd, applied effort), with the configured noise on q and qd."""
+        q = self.data.qpos.copy()
+        qd = self.data.qvel.copy()
+        if self.noise_std[0] > 0:
+            q += self.rng.normal(0.0, self.noise_std[0], q.shape)
+        if self.noise_std[1] > 0:
+            qd += self.rng.normal(0.0, self.noise_std[1], qd.shape)
+        return q, qd, self.command.copy()

@@ -1,0 +1,183 @@
+"""Streaming tracking-error, timing and residual statistics (bounded memory)."""
+
+import numpy as np
+
+__all__ = ['TrackingStats', 'TimingStats', 'ResidualStats', 'Decimator', 'hermite']
+
+
+def hermite(t, t0, t1, p0, p1, v0, v1):
+    """Cubic Hermite interpolation between (t0, p0, v0) and (t1, p1, v1), vectorised over t."""
+    h = (t1 - t0)[:, None]
+    s = ((t - t0) / (t1 - t0))[:, None]
+    h00 = 2 * s ** 3 - 3 * s ** 2 + 1
+    h10 = s ** 3 - 2 * s ** 2 + s
+    h01 = -2 * s ** 3 + 3 * s ** 2
+    h11 = s ** 3 - s ** 2
+    return h00 * p0 + h10 * h * v0 + h01 * p1 + h11 * h * v1
+
+
+class TrackingStats:
+    """Per-joint RMS, max |e|, final e, time within a band and settling time, accumulated
+    chunk by chunk."""
+
+    def __init__(self, n, tolerance):
+        self.n = n
+        self.tolerance = tolerance
+        self.count = 0
+        self.sumsq = np.zeros(n)
+        self.maxabs = np.zeros(n)
+        self.final = np.zeros(n)
+        self.in_band = np.zeros(n)
+        self.last_out = np.full(n, -np.inf)  # last time |e| exceeded the band
+        self.t_first = None
+        self.t_last = None
+
+    def add(self, t, err):
+        """Add errors ``err`` (m, n) at times ``t`` (m,) [s]."""
+        if len(t) == 0:
+            return
+        if self.t_first is None:
+            self.t_first = float(t[0])
+        self.t_last = float(t[-1])
+        self.count += len(t)
+        self.sumsq += (err ** 2).sum(axis=0)
+        absolute = np.abs(err)
+        self.maxabs = np.maximum(self.maxabs, absolute.max(axis=0))
+        self.final = err[-1].copy()
+        outside = absolute > self.tolerance
+        self.in_band += (~outside).sum(axis=0)
+        for j in range(self.n):
+            idx = np.flatnonzero(outside[:, j])
+            if idx.size:
+                self.last_out[j] = t[idx[-1]]
+
+    def result(self, names):
+        """{'joints': {...}, 'overall': {...}} in radians or metres."""
+        if self.count == 0:
+            return None
+        rms = np.sqrt(self.sumsq / self.count)
+        joints = {}
+        for j, name in enumerate(names):
+            settle = 0.0 if not np.isfinite(self.last_out[j]) else \
+                float(self.last_out[j] - self.t_first)
+            joints[name] = dict(rms=float(rms[j]), max_abs=float(self.maxabs[j]),
+                                final=float(self.final[j]),
+                                time_in_band=float(self.in_band[j] / self.count),
+                                settling_time=settle)
+        overall = dict(rms=float(np.sqrt(self.sumsq.sum() / (self.count * self.n))),
+                       max_abs=float(self.maxabs.max()), samples=int(self.count),
+                       duration=float(self.t_last - self.t_first))
+        return {'joints': joints, 'overall': overall}
+
+
+class TimingStats:
+    """Loop timing from message stamps: rate, jitter percentiles, gaps, dropped cycles."""
+
+    def __init__(self, max_keep=2_000_000):
+        self.dts = []
+        self.kept = 0
+        self.max_keep = max_keep
+        self.count = 0
+        self.first = None
+        self.last = None
+        self.backwards = 0
+
+    def add(self, stamps):
+        """Add stamps [s] in arrival order."""
+        stamps = np.asarray(stamps, dtype=float)
+        if stamps.size == 0:
+            return
+        seq = stamps if self.last is None else np.concatenate([[self.last], stamps])
+        dt = np.diff(seq)
+        self.backwards += int((dt < 0).sum())
+        if self.kept < self.max_keep:
+            take = dt[:self.max_keep - self.kept]
+            self.dts.append(take)
+            self.kept += len(take)
+        if self.first is None:
+            self.first = float(stamps[0])
+        self.last = float(stamps[-1])
+        self.count += len(stamps)
+
+    def result(self):
+        """Rate [Hz], dt percentiles [ms], gaps and dropped cycles."""
+        if self.count < 2:
+            return None
+        dt = np.concatenate(self.dts) if self.dts else np.zeros(0)
+        dt = dt[dt > 0]
+        nominal = float(np.median(dt)) if dt.size else 0.0
+        gaps = dt[dt > 1.5 * nominal] if nominal > 0 else np.zeros(0)
+        dropped = int(np.round(gaps / nominal).sum() - gaps.size) if nominal > 0 else 0
+        duration = self.last - self.first
+        return dict(messages=int(self.count), duration=float(duration),
+                    rate_hz=float((self.count - 1) / duration) if duration > 0 else 0.0,
+                    nominal_period_ms=nominal * 1e3,
+                    jitter_p50_ms=float(np.percentile(np.abs(dt - nominal), 50) * 1e3)
+                    if dt.size else 0.0,
+                    jitter_p99_ms=float(np.percentile(np.abs(dt - nominal), 99) * 1e3)
+                    if dt.size else 0.0,
+                    gaps=int(gaps.size), dropped_cycles=dropped,
+                    out_of_order=int(self.backwards))
+
+    def periods(self):
+        """Kept periods [s] (for the histogram)."""
+        return np.concatenate(self.dts) if self.dts else np.zeros(0)
+
+
+class ResidualStats:
+    """Per-joint RMS and R^2 of measured effort against the model's prediction."""
+
+    def __init__(self, n):
+        self.count = 0
+        self.sumsq = np.zeros(n)
+        self.sum_y = np.zeros(n)
+        self.sum_y2 = np.zeros(n)
+
+    def add(self, measured, predicted):
+        """Add (m, n) measured and predicted efforts."""
+        if len(measured) == 0:
+            return
+        r = measured - predicted
+        self.count += len(measured)
+        self.sumsq += (r ** 2).sum(axis=0)
+        self.sum_y += measured.sum(axis=0)
+        self.sum_y2 += (measured ** 2).sum(axis=0)
+
+    def result(self, names):
+        """{'joints': {name: {rms, r2}}}."""
+        if self.count == 0:
+            return None
+        ss_tot = self.sum_y2 - self.sum_y ** 2 / self.count
+        r2 = np.where(ss_tot > 0, 1.0 - self.sumsq / np.maximum(ss_tot, 1e-300), np.nan)
+        return {'samples': int(self.count), 'joints': {
+            name: dict(rms=float(np.sqrt(self.sumsq[j] / self.count)), r2=float(r2[j]))
+            for j, name in enumerate(names)}}
+
+
+class Decimator:
+    """Keep at most ~``limit`` evenly spaced rows of a stream for plotting."""
+
+    def __init__(self, limit=20000, stride=1):
+        self.limit = limit
+        self.stride = stride
+        self.rows = []
+        self.seen = 0
+
+    def add(self, *columns):
+        """Add aligned arrays (first axis = samples)."""
+        m = len(columns[0])
+        idx = np.arange(self.seen, self.seen + m)
+        keep = idx % self.stride == 0
+        if keep.any():
+            self.rows.append(tuple(np.asarray(c)[keep] for c in columns))
+        self.seen += m
+        if sum(len(r[0]) for r in self.rows) > 2 * self.limit:
+            merged = self.get()
+            self.rows = [tuple(c[::2] for c in merged)]
+            self.stride *= 2
+
+    def get(self):
+        """Concatenated kept columns."""
+        if not self.rows:
+            return None
+        return tuple(np.concatenate([r[k] for r in self.rows]) for k in range(len(self.rows[0])))

@@ -1,0 +1,143 @@
+"""Validation report: versioned JSON schema, Markdown summary, pass/fail, console summary."""
+
+import json
+import os
+
+import numpy as np
+
+__all__ = ['SCHEMA_VERSION', 'build_report', 'write_outputs', 'print_summary']
+
+SCHEMA_VERSION = 1
+
+
+def _diag_summary(diagnostics):
+    if not diagnostics:
+        return None
+    rows = diagnostics[1:] if len(diagnostics) > 1 else diagnostics  # first window is warm-up
+
+    def col(key):
+        vals = [float(d[key]) for d in rows if key in d]
+        return vals
+
+    rate = col('rate_hz')
+    p99 = col('compute_p99_us')
+    return dict(messages=len(diagnostics), mode=diagnostics[-1].get('mode'),
+                rate_hz_min=min(rate) if rate else None,
+                rate_hz_median=float(np.median(rate)) if rate else None,
+                compute_p50_us_median=float(np.median(col('compute_p50_us')))
+                if col('compute_p50_us') else None,
+                compute_p99_us_max=max(p99) if p99 else None,
+                compute_max_us=max(col('compute_max_us')) if col('compute_max_us') else None,
+                faults=int(float(diagnostics[-1].get('faults', 0))),
+                clamped=int(float(diagnostics[-1].get('clamped', 0))))
+
+
+def build_report(bag_path, state_topic, ref_topic, command_topic, result, model, max_rms,
+                 max_abs, joint_thresholds, tolerance):
+    """Assemble the report dict and decide pass/fail against the thresholds."""
+    tracking = result['tracking']
+    failures = []
+    joint_thresholds = joint_thresholds or {}
+    for name, stats in tracking['joints'].items():
+        limits = dict(max_rms=max_rms, max_abs=max_abs)
+        limits.update({k: v for k, v in (joint_thresholds.get(name) or {}).items()
+                       if v is not None})
+        stats['thresholds'] = limits
+        if limits['max_rms'] is not None and stats['rms'] > limits['max_rms']:
+            failures.append(f'{name}: rms {stats["rms"]:.3g} > {limits["max_rms"]:.3g}')
+        if limits['max_abs'] is not None and stats['max_abs'] > limits['max_abs']:
+            failures.append(f'{name}: max_abs {stats["max_abs"]:.3g} > {limits["max_abs"]:.3g}')
+    unknown = sorted(set(joint_thresholds) - set(tracking['joints']))
+    if unknown:
+        from ..errors import ConfigError
+        raise ConfigError(f'thresholds for unknown joints {unknown}; valid: '
+                          f'{", ".join(tracking["joints"])}')
+    command = dict(result['command'])
+    if command.get('peak') is not None:
+        command['peak'] = dict(zip(result['joints'], command['peak']))
+    if command.get('at_limit_pct') is not None:
+        command['at_limit_pct'] = dict(zip(result['joints'], command['at_limit_pct']))
+    return {
+        'schema_version': SCHEMA_VERSION,
+        'bag': str(bag_path),
+        'topics': dict(state=state_topic, reference=ref_topic, command=command_topic),
+        'units': 'rad or m (per joint type); times in s',
+        'tolerance_band': tolerance,
+        'joints': tracking['joints'],
+        'overall': tracking['overall'],
+        'timing': dict(state=result['state_timing'], reference=result['ref_timing']),
+        'torque': command,
+        'diagnostics': _diag_summary(result['diagnostics']),
+        'residual': result['residual'],
+        'model': None if model is None else dict(name=model.name, joints=list(model.joint_names)),
+        'failures': failures,
+        'passed': not failures,
+    }
+
+
+def _markdown(report):
+    lines = [f'# Tracking validation: `{report["bag"]}`', '',
+             f'Reference `{report["topics"]["reference"]}` vs measured '
+             f'`{report["topics"]["state"]}`; band ±{report["tolerance_band"]:g}.', '',
+             '| joint | RMS | max abs | final | in band | settling [s] |',
+             '|---|---|---|---|---|---|']
+    for name, s in report['joints'].items():
+        lines.append(f'| {name} | {s["rms"]:.3e} | {s["max_abs"]:.3e} | {s["final"]:.2e} | '
+                     f'{100 * s["time_in_band"]:.1f} % | {s["settling_time"]:.3f} |')
+    o = report['overall']
+    lines += ['', f'Overall RMS {o["rms"]:.3e}, max {o["max_abs"]:.3e} over {o["samples"]} '
+              f'samples ({o["duration"]:.2f} s).', '']
+    t = report['timing']['state']
+    if t:
+        lines.append(f'State loop: {t["rate_hz"]:.2f} Hz, jitter p50/p99 '
+                     f'{t["jitter_p50_ms"]:.4f}/{t["jitter_p99_ms"]:.4f} ms, {t["gaps"]} gaps, '
+                     f'{t["dropped_cycles"]} dropped cycles.')
+    d = report['diagnostics']
+    if d:
+        lines.append(f'Controller ({d["mode"]}): rate min {d["rate_hz_min"]:.2f} Hz, compute '
+                     f'p99 max {d["compute_p99_us_max"]:.1f} us.')
+    if report['residual']:
+        lines += ['', '| joint | residual RMS | R² |', '|---|---|---|']
+        for name, r in report['residual']['joints'].items():
+            lines.append(f'| {name} | {r["rms"]:.3e} | {r["r2"]:.5f} |')
+    lines += ['', f'**{"PASS" if report["passed"] else "FAIL"}**'
+              + ('' if report['passed'] else ': ' + '; '.join(report['failures']))]
+    return '\n'.join(lines) + '\n'
+
+
+def write_outputs(report, result, out_dir, plots=True):
+    """report.json, report.md and (optionally) PNG plots into ``out_dir``."""
+    os.makedirs(out_dir, exist_ok=True)
+    if plots:
+        from .plots import write_plots
+        report['plots'] = write_plots(result, report, out_dir)
+    with open(os.path.join(out_dir, 'report.json'), 'w', encoding='utf-8') as handle:
+        json.dump(report, handle, indent=2)
+    with open(os.path.join(out_dir, 'report.md'), 'w', encoding='utf-8') as handle:
+        handle.write(_markdown(report))
+    report['out_dir'] = out_dir
+
+
+def print_summary(report):
+    """Short console summary."""
+    o = report['overall']
+    print(f'tracking ({report["topics"]["reference"]} vs {report["topics"]["state"]}): '
+          f'overall RMS {o["rms"]:.3e}, max {o["max_abs"]:.3e} over {o["samples"]} samples')
+    for name, s in report['joints'].items():
+        print(f'  {name:<24} rms {s["rms"]:.3e}  max {s["max_abs"]:.3e}  '
+              f'in band {100 * s["time_in_band"]:.1f} %')
+    d = report.get('diagnostics')
+    if d:
+        print(f'controller: mode {d["mode"]}, rate min {d["rate_hz_min"]:.2f} Hz '
+              f'(median {d["rate_hz_median"]:.2f}), compute p99 max {d["compute_p99_us_max"]:.1f}'
+              f' us, faults {d["faults"]}, clamped {d["clamped"]}')
+    t = report['timing']['state']
+    if t:
+        print(f'state stream: {t["rate_hz"]:.2f} Hz, {t["gaps"]} gaps, '
+              f'{t["dropped_cycles"]} dropped cycles')
+    if report.get('residual'):
+        worst = max(r['rms'] for r in report['residual']['joints'].values())
+        print(f'model residual: worst joint RMS {worst:.3e}')
+    print(f'{"PASS" if report["passed"] else "FAIL"}'
+          + ('' if report['passed'] else ': ' + '; '.join(report['failures']))
+          + (f'  (report in {report["out_dir"]})' if 'out_dir' in report else ''))
