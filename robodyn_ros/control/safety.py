@@ -1,5 +1,7 @@
 """Safety filter between the control law and the publisher."""
 
+import math
+
 import numpy as np
 
 __all__ = ['SafetyFilter']
@@ -21,11 +23,12 @@ class SafetyFilter:
     def __call__(self, tau):
         """Filtered (n,) torque."""
         tau = np.asarray(tau, dtype=float)
-        if tau.shape != self.last_good.shape or not np.all(np.isfinite(tau)):
+        # NaN and inf propagate into the sum (an overflow to inf is rejected too).
+        if tau.shape != self.last_good.shape or not math.isfinite(tau.sum()):
             self.faults += 1
             return self.last_good.copy()
-        out = np.clip(tau, -self.limits, self.limits)
-        if np.any(out != tau):
+        if (np.abs(tau) > self.limits).any():
             self.clamped += 1
-        self.last_good = out
-        return out
+            tau = np.minimum(np.maximum(tau, -self.limits), self.limits)
+        self.last_good = tau
+        return tau

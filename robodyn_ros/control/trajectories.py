@@ -58,21 +58,27 @@ def _envelope(t, ramp):
     return e, de, dde
 
 
-@dataclass(frozen=True)
 class SumOfSines:
     """q_r = q0 + e(t) sum_k A_jk sin(2 pi t / T_jk); amplitudes, periods: (n, K)."""
 
-    q0: np.ndarray
-    amplitudes: np.ndarray
-    periods: np.ndarray
-    ramp: float = 1.0
+    def __init__(self, q0, amplitudes, periods, ramp=1.0):
+        self.q0 = np.asarray(q0, dtype=float)
+        self.amplitudes = np.asarray(amplitudes, dtype=float)
+        self.periods = np.asarray(periods, dtype=float)
+        self.ramp = float(ramp)
+        self._w = 2.0 * np.pi / self.periods
+        self._aw = self.amplitudes * self._w
+        self._aww = self._aw * self._w
 
     def __call__(self, t):
         """(q, qd, qdd) at time t [s]."""
-        w = 2.0 * np.pi / self.periods
-        s = (self.amplitudes * np.sin(w * t)).sum(axis=1)
-        ds = (self.amplitudes * w * np.cos(w * t)).sum(axis=1)
-        dds = (-self.amplitudes * w * w * np.sin(w * t)).sum(axis=1)
+        phase = self._w * t
+        sin, cos = np.sin(phase), np.cos(phase)
+        s = (self.amplitudes * sin).sum(axis=1)
+        ds = (self._aw * cos).sum(axis=1)
+        dds = -(self._aww * sin).sum(axis=1)
+        if t >= self.ramp:
+            return self.q0 + s, ds, dds
         e, de, dde = _envelope(t, self.ramp)
         return self.q0 + e * s, de * s + e * ds, dde * s + 2 * de * ds + e * dds
 

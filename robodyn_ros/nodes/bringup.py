@@ -107,13 +107,21 @@ def run_demo(args):
         timeouts = 0
         # Let discovery settle: the first state must reach the controller.
         deadline = time.perf_counter() + 10.0
-        sim.publish_state()
+        next_publish = 0.0
         while sim.commands == 0 and time.perf_counter() < deadline:
-            executor.spin_once(timeout_sec=0.01)
-            if sim.commands == 0 and controller.state is None:
+            if controller.state is None and time.perf_counter() >= next_publish:
                 sim.publish_state()
+                next_publish = time.perf_counter() + 0.1
+            executor.spin_once(timeout_sec=0.01)
         if sim.commands == 0:
             raise RobodynError('no command from the controller within 10 s (DDS discovery?)')
+        # Drain answers to repeated start-up states so commands and states pair up 1:1.
+        settle = time.perf_counter() + 0.3
+        while time.perf_counter() < settle:
+            executor.spin_once(timeout_sec=0.01)
+        if sim.commands != controller.command_count:
+            raise RobodynError(f'lock step lost: {controller.command_count} commands sent, '
+                               f'{sim.commands} received')
         for k in range(steps):
             sim.step()
             expected = sim.commands + 1

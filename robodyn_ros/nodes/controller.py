@@ -91,7 +91,12 @@ class ControllerNode(Node):
             self.create_subscription(String, '/robot_description', self.on_description,
                                      ROBOT_DESCRIPTION_QOS)
             self.get_logger().info('waiting for /robot_description')
-        if p('trigger').value == 'timer':
+        # Hot-path parameters, read once (restart the node to change them).
+        self.trigger = p('trigger').value
+        self.state_timeout = p('state_timeout').value
+        self.diagnostics_period = p('diagnostics_period').value
+        self.mode = p('mode').value
+        if self.trigger == 'timer':
             self.create_timer(1.0 / self.rate, self.on_timer)
 
     # -- model ------------------------------------------------------------------------
@@ -177,7 +182,7 @@ class ControllerNode(Node):
         self.state_time = stamp
         if self.ref is None:
             self._start_reference(q, stamp)
-        if self.get_parameter('trigger').value == 'state':
+        if self.trigger == 'state':
             self.control(stamp)
 
     def _start_reference(self, q0, t0):
@@ -243,7 +248,7 @@ class ControllerNode(Node):
         if self.dyn is None or self.state is None:
             return
         age = now - self.state_time
-        timeout = self.get_parameter('state_timeout').value
+        timeout = self.state_timeout
         if age > timeout:
             self._error(f'/joint_states is stale ({age * 1e3:.1f} ms > {timeout * 1e3:.0f} ms);'
                         ' no command')
@@ -261,8 +266,7 @@ class ControllerNode(Node):
         self.publish(tau, q_r, qd_r, now)
         self.cycle_times.append(now)
         self.cycles += 1
-        if self.last_diag is None or now - self.last_diag >= \
-                self.get_parameter('diagnostics_period').value:
+        if self.last_diag is None or now - self.last_diag >= self.diagnostics_period:
             self.publish_diagnostics(now, age)
 
     def publish(self, tau, q_r, qd_r, now):
@@ -301,8 +305,8 @@ class ControllerNode(Node):
         status.name = 'robodyn_controller'
         status.hardware_id = self.dyn.model.name
         status.level = DiagnosticStatus.OK if self.safety.faults == 0 else DiagnosticStatus.WARN
-        status.message = self.get_parameter('mode').value
-        values = dict(mode=self.get_parameter('mode').value, rate_hz=f'{rate:.3f}',
+        status.message = self.mode
+        values = dict(mode=self.mode, rate_hz=f'{rate:.3f}',
                       compute_p50_us=f'{np.percentile(window, 50):.2f}',
                       compute_p99_us=f'{np.percentile(window, 99):.2f}',
                       compute_max_us=f'{window.max():.2f}', state_age_ms=f'{age * 1e3:.3f}',
