@@ -14,7 +14,7 @@ import yaml
 from ..errors import ConfigError, RobodynError
 from ..robots import bundled_urdf_dir, robot_path
 
-__all__ = ['run_demo', 'load_config', 'config_dir']
+__all__ = ['closed_loop', 'run_demo', 'load_config', 'config_dir']
 
 
 def config_dir():
@@ -41,70 +41,72 @@ def _params(values):
     return [Parameter(k, value=v) for k, v in values.items()]
 
 
-def run_demo(args):
-    """CLI body of ``robodyn demo``."""
+def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rate=1000.0,
+                bag_path=None, storage='mcap', tip=None, hook=None, controller_overrides=None):
+    """Run sim + controller (+ recorder) in lock step on one executor.
+
+    Args:
+        robot: robot name or URDF path (config/<robot>.yaml supplies gains and q0).
+        hook: optional ``hook(step, nodes)`` called before each step (tests publish
+            trajectories from it).
+
+    Returns:
+        dict with steps, wall time, timeouts, the controller's command count and, when
+        recording, the number of messages written.
+    """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', '42')
     import rclpy
     from rclpy.executors import SingleThreadedExecutor
 
-    from ..validation.validate import validate_bag
     from .controller import ControllerNode
     from .recorder import RecorderNode
     from .sim_node import SimNode
 
-    name = args.robot
-    config = load_config(name) if not name.endswith('.urdf') else {}
-    path, base, tip = robot_path(name)
-    robot = {'urdf_file': path, 'base_link': base or '', 'tip_link': args.tip or tip or ''}
+    config = load_config(robot) if not robot.endswith('.urdf') else {}
+    path, base, default_tip = robot_path(robot)
+    names = {'urdf_file': path, 'base_link': base or '', 'tip_link': tip or default_tip or ''}
     ctrl = dict(config.get('robodyn_controller', {}))
     sim_cfg = dict(config.get('robodyn_sim', {}))
     for cfg in (ctrl, sim_cfg):
         cfg.pop('robot', None)
-        cfg.update({k: v for k, v in robot.items() if v or k not in cfg})
-    ctrl.update(mode=args.mode, trigger='state', rate=float(args.rate), use_sim_time=True,
-                reference=args.reference if args.reference != 'sum_of_sines'
-                or 'reference' not in ctrl else ctrl['reference'])
-    if args.mode != 'computed_torque' and 'kp' in ctrl and ctrl.get('mode') != args.mode:
-        # Torque-level PD gains for feedforward / gravity modes (N m/rad, N m s/rad).
-        ctrl['kp'] = [100.0] * len(ctrl['kp'])
-        ctrl['kd'] = [10.0] * len(ctrl['kd'])
-    ctrl['mode'] = args.mode
-    sim_cfg.update(lockstep=True, rate=float(args.rate), use_sim_time=True,
-                   publish_clock=True)
-    if args.duration <= 0:
-        raise ConfigError(f'--duration must be > 0, got {args.duration}')
-    os.makedirs(args.out, exist_ok=True)
-    bag_path = os.path.join(args.out, 'bag')
-    if os.path.exists(bag_path):
-        import shutil
-        shutil.rmtree(bag_path)
+        cfg.update({k: v for k, v in names.items() if v or k not in cfg})
+    if mode != 'computed_torque' and ctrl.get('mode', 'computed_torque') != mode:
+        # Torque-level PD gains for feedforward / gravity modes [N m/rad, N m s/rad].
+        n = len(ctrl.get('kp', [0.0]))
+        ctrl['kp'], ctrl['kd'] = [100.0] * n, [10.0] * n
+    ctrl.update(mode=mode, trigger='state', rate=float(rate), use_sim_time=True)
+    if reference:
+        ctrl['reference'] = reference
+    ctrl.update(controller_overrides or {})
+    sim_cfg.update(lockstep=True, rate=float(rate), use_sim_time=True, publish_clock=True)
+    if duration <= 0:
+        raise ConfigError(f'duration must be > 0, got {duration}')
     context = rclpy.Context()
     rclpy.init(context=context)
-    nodes = []
+    nodes = {}
+    result = {}
     try:
-        sim = SimNode(context=context, parameter_overrides=_params(sim_cfg))
-        nodes.append(sim)
-        controller = ControllerNode(context=context, parameter_overrides=_params(ctrl))
-        nodes.append(controller)
+        nodes['sim'] = sim = SimNode(context=context, parameter_overrides=_params(sim_cfg))
+        nodes['controller'] = controller = ControllerNode(context=context,
+                                                          parameter_overrides=_params(ctrl))
         if controller.dyn is None:
             raise RobodynError('controller could not load the robot model')
-        topics = ['/joint_states', ctrl.get('command_topic', '/effort_controller/commands'),
-                  '/robodyn_controller/reference', '/diagnostics']
-        types = [f'{topics[0]}=sensor_msgs/msg/JointState',
-                 f'{topics[1]}=std_msgs/msg/Float64MultiArray',
-                 f'{topics[2]}=sensor_msgs/msg/JointState',
-                 f'{topics[3]}=diagnostic_msgs/msg/DiagnosticArray']
-        recorder = RecorderNode(context=context, parameter_overrides=_params(dict(
-            topics=topics, types=types, bag_path=bag_path, storage=args.storage,
-            use_sim_time=True)))
-        nodes.append(recorder)
+        recorder = None
+        if bag_path:
+            topics = ['/joint_states',
+                      ctrl.get('command_topic', '/effort_controller/commands'),
+                      '/robodyn_controller/reference', '/diagnostics']
+            types = ['sensor_msgs/msg/JointState', 'std_msgs/msg/Float64MultiArray',
+                     'sensor_msgs/msg/JointState', 'diagnostic_msgs/msg/DiagnosticArray']
+            nodes['recorder'] = recorder = RecorderNode(
+                context=context, parameter_overrides=_params(dict(
+                    topics=topics, types=[f'{t}={m}' for t, m in zip(topics, types)],
+                    bag_path=bag_path, storage=storage, use_sim_time=True)))
         executor = SingleThreadedExecutor(context=context)
-        for node in nodes:
+        for node in nodes.values():
             executor.add_node(node)
-        steps = int(round(args.duration * args.rate))
-        wall0 = time.perf_counter()
-        timeouts = 0
+        steps = int(round(duration * rate))
         # Let discovery settle: the first state must reach the controller.
         deadline = time.perf_counter() + 10.0
         next_publish = 0.0
@@ -122,7 +124,11 @@ def run_demo(args):
         if sim.commands != controller.command_count:
             raise RobodynError(f'lock step lost: {controller.command_count} commands sent, '
                                f'{sim.commands} received')
+        wall0 = time.perf_counter()
+        timeouts = 0
         for k in range(steps):
+            if hook is not None:
+                hook(k, nodes, executor)
             sim.step()
             expected = sim.commands + 1
             sim.publish_state()
@@ -132,22 +138,42 @@ def run_demo(args):
                 if time.perf_counter() > wait_until:
                     timeouts += 1
                     break
-        wall = time.perf_counter() - wall0
-        drain_until = time.perf_counter() + 2.0
-        last = -1
-        while time.perf_counter() < drain_until and recorder.bag.count != last:
-            last = recorder.bag.count
-            for _ in range(200):
-                executor.spin_once(timeout_sec=0.01)
-        recorder.close()
+        result.update(steps=steps, wall=time.perf_counter() - wall0, timeouts=timeouts,
+                      commands=controller.command_count, q=sim.sim.state()[0],
+                      reference=controller.ref(controller.state_time - controller.ref_t0),
+                      faults=controller.safety.faults)
+        if recorder is not None:
+            drain_until = time.perf_counter() + 2.0
+            last = -1
+            while time.perf_counter() < drain_until and recorder.bag.count != last:
+                last = recorder.bag.count
+                for _ in range(200):
+                    executor.spin_once(timeout_sec=0.01)
+            recorder.close()
+            result['recorded'] = recorder.bag.count
     finally:
-        for node in nodes:
+        for node in nodes.values():
             node.destroy_node()
         rclpy.shutdown(context=context)
-    print(f'demo: {name}, mode {args.mode}, {steps} steps of {1e3 / args.rate:.3f} ms '
-          f'(simulated {args.duration:.1f} s in {wall:.1f} s wall), {timeouts} step timeouts, '
-          f'bag {bag_path}')
-    report = validate_bag(bag_path, out_dir=args.out, plots=True)
+    return result
+
+
+def run_demo(args):
+    """CLI body of ``robodyn demo``: closed loop, bag, then validation."""
     from ..validation.report import print_summary
+    from ..validation.validate import validate_bag
+    os.makedirs(args.out, exist_ok=True)
+    bag_path = os.path.join(args.out, 'bag')
+    if os.path.exists(bag_path):
+        import shutil
+        shutil.rmtree(bag_path)
+    reference = None if args.reference == 'sum_of_sines' and not args.robot.endswith('.urdf') \
+        else args.reference
+    res = closed_loop(args.robot, args.mode, reference, args.duration, args.rate, bag_path,
+                      args.storage, args.tip)
+    print(f'demo: {args.robot}, mode {args.mode}, {res["steps"]} steps of '
+          f'{1e3 / args.rate:.3f} ms (simulated {args.duration:.1f} s in {res["wall"]:.1f} s '
+          f'wall), {res["timeouts"]} step timeouts, {res["recorded"]} messages in {bag_path}')
+    report = validate_bag(bag_path, out_dir=args.out, plots=True)
     print_summary(report)
     return 0
