@@ -8,6 +8,7 @@ import numpy as np
 
 from ..errors import BagError, ConfigError
 from .bag_reader import BagReader, parse_joint_state
+from .joint_state_batch import JointStateBatch
 from .metrics import Decimator, ResidualStats, TimingStats, TrackingStats, hermite
 
 __all__ = ['validate_bag', 'run_validate', 'choose_reference']
@@ -50,14 +51,17 @@ class _SampledReference:
         self.pending = []
 
     def add(self, t, q, qd):
+        self.pending.append((np.array([t]), np.asarray(q)[None, :], np.asarray(qd)[None, :]))
+
+    def add_arrays(self, t, q, qd):
         self.pending.append((t, q, qd))
 
     def _merge(self):
         if not self.pending:
             return
-        t = np.array([p[0] for p in self.pending])
-        q = np.array([p[1] for p in self.pending])
-        qd = np.array([p[2] for p in self.pending])
+        t = np.concatenate([p[0] for p in self.pending])
+        q = np.concatenate([p[1] for p in self.pending])
+        qd = np.concatenate([p[2] for p in self.pending])
         self.pending = []
         if self.q is None:
             self.t, self.q, self.qd = t, q, qd
@@ -86,17 +90,6 @@ class _SampledReference:
             cut = max(np.searchsorted(self.t, ts.max(), side='right') - 2, 0)
             self.t, self.q, self.qd = self.t[cut:], self.q[cut:], self.qd[cut:]
         return ok, q, qd
-
-
-def _state_index(cache, names, joints):
-    if names not in cache:
-        lookup = {name: i for i, name in enumerate(names)}
-        missing = [j for j in joints if j not in lookup]
-        if missing:
-            raise BagError(f'joints {missing} of the reference are not in the state topic '
-                           f'(it has {list(names)})')
-        cache[names] = np.array([lookup[j] for j in joints])
-    return cache[names]
 
 
 def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
@@ -148,165 +141,228 @@ def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
     return report
 
 
+class _Chunker:
+    """State arrays waiting for reference coverage, processed chunk by chunk."""
+
+    def __init__(self, n, tolerance, dyn):
+        self.t = np.zeros(0)
+        self.q = np.zeros((0, n))
+        self.qd = np.zeros((0, n))
+        self.eff = np.zeros((0, n))
+        self.tracking = TrackingStats(n, tolerance)
+        self.plot = Decimator()
+        self.dyn = dyn
+        self.residual = ResidualStats(n) if dyn is not None else None
+        self.residual_plot = Decimator()
+        self.last_t = None
+        self.duplicates = 0
+
+    def add(self, t, q, qd, eff):
+        # Repeated stamps (a state published twice) count once: keep the first.
+        prev = self.last_t
+        keep = np.concatenate([[t[0] != prev], np.diff(t) != 0]) if len(t) else \
+            np.zeros(0, bool)
+        self.duplicates += int(len(t) - keep.sum())
+        t, q, qd, eff = t[keep], q[keep], qd[keep], eff[keep]
+        if len(t):
+            self.last_t = t[-1]
+        self.t = np.concatenate([self.t, t])
+        self.q = np.concatenate([self.q, q])
+        self.qd = np.concatenate([self.qd, qd])
+        self.eff = np.concatenate([self.eff, eff])
+
+    def process(self, reference, final=False):
+        """Compare every state the reference covers; keep later ones for the next chunk."""
+        if not len(self.t):
+            return
+        ts = self.t
+        ok, q_ref = reference.evaluate(ts, final)
+        wait = reference.pending_after(ts) if not final else np.zeros(len(ts), bool)
+        if ok.any():
+            self.tracking.add(ts[ok], q_ref - self.q[ok])
+            self.plot.add(ts[ok], q_ref, self.q[ok])
+        done = int(np.count_nonzero(~wait))  # waiting states are a suffix
+        if self.dyn is not None and done > 31 and np.isfinite(self.eff[:done]).all():
+            _residual_chunk(self.dyn, ts[:done], self.q[:done], self.qd[:done],
+                            self.eff[:done], self.residual, self.residual_plot)
+        self.t, self.q, self.qd, self.eff = (a[done:] for a in (self.t, self.q, self.qd,
+                                                                  self.eff))
+
+
+class _TrajectoryReference:
+    """JointTrajectory messages, interpolated as the controller does."""
+
+    def __init__(self, joints):
+        self.joints = joints
+        self.active = None
+
+    def update(self, msg, t, last_q):
+        if self.active is None:
+            self.start = t
+        self.active = _trajectory_from_msg(msg, self.joints, t, self.active, last_q)
+
+    def evaluate(self, ts, final=False):
+        if self.active is None:
+            return np.zeros(len(ts), bool), np.zeros((0, len(self.joints)))
+        ok = ts >= self.start  # no reference before the first trajectory message
+        return ok, np.array([self.active(t)[0] for t in ts[ok]]).reshape(-1, len(self.joints))
+
+    def pending_after(self, ts):
+        return np.zeros(len(ts), bool)
+
+
+class _SampledAdapter:
+    def __init__(self, sampled):
+        self.sampled = sampled
+
+    def evaluate(self, ts, final=False):
+        ok, q, _ = self.sampled.evaluate(ts, final)
+        return ok, q
+
+    def pending_after(self, ts):
+        last = self.sampled.t[-1] if len(self.sampled.t) else -np.inf
+        return ts > last
+
+
 def _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic, diag_topic, model,
             tolerance, progress, total):
-    joints = None
-    tracking = None
-    state_timing, ref_timing = TimingStats(), TimingStats()
-    sampled = _SampledReference()
-    trajectory = None
-    cache = {}
-    buf_t, buf_q, buf_qd, buf_eff = [], [], [], []
-    plot = Decimator()
-    cmd_peak = None
-    cmd_limit_hits = None
-    cmd_count = 0
-    cmd_plot = Decimator()
-    diagnostics = []
-    residual_plot = Decimator()
     dyn = None
     if model is not None:
         from ..dynamics import RigidBodyDynamics
         dyn = RigidBodyDynamics(model, friction_smoothing=0.01)
+    joints = list(model.joint_names) if model is not None else None
+    states = JointStateBatch(joints)
+    refs = JointStateBatch(joints) if ref_type == JOINT_STATE else None
+    sampled = _SampledReference()
+    reference = _SampledAdapter(sampled)
+    state_timing, ref_timing = TimingStats(), TimingStats()
+    chunker = None
+    cmd = dict(count=0, peak=None, hits=None)
+    cmd_plot = Decimator()
+    diagnostics = []
     seen = 0
-    step = max(total // 20, 1)
     states_seen = 0
-    state_stamps = []
+    last_state_raw = None
+    early = []
+    step = max(total // 20, 1)
 
     def flush(final=False):
-        nonlocal tracking
-        if not buf_t:
-            return
-        ts = np.asarray(buf_t)
-        q = np.asarray(buf_q)
-        if trajectory is None:
-            ok, q_ref, _ = sampled.evaluate(ts, final)
-            # States after the last reference sample wait for the next chunk.
-            wait = ts > sampled.t[-1] if (not final and len(sampled.t)) else \
-                np.zeros(len(ts), bool)
-        else:
-            ok, q_ref = np.ones(len(ts), bool), np.asarray(ref_values)
-            wait = np.zeros(len(ts), bool)
-        if tracking is None:
-            tracking = TrackingStats(len(joints), tolerance)
-        if ok.any():
-            tracking.add(ts[ok], q_ref - q[ok])
-            plot.add(ts[ok], q_ref, q[ok])
-        done = int(np.count_nonzero(~wait))  # waiting states are a suffix
-        if dyn is not None and done > 31 and len(buf_eff[0]) == len(joints):
-            _residual_chunk(dyn, ts[:done], q[:done], np.asarray(buf_qd[:done]),
-                            np.asarray(buf_eff[:done]), residual_stats, residual_plot)
-        for lst in (buf_t, buf_q, buf_qd, buf_eff):
-            del lst[:done]
-        ref_values.clear()
+        nonlocal chunker, joints
+        if refs is not None and len(refs):
+            t, q, qd, _ = refs.take()
+            joints = joints or refs.joints
+            qd = np.where(np.isfinite(qd), qd, 0.0)
+            sampled.add_arrays(t, q, qd)
+            ref_timing.add(t)
+        if len(states):
+            if states.joints is None or (joints and states.joints != joints):
+                states.joints = joints
+            t, q, qd, eff = states.take()
+            state_timing.add(t)
+            if chunker is None:
+                chunker = _Chunker(len(joints), tolerance, dyn)
+            chunker.add(t, q, qd, eff)
+        if chunker is not None:
+            chunker.process(reference, final)
 
-    ref_values = []
-    residual_stats = None
     for topic, msgtype, stamp_ns, raw in bag.messages(topics):
         seen += 1
         if progress and seen % step == 0:
             print(f'\rvalidate: {100 * seen / max(total, 1):5.1f} %', end='', file=sys.stderr)
-        if topic == ref_topic:
-            if ref_type == JOINT_STATE:
-                t, names, pos, vel, _ = parse_joint_state(raw)
-                if t == 0.0:
-                    t = stamp_ns * 1e-9
-                if joints is None:
-                    joints = list(names)
-                    residual_stats = ResidualStats(len(joints)) if dyn is not None else None
-                    if dyn is not None and list(model.joint_names) != joints:
-                        raise BagError(f'reference joints {joints} differ from the model '
-                                       f'chain {list(model.joint_names)}')
-                idx = _state_index(cache, tuple(names), joints)
-                vel = vel[idx] if len(vel) == len(names) else np.zeros(len(joints))
-                sampled.add(t, pos[idx], vel)
-                ref_timing.add([t])
-            else:
-                msg = bag.deserialize(raw, msgtype)
-                t = _sec(msg.header.stamp) or stamp_ns * 1e-9
-                if ref_type == JTC_STATE:
-                    names = tuple(msg.joint_names)
-                    ref = msg.reference if hasattr(msg, 'reference') else msg.desired
-                    if joints is None:
-                        joints = list(names)
-                        residual_stats = ResidualStats(len(joints)) if dyn else None
-                    idx = _state_index(cache, names, joints)
-                    pos = np.asarray(ref.positions)[idx]
-                    vel = np.asarray(ref.velocities)[idx] if len(ref.velocities) == \
-                        len(names) else np.zeros(len(joints))
-                    sampled.add(t, pos, vel)
-                    ref_timing.add([t])
-                else:
-                    if joints is None:
-                        joints = list(msg.joint_names)
-                        residual_stats = ResidualStats(len(joints)) if dyn else None
-                    trajectory = _trajectory_from_msg(msg, joints, t, trajectory, buf_q,
-                                                      cache)
-                    ref_timing.add([t])
-            continue
         if topic == state_topic:
-            t, names, pos, vel, eff = parse_joint_state(raw)
-            if t == 0.0:
-                t = stamp_ns * 1e-9
-            state_stamps.append(t)
-            states_seen += 1
+            if joints is None and refs is not None and len(refs):
+                joints = refs.joints
             if joints is None:
-                continue  # no reference yet: nothing to compare against
-            idx = _state_index(cache, tuple(names), joints)
-            if len(pos) != len(names):
-                raise BagError(f'{state_topic}: {len(names)} names but {len(pos)} positions')
-            buf_t.append(t)
-            buf_q.append(pos[idx])
-            buf_qd.append(vel[idx] if len(vel) == len(names) else np.zeros(len(joints)))
-            buf_eff.append(eff[idx] if len(eff) == len(names) else np.zeros(0))
-            if trajectory is not None:
-                ref_values.append(trajectory(t)[0])
-            if len(buf_t) >= CHUNK:
+                # No reference yet: keep the latest states, the reference may start at
+                # their stamps.
+                last_state_raw = raw
+                early.append((raw, stamp_ns))
+                del early[:-1000]
+                continue
+            if early:
+                states.joints = joints
+                for early_raw, early_ns in early:
+                    states.add(early_raw, early_ns)
+                early.clear()
+            states.joints = joints
+            states.add(raw, stamp_ns)
+            states_seen += 1
+            if len(states) >= CHUNK:
                 flush()
-            if len(state_stamps) >= CHUNK:
-                state_timing.add(state_stamps)
-                state_stamps = []
-            continue
-        if topic == command_topic:
-            msg_data = np.frombuffer(raw, dtype=np.uint8)
-            values = _float64_multi_array(msg_data)
-            cmd_count += 1
-            if cmd_peak is None:
-                cmd_peak = np.abs(values)
-                cmd_limit_hits = np.zeros(len(values))
-            if len(values) == len(cmd_peak):
-                cmd_peak = np.maximum(cmd_peak, np.abs(values))
+        elif topic == ref_topic:
+            if refs is not None:
+                refs.add(raw, stamp_ns)
+                if len(refs) >= CHUNK:
+                    flush()
+                continue
+            msg = bag.deserialize(raw, msgtype)
+            t = _sec(msg.header.stamp) or stamp_ns * 1e-9
+            if joints is None:
+                joints = list(msg.joint_names)
+            ref_timing.add([t])
+            if ref_type == JTC_STATE:
+                names = tuple(msg.joint_names)
+                ref = msg.reference if hasattr(msg, 'reference') else msg.desired
+                lookup = {name: i for i, name in enumerate(names)}
+                idx = [lookup[j] for j in joints if j in lookup]
+                if len(idx) != len(joints):
+                    raise BagError(f'controller_state lacks joints of {joints}')
+                vel = np.asarray(ref.velocities)[idx] if len(ref.velocities) == len(names) \
+                    else np.zeros(len(joints))
+                sampled.add(t, np.asarray(ref.positions)[idx], vel)
+            else:
+                flush()  # states before this message follow the previous trajectory
+                if not isinstance(reference, _TrajectoryReference):
+                    reference = _TrajectoryReference(joints)
+                last_q = chunker.q[-1] if chunker is not None and len(chunker.q) else None
+                if last_q is None and last_state_raw is not None:
+                    _, names, pos, _, _ = parse_joint_state(last_state_raw)
+                    lookup = dict(zip(names, pos))
+                    if all(j in lookup for j in joints):
+                        last_q = np.array([lookup[j] for j in joints])
+                reference.update(msg, t, last_q)
+        elif topic == command_topic:
+            values = _float64_multi_array(np.frombuffer(raw, dtype=np.uint8))
+            cmd['count'] += 1
+            if cmd['peak'] is None:
+                cmd['peak'] = np.abs(values)
+                cmd['hits'] = np.zeros(len(values))
+            if len(values) == len(cmd['peak']):
+                cmd['peak'] = np.maximum(cmd['peak'], np.abs(values))
                 if model is not None and len(values) == model.n:
-                    cmd_limit_hits += np.abs(values) >= model.effort_limits * (1 - 1e-9)
+                    cmd['hits'] += np.abs(values) >= model.effort_limits * (1 - 1e-9)
                 cmd_plot.add(np.array([stamp_ns * 1e-9]), values[None, :])
-            continue
-        if topic == diag_topic:
+        elif topic == diag_topic:
             msg = bag.deserialize(raw, msgtype)
             for status in msg.status:
                 if status.name == 'robodyn_controller':
                     diagnostics.append({kv.key: kv.value for kv in status.values})
     if progress:
         print('\rvalidate: 100.0 %', file=sys.stderr)
-    if state_stamps:
-        state_timing.add(state_stamps)
-    if states_seen == 0:
-        raise BagError(f'state topic {state_topic!r} has no messages')
+    if joints is None and refs is not None and len(refs):
+        joints = refs.joints
     if joints is None:
         raise BagError(f'reference topic {ref_topic!r} has no messages')
     flush(final=True)
-    if tracking is None or tracking.count == 0:
+    if states_seen == 0:
+        raise BagError(f'state topic {state_topic!r} has no messages after the first '
+                       'reference')
+    if chunker is None or chunker.tracking.count == 0:
         raise BagError('no state message falls within the reference time span; '
                        'are the stamps on the same clock?')
-    return dict(joints=joints, tracking=tracking.result(joints),
-                state_timing=state_timing.result(), ref_timing=ref_timing.result(),
-                periods=state_timing.periods(), plot=plot.get(),
-                command=dict(topic=command_topic, messages=cmd_count,
-                             peak=None if cmd_peak is None else cmd_peak.tolist(),
-                             at_limit_pct=None if cmd_limit_hits is None or model is None else
-                             (100.0 * cmd_limit_hits / max(cmd_count, 1)).tolist()),
+    timing = state_timing.result()
+    if timing is not None:
+        timing['duplicate_stamps'] = chunker.duplicates
+    return dict(joints=joints, tracking=chunker.tracking.result(joints),
+                state_timing=timing, ref_timing=ref_timing.result(),
+                periods=state_timing.periods(), plot=chunker.plot.get(),
+                command=dict(topic=command_topic, messages=cmd['count'],
+                             peak=None if cmd['peak'] is None else cmd['peak'].tolist(),
+                             at_limit_pct=None if cmd['hits'] is None or model is None else
+                             (100.0 * cmd['hits'] / max(cmd['count'], 1)).tolist()),
                 command_plot=cmd_plot.get(), diagnostics=diagnostics,
-                residual=residual_stats.result(joints) if residual_stats is not None else None,
-                residual_plot=residual_plot.get())
+                residual=chunker.residual.result(joints) if chunker.residual else None,
+                residual_plot=chunker.residual_plot.get())
 
 
 def _float64_multi_array(raw):
@@ -332,14 +388,14 @@ def _float64_multi_array(raw):
     return np.frombuffer(data, dtype='<f8', count=count, offset=off).copy()
 
 
-def _trajectory_from_msg(msg, joints, t, previous, buf_q, cache):
+def _trajectory_from_msg(msg, joints, t, previous, last_q):
     """A SplineTrajectory from a JointTrajectory, starting at the current reference."""
     from ..control import SplineTrajectory
     n = len(joints)
     if previous is not None:
         start = previous(t)
-    elif buf_q:
-        start = (np.asarray(buf_q[-1]), np.zeros(n), np.zeros(n))
+    elif last_q is not None:
+        start = (np.asarray(last_q), np.zeros(n), np.zeros(n))
     else:
         first = msg.points[0]
         lookup = {name: i for i, name in enumerate(msg.joint_names)}
