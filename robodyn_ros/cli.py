@@ -49,6 +49,8 @@ def build_parser():
     p.add_argument('--memory-calls', type=int, default=100000,
                    help='calls for the heap-growth check (0 skips it)')
     p.add_argument('--plot', default=None, help='PNG for the scaling plot')
+    p.add_argument('--validate-hours', type=float, default=0.0,
+                   help='also time `validate` on a synthetic bag this many hours long')
     p.add_argument('--json', action='store_true')
 
     p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')

@@ -232,3 +232,61 @@ def test_validate_with_model_reports_residual(tmp_path):
         assert r['r2'] > 0.999, (name, r)
     assert report['torque']['peak'] and report['torque']['at_limit_pct'] is not None
     shutil.rmtree(bag)
+
+
+JTC_NEW = """std_msgs/Header header
+string[] joint_names
+trajectory_msgs/JointTrajectoryPoint reference
+trajectory_msgs/JointTrajectoryPoint feedback
+trajectory_msgs/JointTrajectoryPoint error
+trajectory_msgs/JointTrajectoryPoint output
+"""
+JTC_OLD = """std_msgs/Header header
+string[] joint_names
+trajectory_msgs/JointTrajectoryPoint desired
+trajectory_msgs/JointTrajectoryPoint actual
+trajectory_msgs/JointTrajectoryPoint error
+"""
+
+
+@pytest.mark.parametrize('definition,field', [(JTC_NEW, 'reference'), (JTC_OLD, 'desired')])
+def test_joint_trajectory_controller_state_reference(tmp_path, definition, field):
+    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+    store = get_typestore(Stores.ROS2_KILTED)
+    name = 'control_msgs/msg/JointTrajectoryControllerState'
+    store.register(get_types_from_msg(definition, name))
+    point_t = store.types['trajectory_msgs/msg/JointTrajectoryPoint']
+    header_t = store.types['std_msgs/msg/Header']
+    time_t = store.types['builtin_interfaces/msg/Time']
+    dur_t = store.types['builtin_interfaces/msg/Duration']
+    state_t = store.types[name]
+    bag = str(tmp_path / 'bag')
+    writer = BagWriter(bag, 'sqlite3')
+    writer.add_topic('/joint_states', 'sensor_msgs/msg/JointState')
+
+    def point(q, qd):
+        return point_t(positions=np.array(q), velocities=np.array(qd),
+                       accelerations=np.array([]), effort=np.array([]),
+                       time_from_start=dur_t(sec=0, nanosec=0))
+
+    for k in range(2000):
+        t = 5.0 + k * 2e-3  # controller_state at 500 Hz, states at 1 kHz below
+        q = [0.3 * np.sin(t), 0.2 * np.cos(t)]
+        qd = [0.3 * np.cos(t), -0.2 * np.sin(t)]
+        fields = {field: point(q, qd)}
+        for other in state_t.__dataclass_fields__:
+            if other not in ('header', 'joint_names', field):
+                fields[other] = point([0.0, 0.0], [0.0, 0.0])
+        msg = state_t(header=header_t(stamp=time_t(sec=int(t), nanosec=int(round((t % 1) * 1e9))
+                                                   % 1_000_000_000), frame_id=''),
+                      joint_names=['a', 'b'], **fields)
+        writer.write_message('/arm_controller/controller_state', name, int(t * 1e9), msg, store)
+        for half in (0.0, 1e-3):
+            ts = t + half
+            writer.write('/joint_states', int(ts * 1e9) + 1, encode_joint_state(
+                ts, ['b', 'a'], [0.2 * np.cos(ts), 0.3 * np.sin(ts) - 0.001], [0.0, 0.0]))
+    writer.close()
+    report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)
+    assert report['topics']['reference'] == '/arm_controller/controller_state'
+    assert abs(report['joints']['a']['rms'] - 0.001) <= 1e-6
+    assert report['joints']['b']['max_abs'] <= 1e-6

@@ -125,7 +125,9 @@ class BagReader:
         """Teach the typestore a type it lacks (e.g. control_msgs) from the bag's msgdef."""
         if msgtype in self.store.fielddefs or msgtype in self.registered:
             return
-        from rosbags.typesys import get_types_from_msg
+        from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+        if not self.registered:  # a private store: bags may disagree on a type's definition
+            self.store = get_typestore(Stores.ROS2_KILTED)
         msgdef = self.msgdefs.get(msgtype)
         if msgdef is None or not msgdef.data:
             raise BagError(f'unknown message type {msgtype!r} and no definition in the bag')

@@ -39,21 +39,22 @@ class BagWriter:
         self.path = path
         self.count = 0
 
-    def add_topic(self, topic, msgtype):
-        """Register a topic with its type ('sensor_msgs/msg/JointState')."""
+    def add_topic(self, topic, msgtype, store=None):
+        """Register a topic with its type ('sensor_msgs/msg/JointState'); ``store`` is a
+        rosbags typestore knowing the type (default: ROS 2 Kilted)."""
         if topic not in self.connections:
-            self.connections[topic] = self.writer.add_connection(topic, msgtype,
-                                                                 typestore=typestore())
+            self.connections[topic] = self.writer.add_connection(
+                topic, msgtype, typestore=store or typestore())
 
     def write(self, topic, timestamp_ns, data):
         """Write one serialized message at ``timestamp_ns``."""
         self.writer.write(self.connections[topic], int(timestamp_ns), data)
         self.count += 1
 
-    def write_message(self, topic, msgtype, timestamp_ns, message):
+    def write_message(self, topic, msgtype, timestamp_ns, message, store=None):
         """Serialize a rosbags message object and write it."""
-        self.add_topic(topic, msgtype)
-        self.write(topic, timestamp_ns, typestore().serialize_cdr(message, msgtype))
+        self.add_topic(topic, msgtype, store)
+        self.write(topic, timestamp_ns, (store or typestore()).serialize_cdr(message, msgtype))
 
     def close(self):
         """Finish the bag (metadata.yaml); safe to call twice."""

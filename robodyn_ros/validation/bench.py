@@ -216,6 +216,43 @@ def heap_growth(model, calls=1_000_000):
     return {'calls': calls, 'tracemalloc_bytes': int(growth), 'max_rss_growth_kb': rss1 - rss0}
 
 
+_VALIDATE = """
+import json, resource, sys, time
+from robodyn_ros.validation.validate import validate_bag
+t0 = time.perf_counter()
+report = validate_bag(sys.argv[1], out_dir=sys.argv[2], plots=True)
+wall = time.perf_counter() - t0
+print(json.dumps(dict(seconds=wall, peak_rss_mb=resource.getrusage(
+    resource.RUSAGE_SELF).ru_maxrss / 1024.0, samples=report['overall']['samples'],
+    rms=report['overall']['rms'])))
+"""
+
+
+def validate_benchmark(hours, storage='mcap', keep=None):
+    """Write an ``hours``-long 1 kHz bag (states + references, known error), validate it in a
+    fresh process; wall time and peak RSS of the validation."""
+    import shutil
+    tmp = keep or tempfile.mkdtemp(prefix='robodyn-validate-bench-')
+    bag = os.path.join(tmp, 'bag')
+    from .synthetic import write_tracking_bag
+    t0 = time.perf_counter()
+    truth = write_tracking_bag(bag, storage, duration=hours * 3600.0, drop_state_every=0,
+                               drop_ref_every=0, reorder=False)
+    write_s = time.perf_counter() - t0
+    out = subprocess.run([sys.executable, '-c', _VALIDATE, bag, os.path.join(tmp, 'report')],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise InputError(f'validation benchmark failed: {out.stderr.strip()[-300:]}')
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    result.update(hours=hours, messages=truth['states'] + truth['references'],
+                  write_seconds=write_s, expected_rms=truth['rms'],
+                  bag_mb=sum(os.path.getsize(os.path.join(bag, f)) for f in os.listdir(bag))
+                  / 1e6)
+    if keep is None:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return result
+
+
 def _machine():
     cpu = platform.processor() or platform.machine()
     try:
@@ -248,6 +285,8 @@ def run_bench(args):
                                                        args.tip or tip, fresh_cache=True)
     if args.memory_calls > 0:
         report['heap'] = heap_growth(model, args.memory_calls)
+    if args.validate_hours > 0:
+        report['validate'] = validate_benchmark(args.validate_hours)
     if args.json:
         print(json.dumps(report, indent=2))
         return 0
@@ -268,6 +307,11 @@ def run_bench(args):
         for m, values in sc['median_us'].items():
             print(f'  {m:<12}' + ' '.join(f'{v:>9.1f}' for v in values)
                   + f'   exponent (n 8..32): {sc["exponent_n8_to_32"].get(m, float("nan")):.2f}')
+    if 'validate' in report:
+        v = report['validate']
+        print(f'validate: {v["hours"]:g} h bag, {v["messages"]} messages ({v["bag_mb"]:.0f} MB), '
+              f'{v["seconds"]:.1f} s, peak RSS {v["peak_rss_mb"]:.0f} MB '
+              f'(RMS {v["rms"]:.3e}, expected {v["expected_rms"]:.3e})')
     if 'heap' in report:
         h = report['heap']
         print(f'heap over {h["calls"]} cycles: tracemalloc {h["tracemalloc_bytes"]} B, '
