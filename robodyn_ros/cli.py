@@ -64,6 +64,10 @@ def build_parser():
     p.add_argument('--rate', type=float, default=1000.0, help='controller rate [Hz]')
     p.add_argument('--out', default='out/demo', help='output directory (bag, report, plots)')
     p.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap')
+    p.add_argument('--max-rms', type=float, default=None,
+                   help='[rad] pass/fail bound (computed_torque default 1e-3)')
+    p.add_argument('--max-abs', type=float, default=None,
+                   help='[rad] pass/fail bound (computed_torque default 5e-3)')
 
     p = sub.add_parser('validate', help='tracking error and model residual from a rosbag2')
     p.add_argument('bag', help='rosbag2 directory')

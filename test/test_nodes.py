@@ -171,3 +171,39 @@ def test_bag_contents_match_what_was_published(tmp_path):
     assert sum(counts.values()) == res['recorded']
     np.testing.assert_allclose(last_state[2], res['q'], atol=1e-12)
     assert last_state[1] == ('joint_1', 'joint_2', 'joint_3')
+
+
+def test_recorder_executable_closes_bag_on_sigterm(tmp_path):
+    """The installed `recorder` entry point writes a readable bag when terminated."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    bag = str(tmp_path / 'rec')
+    env = dict(os.environ, ROS_DOMAIN_ID='58')
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'robodyn_ros.nodes.recorder', '--ros-args', '-p',
+         f'bag_path:={bag}', '-p', 'topics:=[/chatter]', '-p',
+         'types:=[/chatter=std_msgs/msg/Float64MultiArray]'], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=58)
+    node = rclpy.create_node('talker', context=context)
+    pub = node.create_publisher(Float64MultiArray, '/chatter', 10)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    assert _spin_until(executor, lambda: pub.get_subscription_count() > 0, timeout=20.0)
+    for k in range(20):
+        pub.publish(Float64MultiArray(data=[float(k)]))
+        executor.spin_once(timeout_sec=0.01)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=20)
+    node.destroy_node()
+    rclpy.shutdown(context=context)
+    assert os.path.isfile(os.path.join(bag, 'metadata.yaml')), out.decode()[-500:]
+    with BagReader(bag) as reader:
+        assert reader.topics == {'/chatter': 'std_msgs/msg/Float64MultiArray'}
+        values = [reader.deserialize(raw, m).data[0]
+                  for _, m, _, raw in reader.messages(['/chatter'])]
+    assert values == [float(k) for k in range(20)]

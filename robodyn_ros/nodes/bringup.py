@@ -174,6 +174,11 @@ def run_demo(args):
     print(f'demo: {args.robot}, mode {args.mode}, {res["steps"]} steps of '
           f'{1e3 / args.rate:.3f} ms (simulated {args.duration:.1f} s in {res["wall"]:.1f} s '
           f'wall), {res["timeouts"]} step timeouts, {res["recorded"]} messages in {bag_path}')
-    report = validate_bag(bag_path, out_dir=args.out, plots=True)
+    max_rms, max_abs = args.max_rms, args.max_abs
+    if args.mode == 'computed_torque':
+        max_rms = 1e-3 if max_rms is None else max_rms
+        max_abs = 5e-3 if max_abs is None else max_abs
+    report = validate_bag(bag_path, out_dir=args.out, plots=True, max_rms=max_rms,
+                          max_abs=max_abs)
     print_summary(report)
-    return 0
+    return 0 if report['passed'] else 1
