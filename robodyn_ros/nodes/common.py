@@ -1,12 +1,17 @@
 """Helpers shared by the nodes: parameter declaration and model loading."""
 
+from builtin_interfaces.msg import Time
 from rcl_interfaces.msg import ParameterDescriptor
+import rclpy
+from rclpy.executors import ExternalShutdownException
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from ..errors import RobodynError
 from ..model import load_urdf
 from ..robots import robot_path
 
-__all__ = ['declare', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS']
+__all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
+           'run_node', 'to_time']
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                    reliability=ReliabilityPolicy.RELIABLE)
@@ -39,3 +44,32 @@ def model_from_parameters(node, xml=None):
     if not source:
         return None
     return load_urdf(source, base, tip)
+
+
+def to_time(seconds):
+    """builtin_interfaces/Time from seconds."""
+    sec = int(seconds // 1)
+    return Time(sec=sec, nanosec=min(int(round((seconds - sec) * 1e9)), 999_999_999))
+
+
+def run_node(factory, name, args=None):
+    """Standard main(): init, build the node (a RobodynError is one line), spin until
+    Ctrl-C / SIGTERM, call the node's ``close()`` if it has one, shut down."""
+    rclpy.init(args=args)
+    try:
+        node = factory()
+    except RobodynError as exc:
+        print(f'{name}: error: {exc}')
+        rclpy.shutdown()
+        return 2
+    try:
+        rclpy.spin(node)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if hasattr(node, 'close'):
+            node.close()
+        node.destroy_node()
+        if rclpy.ok():
+            rclpy.shutdown()
+    return 0

@@ -11,8 +11,6 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 import numpy as np
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
@@ -21,7 +19,14 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from ..control import ControlLaw, LawConfig, SafetyFilter, SplineTrajectory, make_reference
 from ..dynamics import RigidBodyDynamics
 from ..errors import RobodynError
-from .common import ROBOT_DESCRIPTION_QOS, declare, declare_robot, model_from_parameters
+from .common import (
+    ROBOT_DESCRIPTION_QOS,
+    declare,
+    declare_robot,
+    model_from_parameters,
+    run_node,
+    to_time,
+)
 
 __all__ = ['ControllerNode', 'main']
 
@@ -286,8 +291,7 @@ class ControllerNode(Node):
         self.cmd_pub.publish(msg)
         self.command_count += 1
         ref = JointState()
-        ref.header.stamp.sec = int(now)
-        ref.header.stamp.nanosec = int(round((now - int(now)) * 1e9)) % 1_000_000_000
+        ref.header.stamp = to_time(now)
         ref.name = list(self.dyn.model.joint_names)
         ref.position = q_r.tolist()
         ref.velocity = qd_r.tolist()
@@ -314,8 +318,7 @@ class ControllerNode(Node):
                       clamped=str(self.safety.clamped))
         status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
         msg = DiagnosticArray()
-        msg.header.stamp.sec = int(now)
-        msg.header.stamp.nanosec = int(round((now - int(now)) * 1e9)) % 1_000_000_000
+        msg.header.stamp = to_time(now)
         msg.status = [status]
         self.diag_pub.publish(msg)
         self.last_diag = now
@@ -323,16 +326,7 @@ class ControllerNode(Node):
 
 def main(args=None):
     """Run the controller node until shutdown."""
-    rclpy.init(args=args)
-    node = ControllerNode()
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    return run_node(ControllerNode, 'controller', args)
 
 
 if __name__ == '__main__':

@@ -7,14 +7,11 @@ SIGINT/SIGTERM.
 
 import importlib
 
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import QoSProfile
 
-from ..errors import BagError
 from ..validation.bag_writer import BagWriter
-from .common import declare
+from .common import declare, run_node
 
 __all__ = ['RecorderNode', 'main']
 
@@ -68,22 +65,7 @@ class RecorderNode(Node):
 
 def main(args=None):
     """Record until SIGINT/SIGTERM, then close the bag."""
-    rclpy.init(args=args)
-    try:
-        node = RecorderNode()
-    except BagError as exc:
-        print(f'recorder: error: {exc}')
-        rclpy.shutdown()
-        return
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.close()
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    return run_node(RecorderNode, 'recorder', args)
 
 
 if __name__ == '__main__':

@@ -4,10 +4,7 @@ Subscribes the command topic (std_msgs/Float64MultiArray, held between steps) an
 publishes /joint_states (position, velocity, applied effort) and, optionally, /clock.
 """
 
-from builtin_interfaces.msg import Time
 import numpy as np
-import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -15,15 +12,9 @@ from std_msgs.msg import Float64MultiArray
 
 from ..errors import RobodynError
 from ..sim import MujocoSim
-from .common import declare, declare_robot, model_from_parameters
+from .common import declare, declare_robot, model_from_parameters, run_node, to_time
 
 __all__ = ['SimNode', 'main']
-
-
-def to_time(seconds):
-    """builtin_interfaces/Time from seconds."""
-    sec = int(np.floor(seconds))
-    return Time(sec=sec, nanosec=min(int(round((seconds - sec) * 1e9)), 999_999_999))
 
 
 class SimNode(Node):
@@ -91,21 +82,7 @@ class SimNode(Node):
 
 def main(args=None):
     """Run the simulator node until shutdown."""
-    rclpy.init(args=args)
-    try:
-        node = SimNode()
-    except RobodynError as exc:
-        print(f'sim: error: {exc}')
-        rclpy.shutdown()
-        return
-    try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+    return run_node(SimNode, 'sim', args)
 
 
 if __name__ == '__main__':
