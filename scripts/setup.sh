@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Create .venv/ at the repository root and install robodyn_ros with everything it needs.
+# pip's output goes to .venv/setup.log (printed if a step fails).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
@@ -7,8 +8,12 @@ command -v "$PY" >/dev/null 2>&1 || PY=python3
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip 2>/dev/null || true
-.venv/bin/python -m pip install --quiet -r requirements.txt 2>&1 | grep -v '^WARNING: Location' || true
-.venv/bin/python -m pip install --quiet --no-deps -e . 2>&1 | grep -v '^WARNING: Location' || true
+log=.venv/setup.log
+: > "$log"
+run() { "$@" >>"$log" 2>&1 || { cat "$log" >&2; echo "setup failed: $*" >&2; exit 1; }; }
+run .venv/bin/python -m pip install --upgrade pip
+run .venv/bin/python -m pip install -r requirements.txt
+run .venv/bin/python -m pip install --no-deps -e .
 .venv/bin/python -c 'import robodyn_ros, rclpy, pinocchio, mujoco, numba' \
   || { echo 'setup failed: a dependency does not import' >&2; exit 1; }
+echo "setup: .venv ready ($(.venv/bin/python --version))"
