@@ -45,3 +45,19 @@ def test_bench_reports_every_method_and_operation(capsys):
         assert all(v['median_us'] > 0 for v in ops.values())
     assert data['startup_s']['warm_cache'] > 0
     assert data['heap']['calls'] == 2000
+
+
+def test_demo_writes_bag_report_and_plots(tmp_path, capsys):
+    out = tmp_path / 'demo'
+    code, text = _run(['demo', '--robot', 'three_link', '--duration', '0.5', '--out',
+                       str(out)], capsys)
+    assert code == 0 and 'PASS' in text
+    report = json.loads((out / 'report.json').read_text())
+    assert report['overall']['max_abs'] <= 5e-3 and report['overall']['rms'] <= 1e-3
+    assert report['diagnostics']['rate_hz_min'] >= 990.0
+    assert (out / 'tracking.png').is_file() and (out / 'bag' / 'metadata.yaml').is_file()
+
+
+def test_demo_bad_robot_exit_2(capsys):
+    code = run(build_parser().parse_args(['demo', '--robot', 'no_such_robot']))
+    assert code == 2 and 'unknown robot' in capsys.readouterr().err

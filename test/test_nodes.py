@@ -136,16 +136,21 @@ def test_stale_state_gives_no_command(ros):
 def test_closed_loop_follows_a_joint_trajectory():
     goal = np.array([0.4, -0.3, 0.5])
 
+    pubs = []
+
     def hook(step, nodes, executor):
+        if step == 0:  # a publisher on the sim's node, sent over DDS to ~/joint_trajectory
+            pubs.append(nodes['sim'].create_publisher(
+                JointTrajectory, '/robodyn_controller/joint_trajectory', 10))
         if step == 100:
-            node = nodes['controller']
+            assert pubs[0].get_subscription_count() == 1
             msg = JointTrajectory()
             msg.joint_names = ['joint_3', 'joint_1', 'joint_2']  # any order
             point = JointTrajectoryPoint()
             point.positions = [goal[2], goal[0], goal[1]]
             point.time_from_start.sec = 1
             msg.points = [point]
-            node.on_trajectory(msg)
+            pubs[0].publish(msg)
 
     res = closed_loop('three_link', 'computed_torque', 'hold', duration=1.6, hook=hook,
                       controller_overrides=dict(kp=[400.0], kd=[40.0]))

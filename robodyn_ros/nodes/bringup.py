@@ -71,6 +71,17 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
     for cfg in (ctrl, sim_cfg):
         cfg.pop('robot', None)
         cfg.update({k: v for k, v in names.items() if v or k not in cfg})
+    if 'kp' not in ctrl:  # a URDF without a config file: generic gains, start mid-range
+        ctrl['kp'], ctrl['kd'] = [400.0], [40.0]
+    if 'q0' not in sim_cfg:
+        import numpy as np
+
+        from ..model import load_urdf
+        model = load_urdf(path, base, names['tip_link'] or None)
+        lower, upper = model.lower, model.upper
+        finite = np.isfinite(lower) & np.isfinite(upper)
+        sim_cfg['q0'] = np.where(finite, 0.5 * (np.nan_to_num(lower) + np.nan_to_num(upper)),
+                                 0.0).tolist()
     if mode != 'computed_torque' and ctrl.get('mode', 'computed_torque') != mode:
         # Torque-level PD gains for feedforward / gravity modes [N m/rad, N m s/rad].
         n = len(ctrl.get('kp', [0.0]))
