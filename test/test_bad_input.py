@@ -90,5 +90,9 @@ def test_wrong_shapes_and_nan_states(method):
         dyn.coriolis_matrix(np.zeros(7), [0, 0, np.nan, 0, 0, 0, 0])
     with pytest.raises(InputError, match='q: non-finite'):
         dyn.computed_torque(np.full(7, np.inf), *[np.zeros(7)] * 6)
+    with pytest.raises(InputError, match=r'qd: expected \(7,\), got \(3,\)'):
+        dyn.terms_into(np.zeros(7), [0, 0, 0], np.zeros((15, 7)))
+    with pytest.raises(InputError, match=r'out: expected a C-contiguous float64 \(15, 7\)'):
+        dyn.terms_into(np.zeros(7), np.zeros(7), np.zeros((7, 7)))
     with pytest.raises(RobodynError, match='unknown dynamics method'):
         RigidBodyDynamics(dyn.model, 'magic')

@@ -65,6 +65,7 @@ class RigidBodyDynamics:
         self._m, self._c, self._g = self._out[:n], self._out[n:2 * n], self._out[2 * n]
         self._tau = np.zeros(n)
         self._zero = np.zeros(n)
+        self._out_checked = None
 
     # -- input checks -------------------------------------------------------------
     def _vec(self, value, name):
@@ -82,13 +83,16 @@ class RigidBodyDynamics:
             self._vec(arr, name)
         raise InputError('non-finite input')  # pragma: no cover - _vec raises first
 
-    # -- reference formulations -----------------------------------------------------
-    def _reference(self, q, derivatives):
-        return link_kinematics(self.chain, q, derivatives)
-
-    def _run_terms(self, q, qd, mode):
-        if not terms_kernel(q, qd, self._params, self._out, self._buf, mode):
+    def _run_terms(self, q, qd, mode, out=None):
+        if not terms_kernel(q, qd, self._params, self._out if out is None else out, self._buf,
+                            mode):
             self._non_finite(q=q, qd=qd)
+
+    def _coriolis(self, dm, qd):
+        """C from dM/dq by the method's formula (seed 000 eq. 52 or seed 003 eq. 55)."""
+        if self.method == 'kronecker':
+            return coriolis_kronecker(dm, qd)
+        return coriolis_christoffel(dm, qd)
 
     # -- public API -------------------------------------------------------------------
     def mass_matrix(self, q):
@@ -102,8 +106,7 @@ class RigidBodyDynamics:
     def mass_matrix_derivatives(self, q):
         """(n, n, n) analytic dM/dq_k (k first), from seed 000 eq. (28)."""
         q = self._vec(q, 'q')
-        kin = self._reference(q, True)
-        return mass_matrix_derivative(self.chain, kin)
+        return mass_matrix_derivative(self.chain, link_kinematics(self.chain, q))
 
     def mass_matrix_dot(self, q, qd):
         """Mdot = dM/dq (1_n (x) qd) = sum_k dM/dq_k qd_k (seed 000 eq. 40), analytic."""
@@ -116,10 +119,8 @@ class RigidBodyDynamics:
         if self.method == 'recursive':
             self._run_terms(q, qd, MODE_C)
             return self._c.copy()
-        dm = mass_matrix_derivative(self.chain, self._reference(q, True))
-        if self.method == 'kronecker':
-            return coriolis_kronecker(dm, qd)
-        return coriolis_christoffel(dm, qd)
+        return self._coriolis(mass_matrix_derivative(self.chain, link_kinematics(self.chain, q)),
+                              qd)
 
     def gravity_vector(self, q):
         """(n,) gravity torques g(q) = (dP/dq)^T."""
@@ -127,32 +128,36 @@ class RigidBodyDynamics:
         if self.method == 'recursive':
             self._run_terms(q, self._zero, MODE_G)
             return self._g.copy()
-        return gravity_jacobian(self.chain, self._reference(q, False))
+        return gravity_jacobian(self.chain, link_kinematics(self.chain, q, False))
 
     def terms(self, q, qd):
         """(M, C, g) for one control cycle, sharing one kinematics pass."""
         q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
         if self._compiled:
-            if not terms_kernel(q, qd, self._params, self._out, self._buf, MODE_ALL):
-                self._non_finite(q=q, qd=qd)
+            self._run_terms(q, qd, MODE_ALL)
             out = self._out.copy()
             n = self.n
             return out[:n], out[n:2 * n], out[2 * n]
-        kin = self._reference(q, True)
-        dm = mass_matrix_derivative(self.chain, kin)
-        cor = coriolis_kronecker(dm, qd) if self.method == 'kronecker' else \
-            coriolis_christoffel(dm, qd)
+        kin = link_kinematics(self.chain, q)
+        cor = self._coriolis(mass_matrix_derivative(self.chain, kin), qd)
         return mass_matrix_jacobian(self.chain, q, kin), cor, gravity_jacobian(self.chain, kin)
 
     def terms_into(self, q, qd, out):
         """Allocation-free M, C, g: ``out`` is a (2n + 1, n) float array receiving M in rows
         [0, n), C in rows [n, 2n) and g in row 2n."""
+        if out is not self._out_checked:  # checked once per buffer, not every cycle
+            n = self.n
+            if type(out) is not np.ndarray or out.shape != (2 * n + 1, n) or \
+                    out.dtype != np.float64 or not out.flags.c_contiguous:
+                raise InputError(f'out: expected a C-contiguous float64 ({2 * n + 1}, {n}) '
+                                 f'array, got {getattr(out, "shape", type(out).__name__)}')
+            self._out_checked = out
+        q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
         if self.method != 'recursive':
             m, c, g = self.terms(q, qd)
             out[:self.n], out[self.n:2 * self.n], out[2 * self.n] = m, c, g
             return
-        if not terms_kernel(q, qd, self._params, out, self._buf, MODE_ALL):
-            self._non_finite(q=q, qd=qd)
+        self._run_terms(q, qd, MODE_ALL, out)
 
     def inverse_dynamics(self, q, qd, qdd):
         """tau = M(q) qdd + C(q, qd) qd + g(q) (seed 000 eq. 29, no friction)."""
