@@ -75,21 +75,24 @@ class _SampledReference:
         self.t, self.q, self.qd = self.t[keep], self.q[keep], self.qd[keep]
 
     def evaluate(self, ts, final=False):
-        """(mask of evaluable states, q_ref, qd_ref) and drop consumed samples."""
+        """(mask of evaluable states, q_ref) and drop consumed samples."""
         self._merge()
         if self.q is None or len(self.t) < 2:
-            return np.zeros(len(ts), bool), None, None
+            return np.zeros(len(ts), bool), None
         ok = (ts >= self.t[0]) & (ts <= self.t[-1])
         tsel = ts[ok]
         k = np.clip(np.searchsorted(self.t, tsel, side='right') - 1, 0, len(self.t) - 2)
         q = hermite(tsel, self.t[k], self.t[k + 1], self.q[k], self.q[k + 1], self.qd[k],
                     self.qd[k + 1])
-        qd = self.qd[k] + (self.qd[k + 1] - self.qd[k]) * \
-            ((tsel - self.t[k]) / (self.t[k + 1] - self.t[k]))[:, None]
         if not final and len(ts):
             cut = max(np.searchsorted(self.t, ts.max(), side='right') - 2, 0)
             self.t, self.q, self.qd = self.t[cut:], self.q[cut:], self.qd[cut:]
-        return ok, q, qd
+        return ok, q
+
+    def pending_after(self, ts):
+        """States later than the last reference sample (they wait for more samples)."""
+        self._merge()
+        return ts > (self.t[-1] if len(self.t) else -np.inf)
 
 
 def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
@@ -126,7 +129,7 @@ def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
             found = sorted(t for t, m in bag.topics.items() if m == COMMAND
                            and t.endswith('/commands'))
             command_topic = found[0] if found else None
-        elif command_topic not in bag.topics:
+        else:
             bag.require(command_topic, 'command')
         diag_topic = '/diagnostics' if bag.topics.get('/diagnostics') == DIAGNOSTICS else None
         topics = [t for t in (state_topic, ref_topic, command_topic, diag_topic) if t]
@@ -211,19 +214,6 @@ class _TrajectoryReference:
         return np.zeros(len(ts), bool)
 
 
-class _SampledAdapter:
-    def __init__(self, sampled):
-        self.sampled = sampled
-
-    def evaluate(self, ts, final=False):
-        ok, q, _ = self.sampled.evaluate(ts, final)
-        return ok, q
-
-    def pending_after(self, ts):
-        last = self.sampled.t[-1] if len(self.sampled.t) else -np.inf
-        return ts > last
-
-
 def _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic, diag_topic, model,
             tolerance, progress, total):
     dyn = None
@@ -234,7 +224,7 @@ def _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic, diag_t
     states = JointStateBatch(joints)
     refs = JointStateBatch(joints) if ref_type == JOINT_STATE else None
     sampled = _SampledReference()
-    reference = _SampledAdapter(sampled)
+    reference = sampled  # replaced by a _TrajectoryReference for JointTrajectory topics
     state_timing, ref_timing = TimingStats(), TimingStats()
     chunker = None
     cmd = dict(count=0, peak=None, hits=None)
