@@ -83,6 +83,11 @@ class RobotModel:
         return np.array([j.effort for j in self.joints])
 
     @property
+    def velocity_limits(self):
+        """(n,) velocity limits [rad/s or m/s] (inf when absent)."""
+        return np.array([j.velocity for j in self.joints])
+
+    @property
     def lower(self):
         """(n,) lower position limits."""
         return np.array([j.lower for j in self.joints])

@@ -86,7 +86,10 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
         # Torque-level PD gains for feedforward / gravity modes [N m/rad, N m s/rad].
         n = len(ctrl.get('kp', [0.0]))
         ctrl['kp'], ctrl['kd'] = [100.0] * n, [10.0] * n
-    ctrl.update(mode=mode, trigger='state', rate=float(rate), use_sim_time=True)
+    # Lock step: simulated time stops while the loop stalls (GC, bag writes), so the
+    # watchdog (wall clock) gets a lenient timeout; separate processes keep the default.
+    ctrl.update(mode=mode, trigger='state', rate=float(rate), use_sim_time=True,
+                autostart=True, state_timeout=1.0)
     if reference:
         ctrl['reference'] = reference
     ctrl.update(controller_overrides or {})
@@ -101,8 +104,8 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
         nodes['sim'] = sim = SimNode(context=context, parameter_overrides=_params(sim_cfg))
         nodes['controller'] = controller = ControllerNode(context=context,
                                                           parameter_overrides=_params(ctrl))
-        if controller.dyn is None:
-            raise RobodynError('controller could not load the robot model')
+        if controller.core is None:
+            raise RobodynError(f'controller: {controller.status}')
         recorder = None
         if bag_path:
             topics = ['/joint_states',
@@ -122,16 +125,14 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
         deadline = time.perf_counter() + 10.0
         next_publish = 0.0
         while sim.commands == 0 and time.perf_counter() < deadline:
-            if controller.state is None and time.perf_counter() >= next_publish:
+            if controller.core.q is None and time.perf_counter() >= next_publish:
                 sim.publish_state()
                 next_publish = time.perf_counter() + 0.1
             executor.spin_once(timeout_sec=0.01)
         if sim.commands == 0:
             raise RobodynError('no command from the controller within 10 s (DDS discovery?)')
-        # Drain answers to repeated start-up states so commands and states pair up 1:1.
-        settle = time.perf_counter() + 0.3
-        while time.perf_counter() < settle:
-            executor.spin_once(timeout_sec=0.01)
+        # Repeated start-up states carry the same stamp: the controller answers only the
+        # first, so commands and states pair up 1:1 from here.
         if sim.commands != controller.command_count:
             raise RobodynError(f'lock step lost: {controller.command_count} commands sent, '
                                f'{sim.commands} received')
@@ -151,8 +152,8 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
                     break
         result.update(steps=steps, wall=time.perf_counter() - wall0, timeouts=timeouts,
                       commands=controller.command_count, q=sim.sim.state()[0],
-                      reference=controller.ref(controller.state_time - controller.ref_t0),
-                      faults=controller.safety.faults)
+                      reference=controller.core.reference(sim.sim.time),
+                      faults=controller.core.supervisor.faults)
         if recorder is not None:
             drain_until = time.perf_counter() + 2.0
             last = -1

@@ -1,25 +1,34 @@
-"""Helpers shared by the nodes: parameter declaration and model loading."""
+"""Helpers shared by the nodes: parameters, model loading, messages, the main loop."""
+
+import array
+import signal
 
 from builtin_interfaces.msg import Time
 from rcl_interfaces.msg import ParameterDescriptor
 import rclpy
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
 
 from ..errors import RobodynError
 from ..model import load_urdf
 from ..robots import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
-           'run_node', 'to_time']
+           'run_node', 'to_time', 'stamp_to_sec', 'float_array']
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                    reliability=ReliabilityPolicy.RELIABLE)
 
 
-def declare(node, name, default, description):
-    """Declare a parameter with a description and return its value."""
-    node.declare_parameter(name, default, ParameterDescriptor(description=description))
+def declare(node, name, default, description, dynamic=False):
+    """Declare a read-only parameter with a description and return its value.
+
+    ``dynamic``: accept any type (numbers: an integer where a float is meant; the caller
+    validates the value).
+    """
+    node.declare_parameter(name, default, ParameterDescriptor(
+        description=description, read_only=True, dynamic_typing=dynamic))
     return node.get_parameter(name).value
 
 
@@ -52,24 +61,67 @@ def to_time(seconds):
     return Time(sec=sec, nanosec=min(int(round((seconds - sec) * 1e9)), 999_999_999))
 
 
+def stamp_to_sec(stamp):
+    """Seconds from a builtin_interfaces/Time."""
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+def float_array(values):
+    """array('d') of a float64 numpy array: message fields take it without a per-item
+    Python check."""
+    out = array.array('d')
+    out.frombytes(values.astype(float, copy=False).tobytes())
+    return out
+
+
+class _Stop:
+    """SIGINT/SIGTERM handler: remember the signal; the main loop ends at its next turn.
+
+    rclpy's own handlers are off, so the context stays valid for the node's ``close()``
+    (the controller publishes its safe command there) and a second signal (launch
+    forwards one after a terminal's Ctrl-C) cannot interrupt it.
+    """
+
+    def __init__(self):
+        self.signal = None
+
+    def __call__(self, signum, frame):
+        self.signal = self.signal or signum
+
+
 def run_node(factory, name, args=None):
-    """Standard main(): init, build the node (a RobodynError is one line), spin until
-    Ctrl-C / SIGTERM, call the node's ``close()`` if it has one, shut down."""
-    rclpy.init(args=args)
+    """Standard main(): init, build the node (a RobodynError is one line, exit 2), spin until
+    SIGINT / SIGTERM, call the node's ``close()`` if it has one, shut down, exit 0.
+
+    An exception escaping a callback is logged and handed to the node's
+    ``on_internal_error(exc)`` if it has one; the loop goes on.
+    """
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    stop = _Stop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
     try:
         node = factory()
     except RobodynError as exc:
-        print(f'{name}: error: {exc}')
-        rclpy.shutdown()
+        print(f'{name}: error: {exc}', flush=True)
+        rclpy.try_shutdown()
         return 2
+    executor = SingleThreadedExecutor()
+    executor.add_node(node)
     try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
+        while stop.signal is None and rclpy.ok():
+            try:
+                executor.spin_once(timeout_sec=0.1)
+            except (ExternalShutdownException, KeyboardInterrupt):
+                break
+            except Exception as exc:  # noqa: BLE001 - never let a callback end the node
+                node.get_logger().error(f'callback raised {type(exc).__name__}: {exc}')
+                if hasattr(node, 'on_internal_error'):
+                    node.on_internal_error(exc)
     finally:
         if hasattr(node, 'close'):
             node.close()
+        executor.remove_node(node)
         node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+        rclpy.try_shutdown()
     return 0

@@ -1,331 +1,302 @@
-"""Computed-torque controller node: /joint_states in, effort commands out.
+"""robodyn controller: a lifecycle node driving an effort-controlled arm.
 
-Subscriptions: /joint_states (sensor_msgs/JointState, mapped by name),
-~/joint_trajectory (trajectory_msgs/JointTrajectory), /robot_description (when no
-URDF parameter is set; transient local). Publications: the command topic
-(std_msgs/Float64MultiArray, or trajectory_msgs/JointTrajectory with efforts),
-~/reference (sensor_msgs/JointState: q_r, qd_r, commanded effort), /diagnostics.
+Lifecycle (as ros2_control controllers): configure = read and check every parameter, load
+the model, warm up the compiled kernels; activate = ramp in from the current output at the
+first valid state; deactivate / shutdown / SIGINT / SIGTERM = ramp (within the torque-rate
+limit) to the safe command and publish it last. ``autostart: true`` configures and
+activates at start-up (launch files, the demo).
+
+Topics (relative names, so namespaces and remapping work):
+    in:  joint_states (sensor_msgs/JointState, keep-last 1: always the freshest state),
+         ~/joint_trajectory (trajectory_msgs/JointTrajectory),
+         robot_description (std_msgs/String, transient local; when no URDF parameter is set)
+    out: <command_topic> (std_msgs/Float64MultiArray, effort [N m or N], ``joints`` order),
+         ~/reference (sensor_msgs/JointState: q_r, qd_r, commanded effort; stamped in the
+         joint states' time base), /diagnostics (diagnostic_msgs/DiagnosticArray).
+
+All pacing uses the steady clock; ROS time (and use_sim_time) only stamps /diagnostics.
+The core (robodyn_ros.control.ControllerCore) does everything else.
 """
 
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-import numpy as np
-from rclpy.node import Node
+from rclpy.clock import Clock, ClockType
+from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
-from ..control import ControlLaw, LawConfig, SafetyFilter, SplineTrajectory, make_reference
-from ..dynamics import RigidBodyDynamics
+from ..control import ControllerConfig, ControllerCore
 from ..errors import RobodynError
 from .common import (
     ROBOT_DESCRIPTION_QOS,
     declare,
     declare_robot,
+    float_array,
     model_from_parameters,
     run_node,
+    stamp_to_sec,
     to_time,
 )
+from .controller_parameters import PARAMETERS
 
 __all__ = ['ControllerNode', 'main']
 
-
-def _stamp_to_sec(stamp):
-    return stamp.sec + stamp.nanosec * 1e-9
+STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 
 
-class ControllerNode(Node):
-    """Dynamics-based effort controller for ros2_control (see module docstring)."""
+def guarded(method):
+    """Callback wrapper: an exception is logged and sends the controller to safe mode."""
+    def wrapper(self, *args):
+        try:
+            return method(self, *args)
+        except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+            self.on_internal_error(exc)
+    wrapper.__name__ = method.__name__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
+class ControllerNode(LifecycleNode):
+    """Computed-torque controller (see the module docstring)."""
 
     def __init__(self, **kwargs):
         super().__init__('robodyn_controller', **kwargs)
         declare_robot(self)
-        declare(self, 'joints', [''], 'joint order of the commands (default: chain order)')
-        self.rate = declare(self, 'rate', 1000.0, 'control rate [Hz]')
-        declare(self, 'trigger', 'timer', "'timer' (fixed rate) or 'state' (each new state)")
-        declare(self, 'mode', 'computed_torque', 'computed_torque | feedforward | gravity')
-        declare(self, 'reference', 'hold',
-                'hold | one_minus_cos | sum_of_sines (JointTrajectory messages override)')
-        declare(self, 'amplitudes', [0.0], 'reference amplitudes [rad or m], per joint')
-        declare(self, 'periods', [0.0], 'reference periods [s], per joint')
-        declare(self, 'ramp', 1.0, 'sum_of_sines smooth-start duration [s]')
-        declare(self, 'interpolation', 'quintic', 'JointTrajectory interpolation: quintic|cubic')
-        declare(self, 'kp', [0.0], 'proportional gains per joint')
-        declare(self, 'kd', [0.0], 'derivative gains per joint')
-        declare(self, 'include_gravity', True,
-                'add g(q); false for robots that compensate gravity internally')
-        declare(self, 'include_friction', True, 'add the viscous + Coulomb friction model')
-        declare(self, 'friction_smoothing', 0.01, 'tanh velocity scale [rad/s] for sgn(qd)')
-        declare(self, 'feedforward_pd', True, 'feedforward mode: add the PD term')
-        declare(self, 'gravity', [0.0, 0.0, -9.81], 'gravity in the base frame [m/s^2]')
-        declare(self, 'command_topic', '/effort_controller/commands', 'effort command topic')
-        declare(self, 'command_type', 'float64_multi_array',
-                'float64_multi_array | joint_trajectory (efforts as feedforward)')
-        declare(self, 'state_timeout', 0.05, 'max age of /joint_states before refusing [s]')
-        declare(self, 'diagnostics_period', 0.1, 'period of /diagnostics [s]')
-
-        self.dyn = None
-        self.law = None
-        self.safety = None
-        self.ref = None
-        self.ref_t0 = None
-        self.index = None
-        self.names_key = None
-        self.state = None
-        self.state_time = None
-        self.last_error = ''
-        self.compute_us = []
-        self.cycle_times = []
-        self.cycles = 0
-        self.last_diag = None
+        for name, (default, description, dynamic) in PARAMETERS.items():
+            declare(self, name, default, description, dynamic)
+        self.core = None
+        self.status = 'unconfigured: not configured yet'
+        self.xml = None
+        self.cmd_pub = None
+        self.ref_pub = None
+        self.entities = []
         self.command_count = 0
-
-        p = self.get_parameter
-        command_type = p('command_type').value
-        self.command_is_trajectory = command_type == 'joint_trajectory'
-        self.cmd_pub = self.create_publisher(
-            JointTrajectory if command_type == 'joint_trajectory' else Float64MultiArray,
-            p('command_topic').value, 10)
-        self.ref_pub = self.create_publisher(JointState, '~/reference', 10)
+        self.last_publish = 0.0
+        self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_subscription(JointState, '/joint_states', self.on_joint_states, 10)
-        self.create_subscription(JointTrajectory, '~/joint_trajectory', self.on_trajectory, 10)
-        self.load_model()
-        if self.dyn is None:
-            self.create_subscription(String, '/robot_description', self.on_description,
+        self.create_timer(self.get_parameter('diagnostics_period').value
+                          if _positive(self.get_parameter('diagnostics_period').value)
+                          else 0.1, self.on_diagnostics, clock=self.steady)
+        if not model_from_parameters_set(self):
+            self.create_subscription(String, 'robot_description', self.on_description,
                                      ROBOT_DESCRIPTION_QOS)
-            self.get_logger().info('waiting for /robot_description')
-        # Hot-path parameters, read once (restart the node to change them).
-        self.trigger = p('trigger').value
-        self.state_timeout = p('state_timeout').value
-        self.diagnostics_period = p('diagnostics_period').value
-        self.mode = p('mode').value
-        if self.trigger == 'timer':
-            self.create_timer(1.0 / self.rate, self.on_timer)
+            self.get_logger().info('waiting for robot_description')
+        if self.get_parameter('autostart').value:
+            self.autostart()
 
-    # -- model ------------------------------------------------------------------------
-    def load_model(self, xml=None):
-        """(Re)build model, dynamics, law and safety filter; log and stay idle on error."""
-        p = self.get_parameter
+    # -- lifecycle --------------------------------------------------------------------
+    def autostart(self):
+        """configure + activate (logs why if either fails)."""
+        self.trigger_configure()
+        if self.core is not None:
+            self.trigger_activate()
+
+    def on_configure(self, state):
+        """Check parameters, load the model, build the core, warm up the kernels."""
         try:
-            model = model_from_parameters(self, xml)
+            values = {name: self.get_parameter(name).value for name in PARAMETERS}
+            config = ControllerConfig.from_parameters(values)
+            model = model_from_parameters(self, self.xml)
             if model is None:
-                return
-            dyn = RigidBodyDynamics(model, gravity=p('gravity').value,
-                                    friction_smoothing=p('friction_smoothing').value)
-            joints = [j for j in p('joints').value if j]
-            if joints and sorted(joints) != sorted(model.joint_names):
-                raise RobodynError(f'joints parameter {joints} does not match the chain '
-                                   f'{list(model.joint_names)}')
-            self.out_order = np.array([model.joint_names.index(j) for j in joints]) \
-                if joints else np.arange(model.n)
-            self.out_names = [model.joint_names[i] for i in self.out_order]
-            kp = self._per_joint(p('kp').value, model.n, 'kp')
-            kd = self._per_joint(p('kd').value, model.n, 'kd')
-            law = ControlLaw(dyn, LawConfig(p('mode').value, kp, kd, p('include_gravity').value,
-                                            p('include_friction').value,
-                                            p('feedforward_pd').value))
+                raise RobodynError('no robot description yet: set robot_description, '
+                                   'urdf_file or robot, or publish robot_description')
+            core = ControllerCore(model, config)
+            warm = core.warm_up()
         except RobodynError as exc:
-            self.get_logger().error(f'cannot load the robot model: {exc}')
-            return
-        self.dyn, self.law = dyn, law
-        self.safety = SafetyFilter(model.effort_limits)
-        self.get_logger().info(f'model {model.name}: {model.n} joints {model.joint_names}, '
-                               f'mode {p("mode").value}')
+            self.status = f'unconfigured: configure failed: {exc}'
+            self.get_logger().error(f'configure failed: {exc}')
+            return TransitionCallbackReturn.FAILURE
+        self.core = core
+        self._create_entities(config)
+        self.status = 'configured'
+        self.get_logger().info(
+            f'configured {model.name}: {model.n} joints {list(model.joint_names)}, mode '
+            f'{config.mode}, trigger {config.trigger} at {config.rate:g} Hz, safe command '
+            f'{config.safe_command}, kernels warm in {warm:.2f} s')
+        return TransitionCallbackReturn.SUCCESS
 
-    @staticmethod
-    def _per_joint(values, n, name):
-        values = [float(v) for v in values]
-        if len(values) == 1:
-            return np.full(n, values[0])
-        if len(values) != n:
-            raise RobodynError(f'{name}: expected 1 or {n} values, got {len(values)}')
-        return np.array(values)
+    def _create_entities(self, config):
+        self.cmd_pub = self.create_publisher(Float64MultiArray,
+                                             self.get_parameter('command_topic').value, 1)
+        self.ref_pub = self.create_publisher(JointState, '~/reference', 1)
+        self.ref_msg = JointState()
+        self.ref_msg.name = list(self.core.model.joint_names)
+        self.entities = [
+            self.cmd_pub, self.ref_pub,
+            self.create_subscription(JointState, 'joint_states', self.on_joint_states,
+                                     STATE_QOS),
+            self.create_subscription(JointTrajectory, '~/joint_trajectory',
+                                     self.on_trajectory, 10),
+            self.create_timer(1.0 / config.rate, self.on_timer, clock=self.steady)]
+        self.trigger_state = config.trigger == 'state'
+        self.period = 1.0 / config.rate
 
+    def on_activate(self, state):
+        """Ramp in at the first valid state."""
+        self.core.activate(time.monotonic())
+        self.status = 'active'
+        self._log_events()
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_deactivate(self, state):
+        """Ramp to the safe command and publish it last."""
+        self.publish_final('deactivated')
+        self.status = 'configured'
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_cleanup(self, state):
+        """Drop the core and its publishers/subscriptions."""
+        self._destroy_entities()
+        self.core = None
+        self.status = 'unconfigured'
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_shutdown(self, state):
+        """Safe command out, then release everything."""
+        self.close()
+        return TransitionCallbackReturn.SUCCESS
+
+    def on_error(self, state):
+        """Safe command out; the node goes back to unconfigured."""
+        self.close()
+        return TransitionCallbackReturn.SUCCESS
+
+    def _destroy_entities(self):
+        for entity in self.entities:
+            if hasattr(entity, 'cancel'):
+                entity.cancel()
+                self.destroy_timer(entity)
+            elif hasattr(entity, 'publish'):
+                self.destroy_publisher(entity)
+            else:
+                self.destroy_subscription(entity)
+        self.entities = []
+        self.cmd_pub = None
+
+    def close(self):
+        """Shutdown path (also SIGINT/SIGTERM via run_node): publish the final ramp."""
+        self.publish_final('shutdown')
+        self._destroy_entities()
+        self.core = None
+
+    # -- callbacks --------------------------------------------------------------------
+    @guarded
     def on_description(self, msg):
-        """robot_description topic (transient local)."""
-        if self.dyn is None:
-            self.load_model(msg.data)
+        """robot_description (transient local): configure with it if autostart is set."""
+        if self.core is None and msg.data:
+            self.xml = msg.data
+            if self.get_parameter('autostart').value:
+                self.autostart()
 
-    # -- state ------------------------------------------------------------------------
-    def _error(self, text):
-        if text != self.last_error:
-            self.get_logger().error(text)
-            self.last_error = text
-
+    @guarded
     def on_joint_states(self, msg):
-        """Map the state by name; reject malformed or incomplete messages."""
-        if self.dyn is None:
-            return
-        names = tuple(msg.name)
-        if names != self.names_key:
-            lookup = {name: i for i, name in enumerate(names)}
-            missing = [j for j in self.dyn.model.joint_names if j not in lookup]
-            if missing:
-                self._error(f'/joint_states lacks joints {missing}; has {list(names)}')
-                self.index = None
-                self.names_key = names
-                return
-            self.index = np.array([lookup[j] for j in self.dyn.model.joint_names])
-            self.names_key = names
-        if self.index is None:
-            return
-        if len(msg.position) != len(names) or len(msg.velocity) != len(names):
-            self._error('/joint_states: position and velocity must match name '
-                        f'({len(names)}), got {len(msg.position)} and {len(msg.velocity)}')
-            return
-        q = np.asarray(msg.position)[self.index]
-        qd = np.asarray(msg.velocity)[self.index]
-        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
-            self._error('/joint_states holds non-finite values; no command')
-            return
-        stamp = _stamp_to_sec(msg.header.stamp)
-        if stamp == 0.0:
-            stamp = self.get_clock().now().nanoseconds * 1e-9
-        self.state = (q, qd)
-        self.state_time = stamp
-        if self.ref is None:
-            self._start_reference(q, stamp)
-        if self.trigger == 'state':
-            self.control(stamp)
+        """Validate and store; answer at once with trigger 'state'."""
+        core = self.core
+        now = time.monotonic()
+        if core.on_state(now, msg.name, msg.position, msg.velocity,
+                         stamp_to_sec(msg.header.stamp)) and self.trigger_state and \
+                core.supervisor.commanding:
+            self.publish(core.update(now), now)
 
-    def _start_reference(self, q0, t0):
-        p = self.get_parameter
-        amps = [a for a in p('amplitudes').value] or None
-        pers = [x for x in p('periods').value] or None
-        if amps is not None and all(a == 0.0 for a in amps):
-            amps = None
-        if pers is not None and all(x == 0.0 for x in pers):
-            pers = None
-        try:
-            self.ref = make_reference(p('reference').value, q0, amps, pers, p('ramp').value)
-        except RobodynError as exc:
-            self._error(f'reference: {exc}; holding position')
-            self.ref = make_reference('hold', q0)
-        self.ref_t0 = t0
-
-    def on_trajectory(self, msg):
-        """Follow a JointTrajectory from the current reference state."""
-        if self.dyn is None or self.state is None:
-            self._error('JointTrajectory ignored: no model or state yet')
-            return
-        names = self.dyn.model.joint_names
-        lookup = {name: i for i, name in enumerate(msg.joint_names)}
-        unknown = [j for j in msg.joint_names if j not in names]
-        if unknown or not msg.points:
-            self._error(f'JointTrajectory rejected: unknown joints {unknown} or no points; '
-                        f'valid joints {list(names)}')
-            return
-        now = self.state_time
-        q_r, qd_r, qdd_r = self.ref(now - self.ref_t0)
-        m, n = len(msg.points), len(names)
-        pos = np.tile(q_r, (m, 1))
-        vel = np.zeros((m, n))
-        acc = np.zeros((m, n))
-        times = []
-        for k, point in enumerate(msg.points):
-            times.append(point.time_from_start.sec + point.time_from_start.nanosec * 1e-9)
-            for j, name in enumerate(names):
-                if name in lookup:
-                    idx = lookup[name]
-                    pos[k, j] = point.positions[idx]
-                    if len(point.velocities) == len(msg.joint_names):
-                        vel[k, j] = point.velocities[idx]
-                    if len(point.accelerations) == len(msg.joint_names):
-                        acc[k, j] = point.accelerations[idx]
-        try:
-            self.ref = SplineTrajectory((q_r, qd_r, qdd_r), times, pos, vel, acc, t0=0.0,
-                                        kind=self.get_parameter('interpolation').value)
-        except RobodynError as exc:
-            self._error(f'JointTrajectory rejected: {exc}')
-            return
-        self.ref_t0 = now
-        self.get_logger().info(f'following a {m}-point trajectory over {times[-1]:.3f} s')
-
-    # -- control ----------------------------------------------------------------------
+    @guarded
     def on_timer(self):
-        """Fixed-rate cycle."""
-        self.control(self.get_clock().now().nanoseconds * 1e-9)
+        """Fixed-rate cycle (trigger 'timer'); with trigger 'state', the watchdog and the
+        safe command at rate while states are missing or the supervisor is in safe mode."""
+        core = self.core
+        now = time.monotonic()
+        if not self.trigger_state or core.supervisor.needs_timer(now):
+            self.publish(core.update(now), now)
 
-    def control(self, now):
-        """One control cycle at time ``now`` [s]: law -> safety filter -> publish."""
-        if self.dyn is None or self.state is None:
-            return
-        age = now - self.state_time
-        timeout = self.state_timeout
-        if age > timeout:
-            self._error(f'/joint_states is stale ({age * 1e3:.1f} ms > {timeout * 1e3:.0f} ms);'
-                        ' no command')
-            return
-        t0 = time.perf_counter()
-        q, qd = self.state
-        q_r, qd_r, qdd_r = self.ref(now - self.ref_t0)
-        try:
-            tau = self.law(q, qd, q_r, qd_r, qdd_r)
-        except RobodynError as exc:
-            self._error(f'control law failed: {exc}; holding last command')
-            tau = np.full(self.dyn.n, np.nan)
-        tau = self.safety(tau)
-        self.compute_us.append((time.perf_counter() - t0) * 1e6)
-        self.publish(tau, q_r, qd_r, now)
-        self.cycle_times.append(now)
-        self.cycles += 1
-        if self.last_diag is None or now - self.last_diag >= self.diagnostics_period:
-            self.publish_diagnostics(now, age)
+    @guarded
+    def on_trajectory(self, msg):
+        """Follow a JointTrajectory (rejected ones are logged, the reference stays)."""
+        self.core.on_trajectory(time.monotonic(), msg)
+        self._log_events()
 
-    def publish(self, tau, q_r, qd_r, now):
-        """Send the command (controller joint order) and the reference."""
-        order = self.out_order
-        if self.command_is_trajectory:
-            msg = JointTrajectory()
-            msg.joint_names = self.out_names
-            point = JointTrajectoryPoint()
-            point.positions = q_r[order].tolist()
-            point.velocities = qd_r[order].tolist()
-            point.effort = tau[order].tolist()
-            msg.points = [point]
-        else:
-            msg = Float64MultiArray()
-            msg.data = tau[order].tolist()
-        self.cmd_pub.publish(msg)
+    def on_internal_error(self, exc):
+        """An unexpected exception: log it once, latch safe mode."""
+        self.get_logger().error(f'internal error {type(exc).__name__}: {exc}',
+                                throttle_duration_sec=1.0)
+        if self.core is not None:
+            self.core.supervisor.fault(time.monotonic(),
+                                       f'internal error {type(exc).__name__}', latch=True)
+
+    # -- output -----------------------------------------------------------------------
+    def publish(self, command, now):
+        """Send a Command (None: nothing may be sent yet)."""
+        if command is None:
+            return
+        self.cmd_pub.publish(Float64MultiArray(data=float_array(command.effort)))
         self.command_count += 1
-        ref = JointState()
-        ref.header.stamp = to_time(now)
-        ref.name = list(self.dyn.model.joint_names)
-        ref.position = q_r.tolist()
-        ref.velocity = qd_r.tolist()
-        ref.effort = tau.tolist()
+        self.last_publish = now
+        ref = self.ref_msg
+        ref.header.stamp = to_time(command.t_ref)
+        ref.position = float_array(command.q_ref)
+        ref.velocity = float_array(command.qd_ref)
+        ref.effort = float_array(command.effort)
         self.ref_pub.publish(ref)
+        if self.core.supervisor.events or self.core.events:
+            self._log_events()
 
-    def publish_diagnostics(self, now, age):
-        """Compute time, state age, achieved rate and mode on /diagnostics."""
-        window = np.asarray(self.compute_us[-2000:])
-        times = np.asarray(self.cycle_times[-2000:])
-        del self.compute_us[:-2000], self.cycle_times[:-2000]
-        rate = (len(times) - 1) / (times[-1] - times[0]) if len(times) > 1 and \
-            times[-1] > times[0] else 0.0
-        status = DiagnosticStatus()
-        status.name = 'robodyn_controller'
-        status.hardware_id = self.dyn.model.name
-        status.level = DiagnosticStatus.OK if self.safety.faults == 0 else DiagnosticStatus.WARN
-        status.message = self.mode
-        values = dict(mode=self.mode, rate_hz=f'{rate:.3f}',
-                      compute_p50_us=f'{np.percentile(window, 50):.2f}',
-                      compute_p99_us=f'{np.percentile(window, 99):.2f}',
-                      compute_max_us=f'{window.max():.2f}', state_age_ms=f'{age * 1e3:.3f}',
-                      cycles=str(self.cycles), faults=str(self.safety.faults),
-                      clamped=str(self.safety.clamped))
-        status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
-        msg = DiagnosticArray()
-        msg.header.stamp = to_time(now)
-        msg.status = [status]
+    def publish_final(self, reason):
+        """Ramp to the safe command at the nominal rate and publish it last."""
+        core = self.core
+        if core is None or self.cmd_pub is None or not core.supervisor.publishing:
+            if core is not None:
+                core.supervisor.deactivate(time.monotonic(), reason)
+            return
+        for effort in core.final_commands(time.monotonic(), reason):
+            self.cmd_pub.publish(Float64MultiArray(data=float_array(effort)))
+            self.command_count += 1
+            time.sleep(self.period)
+        self._log_events()
+        self.get_logger().info(f'{reason}: safe command published')
+
+    def _log_events(self):
+        log = self.get_logger()
+        for level, text in self.core.drain_events():
+            if level == 2:
+                log.error(text)
+            elif level == 1:
+                log.warning(text)
+            else:
+                log.info(text)
+
+    @guarded
+    def on_diagnostics(self):
+        """/diagnostics: state, reason, timing and counters (also when unconfigured)."""
+        status = DiagnosticStatus(name='robodyn_controller')
+        if self.core is None:
+            status.level = DiagnosticStatus.ERROR if 'failed' in self.status \
+                else DiagnosticStatus.WARN
+            status.message = self.status
+        else:
+            self._log_events()
+            level, message, values = self.core.diagnostics(time.monotonic())
+            status.level = bytes([level])
+            status.message = message if self.status == 'active' else self.status
+            status.hardware_id = self.core.model.name
+            status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
+        msg = DiagnosticArray(status=[status])
+        msg.header.stamp = self.get_clock().now().to_msg()
         self.diag_pub.publish(msg)
-        self.last_diag = now
+
+
+def _positive(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
+
+
+def model_from_parameters_set(node):
+    """True when a parameter names the robot (no robot_description topic needed)."""
+    return any(node.get_parameter(k).value for k in ('robot_description', 'urdf_file',
+                                                      'robot'))
 
 
 def main(args=None):
-    """Run the controller node until shutdown."""
+    """Run the controller node until SIGINT/SIGTERM (the safe command goes out last)."""
     return run_node(ControllerNode, 'controller', args)
 
 

@@ -1,7 +1,9 @@
 """MuJoCo simulated arm behaving like ros2_control with an effort controller.
 
-Subscribes the command topic (std_msgs/Float64MultiArray, held between steps) and
-publishes /joint_states (position, velocity, applied effort) and, optionally, /clock.
+Subscribes the command topic (std_msgs/Float64MultiArray, held between steps, as a forward
+effort controller holds its last command) and publishes joint_states (position, velocity,
+applied effort) and, optionally, /clock. URDF position limits are hard stops; with
+``brakes`` the arm is held at q0 until the first command arrives.
 """
 
 import numpy as np
@@ -23,14 +25,18 @@ class SimNode(Node):
     def __init__(self, **kwargs):
         super().__init__('robodyn_sim', **kwargs)
         declare_robot(self)
-        declare(self, 'q0', [0.0], 'initial joint positions [rad or m] (default zeros)')
-        declare(self, 'rate', 1000.0, 'simulation and state publishing rate [Hz]')
-        declare(self, 'command_topic', '/effort_controller/commands', 'effort command topic')
+        declare(self, 'q0', [0.0], 'initial joint positions [rad or m] (default zeros)',
+                dynamic=True)
+        declare(self, 'rate', 1000.0, 'simulation and state publishing rate [Hz]',
+                dynamic=True)
+        declare(self, 'command_topic', 'effort_controller/commands', 'effort command topic')
+        declare(self, 'brakes', True, 'hold the joints at q0 until the first effort command')
         declare(self, 'publish_clock', True, 'publish /clock (simulated time)')
         declare(self, 'lockstep', False, 'step only when driven (in-process bringup)')
-        declare(self, 'position_noise', 0.0, 'std of position noise [rad or m]')
-        declare(self, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]')
-        declare(self, 'gravity', [0.0, 0.0, -9.81], 'gravity in the base frame [m/s^2]')
+        declare(self, 'position_noise', 0.0, 'std of position noise [rad or m]', dynamic=True)
+        declare(self, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]', dynamic=True)
+        declare(self, 'gravity', [0.0, 0.0, -9.81], 'gravity in the base frame [m/s^2]',
+                dynamic=True)
         p = self.get_parameter
         model = model_from_parameters(self)
         if model is None:
@@ -39,9 +45,10 @@ class SimNode(Node):
         self.model = model
         self.sim = MujocoSim(model, q0 if len(q0) == model.n else None, p('gravity').value,
                              1.0 / p('rate').value,
-                             (p('position_noise').value, p('velocity_noise').value))
+                             (p('position_noise').value, p('velocity_noise').value),
+                             brakes=p('brakes').value)
         self.commands = 0
-        self.state_pub = self.create_publisher(JointState, '/joint_states', 10)
+        self.state_pub = self.create_publisher(JointState, 'joint_states', 10)
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) \
             if p('publish_clock').value else None
         self.create_subscription(Float64MultiArray, p('command_topic').value, self.on_command,

@@ -1,5 +1,9 @@
 """MuJoCo simulation of a RobotModel's chain (meshes and contacts dropped).
 
+Joint position limits of the URDF are hard stops (MuJoCo joint limits), as on a real arm.
+With ``brakes`` the joints are held at their initial positions until the first effort
+command arrives, as a real arm's brakes hold it until its controller is active.
+
 The MJCF is generated from the same RobotModel the controller uses: one body per
 moving joint at the joint's origin, the lumped inertial of that body (off-chain
 subtrees locked, as in the model), URDF damping as viscous damping and URDF friction
@@ -44,9 +48,11 @@ def mjcf_from_model(model, gravity=(0.0, 0.0, -9.81), timestep=0.001, friction=T
         kind = 'slide' if joint.prismatic else 'hinge'
         damping = joint.damping if friction else 0.0
         loss = joint.friction if friction else 0.0
+        limits = f'limited="true" range="{float(joint.lower)!r} {float(joint.upper)!r}"' \
+            if np.isfinite(joint.lower) and np.isfinite(joint.upper) else 'limited="false"'
         lines.append(f'{indent}  <joint name="{joint.name}" type="{kind}" '
                      f'axis="{_fmt(joint.axis)}" damping="{damping!r}" '
-                     f'frictionloss="{loss!r}" limited="false"/>')
+                     f'frictionloss="{loss!r}" {limits}/>')
         indent += '  '
     for _ in model.joints:
         indent = indent[:-2]
@@ -65,10 +71,12 @@ class MujocoSim:
         timestep: integration step [s].
         noise_std: standard deviation of position/velocity noise on the reported state.
         seed: noise generator seed.
+        friction: URDF damping and friction in the simulated joints.
+        brakes: hold the joints until the first command (:meth:`set_command`).
     """
 
     def __init__(self, model, q0=None, gravity=(0.0, 0.0, -9.81), timestep=0.001,
-                 noise_std=(0.0, 0.0), seed=0, friction=True):
+                 noise_std=(0.0, 0.0), seed=0, friction=True, brakes=False):
         import mujoco
         self.mujoco = mujoco
         self.robot = model
@@ -83,6 +91,7 @@ class MujocoSim:
         self.noise_std = noise_std
         self.rng = np.random.default_rng(seed)
         self.timestep = timestep
+        self.braked = bool(brakes)
 
     @property
     def time(self):
@@ -95,9 +104,13 @@ class MujocoSim:
         if tau.shape != self.command.shape or not np.all(np.isfinite(tau)):
             raise InputError(f'command: expected ({len(self.command)},) finite values')
         self.command = tau.copy()
+        self.braked = False
 
     def step(self):
-        """Advance one timestep with the held command."""
+        """Advance one timestep with the held command (braked: time only)."""
+        if self.braked:
+            self.data.time += self.timestep
+            return
         self.data.qfrc_applied[:] = self.command
         self.mujoco.mj_step(self.mj_model, self.data)
 

@@ -1,0 +1,171 @@
+"""Controller settings: one validated, typed record built from plain parameter values.
+
+The node hands over its ROS parameters as a ``{name: value}`` dict; every value is checked
+here (type, range, per-joint length, valid options) and a bad one raises
+:class:`~robodyn_ros.errors.ConfigError` with a one-line message naming the parameter, the
+offending value and what is valid. Integers are accepted where floats are meant (YAML
+``kp: [400, 400]``, ``rate: 1000``).
+"""
+
+from dataclasses import dataclass, field, fields
+import math
+
+import numpy as np
+
+from ..errors import ConfigError
+from .laws import MODES
+
+__all__ = ['ControllerConfig', 'TRIGGERS', 'SAFE_COMMANDS', 'REFERENCES']
+
+TRIGGERS = ('timer', 'state')
+SAFE_COMMANDS = ('hold', 'zero')
+REFERENCES = ('hold', 'one_minus_cos', 'sum_of_sines')
+INTERPOLATIONS = ('quintic', 'cubic')
+
+
+@dataclass(frozen=True)
+class ControllerConfig:
+    """Every controller setting, in SI units. Per-joint lists hold 1 value (all joints) or n.
+
+    ``effort_limits`` / ``velocity_limits`` empty: taken from the URDF.
+    """
+
+    joints: tuple = ()
+    rate: float = 1000.0
+    trigger: str = 'state'
+    mode: str = 'computed_torque'
+    reference: str = 'hold'
+    amplitudes: tuple = ()
+    periods: tuple = ()
+    ramp: float = 1.0
+    interpolation: str = 'quintic'
+    kp: tuple = (0.0,)
+    kd: tuple = (0.0,)
+    include_gravity: bool = True
+    include_friction: bool = False
+    friction_smoothing: float = 0.01
+    feedforward_pd: bool = True
+    gravity: tuple = (0.0, 0.0, -9.81)
+    state_timeout: float = 0.05
+    diagnostics_period: float = 0.1
+    max_torque_rate: float = 1000.0
+    ramp_time: float = 0.2
+    safe_command: str = 'hold'
+    initial_output: str = 'hold'
+    damping: tuple = (1.0,)
+    effort_limits: tuple = ()
+    velocity_limits: tuple = ()
+    position_margin: float = 0.02
+    reference_margin: float = 0.05
+    velocity_margin: float = 0.1
+    cross_check_every: int = 0
+    cross_check_tolerance: float = 1e-6
+    extra: dict = field(default_factory=dict, compare=False)
+
+    @classmethod
+    def from_parameters(cls, values):
+        """Validated config from ``{name: value}``; unknown names are kept in ``extra``."""
+        known = {f.name: f for f in fields(cls) if f.name != 'extra'}
+        kwargs = {}
+        for name, value in values.items():
+            if name in known:
+                kwargs[name] = _coerce(name, value, type(getattr(cls, name)))
+        config = cls(**kwargs, extra={k: v for k, v in values.items() if k not in known})
+        config._check()
+        return config
+
+    def _check(self):
+        _choice('trigger', self.trigger, TRIGGERS)
+        _choice('mode', self.mode, MODES)
+        _choice('reference', self.reference, REFERENCES)
+        _choice('safe_command', self.safe_command, SAFE_COMMANDS)
+        _choice('initial_output', self.initial_output, SAFE_COMMANDS)
+        _choice('interpolation', self.interpolation, INTERPOLATIONS)
+        _positive('rate', self.rate, upper=20000.0)
+        for name in ('state_timeout', 'diagnostics_period', 'max_torque_rate',
+                     'cross_check_tolerance'):
+            _positive(name, getattr(self, name))
+        for name in ('ramp', 'ramp_time', 'friction_smoothing', 'position_margin',
+                     'reference_margin', 'velocity_margin'):
+            _non_negative(name, getattr(self, name))
+        if self.cross_check_every < 0:
+            raise ConfigError(f'cross_check_every: expected >= 0 (0 = off), '
+                              f'got {self.cross_check_every}')
+        if len(self.gravity) != 3:
+            raise ConfigError(f'gravity: expected 3 values [m/s^2], got {list(self.gravity)}')
+        for name in ('kp', 'kd', 'damping'):
+            values = getattr(self, name)
+            if not values or any(v < 0 for v in values):
+                raise ConfigError(f'{name}: expected values >= 0, got {list(values)}')
+        for name in ('effort_limits', 'velocity_limits'):
+            if any(v <= 0 for v in getattr(self, name)):
+                raise ConfigError(f'{name}: expected values > 0, got '
+                                  f'{list(getattr(self, name))}')
+        if self.reference_margin < self.position_margin:
+            raise ConfigError(f'reference_margin ({self.reference_margin}) must be >= '
+                              f'position_margin ({self.position_margin})')
+
+    def per_joint(self, name, n, default=None):
+        """Parameter ``name`` as an (n,) array (1 value broadcast); ``default`` if empty."""
+        values = getattr(self, name)
+        if not values:
+            if default is None:
+                raise ConfigError(f'{name}: expected 1 or {n} values, got none')
+            return np.asarray(default, dtype=float).copy()
+        if len(values) == 1:
+            return np.full(n, float(values[0]))
+        if len(values) != n:
+            raise ConfigError(f'{name}: expected 1 or {n} values (one per joint), got '
+                              f'{len(values)}: {list(values)}')
+        return np.asarray(values, dtype=float)
+
+
+def _coerce(name, value, kind):
+    """``value`` as ``kind`` (float accepts int; tuple of float accepts int arrays)."""
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        raise ConfigError(f'{name}: expected true or false, got {value!r}')
+    if kind is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise ConfigError(f'{name}: expected an integer, got {value!r}')
+    if kind is float:
+        return _number(name, value)
+    if kind is str:
+        if isinstance(value, str):
+            return value
+        raise ConfigError(f'{name}: expected a string, got {value!r}')
+    if isinstance(value, (str, bytes)) or not hasattr(value, '__iter__'):
+        raise ConfigError(f'{name}: expected a list, got {value!r}')
+    items = list(value)
+    if name == 'joints':
+        if not all(isinstance(v, str) for v in items):
+            raise ConfigError(f'joints: expected joint names, got {items!r}')
+        return tuple(v for v in items if v)
+    return tuple(_number(name, v) for v in items)
+
+
+def _number(name, value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f'{name}: expected a number, got {value!r}')
+    value = float(value)
+    if not math.isfinite(value):
+        raise ConfigError(f'{name}: expected a finite number, got {value!r}')
+    return value
+
+
+def _choice(name, value, options):
+    if value not in options:
+        raise ConfigError(f'{name}: unknown value {value!r}; valid: {", ".join(options)}')
+
+
+def _positive(name, value, upper=math.inf):
+    if not 0.0 < value <= upper:
+        bound = '' if upper == math.inf else f' and <= {upper:g}'
+        raise ConfigError(f'{name}: expected a value > 0{bound}, got {value!r}')
+
+
+def _non_negative(name, value):
+    if value < 0:
+        raise ConfigError(f'{name}: expected a value >= 0, got {value!r}')

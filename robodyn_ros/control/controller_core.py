@@ -1,0 +1,270 @@
+"""The controller, free of ROS: states and trajectories in, safe torque commands out.
+
+The node converts messages to plain arrays and calls this core with ``now``, a monotonic
+time [s] (watchdog, ramps, rate limit). The reference runs on the joint states' own time
+base: ``t_ref = now + (stamp - receipt time)`` of the last valid state, so a state stamped
+10 s ahead (a robot PC without time sync) neither stops the watchdog nor shifts the
+reference, and the published reference shares the states' stamps (validation aligns on
+them). States with a zero stamp use ``now``; a jump of the states' clock (reset, stamps
+switched on) shifts the reference with it.
+"""
+
+from dataclasses import dataclass
+import math
+import time
+
+import numpy as np
+
+from ..dynamics import RigidBodyDynamics
+from ..errors import ConfigError, InputError, RobodynError
+from .controller_config import ControllerConfig
+from .cycle_statistics import CycleStatistics
+from .joint_map import JointMap
+from .laws import ControlLaw, LawConfig
+from .reference_manager import ReferenceManager
+from .supervisor import LEVELS, SAFE, WAITING, SafetyLimits, SafetySupervisor
+
+__all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
+
+#: A state stamp this far [s] behind the previous one is a clock reset, not a stale state;
+#: a change of the stamp-to-monotonic offset this large is a jump of the states' clock.
+CLOCK_RESET = 1.0
+
+
+@dataclass(frozen=True)
+class Command:
+    """One cycle's output: ``effort`` in the command joint order, the reference in chain
+    order at reference time ``t_ref`` [s], the supervisor ``mode``."""
+
+    effort: np.ndarray
+    q_ref: np.ndarray
+    qd_ref: np.ndarray
+    t_ref: float
+    mode: str
+
+
+class ControllerCore:
+    """Joint mapping, reference, law, safety supervisor and statistics of one arm.
+
+    Args:
+        model: RobotModel of the chain.
+        config: ControllerConfig (validated).
+
+    Raises:
+        ConfigError: joints that do not match the chain, per-joint lists of the wrong
+            length, effort limits missing or 0 without an ``effort_limits`` override.
+    """
+
+    def __init__(self, model, config):
+        if not isinstance(config, ControllerConfig):
+            raise ConfigError(f'config: expected a ControllerConfig, got {type(config)}')
+        n = model.n
+        self.config = config
+        self.model = model
+        self.joint_map = JointMap(model.joint_names)
+        joints = list(config.joints) or list(model.joint_names)
+        if sorted(joints) != sorted(model.joint_names):
+            raise ConfigError(f'joints: {joints} does not match the chain '
+                              f'{list(model.joint_names)}')
+        self.output_names = joints
+        self.out_order = np.array([model.joint_names.index(j) for j in joints])
+        try:
+            self.dyn = RigidBodyDynamics(model, gravity=config.gravity,
+                                         friction_smoothing=config.friction_smoothing)
+            self.law = ControlLaw(self.dyn, LawConfig(
+                config.mode, config.per_joint('kp', n), config.per_joint('kd', n),
+                config.include_gravity, config.include_friction, config.feedforward_pd))
+        except InputError as exc:
+            raise ConfigError(str(exc)) from None
+        self.supervisor = SafetySupervisor(self._limits(model),
+                                           self.dyn.gravity_vector
+                                           if config.include_gravity else None)
+        margin = config.reference_margin
+        self.reference = ReferenceManager(self.joint_map, model.lower + margin,
+                                          model.upper - margin, config.interpolation)
+        self.stats = CycleStatistics()
+        self.cross_check = None
+        if config.cross_check_every:
+            from .online_cross_check import OnlineCrossCheck
+            self.cross_check = OnlineCrossCheck(self.dyn, config.gravity,
+                                                config.cross_check_every,
+                                                config.cross_check_tolerance)
+        self.events = []
+        self.q = self.qd = None
+        self.stamp = 0.0
+        self.stamp_offset = 0.0
+        self.last_rejection = ''
+
+    def _limits(self, model):
+        cfg, n = self.config, model.n
+        effort = cfg.per_joint('effort_limits', n, model.effort_limits)
+        bad = [model.joint_names[i] for i in np.flatnonzero(~np.isfinite(effort) |
+                                                            (effort <= 0))]
+        if bad:
+            raise ConfigError(f'effort limits missing or 0 in the URDF for joints {bad}; '
+                              'give them with the effort_limits parameter [N m or N]')
+        velocity = cfg.per_joint('velocity_limits', n, model.velocity_limits)
+        velocity = np.where(velocity > 0, velocity * (1.0 + cfg.velocity_margin), np.inf)
+        return SafetyLimits(
+            effort=effort, max_torque_rate=cfg.max_torque_rate, period=1.0 / cfg.rate,
+            ramp_time=cfg.ramp_time, state_timeout=cfg.state_timeout,
+            lower=model.lower + cfg.position_margin, upper=model.upper - cfg.position_margin,
+            velocity=velocity, damping=cfg.per_joint('damping', n),
+            safe_command=cfg.safe_command, initial_output=cfg.initial_output)
+
+    # -- lifecycle --------------------------------------------------------------------
+    def warm_up(self):
+        """Run every compiled path once at a mid-range state (loads numba's kernels before
+        the first cycle); returns the time it took [s]."""
+        t0 = time.perf_counter()
+        lo, hi = self.model.lower, self.model.upper
+        q = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (np.nan_to_num(lo) +
+                                                              np.nan_to_num(hi)), 0.0)
+        z = np.zeros(self.model.n)
+        self.law(q, z, q, z, z)
+        self.dyn.gravity_vector(q)
+        self.dyn.inverse_dynamics(q, z, z)
+        self.dyn.friction_torque(z)
+        if self.cross_check is not None:
+            self.cross_check.check(q, z, z)
+        return time.perf_counter() - t0
+
+    def activate(self, now):
+        """Start commanding at the first valid state; ramps in from the current output."""
+        self.supervisor.activate(now)
+
+    def final_commands(self, now, reason):
+        """Deactivate: commands (command order), one per period, ramping to the final safe
+        command within the rate limit; publish them all."""
+        ramp = self.supervisor.final_ramp(now)
+        self.supervisor.deactivate(now, reason)
+        return [tau[self.out_order] for tau in ramp]
+
+    # -- inputs -----------------------------------------------------------------------
+    def on_state(self, now, names, position, velocity, stamp=0.0):
+        """A JointState's fields (any joint order; ``stamp`` [s], 0 = unset). Returns True
+        when the state is valid (it feeds the watchdog); False with the reason recorded."""
+        try:
+            q, qd = self.joint_map.extract(names, position, velocity)
+            if stamp and self.stamp:
+                if stamp == self.stamp:
+                    raise InputError('stamp did not advance (repeated state)')
+                if self.stamp - CLOCK_RESET < stamp < self.stamp:
+                    raise InputError('stamp older than the previous state (out of order)')
+        except InputError as exc:
+            self._reject(now, str(exc))
+            return False
+        self.q, self.qd = q, qd
+        self._follow_state_clock(stamp - now if stamp else 0.0)
+        if stamp:
+            self.stamp = stamp
+        sup = self.supervisor
+        was_waiting = sup.mode == WAITING
+        if sup.accept_state(now, q, qd):
+            self._restart_reference(now + self.stamp_offset, q, was_waiting)
+        return True
+
+    def _follow_state_clock(self, offset):
+        """Track the states' time base; a jump (clock reset, stamps switched on) shifts the
+        reference's start by the same amount so it continues without a step."""
+        jump = offset - self.stamp_offset
+        if abs(jump) > CLOCK_RESET and self.reference.started:
+            self.reference.t0 += jump
+            self.events.append((1, f'joint state clock jumped by {jump:.3f} s; reference '
+                                   'time shifted with it'))
+        self.stamp_offset = offset
+
+    def _reject(self, now, reason):
+        self.stats.bump('rejected_states')
+        if reason != self.last_rejection:
+            self.events.append((LEVELS[WAITING], f'joint state rejected: {reason}'))
+            self.last_rejection = reason
+
+    def _restart_reference(self, t, q, first):
+        cfg = self.config
+        if not first:
+            self.reference.hold(q, t)
+            return
+        try:  # the reference starts moving once ramp-in is over
+            self.reference.start(cfg.reference, q, t + cfg.ramp_time,
+                                 list(cfg.amplitudes) or None,
+                                 list(cfg.periods) or None, cfg.ramp)
+        except RobodynError as exc:
+            self.events.append((LEVELS[SAFE], f'reference {cfg.reference} rejected: {exc}; '
+                                              'holding the current position'))
+            self.reference.hold(q, t)
+
+    def on_trajectory(self, now, msg):
+        """Follow a JointTrajectory (duck-typed). Returns (accepted, one-line text)."""
+        if not self.supervisor.commanding:
+            text = f'trajectory rejected: controller is {self.supervisor.mode}'
+        else:
+            try:
+                duration = self.reference.follow(msg, now + self.stamp_offset)
+                text = f'following a {len(msg.points)}-point trajectory over {duration:.3f} s'
+                self.events.append((0, text))
+                return True, text
+            except (InputError, TypeError, AttributeError, ValueError) as exc:
+                text = f'trajectory rejected: {exc}'
+        self.events.append((1, text))
+        return False, text
+
+    # -- the cycle --------------------------------------------------------------------
+    def update(self, now):
+        """One cycle at monotonic time ``now`` [s]: a Command, or None while nothing may
+        be published (inactive, or no valid state since activation)."""
+        sup = self.supervisor
+        if not sup.publishing:
+            return None
+        t0 = time.perf_counter()
+        if self.last_rejection:
+            sup.check_watchdog(now, f'; last rejected state: {self.last_rejection}')
+        else:
+            sup.check_watchdog(now)
+        t = now + self.stamp_offset
+        q_r, qd_r, qdd_r = self.reference(t)
+        law_tau = None
+        if sup.commanding:
+            law_tau = self._law(now, q_r, qd_r, qdd_r)
+        tau = sup.command(now, law_tau)
+        self.stats.record(now, (time.perf_counter() - t0) * 1e6)
+        return Command(tau[self.out_order], q_r, qd_r, t, sup.mode)
+
+    def _law(self, now, q_r, qd_r, qdd_r):
+        try:
+            tau = self.law(self.q, self.qd, q_r, qd_r, qdd_r)
+        except RobodynError as exc:
+            self.supervisor.fault(now, f'control law failed: {exc}', latch=True)
+            return None
+        if not math.isfinite(tau.sum()):
+            self.supervisor.fault(now, 'control law returned a non-finite torque', latch=True)
+            return None
+        check = self.cross_check
+        if check is not None and check.due() and \
+                check.check(self.q, self.qd, qdd_r) > check.tolerance:
+            self.supervisor.fault(now, f'cross-check: |tau - tau_pinocchio| = '
+                                       f'{check.last:.3g} > {check.tolerance:.3g}', latch=True)
+            return None
+        return tau
+
+    # -- reporting --------------------------------------------------------------------
+    def drain_events(self):
+        """Transitions and rejections since the last call: [(level, text)], each once."""
+        events = self.supervisor.events + self.events
+        self.supervisor.events, self.events = [], []
+        return events
+
+    def diagnostics(self, now):
+        """(level, message, {key: value}) describing the controller now."""
+        sup = self.supervisor
+        values = {'state': sup.mode, 'reason': sup.reason, 'mode': self.config.mode,
+                  'reference': self.reference.kind,
+                  'state_age_ms': 'none' if sup.valid_time is None
+                  else f'{(now - sup.valid_time) * 1e3:.3f}',
+                  'faults': str(sup.faults), 'clamped': str(sup.clamped),
+                  'rate_limited': str(sup.rate_limited),
+                  'last_rejection': self.last_rejection or 'none'}
+        values.update(self.stats.summary())
+        if self.cross_check is not None:
+            values.update(self.cross_check.summary())
+        return LEVELS[sup.mode], f'{sup.mode}: {sup.reason}', values

@@ -1,0 +1,76 @@
+"""Joint-name mapping between messages (any order, extra joints) and the chain order."""
+
+import math
+
+import numpy as np
+
+from ..errors import InputError
+
+__all__ = ['JointMap']
+
+
+class JointMap:
+    """Pick the chain's joints out of name-indexed arrays, caching the index per layout.
+
+    Args:
+        joint_names: the chain's joints, in chain order.
+    """
+
+    def __init__(self, joint_names):
+        self.names = tuple(joint_names)
+        self.n = len(self.names)
+        self._key = None
+        self._index = None
+        self._error = None
+
+    def index(self, names):
+        """(n,) indices of the chain's joints in ``names``; InputError naming the missing."""
+        names = tuple(names)
+        if names != self._key:
+            lookup = {name: i for i, name in enumerate(names)}
+            missing = [j for j in self.names if j not in lookup]
+            if len(lookup) != len(names):
+                self._index, self._error = None, f'duplicate joint names in {list(names)}'
+            elif missing:
+                self._index, self._error = None, (f'lacks joints {missing}; '
+                                                  f'has {list(names)}')
+            else:
+                self._index, self._error = np.array([lookup[j] for j in self.names]), None
+            self._key = names
+        if self._index is None:
+            raise InputError(self._error)
+        return self._index
+
+    def extract(self, names, position, velocity):
+        """(q, qd) in chain order from a JointState's fields; InputError when unusable.
+
+        Rejects missing joints, lengths that differ from ``names`` and non-finite values.
+        """
+        index = self.index(names)
+        m = len(self._key)
+        if len(position) != m or len(velocity) != m:
+            raise InputError(f'position and velocity must have {m} values (one per name), '
+                             f'got {len(position)} and {len(velocity)}')
+        q = np.asarray(position, dtype=float)[index]
+        qd = np.asarray(velocity, dtype=float)[index]
+        if not math.isfinite(q.sum() + qd.sum()):
+            raise InputError('non-finite position or velocity')
+        return q, qd
+
+    def positions(self, names, values, fill):
+        """(n,) chain-order vector from a partial name list; joints absent keep ``fill``.
+
+        InputError for unknown or duplicate names or a length mismatch.
+        """
+        names = list(names)
+        unknown = [j for j in names if j not in self.names]
+        if unknown or len(set(names)) != len(names):
+            raise InputError(f'unknown or duplicate joints {unknown or names}; valid joints '
+                             f'{list(self.names)}')
+        if len(values) != len(names):
+            raise InputError(f'expected {len(names)} values (one per joint name), '
+                             f'got {len(values)}')
+        out = np.array(fill, dtype=float)
+        for name, value in zip(names, values):
+            out[self.names.index(name)] = value
+        return out

@@ -1,0 +1,78 @@
+"""The controller's current reference q_r(t), qd_r(t), qdd_r(t) and how it changes.
+
+Time ``t`` is the controller's reference clock [s] (the joint-state stamps' time base, see
+:class:`~robodyn_ros.control.controller_core.ControllerCore`). Every reference is checked
+against the admissible positions (joint limits minus ``reference_margin``) before it is
+accepted; a rejected one leaves the current reference in place.
+"""
+
+import numpy as np
+
+from ..errors import InputError
+from .trajectories import Hold, SumOfSines, make_reference
+from .trajectory_message import trajectory_from_message
+
+__all__ = ['ReferenceManager']
+
+
+class ReferenceManager:
+    """Holds the active reference generator and its start time.
+
+    Args:
+        joint_map: JointMap of the chain.
+        lower, upper: (n,) admissible reference positions [rad or m].
+        interpolation: 'quintic' or 'cubic' for JointTrajectory messages.
+    """
+
+    def __init__(self, joint_map, lower, upper, interpolation='quintic'):
+        self.joint_map = joint_map
+        self.lower = np.asarray(lower, dtype=float)
+        self.upper = np.asarray(upper, dtype=float)
+        self.interpolation = interpolation
+        self.generator = None
+        self.t0 = 0.0
+        self.kind = 'none'
+
+    @property
+    def started(self):
+        """True once a reference exists."""
+        return self.generator is not None
+
+    def __call__(self, t):
+        """(q_r, qd_r, qdd_r) at reference time t [s]."""
+        return self.generator(t - self.t0)
+
+    def hold(self, q, t):
+        """Hold position ``q`` (no limit check: it is where the arm is)."""
+        self.generator, self.t0, self.kind = Hold(np.array(q, dtype=float)), t, 'hold'
+
+    def start(self, kind, q0, t, amplitudes=None, periods=None, ramp=1.0):
+        """Start a named reference from ``q0`` at time t; InputError if it would leave the
+        admissible range (its bound q0 ± sum |A| is checked)."""
+        generator = make_reference(kind, q0, amplitudes, periods, ramp)
+        if isinstance(generator, SumOfSines):
+            reach = np.abs(generator.amplitudes).sum(axis=1)
+            lo, hi = generator.q0 - reach, generator.q0 + reach
+        elif kind == 'one_minus_cos':
+            lo = np.minimum(generator.q0, generator.q0 + 2 * generator.amplitude)
+            hi = np.maximum(generator.q0, generator.q0 + 2 * generator.amplitude)
+        else:
+            lo = hi = generator.q0
+        bad = np.flatnonzero((lo < self.lower) | (hi > self.upper))
+        if bad.size:
+            j = int(bad[0])
+            raise InputError(f'{kind} reference spans [{lo[j]:.4g}, {hi[j]:.4g}] on '
+                             f'{self.joint_map.names[j]}, outside the admissible range '
+                             f'[{self.lower[j]:.4g}, {self.upper[j]:.4g}]')
+        self.generator, self.t0, self.kind = generator, t, kind
+
+    def follow(self, msg, t):
+        """Follow a JointTrajectory from the current reference at time t (InputError if
+        rejected; the current reference stays)."""
+        start = self(t) if self.started else None
+        if start is None:
+            raise InputError('no reference yet (no valid joint state since activation)')
+        self.generator = trajectory_from_message(msg, self.joint_map, start, 0.0,
+                                                 self.interpolation, self.lower, self.upper)
+        self.t0, self.kind = t, 'trajectory'
+        return self.generator.duration

@@ -1,0 +1,248 @@
+"""Safety supervisor: the last stage between the control law and the wire.
+
+States::
+
+    inactive --activate--> waiting --first valid state--> ramp_in --ramp_time--> active
+    ramp_in / active --watchdog, guard, bad law output--> safe
+    safe --valid state again (not latched)--> ramp_in          any --deactivate--> inactive
+
+* Watchdog on a monotonic clock (``now`` passed in, never message stamps): no valid state
+  for ``state_timeout`` -> safe. Recovers by itself when valid states return.
+* Guards: joint position outside the limits shrunk by a margin, |velocity| above the limit
+  (times 1 + margin), a non-finite law output, a failed online cross-check -> safe,
+  latched until deactivate/activate (a guard trip needs a person to look).
+* Ramp-in blends from the hold command (at activation: what keeps the arm where its
+  brakes or its own controller held it) or from the current output (on recovery).
+* Safe command: ``hold`` = g(q_v) - D qd_v at the last valid state (gravity term only if
+  the law includes gravity; damping only while that state is fresh), or ``zero``.
+* Every output is rate limited (``max_torque_rate`` [N m/s] times the elapsed time, at
+  most one nominal period) and clamped to the effort limits, transitions included. The
+  first output of a fresh supervisor starts from the hold command without damping
+  (``initial_output: hold``: the torque that keeps the arm where its brakes held it; zero
+  on robots compensating gravity themselves) or from zero (``initial_output: zero``).
+"""
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+__all__ = ['SafetyLimits', 'SafetySupervisor', 'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE',
+           'SAFE', 'LEVELS']
+
+INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE = 'inactive', 'waiting', 'ramp_in', 'active', 'safe'
+OK, WARN, ERROR = 0, 1, 2
+#: Diagnostic level of each state (diagnostic_msgs/DiagnosticStatus OK=0, WARN=1, ERROR=2).
+LEVELS = {INACTIVE: WARN, WAITING: WARN, RAMP_IN: OK, ACTIVE: OK, SAFE: ERROR}
+
+
+@dataclass(frozen=True)
+class SafetyLimits:
+    """Bounds the supervisor enforces; arrays are (n,), chain order, SI units.
+
+    Attributes:
+        effort: effort limits [N m or N], finite and > 0.
+        max_torque_rate: largest torque change per second [N m/s].
+        period: nominal control period [s].
+        ramp_time: blend duration on entering ramp_in [s].
+        state_timeout: watchdog timeout [s].
+        lower, upper: guard band for positions (limits shrunk by the margin).
+        velocity: guard on |qd| (inf: none).
+        damping: D of the hold command [N m s/rad].
+        safe_command: 'hold' or 'zero'.
+        initial_output: where the rate limit starts at the first activation: 'hold' (the
+            hold command at the first valid state: the torque that keeps the arm where its
+            brakes held it, zero when the robot compensates gravity) or 'zero'.
+    """
+
+    effort: np.ndarray
+    max_torque_rate: float
+    period: float
+    ramp_time: float
+    state_timeout: float
+    lower: np.ndarray
+    upper: np.ndarray
+    velocity: np.ndarray
+    damping: np.ndarray
+    safe_command: str = 'hold'
+    initial_output: str = 'hold'
+
+
+class SafetySupervisor:
+    """State machine, watchdog, guards, ramp-in and the rate limit (see module docstring).
+
+    Args:
+        limits: SafetyLimits.
+        gravity: callable q -> g(q) (n,) for the hold command, or None (gravity not in
+            the law: the robot compensates it).
+    """
+
+    def __init__(self, limits, gravity=None):
+        self.limits = limits
+        self.gravity = gravity
+        n = len(limits.effort)
+        self.n = n
+        self.mode = INACTIVE
+        self.reason = 'not activated'
+        self.latched = False
+        self.output = np.zeros(n)
+        self.output_time = None
+        self.q_valid = None
+        self.qd_valid = None
+        self.valid_time = None
+        self.ramp_from = np.zeros(n)
+        self.ramp_start = 0.0
+        self.events = []
+        self.faults = 0
+        self.rate_limited = 0
+        self.clamped = 0
+        self._step = limits.max_torque_rate * limits.period
+
+    # -- transitions ------------------------------------------------------------------
+    def _enter(self, mode, reason, now):
+        if mode == RAMP_IN:
+            self.ramp_from, self.ramp_start = self.output.copy(), now
+        if (mode, reason) != (self.mode, self.reason):
+            self.events.append((LEVELS[mode], f'{self.mode} -> {mode}: {reason}'))
+        self.mode, self.reason = mode, reason
+
+    def activate(self, now):
+        """Start supervising; the command starts from the current output (zeros at start)."""
+        self.latched = False
+        self.valid_time = None
+        self._enter(WAITING, 'waiting for a valid joint state', now)
+
+    def deactivate(self, now, reason='deactivated'):
+        """Stop commanding (call :meth:`final_ramp` first to reach the safe command)."""
+        self._enter(INACTIVE, reason, now)
+
+    def fault(self, now, reason, latch):
+        """Enter safe mode (``latch``: stay until deactivate/activate)."""
+        if self.mode in (INACTIVE, WAITING):
+            return
+        self.latched = self.latched or latch
+        if self.mode != SAFE:
+            self.faults += 1
+        self._enter(SAFE, reason + (' (latched until re-activation)' if latch else ''), now)
+
+    # -- inputs -----------------------------------------------------------------------
+    def accept_state(self, now, q, qd):
+        """A valid state arrived. Returns True when it ends a (non-latched) safe mode or
+        the wait for the first state: the caller restarts its reference there."""
+        self.q_valid, self.qd_valid, self.valid_time = q, qd, now
+        lim = self.limits
+        if self.mode in (RAMP_IN, ACTIVE):
+            out = (q < lim.lower) | (q > lim.upper)
+            if out.any():
+                j = int(np.flatnonzero(out)[0])
+                self.fault(now, f'joint {j} position {q[j]:.4g} outside the guard band '
+                                f'[{lim.lower[j]:.4g}, {lim.upper[j]:.4g}]', latch=True)
+            elif (np.abs(qd) > lim.velocity).any():
+                j = int(np.flatnonzero(np.abs(qd) > lim.velocity)[0])
+                self.fault(now, f'joint {j} velocity {qd[j]:.4g} above the guard '
+                                f'{lim.velocity[j]:.4g}', latch=True)
+            return False
+        if self.mode == WAITING:
+            # Taking over an arm held by its brakes or its own controller: the blend starts
+            # at the hold command (what keeps it where it is); the rate limit still applies.
+            self._enter(RAMP_IN, 'valid joint state', now)
+            self.ramp_from = self.safe_target(now)
+            if self.output_time is None and self.limits.initial_output == 'hold':
+                self.output = np.clip(self.safe_target(now, final=True), -self.limits.effort,
+                                      self.limits.effort)
+            return True
+        if self.mode == SAFE and not self.latched:
+            self._enter(RAMP_IN, 'valid joint states again; holding the current position', now)
+            return True
+        return False
+
+    def check_watchdog(self, now, why=''):
+        """Safe mode when the last valid state is older than state_timeout."""
+        if self.mode in (RAMP_IN, ACTIVE) and self.valid_time is not None and \
+                now - self.valid_time > self.limits.state_timeout:
+            age = (now - self.valid_time) * 1e3
+            self.fault(now, f'no valid joint state for {age:.0f} ms '
+                            f'(> {self.limits.state_timeout * 1e3:.0f} ms){why}', latch=False)
+
+    def needs_timer(self, now):
+        """With state-triggered cycles: True when the timer must publish instead (safe
+        mode, or the watchdog has expired)."""
+        return self.mode == SAFE or (self.mode in (RAMP_IN, ACTIVE) and
+                                     now - self.valid_time > self.limits.state_timeout)
+
+    @property
+    def commanding(self):
+        """True while the law (possibly blended) drives the output."""
+        return self.mode in (RAMP_IN, ACTIVE)
+
+    @property
+    def publishing(self):
+        """True while a command must go out every cycle."""
+        return self.mode in (RAMP_IN, ACTIVE, SAFE)
+
+    # -- outputs ----------------------------------------------------------------------
+    def safe_target(self, now, final=False):
+        """The safe command (hold or zero); ``final``: no damping (it may be held forever)."""
+        tau = np.zeros(self.n)
+        if self.limits.safe_command == 'zero' or self.q_valid is None:
+            return tau
+        if self.gravity is not None:
+            tau += self.gravity(self.q_valid)
+        if not final and now - self.valid_time <= self.limits.state_timeout:
+            tau -= self.limits.damping * self.qd_valid
+        return tau
+
+    def command(self, now, law_tau=None):
+        """The torque to publish at ``now``: law (blended in ramp_in) or safe, limited."""
+        if self.mode == SAFE or law_tau is None:
+            target = self.safe_target(now)
+        elif self.mode == RAMP_IN:
+            s = (now - self.ramp_start) / self.limits.ramp_time \
+                if self.limits.ramp_time > 0 else 1.0
+            if s >= 1.0:
+                target = law_tau
+                self._enter(ACTIVE, 'ramp-in complete', now)
+            else:
+                s = s * s * (3.0 - 2.0 * s) if s > 0.0 else 0.0
+                target = self.ramp_from + s * (law_tau - self.ramp_from)
+        else:
+            target = law_tau
+        return self.limit(now, target)
+
+    def limit(self, now, target):
+        """Rate limit and clamp ``target`` against the last output; never non-finite."""
+        if self.output_time is None:
+            step = self._step
+        else:
+            step = self.limits.max_torque_rate * min(max(now - self.output_time, 0.0),
+                                                     self.limits.period)
+        delta = target - self.output
+        if not math.isfinite(delta.sum()):
+            delta = np.zeros(self.n)
+        if (np.abs(delta) > step).any():
+            self.rate_limited += 1
+            delta = np.clip(delta, -step, step)
+        out = self.output + delta
+        effort = self.limits.effort
+        if (np.abs(out) > effort).any():
+            self.clamped += 1
+            out = np.clip(out, -effort, effort)
+        self.output, self.output_time = out, now
+        return out
+
+    def final_ramp(self, now):
+        """Commands, one per nominal period from ``now``, that reach the final safe command
+        within the rate limit; the last one equals it exactly (publish them in order)."""
+        target = np.clip(self.safe_target(now, final=True), -self.limits.effort,
+                         self.limits.effort)
+        steps = int(math.ceil(float(np.max(np.abs(target - self.output))) /
+                              self._step)) if self.n else 0
+        out = []
+        t = now if self.output_time is None else max(now, self.output_time)
+        for _ in range(steps):
+            t += self.limits.period
+            out.append(self.limit(t, target))
+        self.output = target.copy()
+        if not out or not np.array_equal(out[-1], target):
+            out.append(self.output.copy())
+        return out

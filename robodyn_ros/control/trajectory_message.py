@@ -1,0 +1,82 @@
+"""JointTrajectory message -> SplineTrajectory: the one conversion the controller and the
+bag validation share, so the reference they use cannot disagree.
+
+Messages are duck-typed (``joint_names``, ``points[k].positions/velocities/accelerations/
+time_from_start.sec/nanosec``): rclpy messages and rosbags-deserialised ones both work.
+"""
+
+import numpy as np
+
+from ..errors import InputError
+from .trajectories import SplineTrajectory
+
+__all__ = ['trajectory_from_message', 'START_TOLERANCE']
+
+#: A first point at time_from_start 0 is taken as "the current state" when it lies within
+#: this distance [rad or m] of the current reference; farther away it would be a jump.
+START_TOLERANCE = 1e-2
+
+
+def trajectory_from_message(msg, joint_map, start, t0, kind='quintic', lower=None,
+                            upper=None):
+    """Spline through a JointTrajectory's points, starting from the current reference.
+
+    Args:
+        msg: JointTrajectory (any object with its fields).
+        joint_map: :class:`~robodyn_ros.control.joint_map.JointMap` of the chain.
+        start: (q, qd, qdd) of the reference at ``t0``, chain order.
+        t0: time [s] on the caller's reference clock at which the trajectory starts.
+        kind: 'quintic' or 'cubic'.
+        lower, upper: (n,) admissible positions; a point outside is rejected.
+
+    Returns:
+        SplineTrajectory. Joints missing from the message hold their start position.
+
+    Raises:
+        InputError: unknown or duplicate joints, no points, lengths that differ from
+            ``joint_names``, non-finite values, times not increasing, a point outside
+            [lower, upper], or a first point at time 0 away from the current reference.
+    """
+    names = list(msg.joint_names)
+    points = list(msg.points)
+    if not points:
+        raise InputError('trajectory has no points')
+    n = joint_map.n
+    zeros = np.zeros(n)
+    m = len(points)
+    times = np.empty(m)
+    pos, vel, acc = np.empty((m, n)), np.zeros((m, n)), np.zeros((m, n))
+    for k, point in enumerate(points):
+        stamp = point.time_from_start
+        times[k] = stamp.sec + stamp.nanosec * 1e-9
+        try:
+            pos[k] = joint_map.positions(names, point.positions, start[0])
+            if len(point.velocities):
+                vel[k] = joint_map.positions(names, point.velocities, zeros)
+            if len(point.accelerations):
+                acc[k] = joint_map.positions(names, point.accelerations, zeros)
+        except InputError as exc:
+            raise InputError(f'point {k}: {exc}') from None
+    if not np.isfinite(pos).all() or not np.isfinite(vel).all() or \
+            not np.isfinite(acc).all() or not np.isfinite(times).all():
+        raise InputError('trajectory contains non-finite values')
+    _check_limits(pos, lower, upper, joint_map.names)
+    if times[0] <= 0.0:
+        gap = float(np.max(np.abs(pos[0] - start[0])))
+        if gap > START_TOLERANCE:
+            raise InputError(f'first point at time_from_start 0 is {gap:.3g} away from the '
+                             f'current reference (> {START_TOLERANCE}); give it a time > 0')
+        times, pos, vel, acc = times[1:], pos[1:], vel[1:], acc[1:]
+        if not len(times):
+            return SplineTrajectory(start, [1e-3], [start[0]], None, None, t0=t0, kind=kind)
+    return SplineTrajectory(start, times, pos, vel, acc, t0=t0, kind=kind)
+
+
+def _check_limits(pos, lower, upper, names):
+    if lower is None:
+        return
+    bad = (pos < lower) | (pos > upper)
+    if bad.any():
+        k, j = (int(i) for i in np.argwhere(bad)[0])
+        raise InputError(f'point {k}: {names[j]} = {pos[k, j]:.4g} outside the admissible '
+                         f'range [{lower[j]:.4g}, {upper[j]:.4g}] (limits minus margin)')

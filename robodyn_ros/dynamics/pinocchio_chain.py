@@ -1,0 +1,68 @@
+"""Pinocchio model of a RobotModel's chain: the independent reference implementation the
+dynamics are checked against (offline by ``robodyn check``, online by the controller)."""
+
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = ['PinocchioChain']
+
+
+class PinocchioChain:
+    """Pinocchio model of a RobotModel's chain: off-chain joints locked at the same values.
+
+    Args:
+        model: RobotModel.
+        gravity: gravity in the base_link frame [m/s^2].
+    """
+
+    def __init__(self, model, gravity=(0.0, 0.0, -9.81)):
+        import pinocchio as pin
+        self.pin = pin
+        full = pin.buildModelFromXML(model.xml)
+        chain = set(model.joint_names)
+        q_ref = pin.neutral(full)
+        lock = []
+        for jid in range(1, full.njoints):
+            name = full.names[jid]
+            if name in chain:
+                continue
+            lock.append(jid)
+            value = model.locked.get(name, 0.0)
+            joint = full.joints[jid]
+            if joint.nq == 2:
+                q_ref[joint.idx_q:joint.idx_q + 2] = (np.cos(value), np.sin(value))
+            elif joint.nq == 1:
+                q_ref[joint.idx_q] = value
+        reduced = pin.buildReducedModel(full, lock, q_ref) if lock else full
+        names = list(reduced.names)[1:]
+        if names != list(model.joint_names):
+            raise ModelError(f'Pinocchio chain {names} differs from {list(model.joint_names)}')
+        self.model = reduced
+        self.data = reduced.createData()
+        base_id = reduced.getFrameId(model.base_link)
+        pin.framesForwardKinematics(reduced, self.data, pin.neutral(reduced))
+        rot = self.data.oMf[base_id].rotation
+        reduced.gravity.linear = rot @ np.asarray(gravity, dtype=float)
+        self.nq2 = [reduced.joints[j].nq == 2 for j in range(1, reduced.njoints)]
+
+    def q(self, q):
+        """Pinocchio configuration vector (continuous joints as cos, sin)."""
+        out = []
+        for qi, two in zip(q, self.nq2):
+            out.extend((np.cos(qi), np.sin(qi)) if two else (qi,))
+        return np.array(out)
+
+    def terms(self, q, qd):
+        """(M, C, g) from crba, computeCoriolisMatrix and computeGeneralizedGravity."""
+        pin, model, data = self.pin, self.model, self.data
+        qp = self.q(q)
+        mass = pin.crba(model, data, qp)
+        mass = np.triu(mass) + np.triu(mass, 1).T
+        cor = pin.computeCoriolisMatrix(model, data, qp, qd).copy()
+        grav = pin.computeGeneralizedGravity(model, data, qp).copy()
+        return mass.copy(), cor, grav
+
+    def rnea(self, q, qd, qdd):
+        """Inverse dynamics by Pinocchio's RNEA."""
+        return self.pin.rnea(self.model, self.data, self.q(q), qd, qdd).copy()

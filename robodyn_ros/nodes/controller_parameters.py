@@ -1,0 +1,50 @@
+"""The controller's ROS parameters: name -> (default, description, dynamic typing).
+
+Numeric parameters are declared with dynamic typing so that YAML integers are accepted
+where floats are meant; every value is validated by ControllerConfig at configure. All are
+read-only: reconfigure (cleanup + configure) to change them.
+"""
+
+__all__ = ['PARAMETERS']
+
+PARAMETERS = {
+    'autostart': (False, 'configure and activate at start-up (launch files, the demo)', False),
+    'joints': ([], 'joint order of the commands (default: chain order)', True),
+    'rate': (1000.0, 'control rate [Hz] (trigger timer; watchdog and safe command rate)',
+             True),
+    'trigger': ('state', "'state': answer each new joint state; 'timer': fixed rate", False),
+    'mode': ('computed_torque', 'computed_torque | feedforward | gravity', False),
+    'reference': ('hold', 'hold | one_minus_cos | sum_of_sines, started at the first state; '
+                  'JointTrajectory messages replace it', False),
+    'amplitudes': ([], 'reference amplitudes [rad or m], 1 or n (x K terms)', True),
+    'periods': ([], 'reference periods [s], 1 or n (x K terms)', True),
+    'ramp': (1.0, 'sum_of_sines smooth-start duration [s]', True),
+    'interpolation': ('quintic', 'JointTrajectory interpolation: quintic | cubic', False),
+    'kp': ([0.0], 'proportional gains, 1 or n (computed_torque: [1/s^2], else [N m/rad])',
+           True),
+    'kd': ([0.0], 'derivative gains, 1 or n (computed_torque: [1/s], else [N m s/rad])', True),
+    'include_gravity': (True, 'add g(q); false on robots that compensate gravity '
+                        '(Franka, UR, Kinova)', False),
+    'include_friction': (False, 'add viscous + Coulomb friction (seed 004); false on robots '
+                         'that compensate friction', False),
+    'friction_smoothing': (0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]', True),
+    'feedforward_pd': (True, 'feedforward mode: add the PD term', False),
+    'gravity': ([0.0, 0.0, -9.81], 'gravity in the base frame [m/s^2]', True),
+    'command_topic': ('effort_controller/commands', 'effort command topic (relative)', False),
+    'state_timeout': (0.05, 'watchdog: no valid joint state for this long -> safe [s]', True),
+    'diagnostics_period': (0.1, 'period of /diagnostics [s]', True),
+    'max_torque_rate': (1000.0, 'largest change of any published torque [N m/s]', True),
+    'ramp_time': (0.2, 'blend from the current output to the law on activation and '
+                  'recovery [s]', True),
+    'safe_command': ('hold', "'hold': g(q) (if gravity is included) - D qd; 'zero'", False),
+    'initial_output': ('hold', "start of the rate limit at the first activation: 'hold' (the "
+                       "torque holding the arm where its brakes held it) or 'zero'", False),
+    'damping': ([1.0], 'D of the hold command, 1 or n [N m s/rad]', True),
+    'effort_limits': ([], 'override the URDF effort limits, 1 or n [N m or N]', True),
+    'velocity_limits': ([], 'override the URDF velocity limits, 1 or n [rad/s or m/s]', True),
+    'position_margin': (0.02, 'position guard: limits shrunk by this [rad or m]', True),
+    'reference_margin': (0.05, 'references must stay inside limits shrunk by this', True),
+    'velocity_margin': (0.1, 'velocity guard at limit x (1 + margin)', True),
+    'cross_check_every': (0, 'Pinocchio RNEA cross-check every N cycles (0: off)', True),
+    'cross_check_tolerance': (1e-6, 'cross-check tolerance -> safe mode [N m]', True),
+}
