@@ -9,9 +9,9 @@ them). States with a zero stamp use ``now``; a jump of the states' clock (reset,
 switched on) shifts the reference with it.
 """
 
-from dataclasses import dataclass
 import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -31,8 +31,7 @@ __all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
 CLOCK_RESET = 1.0
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """One cycle's output: ``effort`` in the command joint order, the reference in chain
     order at reference time ``t_ref`` [s], the supervisor ``mode``."""
 
@@ -67,7 +66,8 @@ class ControllerCore:
             raise ConfigError(f'joints: {joints} does not match the chain '
                               f'{list(model.joint_names)}')
         self.output_names = joints
-        self.out_order = np.array([model.joint_names.index(j) for j in joints])
+        order = [model.joint_names.index(j) for j in joints]
+        self.out_order = None if order == list(range(n)) else np.array(order)
         try:
             self.dyn = RigidBodyDynamics(model, gravity=config.gravity,
                                          friction_smoothing=config.friction_smoothing)
@@ -138,7 +138,7 @@ class ControllerCore:
         command within the rate limit; publish them all."""
         ramp = self.supervisor.final_ramp(now)
         self.supervisor.deactivate(now, reason)
-        return [tau[self.out_order] for tau in ramp]
+        return [self._ordered(tau) for tau in ramp]
 
     # -- inputs -----------------------------------------------------------------------
     def on_state(self, now, names, position, velocity, stamp=0.0):
@@ -228,7 +228,10 @@ class ControllerCore:
             law_tau = self._law(now, q_r, qd_r, qdd_r)
         tau = sup.command(now, law_tau)
         self.stats.record(now, (time.perf_counter() - t0) * 1e6)
-        return Command(tau[self.out_order], q_r, qd_r, t, sup.mode)
+        return Command(self._ordered(tau), q_r, qd_r, t, sup.mode)
+
+    def _ordered(self, tau):
+        return tau if self.out_order is None else tau[self.out_order]
 
     def _law(self, now, q_r, qd_r, qdd_r):
         try:

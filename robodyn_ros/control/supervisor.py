@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from .supervisor_kernels import CLAMPED, RATE_LIMITED, first_violation, limit_into
+
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE',
            'SAFE', 'LEVELS']
 
@@ -132,13 +134,12 @@ class SafetySupervisor:
         self.q_valid, self.qd_valid, self.valid_time = q, qd, now
         lim = self.limits
         if self.mode in (RAMP_IN, ACTIVE):
-            out = (q < lim.lower) | (q > lim.upper)
-            if out.any():
-                j = int(np.flatnonzero(out)[0])
+            j = first_violation(q, qd, lim.lower, lim.upper, lim.velocity)
+            if 0 <= j < self.n:
                 self.fault(now, f'joint {j} position {q[j]:.4g} outside the guard band '
                                 f'[{lim.lower[j]:.4g}, {lim.upper[j]:.4g}]', latch=True)
-            elif (np.abs(qd) > lim.velocity).any():
-                j = int(np.flatnonzero(np.abs(qd) > lim.velocity)[0])
+            elif j >= self.n:
+                j -= self.n
                 self.fault(now, f'joint {j} velocity {qd[j]:.4g} above the guard '
                                 f'{lim.velocity[j]:.4g}', latch=True)
             return False
@@ -210,25 +211,20 @@ class SafetySupervisor:
         return self.limit(now, target)
 
     def limit(self, now, target):
-        """Rate limit and clamp ``target`` against the last output; never non-finite."""
+        """Rate limit and clamp ``target`` against the last output; never non-finite (a
+        non-finite element keeps its last value). Returns a copy of the new output."""
         if self.output_time is None:
             step = self._step
         else:
             step = self.limits.max_torque_rate * min(max(now - self.output_time, 0.0),
                                                      self.limits.period)
-        delta = target - self.output
-        if not math.isfinite(delta.sum()):
-            delta = np.zeros(self.n)
-        if (np.abs(delta) > step).any():
+        flags = limit_into(target, self.output, step, self.limits.effort)
+        if flags & RATE_LIMITED:
             self.rate_limited += 1
-            delta = np.clip(delta, -step, step)
-        out = self.output + delta
-        effort = self.limits.effort
-        if (np.abs(out) > effort).any():
+        if flags & CLAMPED:
             self.clamped += 1
-            out = np.clip(out, -effort, effort)
-        self.output, self.output_time = out, now
-        return out
+        self.output_time = now
+        return self.output.copy()
 
     def final_ramp(self, now):
         """Commands, one per nominal period from ``now``, that reach the final safe command

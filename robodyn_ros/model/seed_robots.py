@@ -23,13 +23,14 @@ RP_ARM = dict(l1=0.3, m1=2.0, m2=1.0, Ixx1=0.01, Iyy1=0.02, Izz1=0.025, Ixx2=0.0
 
 def _three_link():
     p = THREE_LINK
+    # Seed 000 eq. (73) moves joint 1 at up to 2 pi rad/s: the velocity limits allow it.
     links = [
         DHLink(0.0, -np.pi / 2, p['l0'], 0.0, 'revolute', p['m1'], (0.0, p['l0'] - p['r0'], 0.0),
-               np.diag(p['I1']), effort=60.0),
+               np.diag(p['I1']), effort=60.0, velocity=10.0),
         DHLink(p['l1'], 0.0, 0.0, 0.0, 'revolute', p['m2'], (p['r1'] - p['l1'], 0.0, 0.0),
-               np.diag(p['I2']), effort=60.0),
+               np.diag(p['I2']), effort=60.0, velocity=10.0),
         DHLink(p['l2'], 0.0, 0.0, 0.0, 'revolute', p['m3'], (p['r2'] - p['l2'], 0.0, 0.0),
-               np.diag(p['I3']), effort=30.0),
+               np.diag(p['I3']), effort=30.0, velocity=10.0),
     ]
     return dh_to_urdf('three_link', links)
 

@@ -1,0 +1,150 @@
+"""SafetySupervisor: states, watchdog, guards, ramp-in, rate limit, final ramp."""
+
+import numpy as np
+import pytest
+
+from robodyn_ros.control.supervisor import (
+    ACTIVE,
+    INACTIVE,
+    RAMP_IN,
+    SAFE,
+    WAITING,
+    SafetyLimits,
+    SafetySupervisor,
+)
+
+N = 3
+PERIOD = 1e-3
+RATE = 1000.0
+
+
+def _limits(**overrides):
+    values = dict(effort=np.array([50.0, 50.0, 20.0]), max_torque_rate=RATE, period=PERIOD,
+                  ramp_time=0.1, state_timeout=0.05, lower=np.full(N, -2.0),
+                  upper=np.full(N, 2.0), velocity=np.full(N, 3.0), damping=np.full(N, 2.0))
+    values.update(overrides)
+    return SafetyLimits(**values)
+
+
+def _gravity(q):
+    return np.array([0.0, 10.0 * np.cos(q[1]), 3.0 * np.cos(q[2])])
+
+
+def _active(**overrides):
+    sup = SafetySupervisor(_limits(**overrides), _gravity)
+    sup.activate(0.0)
+    assert sup.accept_state(0.0, np.zeros(N), np.zeros(N))
+    return sup
+
+
+def test_states_inactive_waiting_ramp_in_active():
+    sup = SafetySupervisor(_limits(), _gravity)
+    assert sup.mode == INACTIVE and not sup.publishing
+    sup.activate(0.0)
+    assert sup.mode == WAITING and not sup.publishing
+    sup.accept_state(0.0, np.zeros(N), np.zeros(N))
+    assert sup.mode == RAMP_IN
+    law = np.array([1.0, 12.0, 2.0])
+    t = 0.0
+    while sup.mode == RAMP_IN and t < 1.0:
+        t += PERIOD
+        sup.accept_state(t, np.zeros(N), np.zeros(N))
+        out = sup.command(t, law)
+    assert sup.mode == ACTIVE and t == pytest.approx(0.1, abs=2 * PERIOD)
+    np.testing.assert_allclose(out, law)
+    assert [text.split(':')[0] for _, text in sup.events] == [
+        'inactive -> waiting', 'waiting -> ramp_in', 'ramp_in -> active']
+
+
+def test_first_output_is_the_hold_torque_and_rate_limit_applies_after():
+    sup = _active()
+    first = sup.command(0.0, np.array([5.0, 10.0, 3.0]))
+    np.testing.assert_allclose(first, _gravity(np.zeros(N)))  # what the brakes held
+    zero_start = _active(initial_output='zero')
+    np.testing.assert_allclose(zero_start.command(0.0, np.array([5.0, 10.0, 3.0])),
+                               [0.0, 1.0, 1.0])  # one step of max_torque_rate * period
+
+
+def test_watchdog_on_monotonic_time_enters_safe_and_recovers_with_hold_reference():
+    sup = _active()
+    sup.command(0.0, np.zeros(N))
+    sup.check_watchdog(0.05)
+    assert sup.mode == RAMP_IN  # exactly at the timeout: still fine
+    sup.check_watchdog(0.0501)
+    assert sup.mode == SAFE and 'no valid joint state' in sup.reason and not sup.latched
+    assert sup.accept_state(0.06, np.zeros(N), np.zeros(N))  # caller restarts reference
+    assert sup.mode == RAMP_IN
+
+
+@pytest.mark.parametrize('q, qd, word', [
+    (np.array([0.0, 2.1, 0.0]), np.zeros(N), 'position'),
+    (np.array([0.0, -2.1, 0.0]), np.zeros(N), 'position'),
+    (np.zeros(N), np.array([0.0, 0.0, -3.5]), 'velocity')])
+def test_guards_latch_safe_mode(q, qd, word):
+    sup = _active()
+    sup.accept_state(0.001, q, qd)
+    assert sup.mode == SAFE and word in sup.reason and sup.latched
+    assert not sup.accept_state(0.002, np.zeros(N), np.zeros(N))
+    assert sup.mode == SAFE  # latched: only deactivate/activate leaves it
+    sup.deactivate(0.003)
+    sup.activate(0.004)
+    assert sup.accept_state(0.004, np.zeros(N), np.zeros(N)) and sup.mode == RAMP_IN
+
+
+def test_hold_command_is_gravity_minus_damping_only_while_the_state_is_fresh():
+    sup = _active()
+    q, qd = np.array([0.0, 0.3, 0.2]), np.array([0.5, -1.0, 0.1])
+    sup.accept_state(0.01, q, qd)
+    np.testing.assert_allclose(sup.safe_target(0.02), _gravity(q) - 2.0 * qd)
+    np.testing.assert_allclose(sup.safe_target(0.2), _gravity(q))  # stale: no damping
+    np.testing.assert_allclose(sup.safe_target(0.02, final=True), _gravity(q))
+    zero = _active(safe_command='zero')
+    np.testing.assert_array_equal(zero.safe_target(0.0), np.zeros(N))
+    no_gravity = SafetySupervisor(_limits(), None)
+    no_gravity.activate(0.0)
+    no_gravity.accept_state(0.0, q, qd)
+    np.testing.assert_allclose(no_gravity.safe_target(0.0), -2.0 * qd)
+
+
+def test_rate_limit_and_clamp_on_every_output_including_safe_transitions():
+    sup = _active(ramp_time=0.0)
+    outputs = [sup.command(0.0, np.zeros(N))]
+    t = 0.0
+    for k in range(400):
+        t += PERIOD
+        if k < 100:
+            sup.accept_state(t, np.zeros(N), np.zeros(N))
+        law = np.array([80.0, -80.0, 25.0]) if k % 200 < 100 else np.array([-80.0, 80.0, -5.0])
+        sup.check_watchdog(t)
+        outputs.append(sup.command(t, law))
+    steps = np.abs(np.diff(np.array(outputs), axis=0))
+    assert steps.max() <= RATE * PERIOD + 1e-12
+    assert np.all(np.abs(outputs) <= np.array([50.0, 50.0, 20.0]))
+    assert sup.mode == SAFE and sup.rate_limited > 0 and sup.clamped > 0
+
+
+def test_non_finite_target_never_reaches_the_output():
+    sup = _active()
+    sup.command(0.0, np.zeros(N))
+    out = sup.limit(0.001, np.array([np.nan, np.inf, 1.0]))
+    assert np.all(np.isfinite(out))
+
+
+def test_slow_cycles_do_not_widen_the_per_message_step():
+    sup = _active(initial_output='zero')
+    before = sup.command(0.0, np.zeros(N))
+    out = sup.command(0.5, np.full(N, 40.0))  # half a second late: still one period's step
+    np.testing.assert_allclose(np.abs(out - before), np.full(N, RATE * PERIOD))
+
+
+def test_final_ramp_reaches_the_final_safe_command_within_the_rate_limit():
+    sup = _active(ramp_time=0.0)
+    sup.command(0.0, np.zeros(N))
+    for k in range(1, 60):
+        sup.command(k * PERIOD, np.array([40.0, -30.0, 10.0]))
+    sup.accept_state(0.06, np.zeros(N), np.ones(N))
+    before = sup.output.copy()
+    ramp = sup.final_ramp(0.06)
+    steps = np.abs(np.diff(np.vstack([before, ramp]), axis=0))
+    assert steps.max() <= RATE * PERIOD + 1e-9
+    np.testing.assert_array_equal(ramp[-1], sup.safe_target(0.06, final=True))
