@@ -54,7 +54,7 @@ def test_demo_writes_bag_report_and_plots(tmp_path, capsys):
     assert code == 0 and 'PASS' in text
     report = json.loads((out / 'report.json').read_text())
     assert report['overall']['max_abs'] <= 5e-3 and report['overall']['rms'] <= 1e-3
-    assert report['diagnostics']['rate_hz_min'] >= 990.0
+    assert report['diagnostics']['faults'] == 0  # no safe-mode entry over the run
     assert (out / 'tracking.png').is_file() and (out / 'bag' / 'metadata.yaml').is_file()
 
 

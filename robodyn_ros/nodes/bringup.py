@@ -51,8 +51,9 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
             trajectories from it).
 
     Returns:
-        dict with steps, wall time, timeouts, the controller's command count and, when
-        recording, the number of messages written.
+        dict with steps, wall time, timeouts, the controller's command count (``answered``:
+        before the final ramp of deactivation) and, when recording, the number of
+        messages written.
     """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', '42')
@@ -109,7 +110,7 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
         recorder = None
         if bag_path:
             topics = ['/joint_states',
-                      ctrl.get('command_topic', '/effort_controller/commands'),
+                      '/' + ctrl.get('command_topic', 'effort_controller/commands').lstrip('/'),
                       '/robodyn_controller/reference', '/diagnostics']
             types = ['sensor_msgs/msg/JointState', 'std_msgs/msg/Float64MultiArray',
                      'sensor_msgs/msg/JointState', 'diagnostic_msgs/msg/DiagnosticArray']
@@ -150,7 +151,11 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
                 if time.perf_counter() > wait_until:
                     timeouts += 1
                     break
-        result.update(steps=steps, wall=time.perf_counter() - wall0, timeouts=timeouts,
+        # End as a real run ends: deactivate (the final hold goes out within the rate
+        # limit) before the states stop, so the watchdog has nothing to report.
+        answered = controller.command_count
+        controller.trigger_deactivate()
+        result.update(answered=answered, steps=steps, wall=time.perf_counter() - wall0, timeouts=timeouts,
                       commands=controller.command_count, q=sim.sim.state()[0],
                       reference=controller.core.reference(sim.sim.time),
                       faults=controller.core.supervisor.faults)

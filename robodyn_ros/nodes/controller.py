@@ -22,6 +22,7 @@ import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rclpy.clock import Clock, ClockType
+from rclpy.duration import Duration
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -252,6 +253,8 @@ class ControllerNode(LifecycleNode):
             self.cmd_pub.publish(Float64MultiArray(data=float_array(effort)))
             self.command_count += 1
             time.sleep(self.period)
+        # Let reliable delivery finish before the process may exit.
+        self.cmd_pub.wait_for_all_acked(Duration(seconds=1.0))
         self._log_events()
         self.get_logger().info(f'{reason}: safe command published')
 

@@ -23,7 +23,7 @@ def test_integers_are_accepted_where_floats_are_meant():
     (dict(rate=1e9), ['rate:', '<= 20000']),
     (dict(rate='fast'), ["rate: expected a number, got 'fast'"]),
     (dict(state_timeout=float('nan')), ['state_timeout: expected a finite number']),
-    (dict(include_gravity='yes'), ["include_gravity: expected true or false"]),
+    (dict(include_gravity='yes'), ['include_gravity: expected true or false']),
     (dict(safe_command='brake'), ['safe_command', 'hold, zero']),
     (dict(effort_limits=[0.0]), ['effort_limits: expected values > 0']),
     (dict(cross_check_every=-1), ['cross_check_every']),

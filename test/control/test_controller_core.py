@@ -126,7 +126,7 @@ def test_effort_limits_zero_or_missing_are_a_configure_error_unless_given():
     joints = [j if j.name != 'panda_joint3' else j.__class__(**{**j.__dict__, 'effort': 0.0})
               for j in PANDA.joints]
     model = PANDA.__class__(**{**PANDA.__dict__, 'joints': tuple(joints)})
-    with pytest.raises(ConfigError, match=r"panda_joint3.*effort_limits"):
+    with pytest.raises(ConfigError, match=r'panda_joint3.*effort_limits'):
         ControllerCore(model, ControllerConfig.from_parameters({}))
     core = ControllerCore(model, ControllerConfig.from_parameters(dict(effort_limits=[10.0])))
     np.testing.assert_array_equal(core.supervisor.limits.effort, np.full(7, 10.0))

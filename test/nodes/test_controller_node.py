@@ -1,0 +1,233 @@
+"""The controller lifecycle node: parameters, DDS round trip, watchdog at rate, shutdown
+with the safe command last, and random messages through its callbacks."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip('rclpy')
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from ros_helpers import spin_until  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
+
+from robodyn_ros.dynamics import RigidBodyDynamics  # noqa: E402
+from robodyn_ros.model import load_urdf  # noqa: E402
+from robodyn_ros.nodes.controller import ControllerNode  # noqa: E402
+from robodyn_ros.robots import robot_path  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+PANDA = robot_path('panda')[0]
+MODEL = load_urdf(PANDA, tip_link='panda_hand')
+NAMES = list(MODEL.joint_names)
+Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+BASE = dict(urdf_file=PANDA, tip_link='panda_hand', kp=[400.0], kd=[40.0], autostart=True)
+
+
+@pytest.fixture
+def ros():
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    yield context
+    rclpy.shutdown(context=context)
+
+
+def _node(context, **overrides):
+    params = dict(BASE, **overrides)
+    return ControllerNode(context=context, parameter_overrides=[
+        Parameter(k, value=v) for k, v in params.items()])
+
+
+def _state(q, qd, stamp, names=NAMES):
+    msg = JointState()
+    msg.header.stamp.sec = int(stamp)
+    msg.header.stamp.nanosec = int((stamp - int(stamp)) * 1e9)
+    msg.name, msg.position, msg.velocity = list(names), list(q), list(qd)
+    return msg
+
+
+@pytest.mark.parametrize('params, words', [
+    (dict(mode='bogus'), "mode: unknown value 'bogus'"),
+    (dict(kp=[-1.0]), 'kp: expected values >= 0'),
+    (dict(gravity=[0.0, 0.0]), 'gravity: expected 3 values'),
+    (dict(trigger='Timer'), "trigger: unknown value 'Timer'"),
+    (dict(rate=0.0), 'rate: expected a value > 0'),
+    (dict(urdf_file='/nonexistent.urdf'), 'nonexistent.urdf'),
+])
+def test_bad_parameter_is_one_configure_error_and_diagnostics_say_it(ros, params, words):
+    node = _node(ros, **params)
+    assert node.core is None and words in node.status and 'configure failed' in node.status
+    seen = []
+    probe = rclpy.create_node('diag_probe', context=ros)
+    probe.create_subscription(DiagnosticArray, '/diagnostics', seen.append, 10)
+    executor = SingleThreadedExecutor(context=ros)
+    executor.add_node(node)
+    executor.add_node(probe)
+    assert spin_until(executor, lambda: any(
+        s.level == b'\x02' and words in s.message for m in seen for s in m.status), 5.0)
+    executor.shutdown()
+    node.destroy_node()
+    probe.destroy_node()
+
+
+def test_integer_yaml_values_are_accepted(ros):
+    node = _node(ros, kp=[400] * 7, kd=[40] * 7, rate=1000, state_timeout=1)
+    assert node.core is not None and node.core.config.rate == 1000.0
+
+
+def test_dds_round_trip_then_safe_command_at_rate_when_states_stop(ros):
+    node = _node(ros, reference='hold', state_timeout=0.05, max_torque_rate=1e6, ramp_time=0.0)
+    probe = rclpy.create_node('probe', context=ros)
+    pub = probe.create_publisher(JointState, 'joint_states', 10)
+    commands, diagnostics = [], []
+    probe.create_subscription(Float64MultiArray, 'effort_controller/commands',
+                              lambda m: commands.append((time.monotonic(), np.array(m.data))),
+                              100)
+    probe.create_subscription(DiagnosticArray, '/diagnostics', diagnostics.append, 10)
+    executor = SingleThreadedExecutor(context=ros)
+    executor.add_node(node)
+    executor.add_node(probe)
+    assert spin_until(executor, lambda: pub.get_subscription_count() > 0 and
+                      node.cmd_pub.get_subscription_count() > 0)
+    rng = np.random.default_rng(1)
+    q = Q0 + rng.uniform(-0.01, 0.01, 7)
+    qd = rng.uniform(-0.1, 0.1, 7)
+    order = rng.permutation(7)
+    for k in range(30):
+        pub.publish(_state(q[order], qd[order], 1.0 + 1e-3 * k, [NAMES[i] for i in order]))
+        spin_until(executor, lambda: False, 0.003)
+    assert commands
+    dyn = RigidBodyDynamics(MODEL)
+    expected = dyn.computed_torque(q, qd, node.core.reference(0.0)[0], np.zeros(7),
+                                   np.zeros(7), np.full(7, 400.0), np.full(7, 40.0),
+                                   friction=False)
+    np.testing.assert_allclose(commands[-1][1], expected, atol=1e-9)
+    stopped = time.monotonic()
+    spin_until(executor, lambda: False, 1.0)
+    after = [c for c in commands if c[0] > stopped + 0.1]
+    assert len(after) >= 0.5 * 900  # never silent: the safe command keeps coming at rate
+    np.testing.assert_allclose(after[-1][1], dyn.gravity_vector(q), atol=1e-9)
+    assert any(s.level == b'\x02' and 'no valid joint state' in s.message
+               for m in diagnostics for s in m.status)
+    executor.shutdown()
+    node.destroy_node()
+    probe.destroy_node()
+
+
+def test_deactivate_publishes_the_final_hold_last(ros):
+    node = _node(ros, reference='hold')
+    now = time.monotonic()
+    node.core.on_state(now, NAMES, Q0, np.zeros(7), 5.0)
+    sent = []
+    node.cmd_pub.publish = lambda m: sent.append(np.array(m.data))
+    node.publish(node.core.update(now), now)
+    node.trigger_deactivate()
+    np.testing.assert_allclose(sent[-1], RigidBodyDynamics(MODEL).gravity_vector(Q0),
+                               atol=1e-9)
+    assert node.core.supervisor.mode == 'inactive'
+
+
+_floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
+_names = st.lists(st.sampled_from(NAMES + ['x', '']), max_size=9)
+
+
+@st.composite
+def _joint_states(draw):
+    names = draw(_names)
+    size = st.integers(0, 9)
+    msg = JointState()
+    msg.name = names
+    msg.position = draw(st.lists(_floats, min_size=draw(size), max_size=9))
+    msg.velocity = draw(st.lists(_floats, max_size=9))
+    msg.header.stamp.sec = draw(st.integers(0, 2 ** 31 - 1))
+    msg.header.stamp.nanosec = draw(st.integers(0, 999_999_999))
+    return msg
+
+
+@st.composite
+def _trajectories(draw):
+    msg = JointTrajectory()
+    msg.joint_names = draw(_names)
+    for _ in range(draw(st.integers(0, 4))):
+        point = JointTrajectoryPoint()
+        point.positions = draw(st.lists(_floats, max_size=9))
+        point.velocities = draw(st.lists(_floats, max_size=9))
+        point.accelerations = draw(st.lists(_floats, max_size=9))
+        point.time_from_start.sec = draw(st.integers(-2, 5))
+        point.time_from_start.nanosec = draw(st.integers(0, 999_999_999))
+        msg.points.append(point)
+    return msg
+
+
+def test_random_messages_never_raise_nor_publish_non_finite(ros):
+    node = _node(ros, reference='hold', state_timeout=0.5)
+    errors, sent = [], []
+    node.on_internal_error = errors.append
+    node.cmd_pub.publish = lambda m: sent.append(np.array(m.data))
+    good = _state(Q0, np.zeros(7), 1.0)
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.lists(st.one_of(_joint_states(), _trajectories()), min_size=1, max_size=6))
+    def run(messages):
+        good.header.stamp.sec += 1
+        node.on_joint_states(good)
+        for msg in messages:
+            if isinstance(msg, JointState):
+                node.on_joint_states(msg)
+            else:
+                node.on_trajectory(msg)
+            node.on_timer()
+    run()
+    assert errors == []
+    assert sent and all(np.all(np.isfinite(s)) for s in sent)
+    node.destroy_node()
+
+
+@pytest.mark.parametrize('signum', [signal.SIGTERM, signal.SIGINT])
+def test_signal_publishes_the_safe_command_last_and_exits_0(ros, signum):
+    env = dict(os.environ, ROS_DOMAIN_ID=os.environ.get('ROS_DOMAIN_ID', '57'))
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'robodyn_ros.nodes.controller', '--ros-args',
+         '-p', f'urdf_file:={PANDA}', '-p', 'tip_link:=panda_hand', '-p', 'kp:=[400.0]',
+         '-p', 'kd:=[40.0]', '-p', 'autostart:=true', '-p', 'reference:=hold'],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    probe = rclpy.create_node('sig_probe', context=ros)
+    pub = probe.create_publisher(JointState, 'joint_states', 10)
+    commands = []
+    probe.create_subscription(Float64MultiArray, 'effort_controller/commands',
+                              lambda m: commands.append(np.array(m.data)), 1000)
+    executor = SingleThreadedExecutor(context=ros)
+    executor.add_node(probe)
+    k = [0]
+
+    def feed():
+        k[0] += 1
+        pub.publish(_state(Q0 + 0.01 * np.sin(0.01 * k[0]), np.zeros(7), 1.0 + 1e-3 * k[0]))
+        executor.spin_once(timeout_sec=0.001)
+        return len(commands) > 200
+    deadline = time.monotonic() + 60
+    while not feed() and time.monotonic() < deadline:
+        pass
+    assert len(commands) > 200, proc.stdout.read1().decode()[-800:] if proc.poll() else ''
+    last_q = Q0 + 0.01 * np.sin(0.01 * k[0])
+    proc.send_signal(signum)
+    spin_until(executor, lambda: proc.poll() is not None, 10.0)
+    spin_until(executor, lambda: False, 0.3)
+    out = proc.communicate(timeout=10)[0].decode()
+    assert proc.returncode == 0 and 'Traceback' not in out, out[-800:]
+    hold = RigidBodyDynamics(MODEL).gravity_vector(last_q)
+    np.testing.assert_allclose(commands[-1], hold, atol=0.05)  # the hold at the last state
+    steps = np.abs(np.diff(np.array(commands[-50:]), axis=0))
+    assert steps.max() <= 1000.0 * 1e-3 + 1e-9
+    probe.destroy_node()
