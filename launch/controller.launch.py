@@ -1,46 +1,61 @@
 """robodyn controller for a real arm or an already running simulator.
 
-  ros2 launch robodyn_ros controller.launch.py config:=<share>/config/panda.yaml \
-      urdf_file:=/path/robot.urdf command_topic:=/effort_controller/commands
+  ros2 launch robodyn_ros controller.launch.py \
+      [config:=<share>/config/panda_real.yaml] [urdf_file:=/path/robot.urdf] \
+      [command_topic:=/effort_controller/commands] [mode:=computed_torque] \
+      [include_gravity:=false] [autostart:=true] [use_sim_time:=false]
 
-Without urdf_file the controller takes /robot_description (transient local), as
-published by robot_state_publisher.
+Every parameter comes from the YAML; an argument given on the command line overrides the
+YAML value, one not given leaves it alone. Without urdf_file (or robot_description / robot
+in the YAML) the controller takes the robot_description topic (transient local), as
+robot_state_publisher publishes it. The default config is for a real Franka arm: hold
+position until a trajectory arrives, gravity and friction left to the robot.
 """
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
 
+#: Arguments that override the YAML only when given (empty default = not given).
+OVERRIDES = {
+    'urdf_file': 'URDF path (robot_description topic when neither this nor the YAML names '
+                 'the robot)',
+    'command_topic': 'effort command topic, e.g. /effort_controller/commands',
+    'mode': 'computed_torque | feedforward | gravity',
+    'include_gravity': 'true | false (false on robots that compensate gravity)',
+    'include_friction': 'true | false',
+    'reference': 'hold | one_minus_cos | sum_of_sines',
+    'autostart': 'true | false: configure and activate at start-up',
+    'use_sim_time': 'true | false',
+}
+BOOLEANS = ('include_gravity', 'include_friction', 'autostart', 'use_sim_time')
+
+
+def _controller(context):
+    overrides = {}
+    for name in OVERRIDES:
+        value = LaunchConfiguration(name).perform(context)
+        if value == '':
+            continue
+        if name in BOOLEANS:
+            if value.lower() not in ('true', 'false'):
+                raise ValueError(f'{name}:={value}: expected true or false')
+            value = value.lower() == 'true'
+        overrides[name] = value
+    return [Node(package='robodyn_ros', executable='controller', name='robodyn_controller',
+                 output='screen',
+                 parameters=[LaunchConfiguration('config').perform(context), overrides])]
+
 
 def generate_launch_description():
     share = get_package_share_directory('robodyn_ros')
-    args = [
-        DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
-                                                                   'panda.yaml'),
-                              description='robodyn parameter YAML'),
-        DeclareLaunchArgument('urdf_file', default_value='',
-                              description='URDF path (empty: use /robot_description)'),
-        DeclareLaunchArgument('command_topic', default_value='/effort_controller/commands'),
-        DeclareLaunchArgument('mode', default_value='computed_torque',
-                              description='computed_torque | feedforward | gravity'),
-        DeclareLaunchArgument('include_gravity', default_value='true',
-                              description='false on robots compensating gravity internally'),
-        DeclareLaunchArgument('use_sim_time', default_value='false'),
-    ]
-    controller = Node(
-        package='robodyn_ros', executable='controller', name='robodyn_controller',
-        output='screen',
-        parameters=[LaunchConfiguration('config'), {
-            'urdf_file': LaunchConfiguration('urdf_file'),
-            'robot': '',
-            'command_topic': LaunchConfiguration('command_topic'),
-            'mode': LaunchConfiguration('mode'),
-            'include_gravity': LaunchConfiguration('include_gravity'),
-            'use_sim_time': LaunchConfiguration('use_sim_time'),
-        }])
-    return LaunchDescription(args + [controller])
+    args = [DeclareLaunchArgument('config', default_value=os.path.join(
+        share, 'config', 'panda_real.yaml'), description='robodyn parameter YAML')]
+    args += [DeclareLaunchArgument(name, default_value='', description=text)
+             for name, text in OVERRIDES.items()]
+    return LaunchDescription(args + [OpaqueFunction(function=_controller)])

@@ -1,6 +1,12 @@
-"""MuJoCo simulated arm + robodyn controller + bag recorder (separate processes).
+"""MuJoCo simulated arm + robodyn controller + bag recorder, each in its own process.
 
-  ros2 launch robodyn_ros sim.launch.py config:=<share>/config/panda.yaml bag_path:=run1
+  ros2 launch robodyn_ros sim.launch.py [config:=<share>/config/panda.yaml] \
+      [bag_path:=robodyn_bag] [storage:=mcap]
+
+The sim runs free at its rate on the wall clock and publishes /clock; its brakes hold the
+arm at q0 until the controller (a lifecycle node, autostarted: configure loads the model
+and warms its kernels, activate ramps in) sends its first command. Stop with Ctrl-C: every
+node exits 0, the controller publishes its safe command last and the bag is closed.
 """
 
 import os
@@ -18,15 +24,18 @@ def generate_launch_description():
     config = LaunchConfiguration('config')
     args = [
         DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
-                                                                   'panda.yaml')),
-        DeclareLaunchArgument('bag_path', default_value='robodyn_bag'),
+                                                                   'panda.yaml'),
+                              description='parameter YAML with robodyn_sim and '
+                                          'robodyn_controller sections'),
+        DeclareLaunchArgument('bag_path', default_value='robodyn_bag',
+                              description='rosbag2 directory to write'),
         DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),
     ]
     sim = Node(package='robodyn_ros', executable='sim', name='robodyn_sim', output='screen',
                parameters=[config, {'use_sim_time': False, 'publish_clock': True}])
     controller = Node(package='robodyn_ros', executable='controller',
                       name='robodyn_controller', output='screen',
-                      parameters=[config, {'use_sim_time': True}])
+                      parameters=[config, {'autostart': True}])
     recorder = Node(package='robodyn_ros', executable='recorder', name='robodyn_recorder',
                     output='screen',
                     parameters=[{'bag_path': LaunchConfiguration('bag_path'),

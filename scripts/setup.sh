@@ -13,6 +13,13 @@ log=.venv/setup.log
 run() { "$@" >>"$log" 2>&1 || { cat "$log" >&2; echo "setup failed: $*" >&2; exit 1; }; }
 run .venv/bin/python -m pip install --upgrade pip
 run .venv/bin/python -m pip install -r requirements.txt
+# launch, launch_ros, the ros2 CLI and control_msgs have no wheel on the package index: this
+# team's machines and CI have them in ../shared/wheels (ROBODYN_ROS_WHEELS overrides). Without
+# them the launch tests skip and say why.
+wheels=${ROBODYN_ROS_WHEELS:-../shared/wheels}
+if [ -f "$wheels/requirements-ros-extra.txt" ]; then
+  run .venv/bin/python -m pip install --find-links "$wheels" -r "$wheels/requirements-ros-extra.txt"
+fi
 run .venv/bin/python -m pip install --no-deps -e .
 .venv/bin/python -c 'import robodyn_ros, rclpy, pinocchio, mujoco, numba' \
   || { echo 'setup failed: a dependency does not import' >&2; exit 1; }

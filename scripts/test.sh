@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST
+export AMENT_PREFIX_PATH="$PWD/.venv${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 export ROS_DOMAIN_ID=${ROS_DOMAIN_ID:-57}
 .venv/bin/ruff check robodyn_ros test launch scripts setup.py
-exec .venv/bin/python -m pytest -q test "$@"
+exec .venv/bin/python -m pytest -q -rs test "$@"

@@ -127,6 +127,7 @@ class ControllerCore:
         self.dyn.friction_torque(z)
         if self.cross_check is not None:
             self.cross_check.check(q, z, z)
+        self.supervisor.warm_up(q)
         return time.perf_counter() - t0
 
     def activate(self, now):
@@ -216,7 +217,7 @@ class ControllerCore:
         sup = self.supervisor
         if not sup.publishing:
             return None
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         if self.last_rejection:
             sup.check_watchdog(now, f'; last rejected state: {self.last_rejection}')
         else:
@@ -227,7 +228,8 @@ class ControllerCore:
         if sup.commanding:
             law_tau = self._law(now, q_r, qd_r, qdd_r)
         tau = sup.command(now, law_tau)
-        self.stats.record(now, (time.perf_counter() - t0) * 1e6)
+        self.stats.record(now, (time.thread_time() - c0) * 1e6,
+                          (time.perf_counter() - t0) * 1e6)
         return Command(self._ordered(tau), q_r, qd_r, t, sup.mode)
 
     def _ordered(self, tau):

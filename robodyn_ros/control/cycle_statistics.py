@@ -1,5 +1,9 @@
 """Per-cycle statistics of the controller: compute time, achieved rate, counters.
 
+Compute time is the cycle's CPU time (its thread's CPU clock): the work a cycle does. The
+wall time of the same span is kept beside it; on a loaded machine the two differ by the
+time the thread was preempted, which shows in the state->command latency instead.
+
 Fixed-size ring buffers (no allocation per cycle); :meth:`CycleStatistics.summary` gives
 the key/value strings the node puts on /diagnostics.
 """
@@ -10,7 +14,8 @@ __all__ = ['CycleStatistics']
 
 
 class CycleStatistics:
-    """Compute time [us] and cycle times [s, monotonic] over the last ``window`` cycles.
+    """Compute (CPU) and wall time [us] and cycle times [s, monotonic] over the last
+    ``window`` cycles.
 
     Args:
         window: number of cycles kept.
@@ -19,15 +24,17 @@ class CycleStatistics:
     def __init__(self, window=2000):
         self.window = int(window)
         self.compute_us = np.zeros(self.window)
+        self.wall_us = np.zeros(self.window)
         self.times = np.zeros(self.window)
         self.count = 0
         self.compute_max_us = 0.0
         self.counters = {}
 
-    def record(self, now, compute_us):
-        """One cycle that published a command at ``now`` [s] after ``compute_us`` [us]."""
+    def record(self, now, compute_us, wall_us):
+        """One cycle at ``now`` [s] that took ``compute_us`` of CPU, ``wall_us`` of wall."""
         k = self.count % self.window
         self.compute_us[k] = compute_us
+        self.wall_us[k] = wall_us
         self.times[k] = now
         self.count += 1
         if compute_us > self.compute_max_us:
@@ -50,11 +57,14 @@ class CycleStatistics:
         """{key: value string} for /diagnostics."""
         m = min(self.count, self.window)
         window = self.compute_us[:m] if m else np.zeros(1)
+        wall = self.wall_us[:m] if m else np.zeros(1)
         values = {
             'rate_hz': f'{self.rate():.3f}',
             'compute_p50_us': f'{np.percentile(window, 50):.2f}',
             'compute_p99_us': f'{np.percentile(window, 99):.2f}',
             'compute_max_us': f'{self.compute_max_us:.2f}',
+            'wall_p50_us': f'{np.percentile(wall, 50):.2f}',
+            'wall_p99_us': f'{np.percentile(wall, 99):.2f}',
             'cycles': str(self.count),
         }
         values.update({k: str(v) for k, v in sorted(self.counters.items())})

@@ -226,6 +226,12 @@ class SafetySupervisor:
         self.output_time = now
         return self.output.copy()
 
+    def warm_up(self, q):
+        """Compile (or load) the per-cycle kernels on a throw-away state."""
+        lim = self.limits
+        first_violation(q, np.zeros(self.n), lim.lower, lim.upper, lim.velocity)
+        limit_into(np.zeros(self.n), np.zeros(self.n), self._step, lim.effort)
+
     def final_ramp(self, now):
         """Commands, one per nominal period from ``now``, that reach the final safe command
         within the rate limit; the last one equals it exactly (publish them in order)."""

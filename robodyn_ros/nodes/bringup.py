@@ -155,7 +155,8 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
         # limit) before the states stop, so the watchdog has nothing to report.
         answered = controller.command_count
         controller.trigger_deactivate()
-        result.update(answered=answered, steps=steps, wall=time.perf_counter() - wall0, timeouts=timeouts,
+        result.update(answered=answered, steps=steps, wall=time.perf_counter() - wall0,
+                      timeouts=timeouts,
                       commands=controller.command_count, q=sim.sim.state()[0],
                       reference=controller.core.reference(sim.sim.time),
                       faults=controller.core.supervisor.faults)

@@ -122,7 +122,7 @@ class ControllerNode(LifecycleNode):
     def _create_entities(self, config):
         self.cmd_pub = self.create_publisher(Float64MultiArray,
                                              self.get_parameter('command_topic').value, 1)
-        self.ref_pub = self.create_publisher(JointState, '~/reference', 1)
+        self.ref_pub = self.create_publisher(JointState, '~/reference', 10)
         self.ref_msg = JointState()
         self.ref_msg.name = list(self.core.model.joint_names)
         self.entities = [
@@ -203,7 +203,7 @@ class ControllerNode(LifecycleNode):
             self.publish(core.update(now), now)
 
     @guarded
-    def on_timer(self):
+    def on_timer(self, _info=None):
         """Fixed-rate cycle (trigger 'timer'); with trigger 'state', the watchdog and the
         safe command at rate while states are missing or the supervisor is in safe mode."""
         core = self.core
@@ -269,7 +269,7 @@ class ControllerNode(LifecycleNode):
                 log.info(text)
 
     @guarded
-    def on_diagnostics(self):
+    def on_diagnostics(self, _info=None):
         """/diagnostics: state, reason, timing and counters (also when unconfigured)."""
         status = DiagnosticStatus(name='robodyn_controller')
         if self.core is None:

@@ -1,0 +1,204 @@
+"""Loop benchmark across processes: does the controller keep up with a 1 kHz state stream?
+
+Three processes on this machine (each its own DDS participant, localhost only):
+
+* ``publish``: JointState at ``rate`` with header stamps taken from CLOCK_MONOTONIC;
+* the target: the robodyn controller (trigger 'state', hold reference) or, as the floor,
+  a bare rclpy ``echo`` node answering each state with the same two messages (a
+  Float64MultiArray command and a JointState reference carrying the state's stamp);
+* ``listen``: receives the reference (the controller publishes it right after the
+  command, with the answered state's stamp): latency = receipt - stamp on the shared
+  monotonic clock; and /diagnostics for the controller's own compute time.
+
+``run_loop_bench`` orchestrates both runs and returns the figures; ``robodyn bench --loop``
+prints them. Not a timed test: numbers depend on the machine and its load.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+__all__ = ['run_loop_bench']
+
+PANDA_Q0 = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]
+
+
+def _publish(args):
+    import rclpy
+    from sensor_msgs.msg import JointState
+    rclpy.init()
+    node = rclpy.create_node('loop_bench_publisher')
+    pub = node.create_publisher(JointState, 'joint_states', 10)
+    msg = JointState()
+    msg.name = [f'panda_joint{i}' for i in range(1, 8)]
+    msg.position, msg.velocity = PANDA_Q0, [0.0] * 7
+    period = 1.0 / args['rate']
+    start = time.monotonic()
+    window = (start + args['warmup'], start + args['warmup'] + args['duration'])
+    stamps = []
+    tick = start
+    while tick < window[1]:
+        tick += period
+        wait = tick - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        now = time.monotonic()
+        msg.header.stamp.sec, msg.header.stamp.nanosec = int(now), int((now % 1) * 1e9)
+        pub.publish(msg)
+        if window[0] <= now:
+            stamps.append(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9)
+    np.save(args['out'], np.array(stamps))
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+def _listen(args):
+    from diagnostic_msgs.msg import DiagnosticArray
+    import rclpy
+    from rclpy.qos import QoSProfile
+    from sensor_msgs.msg import JointState
+    rclpy.init()
+    node = rclpy.create_node('loop_bench_listener')
+    answers, compute = [], []
+
+    def on_reference(msg):
+        now = time.monotonic()
+        answers.append((msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9, now))
+
+    def on_diagnostics(msg):
+        for status in msg.status:
+            values = {kv.key: kv.value for kv in status.values}
+            if 'compute_p99_us' in values:
+                compute.append((time.monotonic(), float(values['compute_p50_us']),
+                                float(values['compute_p99_us']), float(values['wall_p50_us']),
+                                float(values['wall_p99_us'])))
+    node.create_subscription(JointState, args['reference_topic'], on_reference,
+                             QoSProfile(depth=1000))
+    node.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics, 10)
+    end = time.monotonic() + args['seconds']
+    print('ready', flush=True)
+    while time.monotonic() < end:
+        rclpy.spin_once(node, timeout_sec=0.05)
+    np.save(args['out'], np.array(answers).reshape(-1, 2))
+    np.save(args['out'].replace('.npy', '_compute.npy'), np.array(compute).reshape(-1, 5))
+    node.destroy_node()
+    rclpy.shutdown()
+
+
+def _echo(args):
+    import array
+
+    import rclpy
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    rclpy.init()
+    node = rclpy.create_node('robodyn_controller')
+    cmd = node.create_publisher(Float64MultiArray, 'effort_controller/commands', 1)
+    ref = node.create_publisher(JointState, '~/reference', 10)
+    out = JointState()
+    out.name = [f'panda_joint{i}' for i in range(1, 8)]
+
+    def on_state(msg):
+        cmd.publish(Float64MultiArray(data=array.array('d', msg.position)))
+        out.header.stamp = msg.header.stamp
+        out.position, out.velocity, out.effort = msg.position, msg.velocity, msg.position
+        ref.publish(out)
+    node.create_subscription(JointState, 'joint_states', on_state,
+                             QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
+    print('configured', flush=True)
+    try:
+        rclpy.spin(node)
+    except KeyboardInterrupt:
+        pass
+    node.destroy_node()
+    rclpy.try_shutdown()
+
+
+def _spawn(*argv):
+    return subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
+
+
+def _wait_for(proc, word, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if word in line:
+            return
+        if not line and proc.poll() is not None:
+            break
+    raise RuntimeError(f'{proc.args[1:3]} did not print {word!r} within {timeout} s')
+
+
+def _one_run(target, duration, rate, tmp):
+    module = 'robodyn_ros.nodes.loop_bench'
+    if target == 'controller':
+        proc = _spawn('-m', 'robodyn_ros.nodes.controller', '--ros-args', '-p', 'robot:=panda',
+                      '-p', 'tip_link:=panda_hand', '-p', 'autostart:=true', '-p',
+                      'reference:=hold', '-p', 'kp:=[400.0]', '-p', 'kd:=[40.0]', '-p',
+                      'include_friction:=true', '-p', 'diagnostics_period:=1.0')
+    else:
+        proc = _spawn('-m', module, 'echo', '{}')
+    answers, stamps = (os.path.join(tmp, f'{target}_{k}.npy') for k in ('answers', 'stamps'))
+    warmup = 2.0
+    try:
+        _wait_for(proc, 'configured', 120.0)
+        listener = _spawn('-m', module, 'listen', json.dumps(dict(
+            out=answers, seconds=warmup + duration + 2.0,
+            reference_topic='/robodyn_controller/reference')))
+        _wait_for(listener, 'ready', 60.0)
+        time.sleep(1.0)
+        publisher = _spawn('-m', module, 'publish', json.dumps(dict(
+            out=stamps, rate=rate, warmup=warmup, duration=duration)))
+        publisher.wait(timeout=warmup + duration + 60)
+        listener.wait(timeout=60)
+    finally:
+        proc.send_signal(2)
+        proc.wait(timeout=30)
+    return _figures(np.load(stamps), np.load(answers),
+                    np.load(answers.replace('.npy', '_compute.npy')))
+
+
+def _figures(stamps, answers, compute):
+    sent = set(np.round(stamps, 6))
+    latency = {}
+    for stamp, received in answers:
+        key = round(stamp, 6)
+        if key in sent and key not in latency:
+            latency[key] = received - stamp
+    lat = np.array(list(latency.values())) * 1e3 if latency else np.zeros(1)
+    start, end = stamps.min(), stamps.max()
+    inside = compute[(compute[:, 0] > start + 1.0) & (compute[:, 0] < end)] \
+        if len(compute) else compute
+    return {
+        'states': int(len(stamps)), 'answered': int(len(latency)),
+        'answered_pct': 100.0 * len(latency) / max(len(stamps), 1),
+        'latency_ms': {'p50': float(np.percentile(lat, 50)),
+                       'p99': float(np.percentile(lat, 99)), 'max': float(lat.max())},
+        'compute_us': None if not len(inside) else {
+            'p50': float(np.median(inside[:, 1])), 'p99': float(inside[:, 2].max())},
+        'cycle_wall_us': None if not len(inside) else {
+            'p50': float(np.median(inside[:, 3])), 'p99': float(inside[:, 4].max())},
+    }
+
+
+def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp'):
+    """Echo floor, then the controller, each for ``duration`` [s] at ``rate`` [Hz]."""
+    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    os.environ.setdefault('ROS_DOMAIN_ID', '43')
+    echo = _one_run('echo', duration, rate, tmp)
+    controller = _one_run('controller', duration, rate, tmp)
+    ratio = {k: controller['latency_ms'][k] / max(echo['latency_ms'][k], 1e-9)
+             for k in ('p50', 'p99')}
+    return {'duration_s': duration, 'rate_hz': rate, 'echo': echo, 'controller': controller,
+            'latency_ratio': ratio}
+
+
+if __name__ == '__main__':
+    {'publish': _publish, 'listen': _listen, 'echo': _echo}[sys.argv[1]](
+        json.loads(sys.argv[2]))
