@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from .errors import RobodynError
+from .errors import ConfigError, RobodynError
 
 __all__ = ['build_parser', 'run', 'main']
 
@@ -51,6 +51,11 @@ def build_parser():
     p.add_argument('--plot', default=None, help='PNG for the scaling plot')
     p.add_argument('--validate-hours', type=float, default=0.0,
                    help='also time `validate` on a synthetic bag this many hours long')
+    p.add_argument('--loop', action='store_true',
+                   help='only the loop benchmark: controller vs a bare echo node, each in '
+                        'its own process, fed 1 kHz joint states')
+    p.add_argument('--loop-seconds', type=float, default=30.0,
+                   help='measured seconds per loop run')
     p.add_argument('--json', action='store_true')
 
     p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')
@@ -166,6 +171,8 @@ def run(args):
             return _inspect(args)
         if args.command == 'check':
             return _check(args)
+        if args.command == 'bench' and args.loop:
+            return _loop_bench(args)
         if args.command == 'bench':
             from .validation.bench import run_bench
             return run_bench(args)
@@ -179,6 +186,19 @@ def run(args):
         print(f'robodyn {args.command}: error: {exc}', file=sys.stderr)
         return 2
     raise AssertionError(args.command)  # pragma: no cover - argparse restricts commands
+
+
+def _loop_bench(args):
+    import json
+    import tempfile
+
+    from .nodes.loop_bench import format_loop_bench, run_loop_bench
+    if args.loop_seconds <= 0:
+        raise ConfigError(f'--loop-seconds must be > 0, got {args.loop_seconds}')
+    with tempfile.TemporaryDirectory() as tmp:
+        result = run_loop_bench(args.loop_seconds, tmp=tmp)
+    print(json.dumps(result, indent=1) if args.json else format_loop_bench(result))
+    return 0
 
 
 def main(argv=None):

@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-__all__ = ['run_loop_bench']
+__all__ = ['run_loop_bench', 'format_loop_bench']
 
 PANDA_Q0 = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]
 
@@ -197,6 +197,25 @@ def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp'):
              for k in ('p50', 'p99')}
     return {'duration_s': duration, 'rate_hz': rate, 'echo': echo, 'controller': controller,
             'latency_ratio': ratio}
+
+
+def format_loop_bench(result):
+    """Human-readable table of :func:`run_loop_bench`'s result."""
+    lines = [f'loop: {result["duration_s"]:.0f} s of joint states at {result["rate_hz"]:.0f} Hz '
+             'per run, each node in its own process',
+             f'{"node":<12}{"answered":>16}{"p50 ms":>9}{"p99 ms":>9}{"max ms":>9}'
+             f'{"compute p50/p99 us":>22}{"wall p50/p99 us":>20}']
+    for name in ('echo', 'controller'):
+        r = result[name]
+        lat = r['latency_ms']
+        comp, wall = r['compute_us'], r['cycle_wall_us']
+        lines.append(f'{name:<12}{r["answered"]:>7}/{r["states"]:<5} {r["answered_pct"]:5.1f}%'
+                     f'{lat["p50"]:>6.2f}{lat["p99"]:>9.2f}{lat["max"]:>9.2f}'
+                     + (f'{comp["p50"]:>13.1f} / {comp["p99"]:<6.1f}'
+                        f'{wall["p50"]:>11.1f} / {wall["p99"]:<6.1f}' if comp else ''))
+    ratio = result['latency_ratio']
+    lines.append(f'latency controller / echo: p50 {ratio["p50"]:.2f}x, p99 {ratio["p99"]:.2f}x')
+    return '\n'.join(lines)
 
 
 if __name__ == '__main__':
