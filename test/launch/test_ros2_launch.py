@@ -1,0 +1,172 @@
+"""`ros2 launch` of the colcon-installed package, separate processes, as a user runs it."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import yaml
+
+from robodyn_ros.model import load_urdf
+from robodyn_ros.robots import robot_path
+
+pytestmark = pytest.mark.integration
+
+ROS2 = os.path.join(os.path.dirname(sys.executable), 'ros2')
+TRACK_SECONDS = 15.0
+
+
+def _launch(env, *args, domain):
+    env = dict(env, ROS_DOMAIN_ID=str(domain))
+    return subprocess.Popen([ROS2, 'launch', 'robodyn_ros', *args], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+
+
+def _read_until(proc, word, timeout, lines):
+    deadline = time.monotonic() + timeout
+    os.set_blocking(proc.stdout.fileno(), False)
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if line:
+            lines.append(line)
+            if word in line:
+                return True
+        elif proc.poll() is not None:
+            return False
+        else:
+            time.sleep(0.05)
+    return False
+
+
+def _stop(proc, lines):
+    """Ctrl-C as a terminal sends it: SIGINT to the whole process group."""
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        out, _ = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, _ = proc.communicate()
+    lines.append(out)
+    return ''.join(lines)
+
+
+@pytest.fixture(scope='module')
+def sim_run(ros_launch_env, tmp_path_factory):
+    """sim.launch.py, cold start, tracked for TRACK_SECONDS after activation, then Ctrl-C."""
+    bag = str(tmp_path_factory.mktemp('sim') / 'bag')
+    proc = _launch(ros_launch_env, 'sim.launch.py', f'bag_path:={bag}', domain=91)
+    lines = []
+    active = _read_until(proc, 'ramp-in complete', 120.0, lines)
+    if active:
+        _read_until(proc, 'never printed', TRACK_SECONDS + 1.0, lines)
+    text = _stop(proc, lines)
+    assert active, text[-3000:]
+    return proc.returncode, text, bag
+
+
+def test_sim_launch_stops_cleanly_on_ctrl_c(sim_run):
+    code, text, _ = sim_run
+    assert code == 0, text[-3000:]
+    assert 'Traceback' not in text and 'has died' not in text, text[-3000:]
+    for node in ('sim', 'controller', 'recorder'):
+        assert f'[INFO] [{node}-' in text and 'process has finished cleanly' in text
+    assert text.count('process has finished cleanly') == 3, text[-3000:]
+    assert 'shutdown: safe command published' in text
+
+
+def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
+    from robodyn_ros.validation.bag_reader import BagReader, parse_joint_state
+    from robodyn_ros.validation.validate import validate_bag
+    _, text, bag = sim_run
+    report = validate_bag(bag, out_dir=str(tmp_path), plots=False,
+                          max_rms=1e-3, max_abs=5e-3)
+    assert report['overall']['duration'] >= TRACK_SECONDS - 0.5
+    worst = max(j['rms'] for j in report['joints'].values())
+    assert worst <= 1e-3, (worst, report['failures'])
+    model = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
+    lower, upper = model.lower, model.upper
+    first_command = first_active = None
+    with BagReader(bag) as reader:
+        for topic, _, t, raw in reader.messages(list(reader.topics)):
+            if topic == '/joint_states':
+                q = np.array(parse_joint_state(raw)[2])
+                assert np.all(q >= lower - 1e-9) and np.all(q <= upper + 1e-9), q
+            elif topic == '/effort_controller/commands' and first_command is None:
+                first_command = t
+            elif topic == '/diagnostics' and first_active is None:
+                msg = reader.deserialize(raw, 'diagnostic_msgs/msg/DiagnosticArray')
+                values = {kv.key: kv.value for s in msg.status for kv in s.values}
+                if values.get('state') in ('waiting', 'ramp_in', 'active'):
+                    first_active = t
+    assert first_command is not None and first_active is not None
+    # Diagnostics come at 10 Hz: activation lies at most 0.1 s before its first report.
+    assert (first_command - first_active) * 1e-9 <= 1.0 - 0.1
+
+
+CONFIG = {'robodyn_controller': {'ros__parameters': {
+    'robot': 'panda', 'tip_link': 'panda_hand', 'rate': 500, 'kp': [100, 100, 100, 100, 100,
+                                                                     100, 100],
+    'kd': [20.0] * 7, 'include_gravity': False, 'include_friction': False,
+    'mode': 'feedforward', 'state_timeout': 0.03, 'max_torque_rate': 800.0,
+    'safe_command': 'zero', 'reference': 'hold', 'command_topic': 'yaml/commands',
+    'damping': [3.5], 'cross_check_every': 7}}}
+
+
+def _parameters(env, names, domain):
+    import rclpy
+    from rcl_interfaces.srv import GetParameters
+    from rclpy.executors import SingleThreadedExecutor
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=domain)
+    node = rclpy.create_node('param_probe', context=context)
+    client = node.create_client(GetParameters, '/robodyn_controller/get_parameters')
+    try:
+        assert client.wait_for_service(timeout_sec=60.0)
+        future = client.call_async(GetParameters.Request(names=names))
+        executor = SingleThreadedExecutor(context=context)
+        executor.add_node(node)
+        executor.spin_until_future_complete(future, timeout_sec=30.0)
+        from rclpy.parameter import parameter_value_to_python
+        return {n: parameter_value_to_python(v) for n, v in zip(names, future.result().values)}
+    finally:
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+
+
+def test_controller_launch_yaml_values_reach_the_node_and_only_given_arguments_override(
+        ros_launch_env, tmp_path):
+    path = tmp_path / 'arm.yaml'
+    path.write_text(yaml.safe_dump(CONFIG))
+    proc = _launch(ros_launch_env, 'controller.launch.py', f'config:={path}',
+                   'command_topic:=/given/commands', domain=92)
+    lines = []
+    try:
+        params = CONFIG['robodyn_controller']['ros__parameters']
+        got = _parameters(ros_launch_env, list(params) + ['autostart'], 92)
+    finally:
+        _stop(proc, lines)
+    for name, value in params.items():
+        expected = '/given/commands' if name == 'command_topic' else value
+        assert got[name] == expected and type(got[name]) is type(expected), (name, got[name])
+    assert got['autostart'] is False  # not given: the node's default, not a launch default
+
+
+def test_show_args_lists_every_documented_argument(ros_launch_env):
+    env = dict(ros_launch_env, ROS_DOMAIN_ID='93')
+    readme = open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), 'README.md'), encoding='utf-8').read()
+    for launch_file, documented in (
+            ('sim.launch.py', ('config', 'bag_path', 'storage')),
+            ('controller.launch.py', ('config', 'urdf_file', 'command_topic', 'mode',
+                                      'include_gravity', 'include_friction', 'reference',
+                                      'autostart', 'use_sim_time'))):
+        out = subprocess.run([ROS2, 'launch', 'robodyn_ros', launch_file, '--show-args'],
+                             env=env, capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr[-2000:]
+        for arg in documented:
+            assert f"'{arg}'" in out.stdout, (launch_file, arg, out.stdout)
+            assert f'{arg}:=' in readme, (launch_file, arg)
