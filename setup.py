@@ -37,6 +37,7 @@ setup(
             'controller = robodyn_ros.nodes.controller:main',
             'sim = robodyn_ros.nodes.sim_node:main',
             'recorder = robodyn_ros.nodes.recorder:main',
+            'jtc_feedforward = robodyn_ros.nodes.feedforward_node:main',
         ],
     },
 )

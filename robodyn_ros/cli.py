@@ -61,8 +61,12 @@ def build_parser():
     p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')
     p.add_argument('--robot', default='panda', help='panda, ur5, three_link or a .urdf path')
     p.add_argument('--tip', default=None)
-    p.add_argument('--mode', choices=('computed_torque', 'feedforward', 'gravity'),
-                   default='computed_torque')
+    p.add_argument('--mode', choices=('computed_torque', 'feedforward', 'gravity',
+                                      'jtc_feedforward'),
+                   default='computed_torque',
+                   help='jtc_feedforward: a JTC-like PD in the sim tracks the dense '
+                        "trajectory with and without robodyn's effort feed-forward "
+                        '(no DDS; Panda only)')
     p.add_argument('--reference', choices=('sum_of_sines', 'one_minus_cos', 'hold'),
                    default='sum_of_sines')
     p.add_argument('--duration', type=float, default=10.0, help='[s] of simulated time')

@@ -11,9 +11,12 @@ from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory
 
+from ..control import JointMap
 from ..errors import RobodynError
 from ..sim import MujocoSim
+from ..sim.jtc_emulation import JtcEmulator
 from .common import declare, declare_robot, model_from_parameters, run_node, to_time
 
 __all__ = ['SimNode', 'main']
@@ -37,6 +40,13 @@ class SimNode(Node):
         declare(self, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]', dynamic=True)
         declare(self, 'gravity', [0.0, 0.0, -9.81], 'gravity in the base frame [m/s^2]',
                 dynamic=True)
+        declare(self, 'command_interface', 'effort',
+                "'effort': forward effort controller on command_topic; 'joint_trajectory': "
+                'an emulated JTC (PD + effort feed-forward) on jtc_topic')
+        declare(self, 'jtc_topic', 'joint_trajectory_controller/joint_trajectory',
+                'JTC command topic (command_interface joint_trajectory)')
+        declare(self, 'jtc_kp', [100.0], 'JTC PD gains, 1 or n [N m/rad]', dynamic=True)
+        declare(self, 'jtc_kd', [10.0], 'JTC PD gains, 1 or n [N m s/rad]', dynamic=True)
         p = self.get_parameter
         model = model_from_parameters(self)
         if model is None:
@@ -51,8 +61,21 @@ class SimNode(Node):
         self.state_pub = self.create_publisher(JointState, 'joint_states', 10)
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) \
             if p('publish_clock').value else None
-        self.create_subscription(Float64MultiArray, p('command_topic').value, self.on_command,
-                                 10)
+        self.jtc = None
+        if p('command_interface').value == 'joint_trajectory':
+            n = model.n
+            gains = [np.resize(np.asarray(p(k).value, dtype=float), n)
+                     for k in ('jtc_kp', 'jtc_kd')]
+            self.jtc = JtcEmulator(gains[0], gains[1], self.sim.state()[0])
+            self.create_subscription(JointTrajectory, p('jtc_topic').value,
+                                     self.on_jtc_trajectory, 10)
+        elif p('command_interface').value == 'effort':
+            self.create_subscription(Float64MultiArray, p('command_topic').value,
+                                     self.on_command, 10)
+        else:
+            raise RobodynError(f"command_interface: unknown value "
+                               f"{p('command_interface').value!r}; valid: effort, "
+                               'joint_trajectory')
         if not p('lockstep').value:
             self.create_timer(1.0 / p('rate').value, self.on_timer)
 
@@ -63,6 +86,25 @@ class SimNode(Node):
         except RobodynError as exc:
             self.get_logger().error(f'command ignored: {exc}', throttle_duration_sec=1.0)
             return
+        self.commands += 1
+
+    def on_jtc_trajectory(self, msg):
+        """Emulated JTC: follow the points (chain joint order) from now."""
+        try:
+            index = JointMap(self.model.joint_names).index(msg.joint_names)
+            arrays = [np.array([np.asarray(getattr(pt, f), dtype=float)[index]
+                                if len(getattr(pt, f)) else np.zeros(self.model.n)
+                                for pt in msg.points])
+                      for f in ('positions', 'velocities', 'accelerations', 'effort')]
+            times = [pt.time_from_start.sec + pt.time_from_start.nanosec * 1e-9
+                     for pt in msg.points]
+            has_effort = all(len(pt.effort) for pt in msg.points)
+            self.jtc.set_trajectory(self.sim.time, times, *arrays[:3],
+                                    arrays[3] if has_effort else None)
+        except (RobodynError, IndexError, ValueError) as exc:
+            self.get_logger().error(f'JTC trajectory rejected: {exc}')
+            return
+        self.sim.braked = False
         self.commands += 1
 
     def publish_state(self):
@@ -78,7 +120,11 @@ class SimNode(Node):
         self.state_pub.publish(msg)
 
     def step(self):
-        """Advance the simulation one step with the held command."""
+        """Advance the simulation one step with the held command (or the emulated JTC's)."""
+        if self.jtc is not None and not self.sim.braked:
+            q, qd, _ = self.sim.state()
+            effort = self.model.effort_limits
+            self.sim.command = np.clip(self.jtc.command(self.sim.time, q, qd), -effort, effort)
         self.sim.step()
 
     def on_timer(self):
