@@ -1,11 +1,6 @@
 """`colcon build` installs the package the ROS way (executables, launch, config, urdf)."""
 
 import os
-import shutil
-import subprocess
-import sys
-
-import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

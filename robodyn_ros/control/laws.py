@@ -51,13 +51,22 @@ class ControlLaw:
         self.dyn = dynamics
         self.config = config
         self._zero = np.zeros(n)
+        self._shape = (n,)
+
+    def _plain(self, a):
+        return type(a) is np.ndarray and a.shape == self._shape and a.dtype == np.float64
 
     def __call__(self, q, qd, q_ref, qd_ref, qdd_ref):
         """Torque (n,) [N m or N] for the measured and reference state."""
         cfg, dyn = self.config, self.dyn
         if cfg.mode == 'computed_torque':
-            tau = dyn.computed_torque(q, qd, q_ref, qd_ref, qdd_ref, self.kp, self.kd,
-                                      friction=cfg.include_friction)
+            if self._plain(q) and self._plain(qd) and self._plain(q_ref) and \
+                    self._plain(qd_ref) and self._plain(qdd_ref):
+                tau = dyn.computed_torque_prechecked(q, qd, q_ref, qd_ref, qdd_ref, self.kp,
+                                                     self.kd, cfg.include_friction)
+            else:
+                tau = dyn.computed_torque(q, qd, q_ref, qd_ref, qdd_ref, self.kp, self.kd,
+                                          friction=cfg.include_friction)
             if not cfg.include_gravity:
                 tau -= dyn.gravity_vector(q)
             return tau

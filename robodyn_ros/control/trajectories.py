@@ -19,16 +19,18 @@ from ..errors import InputError
 __all__ = ['Hold', 'OneMinusCos', 'SumOfSines', 'SplineTrajectory', 'make_reference']
 
 
-@dataclass(frozen=True)
 class Hold:
-    """Constant position."""
+    """Constant position. Returns the same read-only arrays every call (no allocation)."""
 
-    q0: np.ndarray
+    def __init__(self, q0):
+        self.q0 = np.array(q0, dtype=float)
+        self._zero = np.zeros_like(self.q0)
+        self.q0.flags.writeable = False
+        self._zero.flags.writeable = False
 
     def __call__(self, t):
         """(q, qd, qdd) at time t [s]."""
-        z = np.zeros_like(self.q0)
-        return self.q0.copy(), z, z.copy()
+        return self.q0, self._zero, self._zero
 
 
 @dataclass(frozen=True)

@@ -174,6 +174,17 @@ class RigidBodyDynamics:
         qd = self._vec(qd, 'qd')
         return friction_torque(qd, self.viscous, self.coulomb, self.friction_smoothing)
 
+    def computed_torque_prechecked(self, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, friction):
+        """:meth:`computed_torque` for callers that have already checked their inputs:
+        float64 (n,) arrays (the controller's hot path: no per-argument Python checks).
+        The kernel still refuses non-finite values (InputError)."""
+        if not self._compiled:
+            return self.computed_torque(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, friction)
+        if not computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, self._params,
+                                      friction, self._tau, self._buf):
+            self._non_finite(q=q, qd=qd, q_ref=q_ref, qd_ref=qd_ref, qdd_ref=qdd_ref)
+        return self._tau.copy()
+
     def computed_torque(self, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, friction=True):
         """tau = M(q)(qdd_r + Kd e_dot + Kp e) + C(q, qd) qd + g(q) [+ tau_f(qd)].
 

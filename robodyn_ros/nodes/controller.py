@@ -18,6 +18,7 @@ All pacing uses the steady clock; ROS time (and use_sim_time) only stamps /diagn
 The core (robodyn_ros.control.ControllerCore) does everything else.
 """
 
+import gc
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -112,6 +113,10 @@ class ControllerNode(LifecycleNode):
             return TransitionCallbackReturn.FAILURE
         self.core = core
         self._create_entities(config)
+        # Everything built so far lives as long as the node: move it out of the garbage
+        # collector's reach so a full collection cannot stall a control cycle.
+        gc.collect()
+        gc.freeze()
         self.status = 'configured'
         self.get_logger().info(
             f'configured {model.name}: {model.n} joints {list(model.joint_names)}, mode '

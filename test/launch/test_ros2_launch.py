@@ -117,8 +117,8 @@ CONFIG = {'robodyn_controller': {'ros__parameters': {
 
 
 def _parameters(env, names, domain):
-    import rclpy
     from rcl_interfaces.srv import GetParameters
+    import rclpy
     from rclpy.executors import SingleThreadedExecutor
     context = rclpy.Context()
     rclpy.init(context=context, domain_id=domain)
