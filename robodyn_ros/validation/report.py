@@ -14,6 +14,8 @@ def _diag_summary(diagnostics):
     if not diagnostics:
         return None
     rows = diagnostics[1:] if len(diagnostics) > 1 else diagnostics  # first window is warm-up
+    # Timing only while commanding: before activation and after shutdown nothing runs.
+    rows = [d for d in rows if d.get('state', 'active') == 'active'] or rows
 
     def col(key):
         vals = [float(d[key]) for d in rows if key in d]
