@@ -56,6 +56,8 @@ def build_parser():
                         'its own process, fed 1 kHz joint states')
     p.add_argument('--loop-seconds', type=float, default=30.0,
                    help='measured seconds per loop run')
+    p.add_argument('--loop-pin', action='store_true',
+                   help='pin the node under test to the last CPU, the feeders to the others')
     p.add_argument('--json', action='store_true')
 
     p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')
@@ -200,7 +202,7 @@ def _loop_bench(args):
     if args.loop_seconds <= 0:
         raise ConfigError(f'--loop-seconds must be > 0, got {args.loop_seconds}')
     with tempfile.TemporaryDirectory() as tmp:
-        result = run_loop_bench(args.loop_seconds, tmp=tmp)
+        result = run_loop_bench(args.loop_seconds, tmp=tmp, pin=args.loop_pin)
     print(json.dumps(result, indent=1) if args.json else format_loop_bench(result))
     return 0
 

@@ -10,7 +10,11 @@ the key/value strings the node puts on /diagnostics.
 
 import numpy as np
 
-__all__ = ['CycleStatistics']
+__all__ = ['CycleStatistics', 'HISTOGRAM_BINS']
+
+#: Compute times are also binned per microsecond over the whole run (the last bin holds
+#: everything slower) for run-wide percentiles.
+HISTOGRAM_BINS = 1000
 
 
 class CycleStatistics:
@@ -28,6 +32,7 @@ class CycleStatistics:
         self.times = np.zeros(self.window)
         self.count = 0
         self.compute_max_us = 0.0
+        self.histogram = np.zeros(HISTOGRAM_BINS, dtype=np.int64)  # 1 us bins, whole run
         self.counters = {}
 
     def record(self, now, compute_us, wall_us):
@@ -39,6 +44,7 @@ class CycleStatistics:
         self.count += 1
         if compute_us > self.compute_max_us:
             self.compute_max_us = compute_us
+        self.histogram[min(int(compute_us), HISTOGRAM_BINS - 1)] += 1
 
     def bump(self, name):
         """Increment counter ``name``."""
@@ -53,6 +59,14 @@ class CycleStatistics:
         span = float(times.max() - times.min())
         return (m - 1) / span if span > 0 else 0.0
 
+    def run_percentile(self, q):
+        """Compute-time percentile ``q`` [0, 100] over the whole run [us] (1 us bins)."""
+        total = int(self.histogram.sum())
+        if total == 0:
+            return 0.0
+        k = int(np.searchsorted(np.cumsum(self.histogram), q / 100.0 * total))
+        return float(min(k, HISTOGRAM_BINS - 1) + 1)
+
     def summary(self):
         """{key: value string} for /diagnostics."""
         m = min(self.count, self.window)
@@ -63,6 +77,8 @@ class CycleStatistics:
             'compute_p50_us': f'{np.percentile(window, 50):.2f}',
             'compute_p99_us': f'{np.percentile(window, 99):.2f}',
             'compute_max_us': f'{self.compute_max_us:.2f}',
+            'compute_run_p50_us': f'{self.run_percentile(50):.0f}',
+            'compute_run_p99_us': f'{self.run_percentile(99):.0f}',
             'wall_p50_us': f'{np.percentile(wall, 50):.2f}',
             'wall_p99_us': f'{np.percentile(wall, 99):.2f}',
             'cycles': str(self.count),

@@ -18,6 +18,7 @@ from ..errors import InputError
 __all__ = ['MODES', 'LawConfig', 'ControlLaw']
 
 MODES = ('computed_torque', 'feedforward', 'gravity')
+_F64 = np.dtype(np.float64)
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class ControlLaw:
         self._shape = (n,)
 
     def _plain(self, a):
-        return type(a) is np.ndarray and a.shape == self._shape and a.dtype == np.float64
+        return type(a) is np.ndarray and a.dtype is _F64 and a.shape == self._shape
 
     def __call__(self, q, qd, q_ref, qd_ref, qdd_ref):
         """Torque (n,) [N m or N] for the measured and reference state."""

@@ -9,7 +9,8 @@ States::
 * Watchdog on a monotonic clock (``now`` passed in, never message stamps): no valid state
   for ``state_timeout`` -> safe. Recovers by itself when valid states return.
 * Guards: joint position outside the limits shrunk by a margin, |velocity| above the limit
-  (times 1 + margin), a non-finite law output, a failed online cross-check -> safe,
+  (times 1 + margin), a non-finite law output (the element keeps its last value in that
+  cycle), a failed online cross-check -> safe,
   latched until deactivate/activate (a guard trip needs a person to look).
 * Ramp-in blends from the hold command (at activation: what keeps the arm where its
   brakes or its own controller held it) or from the current output (on recovery).
@@ -27,7 +28,7 @@ import math
 
 import numpy as np
 
-from .supervisor_kernels import CLAMPED, RATE_LIMITED, first_violation, limit_into
+from .supervisor_kernels import CLAMPED, NON_FINITE, RATE_LIMITED, first_violation, limit_into
 
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE',
            'SAFE', 'LEVELS']
@@ -219,6 +220,8 @@ class SafetySupervisor:
             step = self.limits.max_torque_rate * min(max(now - self.output_time, 0.0),
                                                      self.limits.period)
         flags = limit_into(target, self.output, step, self.limits.effort)
+        if flags & NON_FINITE and self.mode != SAFE:
+            self.fault(now, 'non-finite torque from the control law', latch=True)
         if flags & RATE_LIMITED:
             self.rate_limited += 1
         if flags & CLAMPED:

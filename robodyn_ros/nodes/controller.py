@@ -136,9 +136,18 @@ class ControllerNode(LifecycleNode):
                                      STATE_QOS),
             self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                      self.on_trajectory, 10),
-            self.create_timer(1.0 / config.rate, self.on_timer, clock=self.steady)]
+        ]
         self.trigger_state = config.trigger == 'state'
         self.period = 1.0 / config.rate
+        # trigger 'timer': the cycle at rate. trigger 'state': a watchdog re-armed by every
+        # answered state, firing only after state_timeout without one; then at rate (the
+        # safe command) until states return. No idle 1 kHz wake-ups in the answering loop.
+        self.timer_fast = not self.trigger_state
+        self.timer = self.create_timer(self.period if self.timer_fast else
+                                       config.state_timeout, self.on_timer, clock=self.steady)
+        self.entities.append(self.timer)
+        self.period_ns = int(round(self.period * 1e9))
+        self.watchdog_ns = int(round(config.state_timeout * 1e9))
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -206,6 +215,10 @@ class ControllerNode(LifecycleNode):
                          stamp_to_sec(msg.header.stamp)) and self.trigger_state and \
                 core.supervisor.commanding:
             self.publish(core.update(now), now)
+            if self.timer_fast:
+                self.timer.timer_period_ns = self.watchdog_ns
+                self.timer_fast = False
+            self.timer.reset()
 
     @guarded
     def on_timer(self, _info=None):
@@ -215,6 +228,10 @@ class ControllerNode(LifecycleNode):
         now = time.monotonic()
         if not self.trigger_state or core.supervisor.needs_timer(now):
             self.publish(core.update(now), now)
+        if not self.timer_fast and core.supervisor.publishing:
+            self.timer.timer_period_ns = self.period_ns  # check and publish at rate now
+            self.timer_fast = True
+            self.timer.reset()
 
     @guarded
     def on_trajectory(self, msg):

@@ -75,16 +75,21 @@ def _listen(args):
             if 'compute_p99_us' in values:
                 compute.append((time.monotonic(), float(values['compute_p50_us']),
                                 float(values['compute_p99_us']), float(values['wall_p50_us']),
-                                float(values['wall_p99_us'])))
+                                float(values['wall_p99_us']),
+                                float(values['compute_run_p50_us']),
+                                float(values['compute_run_p99_us'])))
     node.create_subscription(JointState, args['reference_topic'], on_reference,
                              QoSProfile(depth=1000))
     node.create_subscription(DiagnosticArray, '/diagnostics', on_diagnostics, 10)
+    from rclpy.experimental import EventsExecutor
+    executor = EventsExecutor()  # the lightest listener: it shares the 2 cores too
+    executor.add_node(node)
     end = time.monotonic() + args['seconds']
     print('ready', flush=True)
     while time.monotonic() < end:
-        rclpy.spin_once(node, timeout_sec=0.05)
+        executor.spin_once(timeout_sec=0.05)
     np.save(args['out'], np.array(answers).reshape(-1, 2))
-    np.save(args['out'].replace('.npy', '_compute.npy'), np.array(compute).reshape(-1, 5))
+    np.save(args['out'].replace('.npy', '_compute.npy'), np.array(compute).reshape(-1, 7))
     node.destroy_node()
     rclpy.shutdown()
 
@@ -119,9 +124,12 @@ def _echo(args):
     rclpy.try_shutdown()
 
 
-def _spawn(*argv):
+def _spawn(*argv, cpus=None):
+    def pin():
+        if cpus:
+            os.sched_setaffinity(0, cpus)
     return subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+                            stderr=subprocess.STDOUT, text=True, preexec_fn=pin)
 
 
 def _wait_for(proc, word, timeout):
@@ -135,26 +143,30 @@ def _wait_for(proc, word, timeout):
     raise RuntimeError(f'{proc.args[1:3]} did not print {word!r} within {timeout} s')
 
 
-def _one_run(target, duration, rate, tmp):
+def _one_run(target, duration, rate, tmp, pin=False):
     module = 'robodyn_ros.nodes.loop_bench'
+    ncpu = os.cpu_count() or 1
+    target_cpus = {ncpu - 1} if pin and ncpu > 1 else None
+    others = set(range(ncpu - 1)) if pin and ncpu > 1 else None
     if target == 'controller':
         proc = _spawn('-m', 'robodyn_ros.nodes.controller', '--ros-args', '-p', 'robot:=panda',
                       '-p', 'tip_link:=panda_hand', '-p', 'autostart:=true', '-p',
                       'reference:=hold', '-p', 'kp:=[400.0]', '-p', 'kd:=[40.0]', '-p',
-                      'include_friction:=true', '-p', 'diagnostics_period:=1.0')
+                      'include_friction:=true', '-p', 'diagnostics_period:=1.0',
+                      cpus=target_cpus)
     else:
-        proc = _spawn('-m', module, 'echo', '{}')
+        proc = _spawn('-m', module, 'echo', '{}', cpus=target_cpus)
     answers, stamps = (os.path.join(tmp, f'{target}_{k}.npy') for k in ('answers', 'stamps'))
     warmup = 2.0
     try:
         _wait_for(proc, 'configured', 120.0)
         listener = _spawn('-m', module, 'listen', json.dumps(dict(
             out=answers, seconds=warmup + duration + 2.0,
-            reference_topic='/robodyn_controller/reference')))
+            reference_topic='/robodyn_controller/reference')), cpus=others)
         _wait_for(listener, 'ready', 60.0)
         time.sleep(1.0)
         publisher = _spawn('-m', module, 'publish', json.dumps(dict(
-            out=stamps, rate=rate, warmup=warmup, duration=duration)))
+            out=stamps, rate=rate, warmup=warmup, duration=duration)), cpus=others)
         publisher.wait(timeout=warmup + duration + 60)
         listener.wait(timeout=60)
     finally:
@@ -181,28 +193,35 @@ def _figures(stamps, answers, compute):
         'latency_ms': {'p50': float(np.percentile(lat, 50)),
                        'p99': float(np.percentile(lat, 99)), 'max': float(lat.max())},
         'compute_us': None if not len(inside) else {
-            'p50': float(np.median(inside[:, 1])), 'p99': float(inside[:, 2].max())},
+            'p50': float(inside[-1, 5]), 'p99': float(inside[-1, 6]),
+            'worst_window_p99': float(inside[:, 2].max())},
         'cycle_wall_us': None if not len(inside) else {
             'p50': float(np.median(inside[:, 3])), 'p99': float(inside[:, 4].max())},
     }
 
 
-def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp'):
-    """Echo floor, then the controller, each for ``duration`` [s] at ``rate`` [Hz]."""
+def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp', pin=False):
+    """Echo floor, then the controller, each for ``duration`` [s] at ``rate`` [Hz].
+
+    ``pin``: the node under test on the last CPU, publisher and listener on the others
+    (as a real-time deployment isolates its controller), the same for both runs.
+    """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', '43')
-    echo = _one_run('echo', duration, rate, tmp)
-    controller = _one_run('controller', duration, rate, tmp)
+    echo = _one_run('echo', duration, rate, tmp, pin)
+    controller = _one_run('controller', duration, rate, tmp, pin)
     ratio = {k: controller['latency_ms'][k] / max(echo['latency_ms'][k], 1e-9)
              for k in ('p50', 'p99')}
-    return {'duration_s': duration, 'rate_hz': rate, 'echo': echo, 'controller': controller,
+    return {'duration_s': duration, 'rate_hz': rate, 'pinned': pin, 'echo': echo,
+            'controller': controller,
             'latency_ratio': ratio}
 
 
 def format_loop_bench(result):
     """Human-readable table of :func:`run_loop_bench`'s result."""
     lines = [f'loop: {result["duration_s"]:.0f} s of joint states at {result["rate_hz"]:.0f} Hz '
-             'per run, each node in its own process',
+             'per run, each node in its own process'
+             + (', node under test pinned to its own CPU' if result['pinned'] else ''),
              f'{"node":<12}{"answered":>16}{"p50 ms":>9}{"p99 ms":>9}{"max ms":>9}'
              f'{"compute p50/p99 us":>22}{"wall p50/p99 us":>20}']
     for name in ('echo', 'controller'):
@@ -213,6 +232,10 @@ def format_loop_bench(result):
                      f'{lat["p50"]:>6.2f}{lat["p99"]:>9.2f}{lat["max"]:>9.2f}'
                      + (f'{comp["p50"]:>13.1f} / {comp["p99"]:<6.1f}'
                         f'{wall["p50"]:>11.1f} / {wall["p99"]:<6.1f}' if comp else ''))
+    comp = result['controller']['compute_us']
+    if comp:
+        lines.append(f'compute = CPU time of a cycle, p50/p99 over the whole run (1 us bins); '
+                     f'worst 2000-cycle window p99 {comp["worst_window_p99"]:.1f} us')
     ratio = result['latency_ratio']
     lines.append(f'latency controller / echo: p50 {ratio["p50"]:.2f}x, p99 {ratio["p99"]:.2f}x')
     return '\n'.join(lines)
