@@ -47,7 +47,7 @@ def _nodes(context):
     controller = Node(package='robodyn_ros', executable='controller', name='robodyn_controller',
                       output='screen',
                       parameters=[config_path, {'robot': '', 'use_sim_time': True,
-                                                'include_gravity': True}])
+                                                'include_gravity': True, 'autostart': True}])
     return [gz, rsp, spawn, clock, broadcaster, effort, controller]
 
 

@@ -230,3 +230,22 @@ def test_deactivate_ramps_to_the_final_hold_within_the_rate_limit():
 def test_warm_up_runs_every_path():
     core = _core(cross_check_every=10)
     assert core.warm_up() >= 0.0 and core.cross_check.checks == 1
+
+
+def test_no_step_above_the_rate_limit_over_start_glitch_stall_and_recovery():
+    core = _core(reference='sum_of_sines', amplitudes=[0.2], periods=[2.0], ramp=0.2,
+                 ramp_time=0.1, max_torque_rate=1000.0)
+    core.activate(0.0)
+    efforts, modes = [], []
+    for k in range(1500):
+        now = k * DT
+        q = Q0 + (0.5 * np.eye(7)[1] if k == 400 else 0.0)  # one 0.5 rad glitch
+        if not 700 <= k < 800:  # a 100 ms stall
+            core.on_state(now, NAMES, q, np.zeros(7), 100.0 + now)
+        command = core.update(now)
+        if command is not None:
+            efforts.append(command.effort)
+            modes.append(command.mode)
+    steps = np.abs(np.diff(np.array(efforts), axis=0))
+    assert steps.max() <= 1000.0 * DT + 1e-9
+    assert {'ramp_in', 'active', 'safe'} <= set(modes) and modes[-1] == 'active'

@@ -231,3 +231,19 @@ def test_signal_publishes_the_safe_command_last_and_exits_0(ros, signum):
     steps = np.abs(np.diff(np.array(commands[-50:]), axis=0))
     assert steps.max() <= 1000.0 * 1e-3 + 1e-9
     probe.destroy_node()
+
+
+def test_timer_trigger_commands_at_rate_on_the_steady_clock(ros):
+    node = _node(ros, reference='hold', trigger='timer', rate=200.0, state_timeout=0.3)
+    now = time.monotonic()
+    assert node.core.on_state(now, NAMES, Q0, np.zeros(7), 5.0)
+    sent = []
+    node.cmd_pub.publish = lambda m: sent.append(time.monotonic())
+    executor = SingleThreadedExecutor(context=ros)
+    executor.add_node(node)
+    spin_until(executor, lambda: False, 1.0)
+    executor.shutdown()
+    # 0.3 s of law commands, then safe commands at the same rate: never silent.
+    assert 0.7 * 200 <= len(sent) <= 1.1 * 200
+    assert node.core.supervisor.mode == 'safe'
+    node.destroy_node()
