@@ -5,6 +5,7 @@ import site
 import sys
 
 from .errors import ModelError
+from .share import share_dir
 
 __all__ = ['ROBOTS', 'robot_path', 'bundled_urdf_dir', 'example_robot_data_dir']
 
@@ -29,13 +30,7 @@ ROBOTS = {
 
 def bundled_urdf_dir():
     """Directory of the bundled URDFs (source tree or installed share/robodyn_ros/urdf)."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    candidates = [os.path.join(os.path.dirname(here), 'urdf'),
-                  os.path.join(sys.prefix, 'share', 'robodyn_ros', 'urdf')]
-    for path in candidates:
-        if os.path.isdir(path):
-            return path
-    return candidates[0]
+    return os.path.join(share_dir(), 'urdf')
 
 
 def example_robot_data_dir():

@@ -26,7 +26,8 @@ def _console_scripts():
 
 def test_three_launch_files_exist():
     names = {os.path.basename(p) for p in LAUNCH}
-    assert names == {'controller.launch.py', 'sim.launch.py', 'gazebo.launch.py'}
+    assert names == {'controller.launch.py', 'sim.launch.py', 'gazebo.launch.py',
+                     'record.launch.py'}
 
 
 @pytest.mark.parametrize('path', LAUNCH, ids=os.path.basename)

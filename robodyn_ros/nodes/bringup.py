@@ -12,15 +12,15 @@ import time
 import yaml
 
 from ..errors import ConfigError, RobodynError
-from ..robots import bundled_urdf_dir, robot_path
+from ..robots import robot_path
+from ..share import share_dir
 
 __all__ = ['closed_loop', 'run_demo', 'load_config', 'config_dir']
 
 
 def config_dir():
     """config/ in the source tree, or share/robodyn_ros/config when installed."""
-    here = os.path.dirname(bundled_urdf_dir())
-    return os.path.join(here, 'config')
+    return os.path.join(share_dir(), 'config')
 
 
 def load_config(robot):
@@ -215,6 +215,9 @@ def run_demo(args):
         shutil.rmtree(bag_path)
     reference = None if args.reference == 'sum_of_sines' and not args.robot.endswith('.urdf') \
         else args.reference
+    config = os.path.join(config_dir(), f'{args.robot}.yaml')
+    print(f'demo: URDF {robot_path(args.robot)[0]}, config '
+          f'{config if os.path.isfile(config) else "none (generic gains, mid-range start)"}')
     res = closed_loop(args.robot, args.mode, reference, args.duration, args.rate, bag_path,
                       args.storage, args.tip)
     print(f'demo: {args.robot}, mode {args.mode}, {res["steps"]} steps of '

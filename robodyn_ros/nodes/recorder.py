@@ -8,15 +8,19 @@ SIGINT/SIGTERM.
 import importlib
 
 from rclpy.node import Node
-from rclpy.qos import QoSProfile
+from rclpy.qos import DurabilityPolicy, QoSProfile
 
 from ..validation.bag_writer import BagWriter
 from .common import declare, run_node
 
 __all__ = ['RecorderNode', 'main']
 
+#: What validation needs, plus the clock, the robot description and the transforms.
 DEFAULT_TOPICS = ['/joint_states', '/effort_controller/commands',
-                  '/robodyn_controller/reference', '/diagnostics']
+                  '/robodyn_controller/reference', '/diagnostics', '/clock',
+                  '/robot_description', '/tf', '/tf_static']
+#: Topics published transient local (latched): recorded with a matching subscription.
+LATCHED = ('/robot_description', '/tf_static')
 
 
 def _msg_class(msgtype):
@@ -37,6 +41,7 @@ class RecorderNode(Node):
         self.bag = BagWriter(path, storage)
         self.subs = {}
         self.qos = QoSProfile(depth=10000)
+        self.latched_qos = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.discover()
         self.create_timer(0.5, self.discover)
 
@@ -49,10 +54,17 @@ class RecorderNode(Node):
             msgtype = self.known.get(topic) or (graph.get(topic) or [None])[0]
             if msgtype is None:
                 continue
+            try:
+                cls = _msg_class(msgtype)
+            except (ImportError, AttributeError, ValueError):
+                self.get_logger().warning(f'not recording {topic}: message type {msgtype} '
+                                          'is not installed')
+                self.subs[topic] = None
+                continue
             self.bag.add_topic(topic, msgtype)
             self.subs[topic] = self.create_subscription(
-                _msg_class(msgtype), topic, lambda data, t=topic: self.on_message(t, data),
-                self.qos, raw=True)
+                cls, topic, lambda data, t=topic: self.on_message(t, data),
+                self.latched_qos if topic in LATCHED else self.qos, raw=True)
 
     def on_message(self, topic, data):
         """Append one serialized message."""

@@ -170,3 +170,25 @@ def test_show_args_lists_every_documented_argument(ros_launch_env):
         for arg in documented:
             assert f"'{arg}'" in out.stdout, (launch_file, arg, out.stdout)
             assert f'{arg}:=' in readme, (launch_file, arg)
+
+
+def test_installed_executables_use_the_installed_data(ros_launch_env, colcon_install,
+                                                      tmp_path):
+    prefix = colcon_install / 'install' / 'robodyn_ros'
+    share = prefix / 'share' / 'robodyn_ros'
+    env = dict(ros_launch_env, ROS_DOMAIN_ID='94', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    out = subprocess.run([str(prefix / 'lib' / 'robodyn_ros' / 'robodyn'), 'demo', '--robot',
+                          'three_link', '--duration', '0.3', '--out', str(tmp_path)],
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert f'URDF {share}/urdf/three_link.urdf' in out.stdout, out.stdout
+    assert f'config {share}/config/three_link.yaml' in out.stdout, out.stdout
+    sim = subprocess.Popen([str(prefix / 'lib' / 'robodyn_ros' / 'sim'), '--ros-args',
+                            '-p', 'robot:=three_link', '-p', 'publish_clock:=false'],
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True)
+    with pytest.raises(subprocess.TimeoutExpired):  # still running: it found its URDF
+        sim.wait(timeout=3.0)
+    sim.send_signal(signal.SIGINT)
+    text = sim.communicate(timeout=30)[0]
+    assert sim.returncode == 0 and 'not found' not in text, text[-2000:]

@@ -1,0 +1,40 @@
+"""Record a run next to a running controller (a real arm or any simulator).
+
+  ros2 launch robodyn_ros record.launch.py [bag_path:=robodyn_bag] [storage:=mcap] \
+      [topics:="['/joint_states', '/effort_controller/commands', ...]"]
+
+Default topics: what `robodyn validate` needs (/joint_states, the effort commands,
+/robodyn_controller/reference, /diagnostics) plus /clock, /robot_description, /tf and
+/tf_static. Stop with Ctrl-C: the bag is closed and validates with `robodyn validate`.
+"""
+
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+
+from launch import LaunchDescription
+
+
+def _recorder(context):
+    params = {'bag_path': LaunchConfiguration('bag_path').perform(context),
+              'storage': LaunchConfiguration('storage').perform(context),
+              'use_sim_time': LaunchConfiguration('use_sim_time').perform(context) == 'true'}
+    topics = LaunchConfiguration('topics').perform(context)
+    if topics:
+        import yaml
+        params['topics'] = [str(t) for t in yaml.safe_load(topics)]
+    return [Node(package='robodyn_ros', executable='recorder', name='robodyn_recorder',
+                 output='screen', parameters=[params])]
+
+
+def generate_launch_description():
+    return LaunchDescription([
+        DeclareLaunchArgument('bag_path', default_value='robodyn_bag',
+                              description='rosbag2 directory to write'),
+        DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),
+        DeclareLaunchArgument('topics', default_value='',
+                              description='YAML list of topics (empty: the defaults)'),
+        DeclareLaunchArgument('use_sim_time', default_value='false',
+                              description='stamp receipt times with /clock'),
+        OpaqueFunction(function=_recorder),
+    ])
