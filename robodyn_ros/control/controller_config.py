@@ -60,6 +60,12 @@ class ControllerConfig:
     velocity_margin: float = 0.1
     cross_check_every: int = 0
     cross_check_tolerance: float = 1e-6
+    state_publish_rate: float = 100.0
+    action_feedback_rate: float = 20.0
+    goal_time: float = 1.0
+    goal_position_tolerance: tuple = (0.0,)
+    path_position_tolerance: tuple = (0.0,)
+    stopped_velocity_tolerance: float = 0.01
     extra: dict = field(default_factory=dict, compare=False)
 
     @classmethod
@@ -83,17 +89,19 @@ class ControllerConfig:
         _choice('interpolation', self.interpolation, INTERPOLATIONS)
         _positive('rate', self.rate, upper=20000.0)
         for name in ('state_timeout', 'diagnostics_period', 'max_torque_rate',
-                     'cross_check_tolerance'):
+                     'cross_check_tolerance', 'action_feedback_rate'):
             _positive(name, getattr(self, name))
         for name in ('ramp', 'ramp_time', 'friction_smoothing', 'position_margin',
-                     'reference_margin', 'velocity_margin'):
+                     'reference_margin', 'velocity_margin', 'state_publish_rate', 'goal_time',
+                     'stopped_velocity_tolerance'):
             _non_negative(name, getattr(self, name))
         if self.cross_check_every < 0:
             raise ConfigError(f'cross_check_every: expected >= 0 (0 = off), '
                               f'got {self.cross_check_every}')
         if len(self.gravity) != 3:
             raise ConfigError(f'gravity: expected 3 values [m/s^2], got {list(self.gravity)}')
-        for name in ('kp', 'kd', 'damping'):
+        for name in ('kp', 'kd', 'damping', 'goal_position_tolerance',
+                     'path_position_tolerance'):
             values = getattr(self, name)
             if not values or any(v < 0 for v in values):
                 raise ConfigError(f'{name}: expected values >= 0, got {list(values)}')
@@ -104,6 +112,19 @@ class ControllerConfig:
         if self.reference_margin < self.position_margin:
             raise ConfigError(f'reference_margin ({self.reference_margin}) must be >= '
                               f'position_margin ({self.position_margin})')
+
+    def goal_defaults(self, n):
+        """Default tolerances of FollowJointTrajectory goals ((n,) arrays, inf = not
+        checked): path and goal position, stopped velocity, goal_time."""
+        from .trajectory_goal import GoalTolerances
+
+        def checked(name):
+            values = self.per_joint(name, n)
+            return np.where(values > 0, values, np.inf)
+        stopped = self.stopped_velocity_tolerance
+        return GoalTolerances(checked('path_position_tolerance'), np.full(n, np.inf),
+                              checked('goal_position_tolerance'),
+                              np.full(n, stopped if stopped > 0 else np.inf), self.goal_time)
 
     def per_joint(self, name, n, default=None):
         """Parameter ``name`` as an (n,) array (1 value broadcast); ``default`` if empty."""

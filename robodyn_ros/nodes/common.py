@@ -89,11 +89,15 @@ class _Stop:
         self.signal = self.signal or signum
 
 
-def _executor():
+def _executor(events):
     """rclpy's EventsExecutor (C++, a fraction of the Python executor's overhead per
-    callback) where available and not disabled by ROBODYN_EXECUTOR=single."""
-    import os
-    if os.environ.get('ROBODYN_EXECUTOR', 'events') == 'events':
+    callback) when ``events`` and available, else the SingleThreadedExecutor.
+
+    Only for nodes whose callbacks cannot fall behind (the controller: keep-last-1 states,
+    a watchdog timer): a node with a busy timer (the sim) can starve the main loop inside
+    EventsExecutor.spin_once, where no signal is seen.
+    """
+    if events:
         try:
             from rclpy.experimental import EventsExecutor
             return EventsExecutor()
@@ -102,7 +106,7 @@ def _executor():
     return SingleThreadedExecutor()
 
 
-def run_node(factory, name, args=None):
+def run_node(factory, name, args=None, events_executor=False):
     """Standard main(): init, build the node (a RobodynError is one line, exit 2), spin until
     SIGINT / SIGTERM, call the node's ``close()`` if it has one, shut down, exit 0.
 
@@ -119,7 +123,7 @@ def run_node(factory, name, args=None):
         print(f'{name}: error: {exc}', flush=True)
         rclpy.try_shutdown()
         return 2
-    executor = _executor()
+    executor = _executor(events_executor)
     executor.add_node(node)
     try:
         while stop.signal is None and rclpy.ok():

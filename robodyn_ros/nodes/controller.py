@@ -75,6 +75,7 @@ class ControllerNode(LifecycleNode):
         self.cmd_pub = None
         self.ref_pub = None
         self.entities = []
+        self.bridge = None
         self.command_count = 0
         self.last_publish = 0.0
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
@@ -148,6 +149,32 @@ class ControllerNode(LifecycleNode):
         self.entities.append(self.timer)
         self.period_ns = int(round(self.period * 1e9))
         self.watchdog_ns = int(round(config.state_timeout * 1e9))
+        self._create_trajectory_interfaces(config)
+
+    def _create_trajectory_interfaces(self, config):
+        """FollowJointTrajectory and ~/controller_state (control_msgs: optional)."""
+        self.bridge = self.state_pub = None
+        self.state_every = 0
+        try:
+            from control_msgs.msg import JointTrajectoryControllerState
+
+            from .follow_joint_trajectory import (
+                FollowJointTrajectoryBridge,
+                controller_state_message,
+            )
+        except ImportError:
+            self.get_logger().warning('control_msgs is not installed: no FollowJointTrajectory '
+                                      'action, no ~/controller_state')
+            return
+        self.state_message = controller_state_message
+        self.bridge = FollowJointTrajectoryBridge(self, config.action_feedback_rate,
+                                                  config.goal_defaults(self.core.model.n))
+        if config.state_publish_rate > 0:
+            self.state_pub = self.create_publisher(JointTrajectoryControllerState,
+                                                   '~/controller_state', 10)
+            self.entities.append(self.state_pub)
+            self.state_every = max(1, int(round(config.rate / config.state_publish_rate)))
+        self.state_countdown = self.state_every
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -180,6 +207,9 @@ class ControllerNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def _destroy_entities(self):
+        if getattr(self, 'bridge', None) is not None:
+            self.bridge.close()
+            self.bridge = None
         for entity in self.entities:
             if hasattr(entity, 'cancel'):
                 entity.cancel()
@@ -211,6 +241,8 @@ class ControllerNode(LifecycleNode):
         """Validate and store; answer at once with trigger 'state'."""
         core = self.core
         now = time.monotonic()
+        if self.bridge is not None and self.bridge.requests:
+            self.bridge.apply_requests(now)
         if core.on_state(now, msg.name, msg.position, msg.velocity,
                          stamp_to_sec(msg.header.stamp)) and self.trigger_state and \
                 core.supervisor.commanding:
@@ -226,6 +258,8 @@ class ControllerNode(LifecycleNode):
         safe command at rate while states are missing or the supervisor is in safe mode."""
         core = self.core
         now = time.monotonic()
+        if self.bridge is not None and self.bridge.requests:
+            self.bridge.apply_requests(now)
         if not self.trigger_state or core.supervisor.needs_timer(now):
             self.publish(core.update(now), now)
         if not self.timer_fast and core.supervisor.publishing:
@@ -261,7 +295,16 @@ class ControllerNode(LifecycleNode):
         ref.velocity = float_array(command.qd_ref)
         ref.effort = float_array(command.effort)
         self.ref_pub.publish(ref)
-        if self.core.supervisor.events or self.core.events:
+        core = self.core
+        if self.bridge is not None:
+            self.bridge.snapshot = (command.t_ref, command.q_ref, command.qd_ref, core.q,
+                                    core.qd, command.mode)
+            self.state_countdown -= 1
+            if self.state_pub is not None and self.state_countdown <= 0:
+                self.state_countdown = self.state_every
+                self.state_pub.publish(self.state_message(
+                    core.model.joint_names, self.bridge.snapshot, command.effort))
+        if core.supervisor.events or core.events:
             self._log_events()
 
     def publish_final(self, reason):
@@ -322,7 +365,7 @@ def model_from_parameters_set(node):
 
 def main(args=None):
     """Run the controller node until SIGINT/SIGTERM (the safe command goes out last)."""
-    return run_node(ControllerNode, 'controller', args)
+    return run_node(ControllerNode, 'controller', args, events_executor=True)
 
 
 if __name__ == '__main__':

@@ -47,4 +47,15 @@ PARAMETERS = {
     'velocity_margin': (0.1, 'velocity guard at limit x (1 + margin)', True),
     'cross_check_every': (0, 'Pinocchio RNEA cross-check every N cycles (0: off)', True),
     'cross_check_tolerance': (1e-6, 'cross-check tolerance -> safe mode [N m]', True),
+    'state_publish_rate': (100.0, '~/controller_state (JointTrajectoryControllerState) rate '
+                           '[Hz], 0: off', True),
+    'action_feedback_rate': (20.0, 'FollowJointTrajectory feedback rate [Hz]', True),
+    'goal_time': (1.0, 'default goal_time_tolerance: time after the trajectory end to reach '
+                  'the goal tolerance [s] (0: wait)', True),
+    'goal_position_tolerance': ([0.0], 'default goal tolerance, 1 or n [rad or m] (0: not '
+                                'checked)', True),
+    'path_position_tolerance': ([0.0], 'default path tolerance, 1 or n [rad or m] (0: not '
+                                'checked)', True),
+    'stopped_velocity_tolerance': (0.01, 'goal velocity tolerance [rad/s] (0: not checked)',
+                                   True),
 }

@@ -10,6 +10,7 @@ import importlib
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 
+from ..errors import BagError
 from ..validation.bag_writer import BagWriter
 from .common import declare, run_node
 
@@ -17,7 +18,8 @@ __all__ = ['RecorderNode', 'main']
 
 #: What validation needs, plus the clock, the robot description and the transforms.
 DEFAULT_TOPICS = ['/joint_states', '/effort_controller/commands',
-                  '/robodyn_controller/reference', '/diagnostics', '/clock',
+                  '/robodyn_controller/reference', '/robodyn_controller/controller_state',
+                  '/diagnostics', '/clock',
                   '/robot_description', '/tf', '/tf_static']
 #: Topics published transient local (latched): recorded with a matching subscription.
 LATCHED = ('/robot_description', '/tf_static')
@@ -56,12 +58,11 @@ class RecorderNode(Node):
                 continue
             try:
                 cls = _msg_class(msgtype)
-            except (ImportError, AttributeError, ValueError):
-                self.get_logger().warning(f'not recording {topic}: message type {msgtype} '
-                                          'is not installed')
+                self.bag.add_topic(topic, msgtype)
+            except (ImportError, AttributeError, ValueError, BagError) as exc:
+                self.get_logger().warning(f'not recording {topic} ({msgtype}): {exc}')
                 self.subs[topic] = None
                 continue
-            self.bag.add_topic(topic, msgtype)
             self.subs[topic] = self.create_subscription(
                 cls, topic, lambda data, t=topic: self.on_message(t, data),
                 self.latched_qos if topic in LATCHED else self.qos, raw=True)

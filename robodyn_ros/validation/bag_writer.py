@@ -1,9 +1,11 @@
 """rosbag2 writing with rosbags (mcap or sqlite3), message definitions stored."""
 
 import os
+import re
+import sys
 
 from rosbags.rosbag2 import StoragePlugin, Writer
-from rosbags.typesys import Stores, get_typestore
+from rosbags.typesys import Stores, TypesysError, get_types_from_msg, get_typestore
 
 from ..errors import BagError
 
@@ -17,6 +19,35 @@ def typestore():
     if 'kilted' not in _STORES:
         _STORES['kilted'] = get_typestore(Stores.ROS2_KILTED)
     return _STORES['kilted']
+
+
+def _msg_file(msgtype):
+    """The installed .msg definition of ``pkg/msg/Name`` (ament prefixes, then sys.prefix)."""
+    pkg, _, name = msgtype.split('/')
+    prefixes = [p for p in os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p]
+    for prefix in prefixes + [sys.prefix]:
+        path = os.path.join(prefix, 'share', pkg, 'msg', f'{name}.msg')
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def learn_type(store, msgtype):
+    """Teach ``store`` ``msgtype`` (and the unknown types it uses) from the installed .msg
+    files, e.g. control_msgs, which rosbags does not ship. False if a definition is missing.
+    """
+    for _ in range(20):  # one unknown nested type per round
+        try:
+            store.generate_msgdef(msgtype, ros_version=2)
+            return True
+        except TypesysError as exc:
+            missing = re.search(r"Type '([^']+)' is unknown", str(exc))
+            path = _msg_file(missing.group(1)) if missing else None
+            if path is None:
+                return False
+            with open(path, encoding='utf-8') as handle:
+                store.register(get_types_from_msg(handle.read(), missing.group(1)))
+    return False
 
 
 class BagWriter:
@@ -43,8 +74,12 @@ class BagWriter:
         """Register a topic with its type ('sensor_msgs/msg/JointState'); ``store`` is a
         rosbags typestore knowing the type (default: ROS 2 Kilted)."""
         if topic not in self.connections:
-            self.connections[topic] = self.writer.add_connection(
-                topic, msgtype, typestore=store or typestore())
+            store = store or typestore()
+            if not learn_type(store, msgtype):
+                raise BagError(f'{topic}: no message definition for {msgtype} (not in '
+                               'rosbags, no installed .msg file)')
+            self.connections[topic] = self.writer.add_connection(topic, msgtype,
+                                                                 typestore=store)
 
     def write(self, topic, timestamp_ns, data):
         """Write one serialized message at ``timestamp_ns``."""

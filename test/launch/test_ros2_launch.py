@@ -103,6 +103,10 @@ def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
                 if values.get('state') in ('waiting', 'ramp_in', 'active'):
                     first_active = t
     assert first_command is not None and first_active is not None
+    jtc_state = validate_bag(bag, out_dir=str(tmp_path / 'jtc'), plots=False,
+                             reference_topic='/robodyn_controller/controller_state')
+    assert jtc_state['topics']['reference'] == '/robodyn_controller/controller_state'
+    assert max(j['rms'] for j in jtc_state['joints'].values()) <= 1e-3
     # Diagnostics come at 10 Hz: activation lies at most 0.1 s before its first report.
     assert (first_command - first_active) * 1e-9 <= 1.0 - 0.1
 

@@ -1,0 +1,209 @@
+"""FollowJointTrajectory action server and JointTrajectoryControllerState for the controller.
+
+The action runs on a helper node with its own executor thread, so a goal's execution never
+blocks the control loop. The controller's thread owns the core: the action thread only
+queues requests ('follow' a trajectory, 'hold' the current reference) that the control
+thread applies at its next cycle, and reads the snapshot the control thread publishes after
+each command (a tuple, replaced atomically).
+
+Goals: joints unknown -> aborted with INVALID_JOINTS; malformed, outside the limits or
+controller not active -> INVALID_GOAL (accepted, then aborted at once, so the client gets
+the code); during execution the path tolerance, after it the goal tolerance within
+goal_time, as JTC defines them; cancel -> hold at the current reference (the supervisor's
+rate limit keeps the torque continuous), CANCELED; a new goal preempts the running one,
+which is aborted with INVALID_GOAL and 'preempted by a new goal'; safe mode aborts with
+PATH_TOLERANCE_VIOLATED and the supervisor's reason.
+"""
+
+from collections import deque
+import threading
+import time
+
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTrajectoryControllerState
+import numpy as np
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
+from rclpy.callback_groups import ReentrantCallbackGroup
+from rclpy.executors import MultiThreadedExecutor
+from rclpy.node import Node
+from trajectory_msgs.msg import JointTrajectoryPoint
+
+from ..control.trajectory_goal import (
+    INVALID_GOAL,
+    INVALID_JOINTS,
+    PATH_TOLERANCE_VIOLATED,
+    SUCCESSFUL,
+    GoalMonitor,
+    GoalTolerances,
+)
+from ..errors import InputError
+from .common import float_array, to_time
+
+__all__ = ['FollowJointTrajectoryBridge', 'controller_state_message']
+
+
+def _point(positions, velocities=None, effort=None):
+    point = JointTrajectoryPoint()
+    point.positions = float_array(np.asarray(positions, dtype=float))
+    if velocities is not None:
+        point.velocities = float_array(np.asarray(velocities, dtype=float))
+    if effort is not None:
+        point.effort = float_array(np.asarray(effort, dtype=float))
+    return point
+
+
+def controller_state_message(names, snapshot, effort):
+    """JointTrajectoryControllerState (reference, feedback, error, output) of a snapshot."""
+    t_ref, q_r, qd_r, q, qd, _ = snapshot
+    msg = JointTrajectoryControllerState()
+    msg.header.stamp = to_time(t_ref)
+    msg.joint_names = list(names)
+    msg.reference = _point(q_r, qd_r)
+    msg.feedback = _point(q, qd)
+    msg.error = _point(q_r - q, qd_r - qd)
+    msg.output = _point(np.zeros(len(names)), effort=effort)
+    return msg
+
+
+class _Request:
+    def __init__(self, kind, trajectory=None):
+        self.kind = kind
+        self.trajectory = trajectory
+        self.done = threading.Event()
+        self.result = None
+
+
+class FollowJointTrajectoryBridge:
+    """The action server of one controller node (see the module docstring).
+
+    Args:
+        controller: the ControllerNode (its ``core``, fully qualified name, parameters).
+        feedback_rate: feedback messages per second [Hz].
+        defaults: GoalTolerances used where a goal gives 0.
+    """
+
+    def __init__(self, controller, feedback_rate, defaults):
+        self.controller = controller
+        self.period = 1.0 / feedback_rate
+        self.defaults = defaults
+        self.requests = deque()
+        self.snapshot = None
+        self.active = None
+        name = controller.get_fully_qualified_name()
+        self.node = Node(controller.get_name() + '_action', namespace=controller.get_namespace(),
+                         context=controller.context)
+        self.server = ActionServer(
+            self.node, FollowJointTrajectory, f'{name}/follow_joint_trajectory',
+            execute_callback=self.execute, goal_callback=lambda goal: GoalResponse.ACCEPT,
+            cancel_callback=lambda handle: CancelResponse.ACCEPT,
+            callback_group=ReentrantCallbackGroup())
+        self.executor = MultiThreadedExecutor(num_threads=3, context=controller.context)
+        self.executor.add_node(self.node)
+        self.thread = threading.Thread(target=self._spin, daemon=True)
+        self.thread.start()
+
+    def _spin(self):
+        try:
+            self.executor.spin()
+        except Exception:  # noqa: BLE001 - context shut down: the thread ends
+            pass
+
+    def close(self):
+        """Stop the executor thread and destroy the helper node."""
+        self.executor.shutdown(timeout_sec=1.0)
+        self.thread.join(timeout=2.0)
+        self.server.destroy()
+        self.node.destroy_node()
+
+    # -- control thread -------------------------------------------------------------
+    def apply_requests(self, now):
+        """Apply queued requests to the core (call from the control thread)."""
+        core = self.controller.core
+        while self.requests:
+            request = self.requests.popleft()
+            if request.kind == 'follow':
+                accepted, text = core.on_trajectory(now, request.trajectory)
+                generator = core.reference.generator
+                request.result = (accepted, text, core.reference.t0,
+                                  getattr(generator, 'duration', 0.0))
+            else:
+                t = now + core.stamp_offset
+                if core.reference.started:
+                    core.reference.hold(core.reference(t)[0], t)
+                request.result = (True, 'holding', t, 0.0)
+            request.done.set()
+
+    # -- action thread ----------------------------------------------------------------
+    def _submit(self, kind, trajectory=None):
+        request = _Request(kind, trajectory)
+        self.requests.append(request)
+        if not request.done.wait(timeout=2.0):
+            return False, 'controller did not take the request (not running?)', 0.0, 0.0
+        return request.result
+
+    def execute(self, handle):
+        """Run one goal to its result."""
+        goal = handle.request
+        result = FollowJointTrajectory.Result()
+        names = list(self.controller.core.model.joint_names) \
+            if self.controller.core is not None else []
+        try:
+            tol = GoalTolerances.from_goal(
+                names, goal.path_tolerance, goal.goal_tolerance,
+                goal.goal_time_tolerance.sec + goal.goal_time_tolerance.nanosec * 1e-9,
+                self.defaults)
+        except InputError as exc:
+            return self._finish(handle, result, INVALID_JOINTS, str(exc))
+        accepted, text, t0, duration = self._submit('follow', goal.trajectory)
+        if not accepted:
+            unknown = 'unknown' in text or 'duplicate' in text
+            return self._finish(handle, result, INVALID_JOINTS if unknown else INVALID_GOAL,
+                                text)
+        self.active = handle
+        monitor = GoalMonitor(tol, t0 + duration, names)
+        while True:
+            time.sleep(self.period)
+            if handle.is_cancel_requested:
+                self._submit('hold')
+                handle.canceled()
+                result.error_code, result.error_string = SUCCESSFUL, 'canceled: holding'
+                return result
+            if self.active is not handle:
+                return self._finish(handle, result, INVALID_GOAL, 'preempted by a new goal')
+            supervisor = self.controller.core.supervisor
+            if supervisor.mode == 'safe':
+                self._submit('hold')
+                return self._finish(handle, result, PATH_TOLERANCE_VIOLATED,
+                                    f'controller in safe mode: {supervisor.reason}')
+            snapshot = self.snapshot
+            if snapshot is None:
+                continue
+            t, q_r, qd_r, q, qd, _ = snapshot
+            code, text = monitor.check(t, q_r, qd_r, q, qd)
+            self._feedback(handle, names, snapshot)
+            if code is not None:
+                if code != SUCCESSFUL:
+                    self._submit('hold')
+                return self._finish(handle, result, code, text)
+
+    def _feedback(self, handle, names, snapshot):
+        t, q_r, qd_r, q, qd, _ = snapshot
+        feedback = FollowJointTrajectory.Feedback()
+        feedback.header.stamp = to_time(t)
+        feedback.joint_names = names
+        feedback.desired = _point(q_r, qd_r)
+        feedback.actual = _point(q, qd)
+        feedback.error = _point(q_r - q, qd_r - qd)
+        handle.publish_feedback(feedback)
+
+    def _finish(self, handle, result, code, text):
+        result.error_code, result.error_string = code, text
+        if self.active is handle:
+            self.active = None
+        if code == SUCCESSFUL:
+            handle.succeed()
+        else:
+            handle.abort()
+            self.controller.get_logger().warning(f'FollowJointTrajectory goal aborted '
+                                                 f'({code}): {text}')
+        return result

@@ -1,0 +1,141 @@
+"""FollowJointTrajectory against the simulated Panda: success, bad goals, cancel."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip('rclpy')
+control_msgs = pytest.importorskip(
+    'control_msgs', reason='control_msgs comes from ../shared/wheels (see scripts/setup.sh)')
+from control_msgs.action import FollowJointTrajectory  # noqa: E402
+from control_msgs.msg import JointTolerance, JointTrajectoryControllerState  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.parameter import Parameter  # noqa: E402
+from std_msgs.msg import Float64MultiArray  # noqa: E402
+from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402
+
+from robodyn_ros.nodes.bringup import load_config  # noqa: E402
+from robodyn_ros.nodes.controller import ControllerNode  # noqa: E402
+from robodyn_ros.nodes.sim_node import SimNode  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+CONFIG = load_config('panda')
+NAMES = CONFIG['robodyn_controller']['joints']
+Q0 = np.array(CONFIG['robodyn_sim']['q0'])
+RATE_LIMIT = 1000.0
+
+
+@pytest.fixture(scope='module')
+def arm():
+    """Free-running sim + controller (hold) spun in a thread; a client node in the test."""
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    ctrl = dict(CONFIG['robodyn_controller'], reference='hold', autostart=True,
+                state_publish_rate=100.0, max_torque_rate=RATE_LIMIT)
+    sim_params = dict(CONFIG['robodyn_sim'], publish_clock=False)
+    sim = SimNode(context=context, parameter_overrides=[
+        Parameter(k, value=v) for k, v in sim_params.items()])
+    controller = ControllerNode(context=context, parameter_overrides=[
+        Parameter(k, value=v) for k, v in ctrl.items()])
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(sim)
+    executor.add_node(controller)
+    stop = threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            executor.spin_once(timeout_sec=0.01)
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    client_node = rclpy.create_node('fjt_client', context=context)
+    commands, states = [], []
+    client_node.create_subscription(Float64MultiArray, 'effort_controller/commands',
+                                     lambda m: commands.append(np.array(m.data)), 1000)
+    client_node.create_subscription(JointTrajectoryControllerState,
+                                    '/robodyn_controller/controller_state', states.append, 10)
+    client = ActionClient(client_node, FollowJointTrajectory,
+                          '/robodyn_controller/follow_joint_trajectory')
+    client_executor = SingleThreadedExecutor(context=context)
+    client_executor.add_node(client_node)
+    assert client.wait_for_server(timeout_sec=30.0)
+    deadline = time.monotonic() + 30.0
+    while controller.core.supervisor.mode != 'active' and time.monotonic() < deadline:
+        client_executor.spin_once(timeout_sec=0.05)
+    yield dict(controller=controller, sim=sim, client=client, executor=client_executor,
+               commands=commands, states=states)
+    stop.set()
+    thread.join(timeout=5.0)
+    for node in (client_node, controller, sim):
+        node.destroy_node()
+    rclpy.shutdown(context=context)
+
+
+def _goal(offsets, times, names=NAMES, tolerance=0.01):
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = list(names)
+    for offset, t in zip(offsets, times):
+        point = JointTrajectoryPoint()
+        point.positions = list(Q0[:len(names)] + offset)
+        point.time_from_start.sec, point.time_from_start.nanosec = int(t), int(t % 1 * 1e9)
+        goal.trajectory.points.append(point)
+    goal.goal_tolerance = [JointTolerance(name=n, position=tolerance) for n in names]
+    return goal
+
+
+def _wait(executor, future, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while not future.done() and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.02)
+    assert future.done()
+    return future.result()
+
+
+def _send(arm, goal):
+    handle = _wait(arm['executor'], arm['client'].send_goal_async(goal))
+    assert handle.accepted
+    return handle
+
+
+def test_five_point_goal_succeeds_within_the_goal_tolerance(arm):
+    offsets = [np.full(7, 0.05 * k) * np.array([1, -1, 1, 1, -1, 1, 1]) for k in range(1, 6)]
+    handle = _send(arm, _goal(offsets, [0.5, 1.0, 1.5, 2.0, 2.5]))
+    result = _wait(arm['executor'], handle.get_result_async())
+    assert result.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, \
+        result.result.error_string
+    q = arm['sim'].sim.state()[0]
+    assert np.max(np.abs(q - (Q0 + offsets[-1]))) <= 0.01
+    assert arm['states'] and list(arm['states'][-1].joint_names) == NAMES
+
+
+@pytest.mark.parametrize('names, offset, code', [
+    (NAMES[:6] + ['no_such_joint'], 0.1, FollowJointTrajectory.Result.INVALID_JOINTS),
+    (NAMES, 5.0, FollowJointTrajectory.Result.INVALID_GOAL)])  # far outside the limits
+def test_bad_goals_are_refused_with_the_right_code(arm, names, offset, code):
+    handle = _send(arm, _goal([np.full(7, offset)], [1.0], names=names))
+    result = _wait(arm['executor'], handle.get_result_async())
+    assert result.result.error_code == code, result.result.error_string
+
+
+def test_cancel_mid_motion_holds_without_a_torque_step(arm):
+    start = arm['sim'].sim.state()[0]
+    goal = _goal([start - Q0 + 0.4], [2.0])
+    handle = _send(arm, goal)
+    deadline = time.monotonic() + 0.8
+    while time.monotonic() < deadline:
+        arm['executor'].spin_once(timeout_sec=0.02)
+    before = len(arm['commands'])
+    _wait(arm['executor'], handle.cancel_goal_async())
+    result = _wait(arm['executor'], handle.get_result_async())
+    assert result.status == 5, result  # GoalStatus.STATUS_CANCELED
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline:
+        arm['executor'].spin_once(timeout_sec=0.02)
+    around = np.array(arm['commands'][max(before - 200, 0):])
+    assert len(around) > 100
+    assert np.max(np.abs(np.diff(around, axis=0))) <= RATE_LIMIT * 1e-3 + 1e-9
+    held = arm['controller'].core.reference(1e12)[0]  # the hold, whatever time it is
+    assert np.all(np.abs(held - start) < 0.4)  # stopped on the way, not at the goal
