@@ -17,8 +17,13 @@ run .venv/bin/python -m pip install -r requirements.txt
 # team's machines and CI have them in ../shared/wheels (ROBODYN_ROS_WHEELS overrides). Without
 # them the launch tests skip and say why.
 wheels=${ROBODYN_ROS_WHEELS:-../shared/wheels}
-if [ -f "$wheels/requirements-ros-extra.txt" ]; then
+if [ -n "${ROS_DISTRO:-}" ] && .venv/bin/python -c 'import launch_ros, ros2launch, control_msgs' \
+    >/dev/null 2>&1; then
+  echo "setup: using the launch system of the sourced ROS 2 $ROS_DISTRO"
+elif [ -f "$wheels/requirements-ros-extra.txt" ]; then
   run .venv/bin/python -m pip install --find-links "$wheels" -r "$wheels/requirements-ros-extra.txt"
+else
+  echo "setup: no $wheels and no sourced ROS 2: the ros2 launch / control_msgs tests will skip"
 fi
 run .venv/bin/python -m pip install --no-deps -e .
 .venv/bin/python -c 'import robodyn_ros, rclpy, pinocchio, mujoco, numba' \

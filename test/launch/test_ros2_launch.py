@@ -167,7 +167,8 @@ def test_show_args_lists_every_documented_argument(ros_launch_env):
             ('sim.launch.py', ('config', 'bag_path', 'storage')),
             ('controller.launch.py', ('config', 'urdf_file', 'command_topic', 'mode',
                                       'include_gravity', 'include_friction', 'reference',
-                                      'autostart', 'use_sim_time'))):
+                                      'autostart', 'use_sim_time')),
+            ('record.launch.py', ('bag_path', 'storage', 'topics', 'use_sim_time'))):
         out = subprocess.run([ROS2, 'launch', 'robodyn_ros', launch_file, '--show-args'],
                              env=env, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr[-2000:]
