@@ -4,6 +4,7 @@ import array
 import signal
 
 from builtin_interfaces.msg import Time
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from rcl_interfaces.msg import ParameterDescriptor
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -15,7 +16,8 @@ from ..model import load_urdf
 from ..robots import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
-           'run_node', 'to_time', 'stamp_to_sec', 'float_array']
+           'run_node', 'to_time', 'stamp_to_sec', 'float_array', 'guarded', 'robot_named',
+           'diagnostic_array', 'log_events']
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                    reliability=ReliabilityPolicy.RELIABLE)
@@ -53,6 +55,45 @@ def model_from_parameters(node, xml=None):
     if not source:
         return None
     return load_urdf(source, base, tip)
+
+
+def robot_named(node):
+    """True when a parameter names the robot (no robot_description topic needed)."""
+    return any(node.get_parameter(k).value for k in ('robot_description', 'urdf_file',
+                                                      'robot'))
+
+
+def guarded(method):
+    """Callback wrapper: an exception is handed to ``self.on_internal_error`` (logged,
+    and the controller latches safe mode); nothing escapes the callback."""
+    def wrapper(self, *args):
+        try:
+            return method(self, *args)
+        except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
+            self.on_internal_error(exc)
+    wrapper.__name__ = method.__name__
+    wrapper.__doc__ = method.__doc__
+    return wrapper
+
+
+def log_events(logger, events):
+    """Log (level, text) events once each: 0 info, 1 warning, 2 error (separate call sites:
+    rclpy refuses one site logging at several severities)."""
+    for level, text in events:
+        if level == 2:
+            logger.error(text)
+        elif level == 1:
+            logger.warning(text)
+        else:
+            logger.info(text)
+
+
+def diagnostic_array(name, hardware_id, level, message, values):
+    """DiagnosticArray with one status (level 0 OK, 1 WARN, 2 ERROR; values: str -> str)."""
+    status = DiagnosticStatus(name=name, hardware_id=hardware_id, level=bytes([level]),
+                              message=message)
+    status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
+    return DiagnosticArray(status=[status])
 
 
 def to_time(seconds):

@@ -21,7 +21,7 @@ The core (robodyn_ros.control.ControllerCore) does everything else.
 import gc
 import time
 
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
+from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
@@ -36,29 +36,22 @@ from .common import (
     ROBOT_DESCRIPTION_QOS,
     declare,
     declare_robot,
+    diagnostic_array,
     float_array,
+    guarded,
+    log_events,
     model_from_parameters,
+    robot_named,
     run_node,
     stamp_to_sec,
     to_time,
 )
 from .controller_parameters import PARAMETERS
+from .trajectory_interfaces import create_trajectory_interfaces
 
 __all__ = ['ControllerNode', 'main']
 
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-
-
-def guarded(method):
-    """Callback wrapper: an exception is logged and sends the controller to safe mode."""
-    def wrapper(self, *args):
-        try:
-            return method(self, *args)
-        except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
-            self.on_internal_error(exc)
-    wrapper.__name__ = method.__name__
-    wrapper.__doc__ = method.__doc__
-    return wrapper
 
 
 class ControllerNode(LifecycleNode):
@@ -80,10 +73,10 @@ class ControllerNode(LifecycleNode):
         self.last_publish = 0.0
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        self.create_timer(self.get_parameter('diagnostics_period').value
-                          if _positive(self.get_parameter('diagnostics_period').value)
-                          else 0.1, self.on_diagnostics, clock=self.steady)
-        if not model_from_parameters_set(self):
+        period = self.get_parameter('diagnostics_period').value
+        self.create_timer(period if isinstance(period, (int, float)) and period > 0 else 0.1,
+                          self.on_diagnostics, clock=self.steady)
+        if not robot_named(self):
             self.create_subscription(String, 'robot_description', self.on_description,
                                      ROBOT_DESCRIPTION_QOS)
             self.get_logger().info('waiting for robot_description')
@@ -149,31 +142,10 @@ class ControllerNode(LifecycleNode):
         self.entities.append(self.timer)
         self.period_ns = int(round(self.period * 1e9))
         self.watchdog_ns = int(round(config.state_timeout * 1e9))
-        self._create_trajectory_interfaces(config)
-
-    def _create_trajectory_interfaces(self, config):
-        """FollowJointTrajectory and ~/controller_state (control_msgs: optional)."""
-        self.bridge = self.state_pub = None
-        self.state_every = 0
-        try:
-            from control_msgs.msg import JointTrajectoryControllerState
-
-            from .follow_joint_trajectory import (
-                FollowJointTrajectoryBridge,
-                controller_state_message,
-            )
-        except ImportError:
-            self.get_logger().warning('control_msgs is not installed: no FollowJointTrajectory '
-                                      'action, no ~/controller_state')
-            return
-        self.state_message = controller_state_message
-        self.bridge = FollowJointTrajectoryBridge(self, config.action_feedback_rate,
-                                                  config.goal_defaults(self.core.model.n))
-        if config.state_publish_rate > 0:
-            self.state_pub = self.create_publisher(JointTrajectoryControllerState,
-                                                   '~/controller_state', 10)
+        self.bridge, self.state_pub, self.state_every, self.state_message = \
+            create_trajectory_interfaces(self, config)
+        if self.state_pub is not None:
             self.entities.append(self.state_pub)
-            self.state_every = max(1, int(round(config.rate / config.state_publish_rate)))
         self.state_countdown = self.state_every
 
     def on_activate(self, state):
@@ -197,14 +169,12 @@ class ControllerNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def on_shutdown(self, state):
-        """Safe command out, then release everything."""
+        """Safe command out, then release everything (also on_error: back to
+        unconfigured)."""
         self.close()
         return TransitionCallbackReturn.SUCCESS
 
-    def on_error(self, state):
-        """Safe command out; the node goes back to unconfigured."""
-        self.close()
-        return TransitionCallbackReturn.SUCCESS
+    on_error = on_shutdown
 
     def _destroy_entities(self):
         if getattr(self, 'bridge', None) is not None:
@@ -324,43 +294,22 @@ class ControllerNode(LifecycleNode):
         self.get_logger().info(f'{reason}: safe command published')
 
     def _log_events(self):
-        log = self.get_logger()
-        for level, text in self.core.drain_events():
-            if level == 2:
-                log.error(text)
-            elif level == 1:
-                log.warning(text)
-            else:
-                log.info(text)
+        log_events(self.get_logger(), self.core.drain_events())
 
     @guarded
     def on_diagnostics(self, _info=None):
         """/diagnostics: state, reason, timing and counters (also when unconfigured)."""
-        status = DiagnosticStatus(name='robodyn_controller')
         if self.core is None:
-            status.level = DiagnosticStatus.ERROR if 'failed' in self.status \
-                else DiagnosticStatus.WARN
-            status.message = self.status
+            level = 2 if 'failed' in self.status else 1
+            msg = diagnostic_array('robodyn_controller', '', level, self.status, {})
         else:
             self._log_events()
             level, message, values = self.core.diagnostics(time.monotonic())
-            status.level = bytes([level])
-            status.message = message if self.status == 'active' else self.status
-            status.hardware_id = self.core.model.name
-            status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
-        msg = DiagnosticArray(status=[status])
+            msg = diagnostic_array('robodyn_controller', self.core.model.name, level,
+                                   message if self.status == 'active' else self.status,
+                                   values)
         msg.header.stamp = self.get_clock().now().to_msg()
         self.diag_pub.publish(msg)
-
-
-def _positive(value):
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0
-
-
-def model_from_parameters_set(node):
-    """True when a parameter names the robot (no robot_description topic needed)."""
-    return any(node.get_parameter(k).value for k in ('robot_description', 'urdf_file',
-                                                      'robot'))
 
 
 def main(args=None):
