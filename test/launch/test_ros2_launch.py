@@ -61,8 +61,8 @@ def sim_run(ros_launch_env, tmp_path_factory):
     proc = _launch(ros_launch_env, 'sim.launch.py', f'bag_path:={bag}', domain=91)
     lines = []
     active = _read_until(proc, 'ramp-in complete', 120.0, lines)
-    if active:
-        _read_until(proc, 'never printed', TRACK_SECONDS + 1.0, lines)
+    if active:  # the free-running sim may lag the wall clock on a loaded machine
+        _read_until(proc, 'never printed', 1.5 * TRACK_SECONDS, lines)
     text = _stop(proc, lines)
     assert active, text[-3000:]
     return proc.returncode, text, bag
@@ -78,15 +78,33 @@ def test_sim_launch_stops_cleanly_on_ctrl_c(sim_run):
     assert 'shutdown: safe command published' in text
 
 
+def _first_seconds_rms(bag, seconds):
+    """Worst-joint RMS over the first ``seconds`` of tracking: reference and state matched
+    on their stamps (the controller stamps its reference with the state it answers)."""
+    from robodyn_ros.validation.bag_reader import BagReader, parse_joint_state
+    states, refs = {}, {}
+    with BagReader(bag) as reader:
+        for topic, _, _, raw in reader.messages(['/joint_states',
+                                                 '/robodyn_controller/reference']):
+            stamp, _, q = parse_joint_state(raw)[:3]
+            (states if topic == '/joint_states' else refs)[stamp] = np.array(q)
+    common = sorted(set(states) & set(refs))
+    assert common, 'no reference stamp matches a state stamp'
+    window = [t for t in common if t <= common[0] + seconds]
+    assert window[-1] - window[0] >= seconds - 0.01, (window[0], window[-1])
+    err = np.array([refs[t] - states[t] for t in window])
+    return float(np.sqrt((err ** 2).mean(axis=0)).max()), len(window)
+
+
 def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
     from robodyn_ros.validation.bag_reader import BagReader, parse_joint_state
     from robodyn_ros.validation.validate import validate_bag
     _, text, bag = sim_run
+    worst, samples = _first_seconds_rms(bag, TRACK_SECONDS)
+    assert worst <= 1e-3 and samples >= 0.9 * TRACK_SECONDS * 1000, (worst, samples)
     report = validate_bag(bag, out_dir=str(tmp_path), plots=False,
                           max_rms=1e-3, max_abs=5e-3)
-    assert report['overall']['duration'] >= TRACK_SECONDS - 0.5
-    worst = max(j['rms'] for j in report['joints'].values())
-    assert worst <= 1e-3, (worst, report['failures'])
+    assert report['passed'], report['failures']
     model = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
     lower, upper = model.lower, model.upper
     first_command = first_active = None
@@ -103,12 +121,12 @@ def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
                 if values.get('state') in ('waiting', 'ramp_in', 'active'):
                     first_active = t
     assert first_command is not None and first_active is not None
+    # Diagnostics come at 10 Hz: activation lies at most 0.1 s before its first report.
+    assert (first_command - first_active) * 1e-9 <= 1.0 - 0.1
     jtc_state = validate_bag(bag, out_dir=str(tmp_path / 'jtc'), plots=False,
                              reference_topic='/robodyn_controller/controller_state')
     assert jtc_state['topics']['reference'] == '/robodyn_controller/controller_state'
     assert max(j['rms'] for j in jtc_state['joints'].values()) <= 1e-3
-    # Diagnostics come at 10 Hz: activation lies at most 0.1 s before its first report.
-    assert (first_command - first_active) * 1e-9 <= 1.0 - 0.1
 
 
 CONFIG = {'robodyn_controller': {'ros__parameters': {
