@@ -5,7 +5,6 @@ from .controller_core import Command, ControllerCore
 from .joint_map import JointMap
 from .laws import MODES, ControlLaw, LawConfig
 from .reference_manager import ReferenceManager
-from .safety import SafetyFilter
 from .supervisor import SafetyLimits, SafetySupervisor
 from .trajectories import Hold, OneMinusCos, SplineTrajectory, SumOfSines, make_reference
 from .trajectory_message import trajectory_from_message
@@ -21,7 +20,6 @@ __all__ = [
     'MODES',
     'OneMinusCos',
     'ReferenceManager',
-    'SafetyFilter',
     'SafetyLimits',
     'SafetySupervisor',
     'SplineTrajectory',

@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 
-from ..errors import BagError, ConfigError
+from ..errors import BagError, ConfigError, InputError
 from .bag_reader import BagReader, parse_joint_state
 from .joint_state_batch import JointStateBatch
 from .metrics import Decimator, ResidualStats, TimingStats, TrackingStats, hermite
@@ -379,34 +379,28 @@ def _float64_multi_array(raw):
 
 
 def _trajectory_from_msg(msg, joints, t, previous, last_q):
-    """A SplineTrajectory from a JointTrajectory, starting at the current reference."""
-    from ..control import SplineTrajectory
+    """The reference a JointTrajectory gives, by the controller's own conversion
+    (control.trajectory_message), from the current reference; a message the controller
+    would reject leaves the previous reference (the controller kept it too)."""
+    from ..control import JointMap, trajectory_from_message
     n = len(joints)
-    if previous is not None:
-        start = previous(t)
-    elif last_q is not None:
-        start = (np.asarray(last_q), np.zeros(n), np.zeros(n))
-    else:
-        first = msg.points[0]
-        lookup = {name: i for i, name in enumerate(msg.joint_names)}
-        start = (np.array([first.positions[lookup[j]] for j in joints]), np.zeros(n),
-                 np.zeros(n))
-    lookup = {name: i for i, name in enumerate(msg.joint_names)}
-    missing = [j for j in joints if j not in lookup]
-    if missing:
-        raise BagError(f'JointTrajectory lacks joints {missing}')
-    times, pos, vel = [], [], []
-    for point in msg.points:
-        times.append(point.time_from_start.sec + point.time_from_start.nanosec * 1e-9)
-        pos.append([point.positions[lookup[j]] for j in joints])
-        vel.append([point.velocities[lookup[j]] for j in joints]
-                   if len(point.velocities) == len(msg.joint_names) else [0.0] * n)
-    if times and times[0] <= 0:
-        start = (np.asarray(pos[0], float), np.asarray(vel[0], float), np.zeros(n))
-        times, pos, vel = times[1:], pos[1:], vel[1:]
-        if not times:
-            return lambda s, p=start: (p[0], np.zeros(n), np.zeros(n))
-    return SplineTrajectory(start, times, pos, vel, None, t0=t)
+    joint_map = JointMap(joints)
+    try:
+        if previous is not None:
+            start = previous(t)
+        elif last_q is not None:
+            start = (np.asarray(last_q, dtype=float), np.zeros(n), np.zeros(n))
+        elif msg.points:
+            first = joint_map.positions(msg.joint_names, msg.points[0].positions,
+                                        np.zeros(n))
+            start = (first, np.zeros(n), np.zeros(n))
+        else:
+            raise InputError('no points')
+        return trajectory_from_message(msg, joint_map, start, t)
+    except InputError as exc:
+        if previous is None:
+            raise BagError(f'JointTrajectory at {t:.3f} s: {exc}') from None
+        return previous
 
 
 def _residual_chunk(dyn, ts, q, qd, eff, stats, plot):

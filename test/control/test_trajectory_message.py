@@ -1,0 +1,63 @@
+"""JointTrajectory -> spline: one conversion for the controller and the validation."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from robodyn_ros.control import JointMap, trajectory_from_message
+from robodyn_ros.errors import InputError
+from robodyn_ros.validation.validate import _trajectory_from_msg
+
+NAMES = ['a', 'b', 'c']
+START = (np.array([0.1, 0.2, 0.3]), np.zeros(3), np.zeros(3))
+
+
+def _point(t, positions, velocities=(), accelerations=()):
+    return SimpleNamespace(positions=list(positions), velocities=list(velocities),
+                           accelerations=list(accelerations),
+                           time_from_start=SimpleNamespace(sec=int(t),
+                                                           nanosec=int(round(t % 1 * 1e9))))
+
+
+def _msg(names, points):
+    return SimpleNamespace(joint_names=list(names), points=list(points))
+
+
+def test_partial_joints_hold_and_accelerations_are_used():
+    msg = _msg(['c', 'a'], [_point(0.5, [1.0, -1.0], [0.5, 0.0], [2.0, 0.0]),
+                            _point(1.0, [1.2, -1.0])])
+    spline = trajectory_from_message(msg, JointMap(NAMES), START, 10.0)
+    q, qd, qdd = spline(10.5)
+    np.testing.assert_allclose(q, [-1.0, 0.2, 1.0], atol=1e-12)
+    np.testing.assert_allclose(qd, [0.0, 0.0, 0.5], atol=1e-12)
+    np.testing.assert_allclose(qdd, [0.0, 0.0, 2.0], atol=1e-9)
+    np.testing.assert_allclose(spline(11.0)[0], [-1.0, 0.2, 1.2], atol=1e-12)
+
+
+def test_first_point_at_time_zero_is_the_start_only_when_it_is_there():
+    near = _msg(NAMES, [_point(0.0, START[0] + 1e-3), _point(1.0, [0.0, 0.0, 0.0])])
+    spline = trajectory_from_message(near, JointMap(NAMES), START, 0.0)
+    assert spline.duration == pytest.approx(1.0)
+    far = _msg(NAMES, [_point(0.0, START[0] + 0.5), _point(1.0, [0.0, 0.0, 0.0])])
+    with pytest.raises(InputError, match='time_from_start 0'):
+        trajectory_from_message(far, JointMap(NAMES), START, 0.0)
+
+
+def test_limits_are_checked():
+    msg = _msg(NAMES, [_point(1.0, [0.0, 0.0, 2.0])])
+    with pytest.raises(InputError, match=r'c = 2 outside'):
+        trajectory_from_message(msg, JointMap(NAMES), START, 0.0, lower=np.full(3, -1.0),
+                                upper=np.full(3, 1.0))
+
+
+def test_validation_follows_the_controllers_conversion():
+    msg = _msg(['b', 'a', 'c'], [_point(0.4, [0.5, 0.0, 0.1], [0.0, 1.0, 0.0], [1.0, 0, 0]),
+                                 _point(0.9, [0.4, 0.3, 0.2])])
+    controller = trajectory_from_message(msg, JointMap(NAMES), START, 2.0)
+    validation = _trajectory_from_msg(msg, NAMES, 2.0, None, START[0])
+    for t in np.linspace(2.0, 3.0, 21):
+        for ours, theirs in zip(controller(t), validation(t)):
+            np.testing.assert_allclose(ours, theirs, atol=0)
+    rejected = _msg(NAMES, [_point(0.5, [0.0, 0.0])])  # 2 positions for 3 names
+    assert _trajectory_from_msg(rejected, NAMES, 3.0, validation, None) is validation
