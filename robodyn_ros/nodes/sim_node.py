@@ -135,7 +135,7 @@ class SimNode(Node):
 
 def main(args=None):
     """Run the simulator node until shutdown."""
-    return run_node(SimNode, 'sim', args)
+    return run_node(SimNode, 'sim', args, events_executor=True)
 
 
 if __name__ == '__main__':
