@@ -60,7 +60,7 @@ class ControllerConfig:
     velocity_margin: float = 0.1
     cross_check_every: int = 0
     cross_check_tolerance: float = 1e-6
-    state_publish_rate: float = 100.0
+    state_publish_rate: float = 50.0
     action_feedback_rate: float = 20.0
     goal_time: float = 1.0
     goal_position_tolerance: tuple = (0.0,)

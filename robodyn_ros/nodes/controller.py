@@ -272,8 +272,8 @@ class ControllerNode(LifecycleNode):
             self.state_countdown -= 1
             if self.state_pub is not None and self.state_countdown <= 0:
                 self.state_countdown = self.state_every
-                self.state_pub.publish(self.state_message(
-                    core.model.joint_names, self.bridge.snapshot, command.effort))
+                self.state_pub.publish(self.state_message(self.bridge.snapshot,
+                                                          command.effort))
         if core.supervisor.events or core.events:
             self._log_events()
 

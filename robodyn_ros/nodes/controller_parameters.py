@@ -47,7 +47,7 @@ PARAMETERS = {
     'velocity_margin': (0.1, 'velocity guard at limit x (1 + margin)', True),
     'cross_check_every': (0, 'Pinocchio RNEA cross-check every N cycles (0: off)', True),
     'cross_check_tolerance': (1e-6, 'cross-check tolerance -> safe mode [N m]', True),
-    'state_publish_rate': (100.0, '~/controller_state (JointTrajectoryControllerState) rate '
+    'state_publish_rate': (50.0, '~/controller_state (JointTrajectoryControllerState) rate '
                            '[Hz], 0: off', True),
     'action_feedback_rate': (20.0, 'FollowJointTrajectory feedback rate [Hz]', True),
     'goal_time': (1.0, 'default goal_time_tolerance: time after the trajectory end to reach '

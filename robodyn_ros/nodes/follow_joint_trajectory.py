@@ -39,7 +39,7 @@ from ..control.trajectory_goal import (
 from ..errors import InputError
 from .common import float_array, to_time
 
-__all__ = ['FollowJointTrajectoryBridge', 'controller_state_message']
+__all__ = ['FollowJointTrajectoryBridge', 'ControllerStateMessage']
 
 
 def _point(positions, velocities=None, effort=None):
@@ -52,17 +52,25 @@ def _point(positions, velocities=None, effort=None):
     return point
 
 
-def controller_state_message(names, snapshot, effort):
-    """JointTrajectoryControllerState (reference, feedback, error, output) of a snapshot."""
-    t_ref, q_r, qd_r, q, qd, _ = snapshot
-    msg = JointTrajectoryControllerState()
-    msg.header.stamp = to_time(t_ref)
-    msg.joint_names = list(names)
-    msg.reference = _point(q_r, qd_r)
-    msg.feedback = _point(q, qd)
-    msg.error = _point(q_r - q, qd_r - qd)
-    msg.output = _point(np.zeros(len(names)), effort=effort)
-    return msg
+class ControllerStateMessage:
+    """A JointTrajectoryControllerState (reference, feedback, error, output) filled in place
+    from the control thread's snapshot: no message objects built per publication."""
+
+    def __init__(self, names):
+        self.msg = JointTrajectoryControllerState()
+        self.msg.joint_names = list(names)
+
+    def __call__(self, snapshot, effort):
+        """The message for ``snapshot`` and the commanded ``effort``."""
+        t_ref, q_r, qd_r, q, qd, _ = snapshot
+        msg = self.msg
+        msg.header.stamp = to_time(t_ref)
+        msg.reference.positions, msg.reference.velocities = float_array(q_r), float_array(qd_r)
+        msg.feedback.positions, msg.feedback.velocities = float_array(q), float_array(qd)
+        msg.error.positions = float_array(q_r - q)
+        msg.error.velocities = float_array(qd_r - qd)
+        msg.output.effort = float_array(effort)
+        return msg
 
 
 class _Request:
