@@ -61,6 +61,7 @@ class ControllerConfig:
     cross_check_every: int = 0
     cross_check_tolerance: float = 1e-6
     state_publish_rate: float = 50.0
+    follow_joint_trajectory: bool = True
     action_feedback_rate: float = 20.0
     goal_time: float = 1.0
     goal_position_tolerance: tuple = (0.0,)

@@ -69,6 +69,7 @@ class ControllerNode(LifecycleNode):
         self.ref_pub = None
         self.entities = []
         self.bridge = None
+        self.state_message = None
         self.command_count = 0
         self.last_publish = 0.0
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
@@ -266,14 +267,15 @@ class ControllerNode(LifecycleNode):
         ref.effort = float_array(command.effort)
         self.ref_pub.publish(ref)
         core = self.core
-        if self.bridge is not None:
-            self.bridge.snapshot = (command.t_ref, command.q_ref, command.qd_ref, core.q,
-                                    core.qd, command.mode)
+        if self.state_message is not None:
+            snapshot = (command.t_ref, command.q_ref, command.qd_ref, core.q, core.qd,
+                        command.mode)
+            if self.bridge is not None:
+                self.bridge.snapshot = snapshot
             self.state_countdown -= 1
             if self.state_pub is not None and self.state_countdown <= 0:
                 self.state_countdown = self.state_every
-                self.state_pub.publish(self.state_message(self.bridge.snapshot,
-                                                          command.effort))
+                self.state_pub.publish(self.state_message(snapshot, command.effort))
         if core.supervisor.events or core.events:
             self._log_events()
 

@@ -49,6 +49,8 @@ PARAMETERS = {
     'cross_check_tolerance': (1e-6, 'cross-check tolerance -> safe mode [N m]', True),
     'state_publish_rate': (50.0, '~/controller_state (JointTrajectoryControllerState) rate '
                            '[Hz], 0: off', True),
+    'follow_joint_trajectory': (True, 'serve control_msgs/FollowJointTrajectory on '
+                                '~/follow_joint_trajectory (a helper node and thread)', False),
     'action_feedback_rate': (20.0, 'FollowJointTrajectory feedback rate [Hz]', True),
     'goal_time': (1.0, 'default goal_time_tolerance: time after the trajectory end to reach '
                   'the goal tolerance [s] (0: wait)', True),

@@ -143,7 +143,7 @@ def _wait_for(proc, word, timeout):
     raise RuntimeError(f'{proc.args[1:3]} did not print {word!r} within {timeout} s')
 
 
-def _one_run(target, duration, rate, tmp, pin=False):
+def _one_run(target, duration, rate, tmp, pin=False, extra=()):
     module = 'robodyn_ros.nodes.loop_bench'
     ncpu = os.cpu_count() or 1
     target_cpus = {ncpu - 1} if pin and ncpu > 1 else None
@@ -152,7 +152,7 @@ def _one_run(target, duration, rate, tmp, pin=False):
         proc = _spawn('-m', 'robodyn_ros.nodes.controller', '--ros-args', '-p', 'robot:=panda',
                       '-p', 'tip_link:=panda_hand', '-p', 'autostart:=true', '-p',
                       'reference:=hold', '-p', 'kp:=[400.0]', '-p', 'kd:=[40.0]', '-p',
-                      'include_friction:=true', '-p', 'diagnostics_period:=1.0',
+                      'include_friction:=true', '-p', 'diagnostics_period:=1.0', *extra,
                       cpus=target_cpus)
     else:
         proc = _spawn('-m', module, 'echo', '{}', cpus=target_cpus)

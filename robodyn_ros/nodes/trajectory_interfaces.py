@@ -16,7 +16,8 @@ def create_trajectory_interfaces(node, config):
                                   'action, no ~/controller_state')
         return None, None, 0, None
     bridge = FollowJointTrajectoryBridge(node, config.action_feedback_rate,
-                                         config.goal_defaults(node.core.model.n))
+                                         config.goal_defaults(node.core.model.n)) \
+        if config.follow_joint_trajectory else None
     message = ControllerStateMessage(node.core.model.joint_names)
     if config.state_publish_rate <= 0:
         return bridge, None, 0, message
