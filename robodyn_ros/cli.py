@@ -58,6 +58,9 @@ def build_parser():
                    help='measured seconds per loop run')
     p.add_argument('--loop-pin', action='store_true',
                    help='pin the node under test to the last CPU, the feeders to the others')
+    p.add_argument('--loop-fifo', type=int, default=0, metavar='PRIORITY',
+                   help='run the node under test with SCHED_FIFO at PRIORITY (1-99; '
+                        'ros2_control uses 50); needs the privilege')
     p.add_argument('--json', action='store_true')
 
     p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')
@@ -201,8 +204,11 @@ def _loop_bench(args):
     from .nodes.loop_bench import format_loop_bench, run_loop_bench
     if args.loop_seconds <= 0:
         raise ConfigError(f'--loop-seconds must be > 0, got {args.loop_seconds}')
+    if not 0 <= args.loop_fifo <= 99:
+        raise ConfigError(f'--loop-fifo must be 0 (off) or 1-99, got {args.loop_fifo}')
     with tempfile.TemporaryDirectory() as tmp:
-        result = run_loop_bench(args.loop_seconds, tmp=tmp, pin=args.loop_pin)
+        result = run_loop_bench(args.loop_seconds, tmp=tmp, pin=args.loop_pin,
+                                fifo=args.loop_fifo)
     print(json.dumps(result, indent=1) if args.json else format_loop_bench(result))
     return 0
 

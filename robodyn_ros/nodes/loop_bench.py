@@ -124,10 +124,12 @@ def _echo(args):
     rclpy.try_shutdown()
 
 
-def _spawn(*argv, cpus=None):
+def _spawn(*argv, cpus=None, fifo=0):
     def pin():
         if cpus:
             os.sched_setaffinity(0, cpus)
+        if fifo:  # before exec: every thread of the node (DDS ones too) inherits it
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(fifo))
     return subprocess.Popen([sys.executable, *argv], stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, preexec_fn=pin)
 
@@ -143,7 +145,7 @@ def _wait_for(proc, word, timeout):
     raise RuntimeError(f'{proc.args[1:3]} did not print {word!r} within {timeout} s')
 
 
-def _one_run(target, duration, rate, tmp, pin=False, extra=()):
+def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
     module = 'robodyn_ros.nodes.loop_bench'
     ncpu = os.cpu_count() or 1
     target_cpus = {ncpu - 1} if pin and ncpu > 1 else None
@@ -153,9 +155,9 @@ def _one_run(target, duration, rate, tmp, pin=False, extra=()):
                       '-p', 'tip_link:=panda_hand', '-p', 'autostart:=true', '-p',
                       'reference:=hold', '-p', 'kp:=[400.0]', '-p', 'kd:=[40.0]', '-p',
                       'include_friction:=true', '-p', 'diagnostics_period:=1.0', *extra,
-                      cpus=target_cpus)
+                      cpus=target_cpus, fifo=fifo)
     else:
-        proc = _spawn('-m', module, 'echo', '{}', cpus=target_cpus)
+        proc = _spawn('-m', module, 'echo', '{}', cpus=target_cpus, fifo=fifo)
     answers, stamps = (os.path.join(tmp, f'{target}_{k}.npy') for k in ('answers', 'stamps'))
     warmup = 2.0
     try:
@@ -200,19 +202,21 @@ def _figures(stamps, answers, compute):
     }
 
 
-def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp', pin=False):
+def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp', pin=False, fifo=0):
     """Echo floor, then the controller, each for ``duration`` [s] at ``rate`` [Hz].
 
     ``pin``: the node under test on the last CPU, publisher and listener on the others
     (as a real-time deployment isolates its controller), the same for both runs.
+    ``fifo``: run the node under test with SCHED_FIFO at this priority (ros2_control's
+    controller_manager runs its loop at 50), the same for both runs; 0: normal.
     """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', '43')
-    echo = _one_run('echo', duration, rate, tmp, pin)
-    controller = _one_run('controller', duration, rate, tmp, pin)
+    echo = _one_run('echo', duration, rate, tmp, pin, fifo=fifo)
+    controller = _one_run('controller', duration, rate, tmp, pin, fifo=fifo)
     ratio = {k: controller['latency_ms'][k] / max(echo['latency_ms'][k], 1e-9)
              for k in ('p50', 'p99')}
-    return {'duration_s': duration, 'rate_hz': rate, 'pinned': pin, 'echo': echo,
+    return {'duration_s': duration, 'rate_hz': rate, 'pinned': pin, 'fifo': fifo, 'echo': echo,
             'controller': controller,
             'latency_ratio': ratio}
 
@@ -221,7 +225,8 @@ def format_loop_bench(result):
     """Human-readable table of :func:`run_loop_bench`'s result."""
     lines = [f'loop: {result["duration_s"]:.0f} s of joint states at {result["rate_hz"]:.0f} Hz '
              'per run, each node in its own process'
-             + (', node under test pinned to its own CPU' if result['pinned'] else ''),
+             + (', node under test pinned to its own CPU' if result['pinned'] else '')
+             + (f', SCHED_FIFO {result["fifo"]}' if result['fifo'] else ''),
              f'{"node":<12}{"answered":>16}{"p50 ms":>9}{"p99 ms":>9}{"max ms":>9}'
              f'{"compute p50/p99 us":>22}{"wall p50/p99 us":>20}']
     for name in ('echo', 'controller'):
