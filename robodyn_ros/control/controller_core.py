@@ -64,7 +64,6 @@ class ControllerCore:
         if sorted(joints) != sorted(model.joint_names):
             raise ConfigError(f'joints: {joints} does not match the chain '
                               f'{list(model.joint_names)}')
-        self.output_names = joints
         order = [model.joint_names.index(j) for j in joints]
         self.out_order = None if order == list(range(n)) else np.array(order)
         try:

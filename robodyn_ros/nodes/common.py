@@ -16,8 +16,8 @@ from ..model import load_urdf
 from ..robots import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
-           'run_node', 'to_time', 'stamp_to_sec', 'float_array', 'guarded', 'robot_named',
-           'diagnostic_array', 'log_events']
+           'run_node', 'to_time', 'sec_nanosec', 'stamp_to_sec', 'float_array', 'guarded',
+           'robot_named', 'diagnostic_array', 'log_events']
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                    reliability=ReliabilityPolicy.RELIABLE)
@@ -96,10 +96,16 @@ def diagnostic_array(name, hardware_id, level, message, values):
     return DiagnosticArray(status=[status])
 
 
+def sec_nanosec(seconds):
+    """(sec, nanosec) of a time or duration in seconds, nanosec in [0, 1e9)."""
+    sec = int(seconds // 1)
+    return sec, min(int(round((seconds - sec) * 1e9)), 999_999_999)
+
+
 def to_time(seconds):
     """builtin_interfaces/Time from seconds."""
-    sec = int(seconds // 1)
-    return Time(sec=sec, nanosec=min(int(round((seconds - sec) * 1e9)), 999_999_999))
+    sec, nanosec = sec_nanosec(seconds)
+    return Time(sec=sec, nanosec=nanosec)
 
 
 def stamp_to_sec(stamp):

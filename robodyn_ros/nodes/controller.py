@@ -178,7 +178,7 @@ class ControllerNode(LifecycleNode):
     on_error = on_shutdown
 
     def _destroy_entities(self):
-        if getattr(self, 'bridge', None) is not None:
+        if self.bridge is not None:
             self.bridge.close()
             self.bridge = None
         for entity in self.entities:

@@ -21,14 +21,16 @@ from ..control.trajectory_feedforward import feedforward_trajectory
 from ..control.trajectory_message import trajectory_from_message
 from ..dynamics import RigidBodyDynamics
 from ..errors import InputError, RobodynError
-from .common import declare, declare_robot, float_array, model_from_parameters, run_node
+from .common import (
+    declare,
+    declare_robot,
+    float_array,
+    model_from_parameters,
+    run_node,
+    sec_nanosec,
+)
 
 __all__ = ['FeedforwardNode', 'main']
-
-
-def _duration(seconds):
-    sec = int(seconds)
-    return sec, int(round((seconds - sec) * 1e9))
 
 
 class FeedforwardNode(Node):
@@ -98,7 +100,7 @@ class FeedforwardNode(Node):
             point.velocities = float_array(traj.qd[k])
             point.accelerations = float_array(traj.qdd[k])
             point.effort = float_array(traj.effort[k])
-            point.time_from_start.sec, point.time_from_start.nanosec = _duration(t)
+            point.time_from_start.sec, point.time_from_start.nanosec = sec_nanosec(t)
             out.points.append(point)
         return out
 

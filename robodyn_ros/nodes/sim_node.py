@@ -62,6 +62,7 @@ class SimNode(Node):
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) \
             if p('publish_clock').value else None
         self.jtc = None
+        self.joint_map = JointMap(model.joint_names)
         if p('command_interface').value == 'joint_trajectory':
             n = model.n
             gains = [np.resize(np.asarray(p(k).value, dtype=float), n)
@@ -91,7 +92,7 @@ class SimNode(Node):
     def on_jtc_trajectory(self, msg):
         """Emulated JTC: follow the points (chain joint order) from now."""
         try:
-            index = JointMap(self.model.joint_names).index(msg.joint_names)
+            index = self.joint_map.index(msg.joint_names)
             arrays = [np.array([np.asarray(getattr(pt, f), dtype=float)[index]
                                 if len(getattr(pt, f)) else np.zeros(self.model.n)
                                 for pt in msg.points])
