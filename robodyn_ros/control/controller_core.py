@@ -9,6 +9,7 @@ them). States with a zero stamp use ``now``; a jump of the states' clock (reset,
 switched on) shifts the reference with it.
 """
 
+from array import array
 import time
 from typing import NamedTuple
 
@@ -119,6 +120,7 @@ class ControllerCore:
         q = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (np.nan_to_num(lo) +
                                                               np.nan_to_num(hi)), 0.0)
         z = np.zeros(self.model.n)
+        self.joint_map.extract(self.model.joint_names, array('d', q), array('d', z))
         self.law(q, z, q, z, z)
         self.dyn.gravity_vector(q)
         self.dyn.inverse_dynamics(q, z, z)

@@ -28,7 +28,7 @@ import math
 
 import numpy as np
 
-from .supervisor_kernels import CLAMPED, NON_FINITE, RATE_LIMITED, first_violation, limit_into
+from .cycle_kernels import CLAMPED, NON_FINITE, RATE_LIMITED, first_violation, limit_into
 
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE',
            'SAFE', 'LEVELS']

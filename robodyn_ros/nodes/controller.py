@@ -134,9 +134,10 @@ class ControllerNode(LifecycleNode):
         ]
         self.trigger_state = config.trigger == 'state'
         self.period = 1.0 / config.rate
-        # trigger 'timer': the cycle at rate. trigger 'state': a watchdog re-armed by every
-        # answered state, firing only after state_timeout without one; then at rate (the
-        # safe command) until states return. No idle 1 kHz wake-ups in the answering loop.
+        # trigger 'timer': the cycle at rate. trigger 'state': a watchdog that sleeps until
+        # the last valid state would expire (re-armed at each firing, not per state: a reset
+        # would wake the executor's timer thread every cycle), then runs at rate (the safe
+        # command) until states return. No idle 1 kHz wake-ups in the answering loop.
         self.timer_fast = not self.trigger_state
         self.timer = self.create_timer(self.period if self.timer_fast else
                                        config.state_timeout, self.on_timer, clock=self.steady)
@@ -218,10 +219,8 @@ class ControllerNode(LifecycleNode):
                          stamp_to_sec(msg.header.stamp)) and self.trigger_state and \
                 core.supervisor.commanding:
             self.publish(core.update(now), now)
-            if self.timer_fast:
-                self.timer.timer_period_ns = self.watchdog_ns
-                self.timer_fast = False
-            self.timer.reset()
+            if self.timer_fast:  # back from safe mode: the timer is a watchdog again
+                self._arm_timer(self.watchdog_ns, fast=False)
 
     @guarded
     def on_timer(self, _info=None):
@@ -231,12 +230,23 @@ class ControllerNode(LifecycleNode):
         now = time.monotonic()
         if self.bridge is not None and self.bridge.requests:
             self.bridge.apply_requests(now)
-        if not self.trigger_state or core.supervisor.needs_timer(now):
+        sup = core.supervisor
+        fire = not self.trigger_state or sup.needs_timer(now)
+        if fire:
             self.publish(core.update(now), now)
-        if not self.timer_fast and core.supervisor.publishing:
-            self.timer.timer_period_ns = self.period_ns  # check and publish at rate now
-            self.timer_fast = True
-            self.timer.reset()
+        if self.timer_fast:
+            return
+        if fire:
+            self._arm_timer(self.period_ns, fast=True)  # publish at rate from now on
+        elif sup.valid_time is not None:  # sleep until the last valid state expires
+            left = sup.valid_time + core.config.state_timeout - now
+            self._arm_timer(max(int(left * 1e9) + 1, self.period_ns), fast=False)
+
+    def _arm_timer(self, period_ns, fast):
+        """Set the cycle/watchdog timer's period and restart it from now."""
+        self.timer.timer_period_ns = period_ns
+        self.timer.reset()
+        self.timer_fast = fast
 
     @guarded
     def on_trajectory(self, msg):

@@ -1,13 +1,31 @@
-"""Compiled per-cycle checks of the safety supervisor (numba, cached on disk).
+"""Compiled per-cycle steps of the controller core (numba, cached on disk): picking the
+chain's joints out of a JointState and the safety supervisor's checks.
 
 Plain loops over n joints: cheaper per cycle than a chain of small numpy calls.
 """
 
 import numba
 
-__all__ = ['limit_into', 'first_violation', 'RATE_LIMITED', 'CLAMPED', 'NON_FINITE']
+__all__ = ['gather_finite', 'limit_into', 'first_violation', 'RATE_LIMITED', 'CLAMPED',
+           'NON_FINITE']
 
 RATE_LIMITED, CLAMPED, NON_FINITE = 1, 2, 4
+
+
+@numba.njit(cache=True)
+def gather_finite(position, velocity, index, q, qd):
+    """q[j] = position[index[j]], qd[j] = velocity[index[j]]; False when any is non-finite.
+
+    ``position``/``velocity``: float64 buffers (a JointState's array('d') fields or arrays).
+    """
+    total = 0.0
+    for j in range(index.shape[0]):
+        a = position[index[j]]
+        b = velocity[index[j]]
+        q[j] = a
+        qd[j] = b
+        total += a + b
+    return total - total == 0.0  # NaN for NaN or +-inf anywhere
 
 
 @numba.njit(cache=True)
