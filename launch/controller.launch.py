@@ -1,7 +1,8 @@
 """robodyn controller for a real arm or an already running simulator.
 
   ros2 launch robodyn_ros controller.launch.py \
-      [config:=<share>/config/panda_real.yaml] [urdf_file:=/path/robot.urdf] \
+      [config:=<share>/config/panda_real.yaml] [urdf_file:=/path/robot.urdf.xacro] \
+      [xacro_args:='arm_id:=fr3 hand:=true'] \
       [command_topic:=/effort_controller/commands] [mode:=computed_torque] \
       [include_gravity:=false] [autostart:=true] [use_sim_time:=false]
 
@@ -23,8 +24,9 @@ from launch import LaunchDescription
 
 #: Arguments that override the YAML only when given (empty default = not given).
 OVERRIDES = {
-    'urdf_file': 'URDF path (robot_description topic when neither this nor the YAML names '
-                 'the robot)',
+    'urdf_file': '.urdf or .xacro path (robot_description topic when neither this nor the '
+                 'YAML names the robot)',
+    'xacro_args': "xacro arguments for a .xacro urdf_file: 'name:=value name2:=value2'",
     'command_topic': 'effort command topic, e.g. /effort_controller/commands',
     'mode': 'computed_torque | feedforward | gravity',
     'include_gravity': 'true | false (false on robots that compensate gravity)',

@@ -1,61 +1,105 @@
-"""Gazebo (gz sim) + gz_ros2_control + joint_state_broadcaster + effort controller +
-the robodyn controller.
+"""Gazebo (gz sim) + gz_ros2_control + joint_state_broadcaster + effort controller + the
+robodyn controller, for any arm.
 
-  ros2 launch robodyn_ros gazebo.launch.py urdf_file:=/path/panda.urdf \
-      config:=<share>/config/panda.yaml
+  ros2 launch robodyn_ros gazebo.launch.py robot:=panda config:=<share>/config/panda.yaml
+  ros2 launch robodyn_ros gazebo.launch.py robot:=/path/arm.urdf.xacro \
+      xacro_args:='arm_id:=fr3 hand:=false' config:=my_arm.yaml
 
-The URDF gets a <ros2_control> block with effort command interfaces for the controller's
-joints and the gz_ros2_control plugin (robodyn_ros.model.ros2_control_urdf), loading
-config/ros2_controllers.yaml.
+The description (URDF or xacro, expanded with ``xacro_args``) is rewritten for simulation
+by robodyn_ros.model.ros2_control_urdf: a ``world`` link and fixed joint when the root is
+not ``world``, the URDF's hardware ``<ros2_control>`` replaced by gz_ros2_control with
+effort command interfaces for exactly the controller's chain, initial positions from the
+config's ``robodyn_sim.q0`` (else mid-range; checked against the limits), mesh URIs
+resolved to installed share directories (visuals dropped with a note when not found).
+The controllers YAML is generated for the same joints. Start-up is chained as in the
+ros2_control demos: spawn the robot -> joint_state_broadcaster -> effort_controller (and
+joint_trajectory_controller, inactive) -> robodyn controller.
 """
 
 import os
+import tempfile
 
 from ament_index_python.packages import get_package_share_directory
-from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription, OpaqueFunction
+from launch.actions import (
+    DeclareLaunchArgument,
+    IncludeLaunchDescription,
+    LogInfo,
+    OpaqueFunction,
+    RegisterEventHandler,
+)
+from launch.event_handlers import OnProcessExit
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import LaunchConfiguration
+from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
 from launch_ros.actions import Node
+from launch_ros.substitutions import FindPackageShare
 import yaml
 
 from launch import LaunchDescription
 
 
-def _nodes(context):
-    share = get_package_share_directory('robodyn_ros')
-    from robodyn_ros.model.ros2_control_urdf import add_ros2_control
+def _description(context):
+    from robodyn_ros.model import load_urdf
+    from robodyn_ros.model.ros2_control_urdf import controllers_config, simulation_urdf
+    from robodyn_ros.robots import package_share, robot_path
     config_path = LaunchConfiguration('config').perform(context)
     with open(config_path, encoding='utf-8') as handle:
-        params = yaml.safe_load(handle)['robodyn_controller']['ros__parameters']
-    controllers = os.path.join(share, 'config', 'ros2_controllers.yaml')
-    description = add_ros2_control(LaunchConfiguration('urdf_file').perform(context),
-                                   params['joints'], controllers)
-    gz = IncludeLaunchDescription(
-        PythonLaunchDescriptionSource(os.path.join(
-            get_package_share_directory('ros_gz_sim'), 'launch', 'gz_sim.launch.py')),
+        data = yaml.safe_load(handle)
+    params = data['robodyn_controller']['ros__parameters']
+    source, base, tip = robot_path(LaunchConfiguration('robot').perform(context) or
+                                   params['robot'])
+    mappings = LaunchConfiguration('xacro_args').perform(context).split()
+    model = load_urdf(source, params.get('base_link') or base,
+                      params.get('tip_link') or tip, mappings=mappings,
+                      effort_limits=params.get('effort_limits') or None)
+    q0 = data.get('robodyn_sim', {}).get('ros__parameters', {}).get('q0')
+    out = tempfile.mkdtemp(prefix='robodyn_gz_')
+    controllers = os.path.join(out, 'ros2_controllers.yaml')
+    with open(controllers, 'w', encoding='utf-8') as handle:
+        yaml.safe_dump(controllers_config(model, int(params.get('rate', 1000))), handle)
+    xml, notes = simulation_urdf(source, model, controllers, q0, mappings, package_share)
+    return config_path, model, xml, notes
+
+
+def _nodes(context):
+    config_path, model, description, notes = _description(context)
+    gz = IncludeLaunchDescription(  # found when it runs: the rest can be built without gz
+        PythonLaunchDescriptionSource(PathJoinSubstitution(
+            [FindPackageShare('ros_gz_sim'), 'launch', 'gz_sim.launch.py'])),
         launch_arguments={'gz_args': '-r empty.sdf'}.items())
     rsp = Node(package='robot_state_publisher', executable='robot_state_publisher',
                parameters=[{'robot_description': description, 'use_sim_time': True}])
     spawn = Node(package='ros_gz_sim', executable='create',
-                 arguments=['-topic', 'robot_description', '-name', 'robot'])
+                 arguments=['-topic', 'robot_description', '-name', model.name])
     clock = Node(package='ros_gz_bridge', executable='parameter_bridge',
                  arguments=['/clock@rosgraph_msgs/msg/Clock[gz.msgs.Clock'])
     broadcaster = Node(package='controller_manager', executable='spawner',
                        arguments=['joint_state_broadcaster'])
     effort = Node(package='controller_manager', executable='spawner',
                   arguments=['effort_controller'])
+    jtc = Node(package='controller_manager', executable='spawner',
+               arguments=['joint_trajectory_controller', '--inactive'])
     controller = Node(package='robodyn_ros', executable='controller', name='robodyn_controller',
                       output='screen',
-                      parameters=[config_path, {'robot': '', 'use_sim_time': True,
-                                                'include_gravity': True, 'autostart': True}])
-    return [gz, rsp, spawn, clock, broadcaster, effort, controller]
+                      parameters=[config_path, {'robot': '', 'robot_description': description,
+                                                'use_sim_time': True, 'autostart': True}])
+    chain = [(spawn, [broadcaster]), (broadcaster, [effort, jtc]), (effort, [controller])]
+    log = [LogInfo(msg=f'robodyn gazebo: {note}') for note in notes]
+    return log + [gz, rsp, clock, spawn] + [
+        RegisterEventHandler(OnProcessExit(target_action=done, on_exit=start))
+        for done, start in chain]
 
 
 def generate_launch_description():
     share = get_package_share_directory('robodyn_ros')
     return LaunchDescription([
-        DeclareLaunchArgument('urdf_file', description='robot URDF (meshes may be dropped)'),
+        DeclareLaunchArgument('robot', default_value='',
+                              description="robot name or .urdf/.xacro path (default: the "
+                                          "config's robot)"),
+        DeclareLaunchArgument('xacro_args', default_value='',
+                              description="xacro arguments, 'name:=value name2:=value2'"),
         DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
-                                                                   'panda.yaml')),
+                                                                   'panda.yaml'),
+                              description='robodyn config (controller; robodyn_sim.q0: '
+                                          'initial positions)'),
         OpaqueFunction(function=_nodes),
     ])

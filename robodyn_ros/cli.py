@@ -7,6 +7,7 @@ Exit codes: 0 success / pass, 1 check or validation failed, 2 bad input.
 import argparse
 import json
 import sys
+import time
 
 import numpy as np
 
@@ -16,9 +17,15 @@ __all__ = ['build_parser', 'run', 'main']
 
 
 def _add_robot(parser):
-    parser.add_argument('urdf', help='URDF path, or a robot name (panda, ur5, three_link, ...)')
+    parser.add_argument('urdf', help='.urdf or .xacro path, or a robot name (panda, ur5, '
+                                     'three_link, ...)')
+    parser.add_argument('xacro_args', nargs='*', metavar='NAME:=VALUE',
+                        help='xacro arguments (for a xacro description)')
     parser.add_argument('--base', default=None, help='chain base link (default: URDF root)')
     parser.add_argument('--tip', default=None, help='chain tip link (default: deepest leaf)')
+    parser.add_argument('--effort-limits', type=float, nargs='+', default=None,
+                        metavar='TAU', help='effort limits [N m or N], 1 or one per joint '
+                                            "(replace the URDF's; needed when it has none)")
 
 
 def build_parser():
@@ -103,7 +110,9 @@ def _load(args):
     from .model import load_urdf
     from .robots import robot_path
     path, base, tip = robot_path(args.urdf)
-    return load_urdf(path, args.base or base, args.tip or tip)
+    return load_urdf(path, args.base or base, args.tip or tip,
+                     mappings=getattr(args, 'xacro_args', None),
+                     effort_limits=getattr(args, 'effort_limits', None))
 
 
 def _inspect(args):
@@ -145,14 +154,18 @@ def _inspect(args):
 
 
 def _check(args):
-    from .validation.pinocchio_check import cross_check
+    from .validation.pinocchio_check import SEED_MAX_N, cross_check
     if args.samples < 1:
         raise RobodynError(f'--samples must be >= 1, got {args.samples}')
     model = _load(args)
     methods = ('kronecker', 'christoffel', 'recursive') if args.method == 'all' else \
         (args.method,)
-    reports = [cross_check(model, m, args.samples, args.seed, tolerance=args.tolerance)
-               for m in methods]
+    if args.method == 'all' and model.n > SEED_MAX_N:
+        methods = ('recursive',)
+        print(f'robodyn check: kronecker and christoffel skipped: n = {model.n} > '
+              f'{SEED_MAX_N} (O(n^4) formulations); checking recursive', file=sys.stderr)
+    reports = [cross_check(model, m, args.samples, args.seed, tolerance=args.tolerance,
+                           progress=_progress(m, args.samples)) for m in methods]
     ok = all(r.passed for r in reports)
     if args.json:
         print(json.dumps({'robot': model.name, 'n': model.n, 'passed': ok, 'reports': [
@@ -161,7 +174,9 @@ def _check(args):
                  skew=r.skew, symmetry=r.symmetry, min_eigenvalue=r.min_eigenvalue,
                  passed=r.passed) for r in reports]}, indent=2))
     else:
-        print(f'{model.name}: {model.n} joints ({", ".join(model.joint_names)}), '
+        names = model.joint_names if model.n <= 12 else \
+            (*model.joint_names[:3], '...', model.joint_names[-1])
+        print(f'{model.name}: {model.n} joints ({", ".join(names)}), '
               f'{args.samples} random states vs Pinocchio, max relative error '
               f'(tolerance {args.tolerance:g})')
         print(f'{"method":<12}{"M":>10}{"C":>10}{"g":>10}{"ID":>10}{"Mdot-2C":>10}'
@@ -171,6 +186,20 @@ def _check(args):
                   f'{r.inverse_dynamics:>10.1e}{r.skew:>10.1e}{r.symmetry:>10.1e}'
                   f'{r.min_eigenvalue:>11.3e}  {"PASS" if r.passed else "FAIL"}')
     return 0 if ok else 1
+
+
+def _progress(method, samples, every=2.0):
+    """A progress callback printing one line to stderr at most every ``every`` s."""
+    start = last = time.monotonic()
+
+    def report(done):
+        nonlocal last
+        now = time.monotonic()
+        if now - last >= every or (done == samples and now - start >= every):
+            last = now
+            print(f'robodyn check: {method} {done}/{samples} samples, {now - start:.0f} s',
+                  file=sys.stderr, flush=True)
+    return report
 
 
 def run(args):

@@ -7,7 +7,8 @@ import sys
 from .errors import ModelError
 from .share import share_dir
 
-__all__ = ['ROBOTS', 'robot_path', 'bundled_urdf_dir', 'example_robot_data_dir']
+__all__ = ['ROBOTS', 'robot_path', 'bundled_urdf_dir', 'example_robot_data_dir',
+           'package_share']
 
 # name: (path relative to a robots directory, base_link, tip_link, source)
 ROBOTS = {
@@ -49,12 +50,31 @@ def example_robot_data_dir():
                      'or set ROBODYN_ROBOTS_DIR')
 
 
+def package_share(package):
+    """Share directory of a package named in ``package://`` URIs, or None: robodyn_ros,
+    example-robot-data (pip), else the ament index when ROS is sourced."""
+    if package == 'robodyn_ros':
+        return share_dir()
+    if package == 'example-robot-data':
+        try:
+            return os.path.dirname(example_robot_data_dir())
+        except ModelError:
+            return None
+    try:
+        from ament_index_python.packages import get_package_share_directory
+        return get_package_share_directory(package)
+    except (ImportError, LookupError, ValueError, OSError):  # OSError: no AMENT_PREFIX_PATH
+        return None
+
+
 def robot_path(name):
-    """(urdf path, base_link, tip_link) of a named robot, or of a URDF path as given."""
+    """(description path, base_link, tip_link) of a named robot, or of a path as given."""
     if name in ROBOTS:
         rel, base, tip, source = ROBOTS[name]
         root = bundled_urdf_dir() if source == 'bundled' else example_robot_data_dir()
         return os.path.join(root, rel), base, tip
-    if name.endswith('.urdf') or os.path.sep in name or name.lstrip().startswith('<'):
+    if name.endswith(('.urdf', '.xacro')) or os.path.sep in name or \
+            name.lstrip().startswith('<') or os.path.isfile(name):
         return name, None, None
-    raise ModelError(f'unknown robot {name!r}; valid: {", ".join(ROBOTS)} or a path to a .urdf')
+    raise ModelError(f'unknown robot {name!r}; valid: {", ".join(ROBOTS)} or a path to a '
+                     '.urdf or .xacro file')

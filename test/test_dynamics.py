@@ -1,5 +1,6 @@
 """M, C, g, ID: Pinocchio cross-check, structural properties and the seeds' closed forms."""
 
+from model_helpers import load_robot
 import numpy as np
 import pytest
 
@@ -12,7 +13,6 @@ from robodyn_ros.dynamics import (
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.random_chain import random_chain
 from robodyn_ros.model.seed_robots import RP_ARM, THREE_LINK, TWO_LINK
-from robodyn_ros.robots import robot_path
 from robodyn_ros.validation.pinocchio_check import cross_check
 
 METHODS = ['kronecker', 'christoffel', 'recursive']
@@ -21,8 +21,7 @@ ARMS = ['panda', 'ur3', 'ur5', 'ur10', 'kinova', 'double_pendulum',
 
 
 def _model(name):
-    path, base, tip = robot_path(name)
-    return load_urdf(path, base, tip)
+    return load_robot(name)
 
 
 @pytest.mark.parametrize('name', ARMS)

@@ -8,7 +8,6 @@ import pytest
 import yaml
 
 from robodyn_ros.model import load_urdf
-from robodyn_ros.model.ros2_control_urdf import add_ros2_control
 from robodyn_ros.robots import robot_path
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -43,21 +42,16 @@ def test_launch_file_compiles_and_names_known_executables(path):
               if isinstance(k.value, ast.Constant)}
         if kw.get('package') == 'robodyn_ros':
             assert kw.get('executable') in scripts, kw
-    for const in (n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)):
-        if isinstance(const, str) and const.endswith('.yaml'):
-            assert os.path.isfile(os.path.join(ROOT, 'config', const)), const
+    for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):  # join(.., 'config', x)
+        args = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
+        if 'config' in args[:-1] and isinstance(args[-1], str):
+            assert os.path.isfile(os.path.join(ROOT, 'config', args[-1])), args[-1]
 
 
 @pytest.mark.parametrize('path', CONFIGS, ids=os.path.basename)
 def test_config_yaml_parses_and_joints_match_urdf(path):
     data = yaml.safe_load(open(path, encoding='utf-8'))
     assert isinstance(data, dict) and data
-    if os.path.basename(path) == 'ros2_controllers.yaml':
-        joints = data['effort_controller']['ros__parameters']['joints']
-        assert data['effort_controller']['ros__parameters']['interface_name'] == 'effort'
-        model = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
-        assert joints == list(model.joint_names)
-        return
     params = data['robodyn_controller']['ros__parameters']
     urdf, base, tip = robot_path(params['robot'])
     model = load_urdf(urdf, base, params.get('tip_link') or tip)
@@ -75,15 +69,6 @@ def test_config_yaml_parses_and_joints_match_urdf(path):
     assert len(sim['q0']) == model.n
     lower, upper = model.lower, model.upper
     assert all(lo <= q <= hi for lo, q, hi in zip(lower, sim['q0'], upper))
-
-
-def test_ros2_control_block_for_gazebo():
-    urdf = robot_path('panda')[0]
-    model = load_urdf(urdf, tip_link='panda_hand')
-    xml = add_ros2_control(urdf, model.joint_names, '/x/ros2_controllers.yaml')
-    assert xml.count('<command_interface name="effort"') == 7
-    assert 'gz_ros2_control::GazeboSimROS2ControlPlugin' in xml
-    assert load_urdf(xml, tip_link='panda_hand').joint_names == model.joint_names
 
 
 def test_setup_installs_launch_config_urdf():

@@ -1,5 +1,6 @@
 """URDF -> RobotModel -> DH table: FK equality, round trips, lumping."""
 
+from model_helpers import load_robot
 import numpy as np
 import pytest
 
@@ -13,8 +14,7 @@ ARMS = ['panda', 'ur3', 'ur5', 'ur10', 'kinova', 'double_pendulum',
 
 
 def _model(name):
-    path, base, tip = robot_path(name)
-    return load_urdf(path, base, tip)
+    return load_robot(name)
 
 
 def _dh_scale(table):

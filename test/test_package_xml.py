@@ -14,10 +14,12 @@ ROSDEP = {
     'matplotlib': 'python3-matplotlib', 'numba': 'python3-numba',
     'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',
     'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
+    'urdf_parser_py': 'urdfdom_py',
 }
 #: Needed at run time without an import: rclpy.lifecycle's messages, and what gazebo.launch.py
-#: has ros2_control load by name (the gz plugin, the controllers in ros2_controllers.yaml).
-BY_NAME = {'lifecycle_msgs', 'gz_ros2_control'}
+#: has ros2_control load by name (the gz plugin, the controllers of the generated YAML).
+BY_NAME = {'lifecycle_msgs', 'gz_ros2_control', 'joint_state_broadcaster',
+           'forward_command_controller', 'joint_trajectory_controller'}
 
 
 def _imports(paths):
@@ -28,7 +30,7 @@ def _imports(paths):
                 found.update(a.name.split('.')[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split('.')[0])
-    local = {'robodyn_ros', 'ros_helpers', 'conftest', 'launch_module'}
+    local = {'robodyn_ros', 'ros_helpers', 'model_helpers', 'conftest', 'launch_module'}
     return {ROSDEP.get(m, m) for m in found
             if m not in sys.stdlib_module_names and m not in local}
 

@@ -19,7 +19,11 @@ class PinocchioChain:
     def __init__(self, model, gravity=(0.0, 0.0, -9.81)):
         import pinocchio as pin
         self.pin = pin
-        full = pin.buildModelFromXML(model.xml)
+        try:
+            full = pin.buildModelFromXML(model.xml)
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(f'Pinocchio cannot read the URDF of {model.name!r}: {exc}') \
+                from None
         chain = set(model.joint_names)
         q_ref = pin.neutral(full)
         lock = []

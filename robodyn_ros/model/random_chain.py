@@ -39,6 +39,8 @@ def _joint(name, jtype, parent, child, rng, axis=None):
     limit = ''
     if jtype in ('revolute', 'prismatic'):
         limit = '<limit lower="-3" upper="3" effort="200" velocity="10"/>'
+    elif jtype == 'continuous':
+        limit = '<limit effort="200" velocity="10"/>'
     return (f'<joint name="{name}" type="{jtype}"><parent link="{parent}"/>'
             f'<child link="{child}"/><origin xyz="{_f(*xyz)}" '
             f'rpy="{_f(*rpy)}"/><axis xyz="{_f(*axis)}"/>{limit}'

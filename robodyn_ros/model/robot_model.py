@@ -1,6 +1,8 @@
-"""URDF -> serial-chain :class:`RobotModel` (fixed joints merged, branches lumped)."""
+"""Robot description (URDF or xacro) -> serial-chain :class:`RobotModel` (fixed joints
+merged, branches lumped)."""
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+import xml.etree.ElementTree as ET
 
 import numpy as np
 
@@ -125,12 +127,30 @@ def joint_motion(joint, q):
     return transform(axis_angle_matrix(joint.axis, q))
 
 
+def _check_acyclic(parent_joint):
+    """ModelError naming the links of a cycle (each link has at most one parent)."""
+    done = set()
+    for start in parent_joint:
+        seen = {}
+        link = start
+        while link in parent_joint and link not in done:
+            if link in seen:
+                cycle = list(seen)[list(seen).index(link):]
+                raise ModelError(f'the joints form a cycle through links '
+                                 f'{" -> ".join(reversed(cycle))} -> {cycle[-1]}; a URDF '
+                                 'must be a tree')
+            seen[link] = None
+            link = parent_joint[link].parent
+        done.update(seen)
+
+
 def _tree(robot):
     children = {name: [] for name in robot.links}
     parent_joint = {}
     for joint in robot.joints.values():
         children[joint.parent].append(joint)
         parent_joint[joint.child] = joint
+    _check_acyclic(parent_joint)
     roots = [name for name in robot.links if name not in parent_joint]
     if len(roots) != 1:
         raise ModelError(f'URDF must have exactly one root link, found {len(roots)}: '
@@ -177,23 +197,29 @@ def _locked_value(joint, locked, robot):
     return locked.get(joint.name, 0.0)
 
 
-def load_urdf(source, base_link=None, tip_link=None, locked_joints=None):
-    """Build a :class:`RobotModel` from URDF XML (a file path or an XML string).
+def load_urdf(source, base_link=None, tip_link=None, locked_joints=None, *, mappings=None,
+              effort_limits=None):
+    """Build a :class:`RobotModel` from a robot description (URDF or xacro).
 
     Args:
-        source: path to a .urdf file or the XML text itself.
+        source: path to a .urdf or .xacro file, or the XML text itself.
         base_link: chain base (default: the URDF root link).
         tip_link: chain tip (default: the unique deepest leaf below ``base_link``,
             depth counted in moving joints).
         locked_joints: {joint name: position} for joints off the chain (default 0);
             their subtrees are lumped into the chain body they hang from.
+        mappings: xacro arguments ({name: value} or ``['name:=value']``).
+        effort_limits: effort limits [N m or N] replacing the URDF's: {joint: value} or
+            one value per chain joint. Without them, every chain joint needs a positive,
+            finite effort limit in the URDF.
 
     Raises:
-        UrdfError: unreadable or invalid XML.
-        ModelError: unknown links, no unique tip, floating/planar or mimic joints in
-            the chain, non-physical inertials, a massless moving body.
+        UrdfError: unreadable or invalid XML, failed xacro expansion.
+        ModelError: unknown links, a cycle, no unique tip, floating/planar or mimic
+            joints in the chain, non-physical inertials, a massless moving body, effort
+            limits missing or 0 (and not given).
     """
-    robot = parse_urdf(source)
+    robot = parse_urdf(source, mappings)
     root, children, parent_joint = _tree(robot)
     valid = ', '.join(sorted(robot.links))
     base = base_link or root
@@ -280,6 +306,49 @@ def load_urdf(source, base_link=None, tip_link=None, locked_joints=None):
         raise ModelError(f'no moving joint between {base!r} and {tip!r}')
     locked_all = {name: _locked_value(j, locked, robot) for name, j in robot.joints.items()
                   if j.type in MOVING and name not in on_path}
+    joints = _with_effort_limits(joints, effort_limits, robot.missing_effort)
+    xml = robot.xml
+    if effort_limits is not None or robot.missing_effort:
+        xml = _xml_with_efforts(xml, joints)
     return RobotModel(robot.name, root, base, tip, tuple(joints), tuple(bodies), tool,
-                      locked_all, robot.xml, joint1_parent)
+                      locked_all, xml, joint1_parent)
+
+
+def _xml_with_efforts(xml, joints):
+    """The URDF text with the chain joints' effort limits as the model has them (urdfdom
+    consumers such as Pinocchio refuse a <limit> without effort)."""
+    root = ET.fromstring(xml)
+    effort = {j.name: j.effort for j in joints}
+    for elem in root.findall('joint'):
+        limit = elem.find('limit')
+        if elem.get('name') in effort and limit is not None:
+            limit.set('effort', repr(effort[elem.get('name')]))
+    return ET.tostring(root, encoding='unicode')
+
+
+def _with_effort_limits(joints, given, missing):
+    """The chain joints with the given effort limits applied; ModelError when a joint is
+    left without a positive, finite one."""
+    names = [j.name for j in joints]
+    if given is not None:
+        if isinstance(given, dict):
+            unknown = sorted(set(given) - set(names))
+            if unknown:
+                raise ModelError(f'effort limits for joints {unknown} not in the chain; '
+                                 f'chain joints: {names}')
+            values = [given.get(name, joint.effort) for name, joint in zip(names, joints)]
+        else:
+            values = np.broadcast_to(np.asarray(given, dtype=float), (len(names),)) \
+                if np.ndim(given) == 0 or len(given) == len(names) else None
+            if values is None:
+                raise ModelError(f'effort limits: expected 1 or {len(names)} values (one per '
+                                 f'chain joint {names}), got {len(given)}')
+        joints = [replace(j, effort=float(v)) for j, v in zip(joints, values)]
+    bad = {j.name: ('missing' if j.name in missing or j.effort == np.inf else f'{j.effort:g}')
+           for j in joints if not (np.isfinite(j.effort) and j.effort > 0)}
+    if bad:
+        raise ModelError(f'effort limits missing or not positive for joints {bad}; give them '
+                         'explicitly (--effort-limits, or the effort_limits parameter) [N m '
+                         'or N]')
+    return joints
 

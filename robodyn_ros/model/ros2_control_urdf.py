@@ -1,40 +1,181 @@
-"""Add a <ros2_control> block (effort command interfaces) and the gz_ros2_control plugin
-to a URDF, for Gazebo (gz sim) bringup. Pure string/XML processing, no ROS imports."""
+"""ros2_control descriptions from a RobotModel: the ``<ros2_control>`` block, the URDF for
+simulation (gz_ros2_control) or hardware, and the controllers YAML. Pure XML/dict
+processing, no ROS imports.
+
+For simulation the URDF's own hardware ``<ros2_control>`` blocks are replaced (they name
+drivers that cannot run in a simulator) and the gz_ros2_control plugin is added; for
+hardware an existing block is kept as is (it is the robot vendor's). A URDF whose root link
+is not ``world`` gets a ``world`` link and a fixed joint to it, so the arm is bolted to the
+ground in gz instead of being a free body.
+"""
 
 import xml.etree.ElementTree as ET
 
-from ..errors import UrdfError
-from .urdf import read_urdf_source
+import numpy as np
 
-__all__ = ['add_ros2_control']
+from ..errors import ModelError, UrdfError
+from .description import read_description
+
+__all__ = ['GZ_SYSTEM', 'ros2_control_element', 'simulation_urdf', 'hardware_urdf',
+           'controllers_config', 'initial_positions']
+
+GZ_SYSTEM = 'gz_ros2_control/GazeboSimSystem'
+GZ_PLUGIN = ('gz_ros2_control-system', 'gz_ros2_control::GazeboSimROS2ControlPlugin')
 
 
-def add_ros2_control(source, joints, controllers_yaml,
-                     plugin='gz_ros2_control/GazeboSimSystem'):
-    """URDF XML with a ros2_control system exposing effort commands and
-    position/velocity/effort states for ``joints``, plus the Gazebo plugin loading
-    ``controllers_yaml``. An existing <ros2_control> block is kept as is."""
-    xml = read_urdf_source(source)
+def initial_positions(model, q0=None):
+    """(n,) initial joint positions: ``q0`` checked against the limits, or the middle of
+    each finite range (0 for unlimited joints). ModelError naming a joint outside."""
+    if q0 is None:
+        lo, hi = model.lower, model.upper
+        return np.where(np.isfinite(lo) & np.isfinite(hi),
+                        0.5 * (np.nan_to_num(lo) + np.nan_to_num(hi)), 0.0)
+    q0 = np.asarray(q0, dtype=float)
+    if q0.shape != (model.n,) or not np.all(np.isfinite(q0)):
+        raise ModelError(f'initial positions: expected {model.n} finite values (one per joint '
+                         f'{list(model.joint_names)}), got {q0.tolist()}')
+    for name, q, lo, hi in zip(model.joint_names, q0, model.lower, model.upper):
+        if not lo <= q <= hi:
+            raise ModelError(f'initial position {q:g} of {name} is outside its limits '
+                             f'[{lo:g}, {hi:g}]')
+    return q0
+
+
+def _param(parent, name, value):
+    ET.SubElement(parent, 'param', name=name).text = f'{value:.17g}' \
+        if isinstance(value, float) else str(value)
+
+
+def ros2_control_element(model, q0=None, plugin=GZ_SYSTEM, name='RobodynEffortSystem'):
+    """``<ros2_control>`` element: per chain joint an effort command interface (bounded by
+    the effort limit) and position (initial value ``q0``), velocity and effort states."""
+    q0 = initial_positions(model, q0)
+    control = ET.Element('ros2_control', name=name, type='system')
+    ET.SubElement(ET.SubElement(control, 'hardware'), 'plugin').text = plugin
+    for joint, q in zip(model.joints, q0):
+        elem = ET.SubElement(control, 'joint', name=joint.name)
+        command = ET.SubElement(elem, 'command_interface', name='effort')
+        _param(command, 'min', -float(joint.effort))
+        _param(command, 'max', float(joint.effort))
+        _param(ET.SubElement(elem, 'state_interface', name='position'), 'initial_value',
+               float(q))
+        ET.SubElement(elem, 'state_interface', name='velocity')
+        ET.SubElement(elem, 'state_interface', name='effort')
+    return control
+
+
+def _root(source, mappings):
     try:
-        root = ET.fromstring(xml)
+        return ET.fromstring(read_description(source, mappings))
     except ET.ParseError as exc:
         raise UrdfError(f'invalid URDF XML: {exc}') from None
+
+
+def _bolt_to_world(root, model):
+    """Add link ``world`` and a fixed joint to the model's root link when missing."""
+    if model.root_link == 'world' or root.find("link[@name='world']") is not None:
+        return False
+    root.insert(0, ET.Element('link', name='world'))
+    joint = ET.Element('joint', name='world_joint', type='fixed')
+    ET.SubElement(joint, 'parent', link='world')
+    ET.SubElement(joint, 'child', link=model.root_link)
+    ET.SubElement(joint, 'origin', xyz='0 0 0', rpy='0 0 0')
+    root.insert(1, joint)
+    return True
+
+
+def _resolve_meshes(root, package_dir):
+    """``package://pkg/path`` mesh URIs -> ``file://`` paths; visuals and collisions whose
+    mesh cannot be resolved are dropped. Returns notes (one per package dropped)."""
+    dropped = {}
+    for link in root.findall('link'):
+        for kind in ('visual', 'collision'):
+            for elem in link.findall(kind):
+                mesh = elem.find('geometry/mesh')
+                uri = mesh.get('filename', '') if mesh is not None else ''
+                if not uri.startswith('package://'):
+                    continue
+                package, _, rest = uri[len('package://'):].partition('/')
+                base = package_dir(package) if package_dir else None
+                if base:
+                    mesh.set('filename', f'file://{base.rstrip("/")}/{rest}')
+                else:
+                    link.remove(elem)
+                    dropped[package] = dropped.get(package, 0) + 1
+    return [f'{count} visual/collision meshes of package {package!r} dropped (not found)'
+            for package, count in sorted(dropped.items())]
+
+
+def simulation_urdf(source, model, controllers_yaml, q0=None, mappings=None,
+                    package_dir=None):
+    """URDF for gz sim + gz_ros2_control. Returns (xml text, notes).
+
+    Args:
+        source: the robot description (path or text, URDF or xacro).
+        model: RobotModel of the chain to control (its joints get the interfaces).
+        controllers_yaml: path of the controllers YAML the plugin loads.
+        q0: initial joint positions (default: mid-range), checked against the limits.
+        mappings: xacro arguments.
+        package_dir: callable package name -> share directory or None, for mesh URIs.
+    """
+    root = _root(source, mappings)
+    notes = []
+    for block in root.findall('ros2_control'):
+        root.remove(block)
+        notes.append(f'hardware <ros2_control name="{block.get("name")}"> replaced for '
+                     'simulation')
+    for gazebo in root.findall('gazebo'):
+        for plugin in gazebo.findall('plugin'):
+            names = plugin.get('filename', '') + ' ' + plugin.get('name', '')
+            if 'ros2_control' in names or 'ros_control' in names:  # also ROS 1's
+                gazebo.remove(plugin)
+                notes.append(f'gazebo plugin {plugin.get("filename")!r} replaced')
+    if _bolt_to_world(root, model):
+        notes.append(f'added link world and fixed joint world_joint -> {model.root_link}')
+    notes += _resolve_meshes(root, package_dir)
+    root.append(ros2_control_element(model, q0, GZ_SYSTEM))
+    plugin = ET.SubElement(ET.SubElement(root, 'gazebo'), 'plugin', filename=GZ_PLUGIN[0],
+                           name=GZ_PLUGIN[1])
+    ET.SubElement(plugin, 'parameters').text = str(controllers_yaml)
+    return ET.tostring(root, encoding='unicode'), notes
+
+
+def hardware_urdf(source, model, plugin, q0=None, mappings=None):
+    """URDF for a real arm: an existing ``<ros2_control>`` block is kept (the vendor's);
+    without one, a block for ``plugin`` (e.g. ``mock_components/GenericSystem``) is added.
+    Returns (xml text, notes)."""
+    root = _root(source, mappings)
     if root.find('ros2_control') is not None:
-        return xml
-    known = {j.get('name') for j in root.findall('joint')}
-    missing = [j for j in joints if j not in known]
-    if missing:
-        raise UrdfError(f'joints {missing} are not in the URDF')
-    control = ET.SubElement(root, 'ros2_control', name='RobodynEffortSystem', type='system')
-    hardware = ET.SubElement(control, 'hardware')
-    ET.SubElement(hardware, 'plugin').text = plugin
-    for name in joints:
-        joint = ET.SubElement(control, 'joint', name=name)
-        ET.SubElement(joint, 'command_interface', name='effort')
-        for interface in ('position', 'velocity', 'effort'):
-            ET.SubElement(joint, 'state_interface', name=interface)
-    gazebo = ET.SubElement(root, 'gazebo')
-    gz_plugin = ET.SubElement(gazebo, 'plugin', filename='gz_ros2_control-system',
-                              name='gz_ros2_control::GazeboSimROS2ControlPlugin')
-    ET.SubElement(gz_plugin, 'parameters').text = str(controllers_yaml)
-    return ET.tostring(root, encoding='unicode')
+        return ET.tostring(root, encoding='unicode'), ['existing <ros2_control> kept']
+    root.append(ros2_control_element(model, q0, plugin))
+    return ET.tostring(root, encoding='unicode'), [f'added <ros2_control> for {plugin}']
+
+
+def controllers_config(model, update_rate=1000, kp=None, kd=None):
+    """controller_manager parameters (a dict for yaml.safe_dump) for exactly the chain's
+    joints: joint_state_broadcaster, ``effort_controller`` (forward effort commands, what
+    the robodyn controller publishes to) and ``joint_trajectory_controller`` (effort
+    command interface, PD gains ``kp``/``kd`` [N m/rad, N m s/rad]; load it inactive: it
+    claims the same effort interfaces)."""
+    joints = list(model.joint_names)
+    kp = np.broadcast_to(np.asarray(100.0 if kp is None else kp, dtype=float), (model.n,))
+    kd = np.broadcast_to(np.asarray(10.0 if kd is None else kd, dtype=float), (model.n,))
+    return {
+        'controller_manager': {'ros__parameters': {
+            'update_rate': int(update_rate),
+            'joint_state_broadcaster': {
+                'type': 'joint_state_broadcaster/JointStateBroadcaster'},
+            'effort_controller': {
+                'type': 'forward_command_controller/ForwardCommandController'},
+            'joint_trajectory_controller': {
+                'type': 'joint_trajectory_controller/JointTrajectoryController'},
+        }},
+        'effort_controller': {'ros__parameters': {'joints': joints,
+                                                  'interface_name': 'effort'}},
+        'joint_trajectory_controller': {'ros__parameters': {
+            'joints': joints, 'command_interfaces': ['effort'],
+            'state_interfaces': ['position', 'velocity'],
+            'gains': {j: {'p': float(p), 'd': float(d), 'i': 0.0, 'i_clamp': 0.0}
+                      for j, p, d in zip(joints, kp, kd)},
+        }},
+    }

@@ -41,10 +41,13 @@ def declare_robot(node):
     declare(node, 'robot', '', 'named robot (panda, ur5, three_link, ...) as a fallback')
     declare(node, 'base_link', '', 'chain base link (default: URDF root)')
     declare(node, 'tip_link', '', 'chain tip link (default: unique deepest leaf)')
+    declare(node, 'xacro_args', [], "xacro arguments ['name:=value', ...] or 'a:=1 b:=2' "
+            '(for a xacro description)', True)
 
 
 def model_from_parameters(node, xml=None):
-    """RobotModel from robot_description (or ``xml``), urdf_file or robot; None if none set."""
+    """RobotModel from robot_description (or ``xml``), urdf_file or robot (URDF or xacro,
+    with ``xacro_args``; ``effort_limits`` when the node declares it); None if none set."""
     get = node.get_parameter
     base = get('base_link').value or None
     tip = get('tip_link').value or None
@@ -54,7 +57,12 @@ def model_from_parameters(node, xml=None):
         base, tip = base or rbase, tip or rtip
     if not source:
         return None
-    return load_urdf(source, base, tip)
+    mappings = get('xacro_args').value or []
+    if isinstance(mappings, str):
+        mappings = mappings.split()
+    effort = get('effort_limits').value if node.has_parameter('effort_limits') else None
+    return load_urdf(source, base, tip, mappings=list(mappings),
+                     effort_limits=list(effort) if effort else None)
 
 
 def robot_named(node):

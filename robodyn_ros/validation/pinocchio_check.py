@@ -1,13 +1,24 @@
 """Cross-check of the dynamics against Pinocchio on the same chain with the same locking."""
 
 from dataclasses import dataclass
+import re
 
 import numpy as np
 
 from ..dynamics import RigidBodyDynamics
 from ..dynamics.pinocchio_chain import PinocchioChain
+from ..errors import InputError
 
-__all__ = ['PinocchioChain', 'CheckReport', 'cross_check', 'relative_error']
+__all__ = ['PinocchioChain', 'CheckReport', 'cross_check', 'relative_error', 'SEED_MAX_N',
+           'PINOCCHIO_MAX_LINKS', 'check_size']
+
+#: The seed formulations (Kronecker eq. 52, Christoffel eq. 55) build n x n^2 and n^3
+#: arrays: one evaluation takes ~0.2 s at n = 50 and ~40 s at n = 200 (O(n^4) and more).
+#: Beyond this n, ``check`` refuses them; the recursive method has no such limit.
+SEED_MAX_N = 30
+#: Pinocchio's URDF reader recurses once per link: near 3000 links it overflows an 8 MB
+#: stack and the process dies (SIGSEGV) with no message. Refused beyond this many links.
+PINOCCHIO_MAX_LINKS = 2000
 
 
 def relative_error(value, reference):
@@ -41,22 +52,42 @@ class CheckReport:
         return all(e <= self.tolerance for e in errors) and self.min_eigenvalue > 0.0
 
 
+def check_size(model, method):
+    """InputError when ``method`` or Pinocchio cannot check a chain this size (the reason
+    and the way out in the message)."""
+    links = len(re.findall(r'<link[\s>/]', model.xml))
+    if links > PINOCCHIO_MAX_LINKS:
+        raise InputError(f'{links} links: Pinocchio cannot read a URDF with more than '
+                         f'{PINOCCHIO_MAX_LINKS} links (its reader overflows the stack)')
+    if method in ('kronecker', 'christoffel') and model.n > SEED_MAX_N:
+        raise InputError(f'n = {model.n}: the {method} formulation is O(n^4) and more (about '
+                         f'{0.2 * (model.n / 50) ** 4:.0f} s per evaluation here); it is '
+                         f'checked up to n = {SEED_MAX_N}, use --method recursive')
+
+
 def cross_check(model, method='kronecker', samples=100, seed=0, gravity=(0.0, 0.0, -9.81),
-                tolerance=1e-10):
+                tolerance=1e-10, progress=None):
     """Compare M, C, g and inverse dynamics with Pinocchio over random states.
 
     States: q uniform within limits (+-pi for continuous, clipped to +-pi), qd and qdd
-    uniform in [-2, 2]. Skew-symmetry of Mdot - 2C uses the analytic Mdot.
+    uniform in [-2, 2]. Skew-symmetry of Mdot - 2C uses the analytic Mdot (Kronecker,
+    seed 000), or for chains beyond SEED_MAX_N Pinocchio's Mdot = C + C^T.
+    ``progress``: called with the number of samples done after each one.
+
+    Raises:
+        InputError: a chain too large for the method or for Pinocchio (:func:`check_size`).
     """
+    check_size(model, method)
     dyn = RigidBodyDynamics(model, method=method, gravity=gravity)
     ref = PinocchioChain(model, gravity)
-    analytic = dyn if method != 'recursive' else RigidBodyDynamics(model, 'kronecker', gravity)
+    analytic = dyn if method != 'recursive' else \
+        RigidBodyDynamics(model, 'kronecker', gravity) if model.n <= SEED_MAX_N else None
     rng = np.random.default_rng(seed)
     lower = np.clip(model.lower, -np.pi, np.pi)
     upper = np.clip(model.upper, -np.pi, np.pi)
     worst = dict(m=0.0, c=0.0, g=0.0, id=0.0, skew=0.0, sym=0.0)
     min_eig = np.inf
-    for _ in range(samples):
+    for k in range(samples):
         q = rng.uniform(lower, upper)
         qd = rng.uniform(-2.0, 2.0, model.n)
         qdd = rng.uniform(-2.0, 2.0, model.n)
@@ -67,10 +98,13 @@ def cross_check(model, method='kronecker', samples=100, seed=0, gravity=(0.0, 0.
         worst['g'] = max(worst['g'], relative_error(g, pg))
         worst['id'] = max(worst['id'], relative_error(dyn.inverse_dynamics(q, qd, qdd),
                                                       ref.rnea(q, qd, qdd)))
-        skew = analytic.mass_matrix_dot(q, qd) - 2.0 * c
+        mdot = analytic.mass_matrix_dot(q, qd) if analytic is not None else pc + pc.T
+        skew = mdot - 2.0 * c
         scale = max(np.abs(c).max(), 1e-9)
         worst['skew'] = max(worst['skew'], np.abs(skew + skew.T).max() / scale)
         worst['sym'] = max(worst['sym'], np.abs(m - m.T).max() / np.abs(m).max())
         min_eig = min(min_eig, float(np.linalg.eigvalsh(0.5 * (m + m.T))[0]))
+        if progress is not None:
+            progress(k + 1)
     return CheckReport(model.name, method, model.n, samples, worst['m'], worst['c'], worst['g'],
                        worst['id'], worst['skew'], worst['sym'], min_eig, tolerance)

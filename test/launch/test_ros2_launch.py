@@ -183,10 +183,11 @@ def test_show_args_lists_every_documented_argument(ros_launch_env):
         os.path.abspath(__file__)))), 'README.md'), encoding='utf-8').read()
     for launch_file, documented in (
             ('sim.launch.py', ('config', 'bag_path', 'storage')),
-            ('controller.launch.py', ('config', 'urdf_file', 'command_topic', 'mode',
+            ('controller.launch.py', ('config', 'urdf_file', 'xacro_args', 'command_topic', 'mode',
                                       'include_gravity', 'include_friction', 'reference',
                                       'autostart', 'use_sim_time')),
-            ('record.launch.py', ('bag_path', 'storage', 'topics', 'use_sim_time'))):
+            ('record.launch.py', ('bag_path', 'storage', 'topics', 'use_sim_time')),
+            ('gazebo.launch.py', ('robot', 'xacro_args', 'config'))):
         out = subprocess.run([ROS2, 'launch', 'robodyn_ros', launch_file, '--show-args'],
                              env=env, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr[-2000:]
