@@ -49,6 +49,22 @@ def _node(context, **overrides):
         Parameter(k, value=v) for k, v in params.items()])
 
 
+XACRO = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'data', 'descriptions',
+                     'fr_style.urdf.xacro')
+
+
+@pytest.mark.parametrize('xacro_args', [['arm_id:=fr3', 'payload:=2.0'], 'arm_id:=fr3 '
+                                                                           'payload:=2.0'])
+def test_xacro_description_with_arguments_as_parameters(ros, xacro_args):
+    node = _node(ros, urdf_file=XACRO, tip_link='fr3_payload', xacro_args=xacro_args)
+    try:
+        assert node.core is not None, node.status
+        assert node.core.model.joint_names == tuple(f'fr3_joint{i}' for i in range(1, 5))
+        assert node.core.model.bodies[-1].mass == pytest.approx(3.587 + 2.0)
+    finally:
+        node.destroy_node()
+
+
 def _state(q, qd, stamp, names=NAMES):
     msg = JointState()
     msg.header.stamp.sec = int(stamp)
