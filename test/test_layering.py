@@ -8,10 +8,50 @@ def test_core_does_not_import_rclpy():
     code = ('import sys\n'
             'import robodyn_ros, robodyn_ros.model, robodyn_ros.dynamics, robodyn_ros.control\n'
             'import robodyn_ros.validation, robodyn_ros.sim, robodyn_ros.cli\n'
-            'import robodyn_ros.validation.pinocchio_check\n'
+            'import robodyn_ros.validation.pinocchio_check, robodyn_ros.validation.validate\n'
+            'import robodyn_ros.io, robodyn_ros.model.description\n'
             'bad = [m for m in sys.modules if m.split(".")[0] in '
             '("rclpy", "std_msgs", "sensor_msgs", "trajectory_msgs", "diagnostic_msgs")]\n'
             'print(bad)\n'
             'sys.exit(1 if bad else 0)\n')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+#: What each layer may import from the package (data flows URDF -> model -> dynamics ->
+#: control -> nodes -> bag -> validation -> report; io and errors serve everyone).
+ALLOWED = {
+    'model': {'model', 'errors', 'share', 'robots'},
+    'dynamics': {'dynamics', 'model', 'errors'},
+    'control': {'control', 'dynamics', 'model', 'errors'},
+    'io': {'io', 'errors'},
+    'sim': {'sim', 'model', 'dynamics', 'control', 'errors'},  # control: the JTC it emulates
+    'validation': {'validation', 'io', 'control', 'dynamics', 'model', 'sim', 'errors',
+                   'robots'},
+}
+
+
+def _internal_imports(path, package):
+    import ast
+    tree = ast.parse(open(path, encoding='utf-8').read())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level == 1:
+                yield package
+            elif node.level == 2:
+                yield (node.module or '').split('.')[0] or package
+            elif node.module and node.module.startswith('robodyn_ros.'):
+                yield node.module.split('.')[1]
+
+
+def test_layers_import_only_downstream():
+    import glob
+    import os
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        'robodyn_ros')
+    wrong = []
+    for package, allowed in ALLOWED.items():
+        for path in glob.glob(os.path.join(root, package, '*.py')):
+            for target in set(_internal_imports(path, package)) - allowed:
+                wrong.append(f'{package}/{os.path.basename(path)} imports {target}')
+    assert not wrong, wrong

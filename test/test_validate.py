@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from robodyn_ros.cli import build_parser, run
-from robodyn_ros.validation.bag_writer import BagWriter, typestore
-from robodyn_ros.validation.synthetic import encode_joint_state, write_tracking_bag
+from robodyn_ros.io import BagWriter, encode_joint_state, typestore
+from robodyn_ros.validation.synthetic import write_tracking_bag
 from robodyn_ros.validation.validate import validate_bag
 
 # Copied from ../shared/data/rosbag2-real (rosbag2's own test bags, Apache-2.0).
@@ -194,8 +194,8 @@ def test_joint_trajectory_reference(tmp_path):
 
 
 def test_round_trip_demo_bag_rms_matches_independent_computation(tmp_path):
+    from robodyn_ros.io import BagReader
     from robodyn_ros.nodes.bringup import closed_loop
-    from robodyn_ros.validation.bag_reader import BagReader
     bag = str(tmp_path / 'bag')
     closed_loop('three_link', 'computed_torque', 'one_minus_cos', duration=1.0, bag_path=bag)
     report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)

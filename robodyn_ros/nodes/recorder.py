@@ -11,7 +11,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 
 from ..errors import BagError
-from ..validation.bag_writer import BagWriter
+from ..io.bag_writer import BagWriter
 from .common import declare, run_node
 
 __all__ = ['RecorderNode', 'main']

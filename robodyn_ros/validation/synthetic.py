@@ -1,43 +1,15 @@
 """Synthetic rosbag2 bags with known tracking errors (tests and the validation benchmark).
 
-JointState messages are encoded directly in CDR (the layout rclpy produces), so that
-writing millions of them stays fast; other messages go through rosbags' serializer.
+JointState messages are encoded directly in CDR (robodyn_ros.io.cdr), so that writing
+millions of them stays fast.
 """
-
-import struct
 
 import numpy as np
 
-from .bag_writer import BagWriter
+from ..io.bag_writer import BagWriter
+from ..io.cdr import encode_joint_state
 
-__all__ = ['encode_joint_state', 'write_tracking_bag']
-
-
-def _string(name):
-    data = name.encode() + b'\0'
-    return struct.pack('<I', len(data)) + data
-
-
-def _pad(buf, align):
-    return buf + b'\0' * ((-len(buf)) % align)
-
-
-def encode_joint_state(stamp, names, position, velocity=(), effort=(), frame_id=''):
-    """CDR bytes of a sensor_msgs/JointState (little-endian, with encapsulation header)."""
-    sec = int(np.floor(stamp))
-    nsec = int(round((stamp - sec) * 1e9))
-    if nsec >= 1_000_000_000:
-        sec, nsec = sec + 1, nsec - 1_000_000_000
-    body = struct.pack('<iI', sec, nsec) + _string(frame_id)
-    body = _pad(body, 4) + struct.pack('<I', len(names))
-    for name in names:
-        body = _pad(body, 4) + _string(name)
-    for arr in (position, velocity, effort):
-        arr = np.asarray(arr, dtype='<f8')
-        body = _pad(body, 4) + struct.pack('<I', len(arr))
-        if len(arr):
-            body = _pad(body, 8) + arr.tobytes()
-    return b'\x00\x01\x00\x00' + body
+__all__ = ['write_tracking_bag']
 
 
 def write_tracking_bag(path, storage='mcap', duration=10.0, rate=1000.0, joints=None,

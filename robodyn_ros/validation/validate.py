@@ -7,8 +7,9 @@ import sys
 import numpy as np
 
 from ..errors import BagError, ConfigError, InputError
-from .bag_reader import BagReader, parse_joint_state
-from .joint_state_batch import JointStateBatch
+from ..io.bag_reader import BagReader
+from ..io.cdr import float64_multi_array, parse_joint_state
+from ..io.joint_state_batch import JointStateBatch
 from .metrics import Decimator, ResidualStats, TimingStats, TrackingStats, hermite
 
 __all__ = ['validate_bag', 'run_validate', 'choose_reference']
@@ -312,7 +313,7 @@ def _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic, diag_t
                         last_q = np.array([lookup[j] for j in joints])
                 reference.update(msg, t, last_q)
         elif topic == command_topic:
-            values = _float64_multi_array(np.frombuffer(raw, dtype=np.uint8))
+            values = float64_multi_array(raw)
             cmd['count'] += 1
             if cmd['peak'] is None:
                 cmd['peak'] = np.abs(values)
@@ -353,29 +354,6 @@ def _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic, diag_t
                 command_plot=cmd_plot.get(), diagnostics=diagnostics,
                 residual=chunker.residual.result(joints) if chunker.residual else None,
                 residual_plot=chunker.residual_plot.get())
-
-
-def _float64_multi_array(raw):
-    """Decode std_msgs/Float64MultiArray CDR (layout dims, data_offset, data)."""
-    import struct
-    data = raw[4:].tobytes()
-    off = 0
-    (ndim,) = struct.unpack_from('<I', data, off)
-    off += 4
-    for _ in range(ndim):
-        off = (off + 3) // 4 * 4
-        (slen,) = struct.unpack_from('<I', data, off)
-        off += 4 + slen
-        off = (off + 3) // 4 * 4
-        off += 8  # size, stride
-    off = (off + 3) // 4 * 4
-    off += 4  # data_offset
-    off = (off + 3) // 4 * 4
-    (count,) = struct.unpack_from('<I', data, off)
-    off += 4
-    if count:
-        off = (off + 7) // 8 * 8
-    return np.frombuffer(data, dtype='<f8', count=count, offset=off).copy()
 
 
 def _trajectory_from_msg(msg, joints, t, previous, last_q):

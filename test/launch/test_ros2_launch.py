@@ -81,7 +81,7 @@ def test_sim_launch_stops_cleanly_on_ctrl_c(sim_run):
 def _first_seconds_rms(bag, seconds):
     """Worst-joint RMS over the first ``seconds`` of tracking: reference and state matched
     on their stamps (the controller stamps its reference with the state it answers)."""
-    from robodyn_ros.validation.bag_reader import BagReader, parse_joint_state
+    from robodyn_ros.io import BagReader, parse_joint_state
     states, refs = {}, {}
     with BagReader(bag) as reader:
         for topic, _, _, raw in reader.messages(['/joint_states',
@@ -97,7 +97,7 @@ def _first_seconds_rms(bag, seconds):
 
 
 def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
-    from robodyn_ros.validation.bag_reader import BagReader, parse_joint_state
+    from robodyn_ros.io import BagReader, parse_joint_state
     from robodyn_ros.validation.validate import validate_bag
     _, text, bag = sim_run
     worst, samples = _first_seconds_rms(bag, TRACK_SECONDS)

@@ -6,8 +6,7 @@ import sys
 import pytest
 
 from robodyn_ros.errors import BagError
-from robodyn_ros.validation.bag_reader import BagReader
-from robodyn_ros.validation.bag_writer import BagWriter
+from robodyn_ros.io import BagReader, BagWriter
 
 
 def test_installed_control_msgs_type_is_recorded(tmp_path, monkeypatch):

@@ -9,7 +9,7 @@ Per-message joint orders (reordered names) are separate layouts, mapped back by 
 import numpy as np
 
 from ..errors import BagError
-from .bag_reader import parse_joint_state
+from .cdr import parse_joint_state
 
 __all__ = ['JointStateBatch']
 

@@ -1,65 +1,15 @@
-"""Streaming rosbag2 reader (mcap and sqlite3) built on rosbags, with a fast JointState path.
+"""Streaming rosbag2 reader (mcap and sqlite3) built on rosbags.
 
 No ROS installation is needed. Messages are yielded in time order one by one, so memory
 stays bounded whatever the bag's length.
 """
 
 from pathlib import Path
-import struct
-
-import numpy as np
 
 from ..errors import BagError
 from .bag_writer import typestore
 
-__all__ = ['BagReader', 'parse_joint_state']
-
-_U32 = struct.Struct('<I')
-_STAMP = struct.Struct('<iI')
-
-
-def _align(offset, size):
-    return (offset + size - 1) // size * size
-
-
-def parse_joint_state(raw):
-    """Decode a CDR (little-endian) sensor_msgs/JointState without the generic machinery.
-
-    Returns:
-        (stamp [s], names tuple, position, velocity, effort) with float64 arrays.
-    """
-    buf = memoryview(raw)
-    if len(buf) < 12 or buf[1] not in (1, 0):
-        raise BagError('JointState: unsupported CDR encapsulation')
-    if buf[1] == 0:
-        raise BagError('JointState: big-endian CDR is not supported')
-    data = buf[4:]
-    sec, nsec = _STAMP.unpack_from(data, 0)
-    off = 8
-    (flen,) = _U32.unpack_from(data, off)
-    off += 4 + flen
-    off = _align(off, 4)
-    (count,) = _U32.unpack_from(data, off)
-    off += 4
-    names = []
-    for _ in range(count):
-        off = _align(off, 4)
-        (slen,) = _U32.unpack_from(data, off)
-        names.append(bytes(data[off + 4:off + 3 + slen]).decode())
-        off += 4 + slen
-    arrays = []
-    for _ in range(3):
-        off = _align(off, 4)
-        (k,) = _U32.unpack_from(data, off)
-        off += 4
-        if k:
-            off = _align(off, 8)
-            arrays.append(np.frombuffer(data, dtype='<f8', count=k, offset=off))
-            off += 8 * k
-        else:
-            arrays.append(np.zeros(0))
-    return sec + nsec * 1e-9, tuple(names), arrays[0], arrays[1], arrays[2]
-
+__all__ = ['BagReader']
 
 class BagReader:
     """Open a rosbag2 directory (or one .mcap/.db3 file's directory) for streaming.
