@@ -4,14 +4,26 @@ Messages with the same layout (same byte length and the same frame_id/names head
 their stamps and arrays at the same offsets: they are collected as raw bytes and decoded
 together with numpy, about 1 us per message instead of ~20 us through a generic decoder.
 Per-message joint orders (reordered names) are separate layouts, mapped back by name.
+
+Several publishers on one topic (an arm and a gripper) are merged by name: a message with
+none of the wanted joints is ignored, one with some of them is completed with the latest
+values of the others. Stamps are checked in arrival order: a repeated stamp is a duplicate,
+a stamp earlier than one already seen is out of order (a clock jump back); both are counted
+and left out, so the returned samples are strictly increasing in time.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 
 from ..errors import BagError
 from .cdr import parse_joint_state
 
-__all__ = ['JointStateBatch']
+__all__ = ['JointStateBatch', 'StateArrays', 'CLOCK_RESET']
+
+#: A stamp this far [s] behind the latest one is a clock reset, not an out-of-order state
+#: (the controller core uses the same bound).
+CLOCK_RESET = 1.0
 
 
 class _Layout:
@@ -19,7 +31,6 @@ class _Layout:
         _, names, pos, vel, eff = parse_joint_state(raw)
         self.names = names
         self.length = len(raw)
-        self.raw_len = len(raw)
         mv = memoryview(raw)
         base = np.frombuffer(mv, dtype=np.uint8)
         # Offsets of the three arrays (4 = encapsulation header) from their memory address.
@@ -42,6 +53,19 @@ class _Layout:
         self.key = bytes(raw[12:first])
         self.batch = []
         self.stamps_ns = []
+        self.seq = []
+
+
+class StateArrays(NamedTuple):
+    """Decoded samples, strictly increasing in ``t`` [s]; (m, n) arrays in ``joints`` order
+    (NaN where a message had no velocity or effort); ``arrival_t``: the stamps of every
+    merged message in arrival order (for loop timing, jumps included)."""
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    effort: np.ndarray
+    arrival_t: np.ndarray
 
 
 class JointStateBatch:
@@ -49,105 +73,171 @@ class JointStateBatch:
 
     Args:
         joints: joint names wanted, in output order (None: taken from the first message).
+
+    Attributes:
+        duplicates, out_of_order, backward_jumps, ignored: counts so far (see the module
+        docstring).
     """
 
     def __init__(self, joints=None):
         self.joints = list(joints) if joints else None
         self.layouts = {}
-        self.header_end = {}
+        self.header_ends = {}
         self.count = 0
+        self.seq = 0
+        self.last = None  # latest (q, qd, effort) row, for merging partial messages
+        self.max_t = -np.inf
+        self.prev_t = None
+        self.duplicates = self.out_of_order = self.backward_jumps = self.ignored = 0
+
+    def _layout(self, raw):
+        n = len(raw)
+        for end in self.header_ends.get(n, ()):
+            layout = self.layouts.get((n, bytes(raw[12:end])))
+            if layout is not None:
+                return layout
+        layout = _Layout(raw)
+        if self.joints is None:
+            self.joints = list(layout.names)
+        self.header_ends.setdefault(n, set()).add(layout.header_end)
+        return self.layouts.setdefault((n, layout.key), layout)
 
     def add(self, raw, bag_ns):
         """Queue one serialized message (``bag_ns``: the bag timestamp, used if unstamped)."""
-        n = len(raw)
-        end = self.header_end.get(n)
-        layout = self.layouts.get((n, bytes(raw[12:end]))) if end is not None else None
-        if layout is None:
-            layout = _Layout(raw)
-            if self.joints is None:
-                self.joints = list(layout.names)
-            self.header_end[n] = layout.header_end
-            self.layouts[(n, layout.key)] = layout
+        layout = self._layout(raw)
         layout.batch.append(raw)
         layout.stamps_ns.append(bag_ns)
+        layout.seq.append(self.seq)
+        self.seq += 1
         self.count += 1
 
     def __len__(self):
         return self.count
 
-    def _slow(self, raws, stamps_ns):
+    def names_seen(self):
+        """Every joint name any queued or taken message carried."""
+        return {name for layout in self.layouts.values() for name in layout.names}
+
+    def _decode(self, layout):
+        """(seq, t, q, qd, effort, known) of a layout's queued messages; None if it has
+        none of the wanted joints."""
         n = len(self.joints)
-        rows = [[], [], [], []]
-        for raw, bag_ns in zip(raws, stamps_ns):
+        lookup = {name: i for i, name in enumerate(layout.names)}
+        present = [j for j, name in enumerate(self.joints) if name in lookup]
+        if not present:
+            return None
+        m = len(layout.batch)
+        data = np.frombuffer(b''.join(layout.batch), dtype=np.uint8).reshape(m, layout.length)
+        consistent = np.ones(m, bool)
+        for cpos, k in layout.counts:
+            consistent &= data[:, cpos:cpos + 4].copy().view('<u4')[:, 0] == k
+        if not consistent.all():  # same length and names, other array sizes: one by one
+            return self._decode_each(layout)
+        sec = data[:, 4:8].copy().view('<i4')[:, 0].astype(float)
+        nsec = data[:, 8:12].copy().view('<u4')[:, 0].astype(float)
+        t = sec + nsec * 1e-9
+        unstamped = t == 0.0
+        t[unstamped] = np.asarray(layout.stamps_ns, dtype=float)[unstamped] * 1e-9
+        src = np.array([lookup[self.joints[j]] for j in present])
+        arrays = []
+        for off, k in layout.offsets:
+            out = np.full((m, n), np.nan)
+            if off is not None:
+                if k != len(layout.names):
+                    raise BagError(f'JointState with {len(layout.names)} names carries an '
+                                   f'array of {k} values')
+                out[:, present] = data[:, off:off + 8 * k].copy().view('<f8')[:, src]
+            arrays.append(out)
+        known = np.zeros((m, n), bool)
+        known[:, present] = True
+        if layout.offsets[0][0] is None:  # no positions: nothing to track in it
+            known[:] = False
+        return (np.asarray(layout.seq), t, *arrays, known)
+
+    def _decode_each(self, layout):
+        """:meth:`_decode` message by message (layouts whose array sizes vary)."""
+        n = len(self.joints)
+        rows = []
+        for raw, bag_ns in zip(layout.batch, layout.stamps_ns):
             t, names, *arrays = parse_joint_state(raw)
             lookup = {name: i for i, name in enumerate(names)}
-            if any(j not in lookup for j in self.joints):
-                raise BagError(f'joints {self.joints} are not all in a JointState message '
-                               f'(it has {list(names)})')
-            idx = [lookup[j] for j in self.joints]
-            rows[0].append(t or bag_ns * 1e-9)
-            for k, arr in enumerate(arrays, start=1):
-                rows[k].append(arr[idx] if len(arr) == len(names) else np.full(n, np.nan))
-        return (np.asarray(rows[0]),) + tuple(np.asarray(r).reshape(-1, n) for r in rows[1:])
+            present = [j for j, name in enumerate(self.joints) if name in lookup]
+            src = [lookup[self.joints[j]] for j in present]
+            out = []
+            for arr in arrays:
+                row = np.full(n, np.nan)
+                if len(arr) == len(names):
+                    row[present] = arr[src]
+                out.append(row)
+            known = np.zeros(n, bool)
+            known[present] = len(arrays[0]) == len(names)
+            rows.append((t or bag_ns * 1e-9, *out, known))
+        return (np.asarray(layout.seq), np.array([r[0] for r in rows]),
+                *(np.array([r[k] for r in rows]).reshape(-1, n) for k in range(1, 5)))
+
+    def _merge(self, q, qd, eff, known):
+        """Complete partial rows with the latest values of their missing joints; rows
+        that cannot be completed yet are dropped. Returns the kept-row mask."""
+        keep = np.ones(len(q), bool)
+        for i in range(len(q)):
+            if not known[i].all():
+                if self.last is None or not known[i].any():
+                    keep[i] = False
+                    continue
+                for arr, last in zip((q, qd, eff), self.last):
+                    arr[i, ~known[i]] = last[~known[i]]
+            self.last = (q[i].copy(), qd[i].copy(), eff[i].copy())
+        return keep
+
+    def _in_order(self, t):
+        """Mask of stamps later than every earlier one (arrival order); counts the rest.
+        A jump back by more than CLOCK_RESET is a clock reset (a restarted simulator, time
+        sync switched on): the stream continues from there."""
+        prev = self.prev_t if self.prev_t is not None else -np.inf
+        last = np.concatenate([[prev], t[:-1]])
+        self.duplicates += int(np.count_nonzero(t == last))
+        self.backward_jumps += int(np.count_nonzero(t < last))
+        if len(t):
+            self.prev_t = float(t[-1])
+        if np.all(t > last) and (not len(t) or t[0] > self.max_t):  # the usual case
+            if len(t):
+                self.max_t = float(t[-1])
+            return np.ones(len(t), bool)
+        keep = np.zeros(len(t), bool)
+        for i, (ti, li) in enumerate(zip(t, last)):
+            if ti < self.max_t - CLOCK_RESET:
+                self.max_t = -np.inf  # a new clock epoch
+            if ti > self.max_t:
+                keep[i], self.max_t = True, ti
+            elif ti != li:
+                self.out_of_order += 1
+        return keep
 
     def take(self):
-        """(t [s], q, qd, effort) arrays (m,), (m, n) x3 sorted by stamp; empties the queue.
-
-        Missing velocity or effort arrays are returned as NaN columns.
+        """The queued messages as :class:`StateArrays`; empties the queue.
 
         Raises:
-            BagError: a message lacks one of the wanted joints, or its arrays do not
-                match its names.
+            BagError: a message's arrays do not match its names.
         """
-        parts = []
         n = len(self.joints)
+        parts = []
         for layout in self.layouts.values():
-            if not layout.batch:
-                continue
-            m = len(layout.batch)
-            data = np.frombuffer(b''.join(layout.batch), dtype=np.uint8).reshape(m,
-                                                                                 layout.length)
-            consistent = np.ones(m, bool)
-            for cpos, k in layout.counts:
-                consistent &= data[:, cpos:cpos + 4].copy().view('<u4')[:, 0] == k
-            if not consistent.all():  # same length and names, other array sizes: decode one by one
-                parts.append(self._slow([r for r, ok in zip(layout.batch, consistent) if not ok],
-                                        [s for s, ok in zip(layout.stamps_ns, consistent)
-                                         if not ok]))
-                data = data[consistent]
-                layout.stamps_ns = [s for s, ok in zip(layout.stamps_ns, consistent) if ok]
-                m = len(data)
-            sec = data[:, 4:8].copy().view('<i4')[:, 0].astype(float)
-            nsec = data[:, 8:12].copy().view('<u4')[:, 0].astype(float)
-            t = sec + nsec * 1e-9
-            unstamped = t == 0.0
-            if unstamped.any():
-                t[unstamped] = np.asarray(layout.stamps_ns, dtype=float)[unstamped] * 1e-9
-            lookup = {name: i for i, name in enumerate(layout.names)}
-            missing = [j for j in self.joints if j not in lookup]
-            if missing:
-                raise BagError(f'joints {missing} are not in a JointState message '
-                               f'(it has {list(layout.names)})')
-            idx = np.array([lookup[j] for j in self.joints])
-            arrays = []
-            for off, k in layout.offsets:
-                if off is None or k != len(layout.names):
-                    if off is not None and k != len(layout.names):
-                        raise BagError(f'JointState with {len(layout.names)} names carries '
-                                       f'an array of {k} values')
-                    arrays.append(np.full((m, n), np.nan))
-                    continue
-                block = data[:, off:off + 8 * k].copy().view('<f8')
-                arrays.append(block[:, idx])
-            parts.append((t, *arrays))
-            layout.batch = []
-            layout.stamps_ns = []
+            if layout.batch:
+                part = self._decode(layout)
+                if part is None:
+                    self.ignored += len(layout.batch)
+                else:
+                    parts.append(part)
+                layout.batch, layout.stamps_ns, layout.seq = [], [], []
         self.count = 0
-        parts = [p for p in parts if len(p[0])]
         if not parts:
             empty = np.zeros((0, n))
-            return np.zeros(0), empty, empty.copy(), empty.copy()
-        t = np.concatenate([p[0] for p in parts])
-        order = np.argsort(t, kind='stable')
-        return (t[order],) + tuple(np.concatenate([p[k] for p in parts])[order]
-                                   for k in (1, 2, 3))
+            return StateArrays(np.zeros(0), empty, empty.copy(), empty.copy(), np.zeros(0))
+        order = np.argsort(np.concatenate([p[0] for p in parts]), kind='stable')
+        t, q, qd, eff, known = (np.concatenate([p[k] for p in parts])[order]
+                                for k in range(1, 6))
+        merged = self._merge(q, qd, eff, known) if not known.all() else np.ones(len(t), bool)
+        self.ignored += int(np.count_nonzero(~merged))
+        t, q, qd, eff = t[merged], q[merged], qd[merged], eff[merged]
+        keep = self._in_order(t)
+        return StateArrays(t[keep], q[keep], qd[keep], eff[keep], t)

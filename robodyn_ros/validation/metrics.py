@@ -18,12 +18,14 @@ def hermite(t, t0, t1, p0, p1, v0, v1):
 
 class TrackingStats:
     """Per-joint RMS, max |e|, final e, time within a band and settling time, accumulated
-    chunk by chunk."""
+    chunk by chunk. Non-finite errors are counted per joint, left out of RMS and max, and
+    count as out of band."""
 
     def __init__(self, n, tolerance):
         self.n = n
         self.tolerance = tolerance
         self.count = 0
+        self.finite = np.zeros(n, dtype=np.int64)  # finite samples per joint
         self.sumsq = np.zeros(n)
         self.maxabs = np.zeros(n)
         self.final = np.zeros(n)
@@ -40,11 +42,14 @@ class TrackingStats:
             self.t_first = float(t[0])
         self.t_last = float(t[-1])
         self.count += len(t)
-        self.sumsq += (err ** 2).sum(axis=0)
-        absolute = np.abs(err)
+        finite = np.isfinite(err)
+        self.finite += finite.sum(axis=0)
+        clean = np.where(finite, err, 0.0)  # non-finite samples: counted, out of band
+        self.sumsq += (clean ** 2).sum(axis=0)
+        absolute = np.abs(clean)
         self.maxabs = np.maximum(self.maxabs, absolute.max(axis=0))
         self.final = err[-1].copy()
-        outside = absolute > self.tolerance
+        outside = (absolute > self.tolerance) | ~finite
         self.in_band += (~outside).sum(axis=0)
         for j in range(self.n):
             idx = np.flatnonzero(outside[:, j])
@@ -55,7 +60,8 @@ class TrackingStats:
         """{'joints': {...}, 'overall': {...}} in radians or metres."""
         if self.count == 0:
             return None
-        rms = np.sqrt(self.sumsq / self.count)
+        with np.errstate(invalid='ignore', divide='ignore'):
+            rms = np.where(self.finite > 0, np.sqrt(self.sumsq / self.finite), np.nan)
         joints = {}
         for j, name in enumerate(names):
             settle = 0.0 if not np.isfinite(self.last_out[j]) else \
@@ -63,8 +69,9 @@ class TrackingStats:
             joints[name] = dict(rms=float(rms[j]), max_abs=float(self.maxabs[j]),
                                 final=float(self.final[j]),
                                 time_in_band=float(self.in_band[j] / self.count),
-                                settling_time=settle)
-        overall = dict(rms=float(np.sqrt(self.sumsq.sum() / (self.count * self.n))),
+                                settling_time=settle,
+                                non_finite=int(self.count - self.finite[j]))
+        overall = dict(rms=float(np.sqrt(self.sumsq.sum() / max(self.finite.sum(), 1))),
                        max_abs=float(self.maxabs.max()), samples=int(self.count),
                        duration=float(self.t_last - self.t_first))
         return {'joints': joints, 'overall': overall}
@@ -117,7 +124,7 @@ class TimingStats:
                     jitter_p99_ms=float(np.percentile(np.abs(dt - nominal), 99) * 1e3)
                     if dt.size else 0.0,
                     gaps=int(gaps.size), dropped_cycles=dropped,
-                    out_of_order=int(self.backwards))
+                    backward_jumps=int(self.backwards))
 
     def periods(self):
         """Kept periods [s] (for the histogram)."""

@@ -34,22 +34,21 @@ def _diag_summary(diagnostics):
                 clamped=int(float(diagnostics[-1].get('clamped', 0))))
 
 
-def build_report(bag_path, state_topic, ref_topic, command_topic, result, model, max_rms,
-                 max_abs, joint_thresholds, tolerance):
-    """Assemble the report dict and decide pass/fail against the thresholds."""
+def build_report(bag_path, state_topic, ref_topic, command_topic, result, model, thresholds,
+                 tolerance):
+    """Assemble the report dict and decide pass/fail against ``thresholds``
+    (validation.thresholds.Thresholds): a threshold exceeded or a non-finite sample fails."""
     tracking = result['tracking']
     failures = []
-    joint_thresholds = joint_thresholds or {}
     for name, stats in tracking['joints'].items():
-        limits = dict(max_rms=max_rms, max_abs=max_abs)
-        limits.update({k: v for k, v in (joint_thresholds.get(name) or {}).items()
-                       if v is not None})
+        limits = thresholds.for_joint(name)
         stats['thresholds'] = limits
-        if limits['max_rms'] is not None and stats['rms'] > limits['max_rms']:
-            failures.append(f'{name}: rms {stats["rms"]:.3g} > {limits["max_rms"]:.3g}')
-        if limits['max_abs'] is not None and stats['max_abs'] > limits['max_abs']:
-            failures.append(f'{name}: max_abs {stats["max_abs"]:.3g} > {limits["max_abs"]:.3g}')
-    unknown = sorted(set(joint_thresholds) - set(tracking['joints']))
+        if stats['non_finite']:
+            failures.append(f'{name}: {stats["non_finite"]} non-finite samples')
+        for key, label in (('max_rms', 'rms'), ('max_abs', 'max_abs')):
+            if limits[key] is not None and not stats[label] <= limits[key]:  # NaN fails
+                failures.append(f'{name}: {label} {stats[label]:.3g} > {limits[key]:.3g}')
+    unknown = sorted(set(thresholds.joints) - set(tracking['joints']))
     if unknown:
         from ..errors import ConfigError
         raise ConfigError(f'thresholds for unknown joints {unknown}; valid: '
@@ -72,9 +71,28 @@ def build_report(bag_path, state_topic, ref_topic, command_topic, result, model,
         'diagnostics': _diag_summary(result['diagnostics']),
         'residual': result['residual'],
         'model': None if model is None else dict(name=model.name, joints=list(model.joint_names)),
+        'thresholds_source': thresholds.source,
+        'warnings': _warnings(result['state_timing']),
         'failures': failures,
         'passed': not failures,
     }
+
+
+def _warnings(timing):
+    """Things the verdict does not hide: clock jumps, skipped and merged messages."""
+    if not timing:
+        return []
+    out = []
+    if timing.get('backward_jumps'):
+        out.append(f'state stamps jumped back {timing["backward_jumps"]} time(s); '
+                   f'{timing["out_of_order"]} states stamped earlier than one already seen '
+                   'were not compared')
+    if timing.get('duplicate_stamps'):
+        out.append(f'{timing["duplicate_stamps"]} states repeated a stamp (counted once)')
+    if timing.get('other_messages'):
+        out.append(f'{timing["other_messages"]} state messages without the tracked joints '
+                   '(other publishers) were ignored')
+    return out
 
 
 def _markdown(report):
@@ -140,6 +158,10 @@ def print_summary(report):
     if report.get('residual'):
         worst = max(r['rms'] for r in report['residual']['joints'].values())
         print(f'model residual: worst joint RMS {worst:.3e}')
+    for warning in report.get('warnings', []):
+        print(f'warning: {warning}')
+    if report.get('thresholds_source') == 'default':
+        print('thresholds: defaults (no --max-rms / --max-abs / --thresholds given)')
     print(f'{"PASS" if report["passed"] else "FAIL"}'
           + ('' if report['passed'] else ': ' + '; '.join(report['failures']))
           + (f'  (report in {report["out_dir"]})' if 'out_dir' in report else ''))

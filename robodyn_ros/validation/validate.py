@@ -6,11 +6,12 @@ import sys
 
 import numpy as np
 
-from ..errors import BagError, ConfigError, InputError
+from ..errors import BagError, InputError
 from ..io.bag_reader import BagReader
 from ..io.cdr import float64_multi_array, parse_joint_state
 from ..io.joint_state_batch import JointStateBatch
 from .metrics import Decimator, ResidualStats, TimingStats, TrackingStats, hermite
+from .thresholds import resolve_thresholds
 
 __all__ = ['validate_bag', 'run_validate', 'choose_reference']
 
@@ -98,7 +99,7 @@ class _SampledReference:
 
 def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
                  command_topic=None, model=None, max_rms=None, max_abs=None, tolerance=1e-3,
-                 out_dir=None, plots=True, progress=False, joint_thresholds=None):
+                 out_dir=None, plots=True, progress=False, thresholds_file=None):
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -107,14 +108,16 @@ def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
         reference_topic: explicit reference topic (else :func:`choose_reference`).
         command_topic: Float64MultiArray effort commands (else the first */commands).
         model: RobotModel for the model residual and effort-limit statistics (optional).
-        max_rms, max_abs: global thresholds [rad or m]; joint_thresholds:
-            {joint: {'max_rms':..., 'max_abs':...}} overrides.
+        max_rms, max_abs: global thresholds [rad or m]; thresholds_file: YAML with
+            per-joint overrides (validation.thresholds); none of the three: the stated
+            defaults (DEFAULT_MAX_RMS, DEFAULT_MAX_ABS).
         tolerance: band for time-in-band and settling time [rad or m].
 
     Returns:
         The report dict (also written to report.json).
     """
     from .report import build_report, write_outputs
+    thresholds = resolve_thresholds(max_rms, max_abs, thresholds_file)
     with BagReader(bag_path) as bag:
         bag.require(state_topic, 'state')
         if bag.topics[state_topic] != JOINT_STATE:
@@ -138,7 +141,7 @@ def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
         result = _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic,
                          diag_topic, model, tolerance, progress, total)
     report = build_report(bag_path, state_topic, ref_topic, command_topic, result, model,
-                          max_rms, max_abs, joint_thresholds, tolerance)
+                          thresholds, tolerance)
     if out_dir is None:
         out_dir = os.path.join(str(bag_path), 'validation')
     write_outputs(report, result, out_dir, plots)
@@ -158,18 +161,9 @@ class _Chunker:
         self.dyn = dyn
         self.residual = ResidualStats(n) if dyn is not None else None
         self.residual_plot = Decimator()
-        self.last_t = None
-        self.duplicates = 0
 
     def add(self, t, q, qd, eff):
-        # Repeated stamps (a state published twice) count once: keep the first.
-        prev = self.last_t
-        keep = np.concatenate([[t[0] != prev], np.diff(t) != 0]) if len(t) else \
-            np.zeros(0, bool)
-        self.duplicates += int(len(t) - keep.sum())
-        t, q, qd, eff = t[keep], q[keep], qd[keep], eff[keep]
-        if len(t):
-            self.last_t = t[-1]
+        """States strictly increasing in t (JointStateBatch drops repeats and jumps)."""
         self.t = np.concatenate([self.t, t])
         self.q = np.concatenate([self.q, q])
         self.qd = np.concatenate([self.qd, qd])
@@ -240,19 +234,19 @@ def _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic, diag_t
     def flush(final=False):
         nonlocal chunker, joints
         if refs is not None and len(refs):
-            t, q, qd, _ = refs.take()
+            batch = refs.take()
             joints = joints or refs.joints
-            qd = np.where(np.isfinite(qd), qd, 0.0)
-            sampled.add_arrays(t, q, qd)
-            ref_timing.add(t)
+            sampled.add_arrays(batch.t, batch.q,
+                               np.where(np.isfinite(batch.qd), batch.qd, 0.0))
+            ref_timing.add(batch.arrival_t)
         if len(states):
             if states.joints is None or (joints and states.joints != joints):
                 states.joints = joints
-            t, q, qd, eff = states.take()
-            state_timing.add(t)
+            batch = states.take()
+            state_timing.add(batch.arrival_t)
             if chunker is None:
                 chunker = _Chunker(len(joints), tolerance, dyn)
-            chunker.add(t, q, qd, eff)
+            chunker.add(batch.t, batch.q, batch.qd, batch.effort)
         if chunker is not None:
             chunker.process(reference, final)
 
@@ -338,12 +332,17 @@ def _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic, diag_t
     if states_seen == 0:
         raise BagError(f'state topic {state_topic!r} has no messages after the first '
                        'reference')
+    missing = [j for j in joints if j not in states.names_seen()]
+    if missing:
+        raise BagError(f'joints {missing} are not in any {state_topic} message (they carry '
+                       f'{sorted(states.names_seen())})')
     if chunker is None or chunker.tracking.count == 0:
         raise BagError('no state message falls within the reference time span; '
                        'are the stamps on the same clock?')
     timing = state_timing.result()
     if timing is not None:
-        timing['duplicate_stamps'] = chunker.duplicates
+        timing.update(duplicate_stamps=states.duplicates, out_of_order=states.out_of_order,
+                      backward_jumps=states.backward_jumps, other_messages=states.ignored)
     return dict(joints=joints, tracking=chunker.tracking.result(joints),
                 state_timing=timing, ref_timing=ref_timing.result(),
                 periods=state_timing.periods(), plot=chunker.plot.get(),
@@ -398,16 +397,6 @@ def _residual_chunk(dyn, ts, q, qd, eff, stats, plot):
     plot.add(ts[inner], eff[inner] - pred[inner])
 
 
-def _thresholds_from_yaml(path):
-    import yaml
-    try:
-        with open(path, encoding='utf-8') as handle:
-            data = yaml.safe_load(handle) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f'thresholds file {path}: {exc}') from None
-    return data.get('max_rms'), data.get('max_abs'), data.get('joints', {})
-
-
 def run_validate(args):
     """CLI body of ``robodyn validate``; exit 0 pass, 1 fail (2 via RobodynError)."""
     from .report import print_summary
@@ -417,14 +406,9 @@ def run_validate(args):
         from ..robots import robot_path
         path, base, tip = robot_path(args.robot)
         model = load_urdf(path, base, args.tip or tip)
-    max_rms, max_abs, per_joint = args.max_rms, args.max_abs, None
-    if args.thresholds:
-        y_rms, y_abs, per_joint = _thresholds_from_yaml(args.thresholds)
-        max_rms = max_rms if max_rms is not None else y_rms
-        max_abs = max_abs if max_abs is not None else y_abs
     report = validate_bag(args.bag, args.state_topic, args.reference_topic, args.command_topic,
-                          model, max_rms, max_abs, args.tolerance, args.out,
+                          model, args.max_rms, args.max_abs, args.tolerance, args.out,
                           not args.no_plots, progress=sys.stderr.isatty(),
-                          joint_thresholds=per_joint)
+                          thresholds_file=args.thresholds)
     print_summary(report)
     return 0 if report['passed'] else 1
