@@ -4,15 +4,21 @@ No ROS installation is needed. Messages are yielded in time order one by one, so
 stays bounded whatever the bag's length.
 """
 
+import os
 from pathlib import Path
+import shutil
 
 from ..errors import BagError
+from .bag_recovery import needs_recovery, recover_bag
 from .bag_writer import typestore
 
 __all__ = ['BagReader']
 
 class BagReader:
     """Open a rosbag2 directory (or one .mcap/.db3 file's directory) for streaming.
+
+    A bag without metadata.yaml (its recorder was killed) is recovered first
+    (:mod:`.bag_recovery`); ``recovered`` then says from where and how many messages.
 
     Raises:
         BagError: missing, empty, truncated or corrupted bag, with the reason.
@@ -25,6 +31,11 @@ class BagReader:
             raise BagError(f'bag not found: {path}')
         if path.is_file():
             path = path.parent
+        self.recovered = None
+        if needs_recovery(path):  # its writer was killed: read a recovered copy
+            copy, count = recover_bag(path)
+            self.recovered = dict(original=str(path), copy=str(copy), messages=count)
+            path = copy
         try:
             self.reader = Reader(path)
             self.reader.open()
@@ -40,11 +51,13 @@ class BagReader:
             self.counts[conn.topic] = self.counts.get(conn.topic, 0) + (conn.msgcount or 0)
 
     def close(self):
-        """Close the underlying reader."""
+        """Close the underlying reader (and delete a recovered copy)."""
         try:
             self.reader.close()
         except Exception:  # noqa: BLE001 - closing a broken bag must not mask the first error
             pass
+        if self.recovered:
+            shutil.rmtree(os.path.dirname(self.recovered['copy']), ignore_errors=True)
 
     def __enter__(self):
         return self

@@ -3,6 +3,7 @@
 import os
 import re
 import sys
+import time
 
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, TypesysError, get_types_from_msg, get_typestore
@@ -56,9 +57,12 @@ class BagWriter:
     Args:
         path: bag directory (must not exist).
         storage: 'mcap' (default) or 'sqlite3'.
+        flush_period: [s] make everything written so far durable at least this often
+            (mcap: close the chunk and flush the file; sqlite3: WAL mode, commit), so that
+            a killed writer loses at most that much; None: only at close (fastest).
     """
 
-    def __init__(self, path, storage='mcap'):
+    def __init__(self, path, storage='mcap', flush_period=None):
         if storage not in ('mcap', 'sqlite3'):
             raise BagError(f'unknown storage {storage!r}; valid: mcap, sqlite3')
         if os.path.exists(path):
@@ -66,6 +70,11 @@ class BagWriter:
         plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
         self.writer = Writer(path, version=9, storage_plugin=plugin)
         self.writer.open()
+        self.storage = storage
+        self.flush_period = flush_period
+        self.last_flush = time.monotonic()
+        if flush_period is not None and storage == 'sqlite3':
+            self.writer.storage.conn.execute('PRAGMA journal_mode=WAL')
         self.connections = {}
         self.path = path
         self.count = 0
@@ -85,6 +94,20 @@ class BagWriter:
         """Write one serialized message at ``timestamp_ns``."""
         self.writer.write(self.connections[topic], int(timestamp_ns), data)
         self.count += 1
+        if self.flush_period is not None and \
+                time.monotonic() - self.last_flush >= self.flush_period:
+            self.flush()
+
+    def flush(self):
+        """Make every message written so far durable (see ``flush_period``)."""
+        storage = self.writer.storage
+        if self.storage == 'mcap':
+            if storage.chunk.bio.tell():
+                storage.close_chunk()
+            storage.bio.flush()
+        else:
+            storage.conn.commit()
+        self.last_flush = time.monotonic()
 
     def write_message(self, topic, msgtype, timestamp_ns, message, store=None):
         """Serialize a rosbags message object and write it."""

@@ -2,7 +2,8 @@
 
 Topics are subscribed as raw CDR (no deserialization) once their type is known: given in
 the ``types`` parameter or discovered from the ROS graph. The bag is closed cleanly on
-SIGINT/SIGTERM.
+SIGINT/SIGTERM; everything older than ``flush_period`` is on disk even if the recorder is
+killed (SIGKILL, power loss), and ``robodyn validate`` recovers such a bag.
 """
 
 import importlib
@@ -40,7 +41,9 @@ class RecorderNode(Node):
         path = declare(self, 'bag_path', 'robodyn_bag', 'output rosbag2 directory')
         storage = declare(self, 'storage', 'mcap', 'mcap | sqlite3')
         self.known = dict(t.split('=', 1) for t in types if '=' in t)
-        self.bag = BagWriter(path, storage)
+        flush = declare(self, 'flush_period', 0.1, 'make the bag durable at least this often '
+                        '[s] (a killed recorder loses at most that much)')
+        self.bag = BagWriter(path, storage, flush_period=flush)
         self.subs = {}
         self.qos = QoSProfile(depth=10000)
         self.latched_qos = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL)

@@ -72,17 +72,20 @@ def build_report(bag_path, state_topic, ref_topic, command_topic, result, model,
         'residual': result['residual'],
         'model': None if model is None else dict(name=model.name, joints=list(model.joint_names)),
         'thresholds_source': thresholds.source,
-        'warnings': _warnings(result['state_timing']),
+        'warnings': _warnings(result['state_timing'], result.get('recovered')),
         'failures': failures,
         'passed': not failures,
     }
 
 
-def _warnings(timing):
-    """Things the verdict does not hide: clock jumps, skipped and merged messages."""
-    if not timing:
-        return []
+def _warnings(timing, recovered=None):
+    """Things the verdict does not hide: a recovered bag, clock jumps, skipped messages."""
     out = []
+    if recovered:
+        out.append(f'the bag had no metadata.yaml (its recorder was killed?): '
+                   f'{recovered["messages"]} complete messages recovered')
+    if not timing:
+        return out
     if timing.get('backward_jumps'):
         out.append(f'state stamps jumped back {timing["backward_jumps"]} time(s); '
                    f'{timing["out_of_order"]} states stamped earlier than one already seen '

@@ -140,6 +140,7 @@ def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
         total = sum(bag.counts.get(t, 0) for t in topics)
         result = _stream(bag, topics, state_topic, ref_topic, ref_type, command_topic,
                          diag_topic, model, tolerance, progress, total)
+        result['recovered'] = bag.recovered
     report = build_report(bag_path, state_topic, ref_topic, command_topic, result, model,
                           thresholds, tolerance)
     if out_dir is None:
