@@ -39,8 +39,8 @@ from launch import LaunchDescription
 
 def _description(context):
     from robodyn_ros.model import load_urdf
+    from robodyn_ros.model.registry import package_share, robot_path
     from robodyn_ros.model.ros2_control_urdf import controllers_config, simulation_urdf
-    from robodyn_ros.robots import package_share, robot_path
     config_path = LaunchConfiguration('config').perform(context)
     with open(config_path, encoding='utf-8') as handle:
         data = yaml.safe_load(handle)

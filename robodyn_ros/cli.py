@@ -107,10 +107,8 @@ def build_parser():
 
 
 def _load(args):
-    from .model import load_urdf
-    from .robots import robot_path
-    path, base, tip = robot_path(args.urdf)
-    return load_urdf(path, args.base or base, args.tip or tip,
+    from .model import load_robot
+    return load_robot(args.urdf, args.base, args.tip,
                      mappings=getattr(args, 'xacro_args', None),
                      effort_limits=getattr(args, 'effort_limits', None))
 
@@ -212,7 +210,7 @@ def run(args):
         if args.command == 'bench' and args.loop:
             return _loop_bench(args)
         if args.command == 'bench':
-            from .validation.bench import run_bench
+            from .bench import run_bench
             return run_bench(args)
         if args.command == 'demo':
             from .nodes.bringup import run_demo

@@ -1,7 +1,7 @@
 """Loading the named robots in tests."""
 
 from robodyn_ros.model import load_urdf
-from robodyn_ros.robots import robot_path
+from robodyn_ros.model.registry import robot_path
 
 #: example-robot-data's double pendulums have effort="0" in their URDF: the model refuses
 #: them unless effort limits are given, as a user must.

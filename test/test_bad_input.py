@@ -7,7 +7,7 @@ from robodyn_ros.cli import build_parser, run
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import InputError, ModelError, RobodynError, UrdfError
 from robodyn_ros.model import load_urdf
-from robodyn_ros.robots import robot_path
+from robodyn_ros.model.registry import robot_path
 
 LINK = ('<link name="{n}"><inertial><mass value="{m}"/>'
         '<inertia ixx="{i[0]}" ixy="0" ixz="0" iyy="{i[1]}" iyz="0" izz="{i[2]}"/>'

@@ -6,8 +6,8 @@ import pytest
 
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.random_chain import random_chain
+from robodyn_ros.model.registry import robot_path
 from robodyn_ros.model.seed_robots import THREE_LINK
-from robodyn_ros.robots import robot_path
 
 ARMS = ['panda', 'ur3', 'ur5', 'ur10', 'kinova', 'double_pendulum',
         'double_pendulum_continuous', 'z1', 'xarm7', 'three_link', 'two_link', 'rp_arm']

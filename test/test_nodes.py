@@ -12,8 +12,8 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 from robodyn_ros.io import BagReader, parse_joint_state  # noqa: E402
+from robodyn_ros.model.registry import robot_path  # noqa: E402
 from robodyn_ros.nodes.bringup import closed_loop  # noqa: E402
-from robodyn_ros.robots import robot_path  # noqa: E402
 
 PANDA = robot_path('panda')[0]
 

@@ -12,7 +12,7 @@ import time
 import yaml
 
 from ..errors import ConfigError, RobodynError
-from ..robots import robot_path
+from ..model.registry import robot_path
 from ..share import share_dir
 
 __all__ = ['closed_loop', 'run_demo', 'load_config', 'config_dir']
@@ -179,7 +179,7 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
 def run_jtc_demo(args):
     """``robodyn demo --mode jtc_feedforward``: worst-joint RMS with vs without feed-forward
     (exit 1 if feed-forward does not cut it to 1/10)."""
-    from ..model import load_urdf
+    from ..model import load_robot
     from ..validation.jtc_feedforward import (
         PANDA_JTC_KD,
         PANDA_JTC_KP,
@@ -190,8 +190,7 @@ def run_jtc_demo(args):
                           f'{args.robot!r}')
     config = load_config('panda')
     ctrl, sim = config['robodyn_controller'], config['robodyn_sim']
-    path, base, tip = robot_path('panda')
-    model = load_urdf(path, base, ctrl.get('tip_link', tip))
+    model = load_robot('panda', tip_link=ctrl.get('tip_link'))
     res = jtc_feedforward_experiment(model, sim['q0'], ctrl['amplitudes'], ctrl['periods'],
                                      PANDA_JTC_KP, PANDA_JTC_KD, args.duration)
     print(f'JTC-like PD (kp {list(PANDA_JTC_KP)}, kd {list(PANDA_JTC_KD)}) on the simulated '

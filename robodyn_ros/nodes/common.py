@@ -13,7 +13,7 @@ from rclpy.signals import SignalHandlerOptions
 
 from ..errors import RobodynError
 from ..model import load_urdf
-from ..robots import robot_path
+from ..model.registry import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
            'run_node', 'to_time', 'sec_nanosec', 'stamp_to_sec', 'float_array', 'guarded',

@@ -403,10 +403,8 @@ def run_validate(args):
     from .report import print_summary
     model = None
     if args.robot:
-        from ..model import load_urdf
-        from ..robots import robot_path
-        path, base, tip = robot_path(args.robot)
-        model = load_urdf(path, base, args.tip or tip)
+        from ..model import load_robot
+        model = load_robot(args.robot, tip_link=args.tip)
     report = validate_bag(args.bag, args.state_topic, args.reference_topic, args.command_topic,
                           model, args.max_rms, args.max_abs, args.tolerance, args.out,
                           not args.no_plots, progress=sys.stderr.isatty(),

@@ -10,7 +10,7 @@ from robodyn_ros.control.supervisor import ACTIVE, RAMP_IN, SAFE
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import ConfigError
 from robodyn_ros.model import load_urdf
-from robodyn_ros.robots import robot_path
+from robodyn_ros.model.registry import robot_path
 
 PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
 NAMES = list(PANDA.joint_names)

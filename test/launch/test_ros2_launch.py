@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from robodyn_ros.model import load_urdf
-from robodyn_ros.robots import robot_path
+from robodyn_ros.model.registry import robot_path
 
 pytestmark = pytest.mark.integration
 

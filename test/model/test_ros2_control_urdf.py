@@ -15,13 +15,13 @@ import pytest
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import ModelError
 from robodyn_ros.model import load_urdf
+from robodyn_ros.model.registry import package_share, robot_path
 from robodyn_ros.model.ros2_control_urdf import (
     controllers_config,
     hardware_urdf,
     initial_positions,
     simulation_urdf,
 )
-from robodyn_ros.robots import package_share, robot_path
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'data', 'descriptions')
 ARMS = {  # name: q0 (None: mid-range)

@@ -23,8 +23,8 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E
 
 from robodyn_ros.dynamics import RigidBodyDynamics  # noqa: E402
 from robodyn_ros.model import load_urdf  # noqa: E402
+from robodyn_ros.model.registry import robot_path  # noqa: E402
 from robodyn_ros.nodes.controller import ControllerNode  # noqa: E402
-from robodyn_ros.robots import robot_path  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,7 @@ from robodyn_ros.control.trajectory_feedforward import feedforward_trajectory
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import InputError
 from robodyn_ros.model import load_urdf
-from robodyn_ros.robots import robot_path
+from robodyn_ros.model.registry import robot_path
 from robodyn_ros.validation.jtc_feedforward import (
     PANDA_JTC_KD,
     PANDA_JTC_KP,

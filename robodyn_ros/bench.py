@@ -16,11 +16,10 @@ import tracemalloc
 
 import numpy as np
 
-from ..dynamics import RigidBodyDynamics
-from ..errors import InputError
-from ..model import load_urdf
-from ..robots import robot_path
-from .pinocchio_check import PinocchioChain
+from .dynamics import RigidBodyDynamics
+from .dynamics.pinocchio_chain import PinocchioChain
+from .errors import InputError
+from .model import load_robot, load_urdf
 
 __all__ = ['time_operations', 'scaling', 'startup', 'heap_growth', 'run_bench']
 
@@ -120,7 +119,7 @@ def time_operations(model, methods=('recursive', 'kronecker', 'christoffel', 'pi
 def scaling(sizes=(2, 4, 8, 16, 32), methods=('recursive', 'pinocchio', 'kronecker',
                                               'christoffel'), repeats=600, seed=0):
     """Median MCg time [us] against n on random chains, and the fitted exponent (n >= 8)."""
-    from ..model.random_chain import random_chain
+    from .model.random_chain import random_chain
     times = {m: [] for m in methods}
     for n in sizes:
         model = load_urdf(random_chain(n, seed + n, branches=False), tip_link='tip')
@@ -160,9 +159,9 @@ _STARTUP = """
 import time
 t0 = time.perf_counter()
 import numpy as np
-from robodyn_ros.model import load_urdf
+from robodyn_ros.model import load_robot
 from robodyn_ros.dynamics import RigidBodyDynamics
-m = load_urdf({path!r}, {base!r}, {tip!r})
+m = load_robot({robot!r}, {base!r}, {tip!r})
 d = RigidBodyDynamics(m)
 z = np.zeros(m.n)
 tau = d.computed_torque(z, z, z, z, z, z + 1.0, z + 1.0)
@@ -172,7 +171,7 @@ print(time.perf_counter() - t0)
 """
 
 
-def startup(path, base, tip, fresh_cache=False):
+def startup(robot, base, tip, fresh_cache=False):
     """Seconds from process start of the dynamics code (imports + URDF) to the first torque.
 
     ``fresh_cache`` points numba at an empty cache directory: the first-ever compile.
@@ -182,7 +181,7 @@ def startup(path, base, tip, fresh_cache=False):
     if fresh_cache:
         tmp = tempfile.mkdtemp(prefix='robodyn-numba-')
         env['NUMBA_CACHE_DIR'] = tmp
-    code = _STARTUP.format(path=path, base=base, tip=tip)
+    code = _STARTUP.format(robot=robot, base=base, tip=tip)
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env,
                          check=False)
     if out.returncode != 0:
@@ -234,7 +233,7 @@ def validate_benchmark(hours, storage='mcap', keep=None):
     import shutil
     tmp = keep or tempfile.mkdtemp(prefix='robodyn-validate-bench-')
     bag = os.path.join(tmp, 'bag')
-    from .synthetic import write_tracking_bag
+    from .validation.synthetic import write_tracking_bag
     t0 = time.perf_counter()
     truth = write_tracking_bag(bag, storage, duration=hours * 3600.0, drop_state_every=0,
                                drop_ref_every=0, reorder=False)
@@ -268,21 +267,20 @@ def _machine():
 
 def run_bench(args):
     """CLI body of ``robodyn bench``."""
-    path, base, tip = robot_path(args.urdf)
-    model = load_urdf(path, args.base or base, args.tip or tip)
+    model = load_robot(args.urdf, args.base, args.tip)
     report = {'robot': model.name, 'n': model.n, 'machine': _machine()}
     report['timings'] = time_operations(model, repeats=args.repeats)
     t = report['timings']
     report['ratio_recursive_over_pinocchio'] = {
         op: t['recursive'][op]['median_us'] / t['pinocchio'][op]['median_us'] for op in OPS}
-    report['startup_s'] = {'warm_cache': startup(path, args.base or base, args.tip or tip)}
+    report['startup_s'] = {'warm_cache': startup(args.urdf, args.base, args.tip)}
     if args.scaling:
         report['scaling'] = scaling()
         if args.plot:
             plot_scaling(report['scaling'], args.plot)
             report['scaling']['plot'] = args.plot
-        report['startup_s']['first_compile'] = startup(path, args.base or base,
-                                                       args.tip or tip, fresh_cache=True)
+        report['startup_s']['first_compile'] = startup(args.urdf, args.base, args.tip,
+                                                       fresh_cache=True)
     if args.memory_calls > 0:
         report['heap'] = heap_growth(model, args.memory_calls)
     if args.validate_hours > 0:
