@@ -54,3 +54,16 @@ def test_layers_import_only_downstream():
             for target in set(_internal_imports(path, package)) - allowed:
                 wrong.append(f'{package}/{os.path.basename(path)} imports {target}')
     assert not wrong, wrong
+
+
+def test_importing_dynamics_does_not_load_numba():
+    """numba (0.2-0.4 s to import) loads when the compiled path is first used, not before."""
+    code = ('import sys\nimport robodyn_ros.dynamics, robodyn_ros.model\n'
+            'assert "numba" not in sys.modules, "numba imported"\n'
+            'from robodyn_ros.dynamics import RigidBodyDynamics\n'
+            'RigidBodyDynamics(robodyn_ros.model.load_robot("three_link"), "kronecker")\n'
+            'assert "numba" not in sys.modules, "numba imported by a seed method"\n'
+            'RigidBodyDynamics(robodyn_ros.model.load_robot("three_link"))\n'
+            'assert "numba" in sys.modules\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

@@ -17,37 +17,18 @@ All kernels write into preallocated arrays and allocate nothing.
 import numba
 import numpy as np
 
-__all__ = ['PARAM_WIDTH', 'pack_params', 'workspace', 'workspace_size', 'terms_kernel',
-           'rnea_kernel', 'computed_torque_kernel']
+from .recursive_params import (
+    COL_COM,
+    COL_COULOMB,
+    COL_INERTIA,
+    COL_MASS,
+    COL_PRISMATIC,
+    COL_SMOOTHING,
+    COL_VISCOUS,
+    SCRATCH,
+)
 
-PARAM_WIDTH = 21  # a, alpha, d, theta0, prismatic, mass, com(3), inertia(9), viscous, coulomb, eps
-SCRATCH = 80
-
-
-def pack_params(chain, viscous, coulomb, smoothing):
-    """Pack a DHChain and friction into one (n + 1, PARAM_WIDTH) array; row n is gravity."""
-    n = chain.n
-    params = np.zeros((n + 1, PARAM_WIDTH))
-    params[:n, 0], params[:n, 1], params[:n, 2], params[:n, 3] = (chain.a, chain.alpha,
-                                                                  chain.d, chain.theta0)
-    params[:n, 4] = chain.prismatic.astype(float)
-    params[:n, 5] = chain.mass
-    params[:n, 6:9] = chain.com
-    params[:n, 9:18] = chain.inertia.reshape(n, 9)
-    params[:n, 18], params[:n, 19], params[:n, 20] = viscous, coulomb, smoothing
-    params[n, 0:3] = chain.gravity
-    return params
-
-
-def workspace(n):
-    """Flat scratch buffer for the kernels (one per dynamics object)."""
-    return np.zeros(workspace_size(n))
-
-
-def workspace_size(n):
-    """Length of the flat scratch buffer for n joints."""
-    return 9 * (n + 1) + 3 * (n + 1) + 7 * 6 * n + 4 * 36 * n + SCRATCH + n
-
+__all__ = ['terms_kernel', 'rnea_kernel', 'computed_torque_kernel']
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def _views(buf, n):
@@ -82,7 +63,7 @@ def _kinematics(q, qd, params, rot, pos, vec, mat, scr, with_b):
     x = scr[33:69].reshape((6, 6))
     for i in range(n):
         a, alpha, d, th = params[i, 0], params[i, 1], params[i, 2], params[i, 3]
-        prism = params[i, 4] > 0.5
+        prism = params[i, COL_PRISMATIC] > 0.5
         if prism:
             d += q[i]
         else:
@@ -122,16 +103,16 @@ def _kinematics(q, qd, params, rot, pos, vec, mat, scr, with_b):
         sd[4] = u[2] * s[0] - u[0] * s[2] + w[2] * s[3] - w[0] * s[5]
         sd[5] = u[0] * s[1] - u[1] * s[0] + w[0] * s[4] - w[1] * s[3]
         # Spatial inertia of body i about the frame-0 origin.
-        m = params[i, 5]
+        m = params[i, COL_MASS]
         for r in range(3):
             c[r] = pos[i + 1, r]
             for k in range(3):
-                c[r] += rot[i + 1, r, k] * params[i, 6 + k]
+                c[r] += rot[i + 1, r, k] * params[i, COL_COM + k]
         for r in range(3):
             for k in range(3):
                 acc = 0.0
                 for j in range(3):
-                    acc += rot[i + 1, r, j] * params[i, 9 + 3 * j + k]
+                    acc += rot[i + 1, r, j] * params[i, COL_INERTIA + 3 * j + k]
                 tmp[r, k] = acc
         for r in range(3):
             for k in range(3):
@@ -335,7 +316,7 @@ def computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, params, fricti
     _rnea(q, qd, aq, params, tau, buf)
     if friction:
         for i in range(n):
-            eps = params[i, 20]
+            eps = params[i, COL_SMOOTHING]
             sgn = np.tanh(qd[i] / eps) if eps > 0.0 else np.sign(qd[i])
-            tau[i] += params[i, 18] * qd[i] + params[i, 19] * sgn
+            tau[i] += params[i, COL_VISCOUS] * qd[i] + params[i, COL_COULOMB] * sgn
     return True

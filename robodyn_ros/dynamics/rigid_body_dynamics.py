@@ -10,12 +10,11 @@ from .friction import friction_torque
 from .gravity_vector import gravity_jacobian
 from .link_kinematics import link_kinematics
 from .mass_matrix import mass_matrix_derivative, mass_matrix_jacobian
-from .recursive import computed_torque_kernel, pack_params, rnea_kernel, terms_kernel, workspace
+from .recursive_params import MODE_ALL, MODE_C, MODE_G, MODE_M, pack_params, workspace
 
 __all__ = ['RigidBodyDynamics', 'METHODS']
 
 METHODS = ('recursive', 'kronecker', 'christoffel')
-MODE_M, MODE_C, MODE_G, MODE_ALL = 1, 2, 4, 7
 
 
 class RigidBodyDynamics:
@@ -59,6 +58,9 @@ class RigidBodyDynamics:
                                    self.friction_smoothing)
         n = self.n
         self._compiled = method == 'recursive'
+        if self._compiled:  # numba loads here, on first use, not on import
+            from . import recursive
+            self._k = recursive
         self._shape = (n,)
         self._buf = workspace(n)
         self._out = np.zeros((2 * n + 1, n))
@@ -84,8 +86,8 @@ class RigidBodyDynamics:
         raise InputError('non-finite input')  # pragma: no cover - _vec raises first
 
     def _run_terms(self, q, qd, mode, out=None):
-        if not terms_kernel(q, qd, self._params, self._out if out is None else out, self._buf,
-                            mode):
+        if not self._k.terms_kernel(q, qd, self._params, self._out if out is None else out,
+                                    self._buf, mode):
             self._non_finite(q=q, qd=qd)
 
     def _coriolis(self, dm, qd):
@@ -163,7 +165,7 @@ class RigidBodyDynamics:
         """tau = M(q) qdd + C(q, qd) qd + g(q) (seed 000 eq. 29, no friction)."""
         q, qd, qdd = self._fast(q, 'q'), self._fast(qd, 'qd'), self._fast(qdd, 'qdd')
         if self.method == 'recursive':
-            if not rnea_kernel(q, qd, qdd, self._params, self._tau, self._buf):
+            if not self._k.rnea_kernel(q, qd, qdd, self._params, self._tau, self._buf):
                 self._non_finite(q=q, qd=qd, qdd=qdd)
             return self._tau.copy()
         m, c, g = self.terms(q, qd)
@@ -180,8 +182,8 @@ class RigidBodyDynamics:
         The kernel still refuses non-finite values (InputError)."""
         if not self._compiled:
             return self.computed_torque(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, friction)
-        if not computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, self._params,
-                                      friction, self._tau, self._buf):
+        if not self._k.computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd,
+                                              self._params, friction, self._tau, self._buf):
             self._non_finite(q=q, qd=qd, q_ref=q_ref, qd_ref=qd_ref, qdd_ref=qdd_ref)
         return self._tau.copy()
 
@@ -198,7 +200,7 @@ class RigidBodyDynamics:
             aq = qdd_ref + kd * (qd_ref - qd) + kp * (q_ref - q)
             tau = self.inverse_dynamics(q, qd, aq)
             return tau + (self.friction_torque(qd) if friction else 0.0)
-        if not computed_torque_kernel(args[0], args[1], args[2], args[3], args[4], args[5],
-                                      args[6], self._params, friction, self._tau, self._buf):
+        if not self._k.computed_torque_kernel(*args, self._params, friction, self._tau,
+                                              self._buf):
             self._non_finite(q=q, qd=qd, q_ref=q_ref, qd_ref=qd_ref, qdd_ref=qdd_ref)
         return self._tau.copy()
