@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from robodyn_ros.cli import build_parser, run
 
 
@@ -47,6 +49,7 @@ def test_bench_reports_every_method_and_operation(capsys):
     assert data['heap']['calls'] == 2000
 
 
+@pytest.mark.integration  # ROS 2 nodes in process and a bag
 def test_demo_writes_bag_report_and_plots(tmp_path, capsys):
     out = tmp_path / 'demo'
     code, text = _run(['demo', '--robot', 'three_link', '--duration', '0.5', '--out',

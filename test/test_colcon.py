@@ -2,6 +2,10 @@
 
 import os
 
+import pytest
+
+pytestmark = pytest.mark.integration  # colcon build
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 

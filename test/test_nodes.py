@@ -15,6 +15,8 @@ from robodyn_ros.io import BagReader, parse_joint_state  # noqa: E402
 from robodyn_ros.model.registry import robot_path  # noqa: E402
 from robodyn_ros.nodes.bringup import closed_loop  # noqa: E402
 
+pytestmark = pytest.mark.integration  # ROS 2 nodes and bags
+
 PANDA = robot_path('panda')[0]
 
 

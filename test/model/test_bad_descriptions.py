@@ -9,6 +9,8 @@ import pytest
 
 from robodyn_ros.model.random_chain import random_chain
 
+pytestmark = pytest.mark.integration  # the CLI in subprocesses, 20 s
+
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'data', 'descriptions')
 LIMIT = '<limit lower="-1" upper="1" effort="10" velocity="1"/>'
 

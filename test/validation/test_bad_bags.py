@@ -10,6 +10,8 @@ import pytest
 from robodyn_ros.cli import build_parser, run
 from robodyn_ros.io import BagWriter, encode_joint_state
 
+pytestmark = pytest.mark.integration  # rosbag2 bags
+
 JOINTS = ['a', 'b']
 RATE = 100.0
 
