@@ -1,0 +1,223 @@
+"""One pass over a bag's messages for validation: states, reference, commands and
+diagnostics are routed to the reference, alignment, metrics and residual stages."""
+
+import sys
+
+import numpy as np
+
+from ..errors import BagError
+from ..io.cdr import float64_multi_array, parse_joint_state
+from ..io.joint_state_batch import JointStateBatch
+from .alignment import Aligner
+from .metrics import Decimator, TimingStats
+from .references import SampledReference, TrajectoryReference
+
+__all__ = ['BagStream', 'JOINT_STATE', 'TRAJECTORY', 'JTC_STATE', 'COMMAND', 'DIAGNOSTICS']
+
+JOINT_STATE = 'sensor_msgs/msg/JointState'
+TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
+JTC_STATE = 'control_msgs/msg/JointTrajectoryControllerState'
+COMMAND = 'std_msgs/msg/Float64MultiArray'
+DIAGNOSTICS = 'diagnostic_msgs/msg/DiagnosticArray'
+CHUNK = 50_000  # states decoded and compared per batch
+EARLY = 1000  # states kept while no reference has named the joints yet
+
+
+def _sec(stamp):
+    return stamp.sec + stamp.nanosec * 1e-9
+
+
+class BagStream:
+    """Consumes (topic, msgtype, bag time [ns], raw CDR) in time order; :meth:`result`.
+
+    Args:
+        topics: dict role -> topic: 'state', 'reference', 'command', 'diagnostics' (the
+            last two may be None).
+        ref_type: the reference topic's message type.
+        model: RobotModel (joint order, residual, effort limits) or None.
+        tolerance: band for time-in-band [rad or m].
+        deserialize: callable (raw, msgtype) -> message, for the generic types.
+    """
+
+    def __init__(self, topics, ref_type, model, tolerance, deserialize):
+        self.topics, self.ref_type, self.model = topics, ref_type, model
+        self.tolerance, self.deserialize = tolerance, deserialize
+        self.dyn = None
+        if model is not None:
+            from ..dynamics import RigidBodyDynamics
+            self.dyn = RigidBodyDynamics(model, friction_smoothing=0.01)
+        self.joints = list(model.joint_names) if model is not None else None
+        self.states = JointStateBatch(self.joints)
+        self.refs = JointStateBatch(self.joints) if ref_type == JOINT_STATE else None
+        self.sampled = SampledReference()
+        self.reference = self.sampled  # a TrajectoryReference for JointTrajectory topics
+        self.state_timing, self.ref_timing = TimingStats(), TimingStats()
+        self.aligner = None
+        self.cmd = dict(count=0, peak=None, hits=None)
+        self.cmd_plot = Decimator()
+        self.diagnostics = []
+        self.states_seen = 0
+        self.last_state_raw = None
+        self.early = []
+
+    def feed(self, topic, msgtype, stamp_ns, raw):
+        """Route one message."""
+        role = next((r for r, t in self.topics.items() if t == topic), None)
+        if role == 'state':
+            self._on_state(raw, stamp_ns)
+        elif role == 'reference':
+            self._on_reference(raw, msgtype, stamp_ns)
+        elif role == 'command':
+            self._on_command(raw, stamp_ns)
+        elif role == 'diagnostics':
+            for status in self.deserialize(raw, msgtype).status:
+                if status.name == 'robodyn_controller':
+                    self.diagnostics.append({kv.key: kv.value for kv in status.values})
+
+    # -- states and references ----------------------------------------------------------
+    def _on_state(self, raw, stamp_ns):
+        if self.joints is None and self.refs is not None and len(self.refs):
+            self.joints = self.refs.joints
+        if self.joints is None:  # no reference yet: it may start at these states' stamps
+            self.last_state_raw = raw
+            self.early.append((raw, stamp_ns))
+            del self.early[:-EARLY]
+            return
+        self.states.joints = self.joints
+        for early_raw, early_ns in self.early:
+            self.states.add(early_raw, early_ns)
+        self.early.clear()
+        self.states.add(raw, stamp_ns)
+        self.states_seen += 1
+        if len(self.states) >= CHUNK:
+            self.flush()
+
+    def _on_reference(self, raw, msgtype, stamp_ns):
+        if self.refs is not None:
+            self.refs.add(raw, stamp_ns)
+            if len(self.refs) >= CHUNK:
+                self.flush()
+            return
+        msg = self.deserialize(raw, msgtype)
+        t = _sec(msg.header.stamp) or stamp_ns * 1e-9
+        if self.joints is None:
+            self.joints = list(msg.joint_names)
+        self.ref_timing.add([t])
+        if self.ref_type == JTC_STATE:
+            self._on_controller_state(msg, t)
+            return
+        self.flush()  # states before this message follow the previous trajectory
+        if not isinstance(self.reference, TrajectoryReference):
+            self.reference = TrajectoryReference(self.joints)
+        self.reference.update(msg, t, self._last_q())
+
+    def _on_controller_state(self, msg, t):
+        names = tuple(msg.joint_names)
+        ref = msg.reference if hasattr(msg, 'reference') else msg.desired
+        lookup = {name: i for i, name in enumerate(names)}
+        idx = [lookup[j] for j in self.joints if j in lookup]
+        if len(idx) != len(self.joints):
+            raise BagError(f'controller_state lacks joints of {self.joints}')
+        vel = np.asarray(ref.velocities)[idx] if len(ref.velocities) == len(names) \
+            else np.zeros(len(self.joints))
+        self.sampled.add(t, np.asarray(ref.positions)[idx], vel)
+
+    def _last_q(self):
+        """The latest measured position (a trajectory starts from it), or None."""
+        if self.aligner is not None and len(self.aligner.q):
+            return self.aligner.q[-1]
+        if self.last_state_raw is None:
+            return None
+        _, names, pos, _, _ = parse_joint_state(self.last_state_raw)
+        lookup = dict(zip(names, pos))
+        if all(j in lookup for j in self.joints):
+            return np.array([lookup[j] for j in self.joints])
+        return None
+
+    def flush(self, final=False):
+        """Decode what is queued and compare every state the reference covers."""
+        if self.refs is not None and len(self.refs):
+            batch = self.refs.take()
+            self.joints = self.joints or self.refs.joints
+            self.sampled.add_arrays(batch.t, batch.q,
+                                    np.where(np.isfinite(batch.qd), batch.qd, 0.0))
+            self.ref_timing.add(batch.arrival_t)
+        if len(self.states):
+            if self.states.joints is None or self.states.joints != self.joints:
+                self.states.joints = self.joints
+            batch = self.states.take()
+            self.state_timing.add(batch.arrival_t)
+            if self.aligner is None:
+                self.aligner = Aligner(len(self.joints), self.tolerance, self.dyn)
+            self.aligner.add(batch.t, batch.q, batch.qd, batch.effort)
+        if self.aligner is not None:
+            self.aligner.process(self.reference, final)
+
+    # -- commands -----------------------------------------------------------------------
+    def _on_command(self, raw, stamp_ns):
+        values = float64_multi_array(raw)
+        cmd, model = self.cmd, self.model
+        cmd['count'] += 1
+        if cmd['peak'] is None:
+            cmd['peak'], cmd['hits'] = np.abs(values), np.zeros(len(values))
+        if len(values) == len(cmd['peak']):
+            cmd['peak'] = np.maximum(cmd['peak'], np.abs(values))
+            if model is not None and len(values) == model.n:
+                cmd['hits'] += np.abs(values) >= model.effort_limits * (1 - 1e-9)
+            self.cmd_plot.add(np.array([stamp_ns * 1e-9]), values[None, :])
+
+    # -- the end ------------------------------------------------------------------------
+    def result(self):
+        """Everything the report needs (BagError when nothing could be compared)."""
+        state_topic, ref_topic = self.topics['state'], self.topics['reference']
+        if self.joints is None and self.refs is not None and len(self.refs):
+            self.joints = self.refs.joints
+        if self.joints is None:
+            raise BagError(f'reference topic {ref_topic!r} has no messages')
+        self.flush(final=True)
+        if self.states_seen == 0:
+            raise BagError(f'state topic {state_topic!r} has no messages after the first '
+                           'reference')
+        missing = [j for j in self.joints if j not in self.states.names_seen()]
+        if missing:
+            raise BagError(f'joints {missing} are not in any {state_topic} message (they '
+                           f'carry {sorted(self.states.names_seen())})')
+        aligner = self.aligner
+        if aligner is None or aligner.tracking.count == 0:
+            raise BagError('no state message falls within the reference time span; '
+                           'are the stamps on the same clock?')
+        return dict(joints=self.joints, tracking=aligner.tracking.result(self.joints),
+                    state_timing=self._state_timing(), ref_timing=self.ref_timing.result(),
+                    periods=self.state_timing.periods(), plot=aligner.plot.get(),
+                    command=self._command(), command_plot=self.cmd_plot.get(),
+                    diagnostics=self.diagnostics,
+                    residual=aligner.residual.result(self.joints) if aligner.residual
+                    else None,
+                    residual_plot=aligner.residual_plot.get())
+
+    def _state_timing(self):
+        timing = self.state_timing.result()
+        if timing is not None:
+            states = self.states
+            timing.update(duplicate_stamps=states.duplicates, out_of_order=states.out_of_order,
+                          backward_jumps=states.backward_jumps, other_messages=states.ignored)
+        return timing
+
+    def _command(self):
+        cmd = self.cmd
+        return dict(topic=self.topics.get('command'), messages=cmd['count'],
+                    peak=None if cmd['peak'] is None else cmd['peak'].tolist(),
+                    at_limit_pct=None if cmd['hits'] is None or self.model is None else
+                    (100.0 * cmd['hits'] / max(cmd['count'], 1)).tolist())
+
+
+def progress_printer(total):
+    """A callable(seen) printing the percentage to stderr (20 steps)."""
+    step = max(total // 20, 1)
+
+    def show(seen, done=False):
+        if done:
+            print('\rvalidate: 100.0 %', file=sys.stderr)
+        elif seen % step == 0:
+            print(f'\rvalidate: {100 * seen / max(total, 1):5.1f} %', end='', file=sys.stderr)
+    return show
