@@ -7,7 +7,7 @@ import pytest
 
 from robodyn_ros.control import JointMap, trajectory_from_message
 from robodyn_ros.errors import InputError
-from robodyn_ros.validation.validate import _trajectory_from_msg
+from robodyn_ros.validation.references import trajectory_reference
 
 NAMES = ['a', 'b', 'c']
 START = (np.array([0.1, 0.2, 0.3]), np.zeros(3), np.zeros(3))
@@ -55,9 +55,9 @@ def test_validation_follows_the_controllers_conversion():
     msg = _msg(['b', 'a', 'c'], [_point(0.4, [0.5, 0.0, 0.1], [0.0, 1.0, 0.0], [1.0, 0, 0]),
                                  _point(0.9, [0.4, 0.3, 0.2])])
     controller = trajectory_from_message(msg, JointMap(NAMES), START, 2.0)
-    validation = _trajectory_from_msg(msg, NAMES, 2.0, None, START[0])
+    validation = trajectory_reference(msg, NAMES, 2.0, None, START[0])
     for t in np.linspace(2.0, 3.0, 21):
         for ours, theirs in zip(controller(t), validation(t)):
             np.testing.assert_allclose(ours, theirs, atol=0)
     rejected = _msg(NAMES, [_point(0.5, [0.0, 0.0])])  # 2 positions for 3 names
-    assert _trajectory_from_msg(rejected, NAMES, 3.0, validation, None) is validation
+    assert trajectory_reference(rejected, NAMES, 3.0, validation, None) is validation

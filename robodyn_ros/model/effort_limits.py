@@ -1,0 +1,50 @@
+"""Effort limits of the chain: given explicitly or from the URDF, never missing or 0."""
+
+from dataclasses import replace
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..errors import ModelError
+
+__all__ = ['with_effort_limits', 'xml_with_efforts']
+
+
+def xml_with_efforts(xml, joints):
+    """The URDF text with the chain joints' effort limits as the model has them (urdfdom
+    consumers such as Pinocchio refuse a <limit> without effort)."""
+    root = ET.fromstring(xml)
+    effort = {j.name: j.effort for j in joints}
+    for elem in root.findall('joint'):
+        limit = elem.find('limit')
+        if elem.get('name') in effort and limit is not None:
+            limit.set('effort', repr(effort[elem.get('name')]))
+    return ET.tostring(root, encoding='unicode')
+
+
+def with_effort_limits(joints, given, missing):
+    """The chain joints with the given effort limits applied; ModelError when a joint is
+    left without a positive, finite one."""
+    names = [j.name for j in joints]
+    if given is not None:
+        if isinstance(given, dict):
+            unknown = sorted(set(given) - set(names))
+            if unknown:
+                raise ModelError(f'effort limits for joints {unknown} not in the chain; '
+                                 f'chain joints: {names}')
+            values = [given.get(name, joint.effort) for name, joint in zip(names, joints)]
+        else:
+            values = np.broadcast_to(np.asarray(given, dtype=float), (len(names),)) \
+                if np.ndim(given) == 0 or len(given) == len(names) else None
+            if values is None:
+                raise ModelError(f'effort limits: expected 1 or {len(names)} values (one per '
+                                 f'chain joint {names}), got {len(given)}')
+        joints = [replace(j, effort=float(v)) for j, v in zip(joints, values)]
+    bad = {j.name: ('missing' if j.name in missing or j.effort == np.inf else f'{j.effort:g}')
+           for j in joints if not (np.isfinite(j.effort) and j.effort > 0)}
+    if bad:
+        raise ModelError(f'effort limits missing or not positive for joints {bad}; give them '
+                         'explicitly (--effort-limits, or the effort_limits parameter) [N m '
+                         'or N]')
+    return joints
+
