@@ -223,7 +223,7 @@ report = validate_bag(sys.argv[1], out_dir=sys.argv[2], plots=True)
 wall = time.perf_counter() - t0
 print(json.dumps(dict(seconds=wall, peak_rss_mb=resource.getrusage(
     resource.RUSAGE_SELF).ru_maxrss / 1024.0, samples=report['overall']['samples'],
-    rms=report['overall']['rms'])))
+    rms=report['joints'][sys.argv[3]]['rms'])))
 """
 
 
@@ -238,8 +238,8 @@ def validate_benchmark(hours, storage='mcap', keep=None):
     truth = write_tracking_bag(bag, storage, duration=hours * 3600.0, drop_state_every=0,
                                drop_ref_every=0, reorder=False)
     write_s = time.perf_counter() - t0
-    out = subprocess.run([sys.executable, '-c', _VALIDATE, bag, os.path.join(tmp, 'report')],
-                         capture_output=True, text=True, check=False)
+    out = subprocess.run([sys.executable, '-c', _VALIDATE, bag, os.path.join(tmp, 'report'),
+                          truth['error_joint']], capture_output=True, text=True, check=False)
     if out.returncode != 0:
         raise InputError(f'validation benchmark failed: {out.stderr.strip()[-300:]}')
     result = json.loads(out.stdout.strip().splitlines()[-1])
