@@ -32,12 +32,20 @@ def build_parser():
     """The argparse parser of the ``robodyn`` command."""
     parser = argparse.ArgumentParser(prog='robodyn', description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest='command', required=True)
+    for add in (_inspect_parser, _check_parser, _bench_parser, _demo_parser,
+                _validate_parser):
+        add(sub)
+    return parser
 
+
+def _inspect_parser(sub):
     p = sub.add_parser('inspect', help='DH table and inertial parameters per DH frame')
     _add_robot(p)
     p.add_argument('--convention', choices=('standard', 'modified'), default='standard')
     p.add_argument('--json', action='store_true', help='machine-readable output')
 
+
+def _check_parser(sub):
     p = sub.add_parser('check', help='cross-check M, C, g, ID against Pinocchio')
     _add_robot(p)
     p.add_argument('--samples', type=int, default=100)
@@ -47,6 +55,8 @@ def build_parser():
     p.add_argument('--tolerance', type=float, default=1e-10)
     p.add_argument('--json', action='store_true')
 
+
+def _bench_parser(sub):
     p = sub.add_parser('bench', help='timing of M, C, g, ID and computed torque')
     p.add_argument('urdf', nargs='?', default='panda', help='URDF path or robot name')
     p.add_argument('--base', default=None)
@@ -70,6 +80,8 @@ def build_parser():
                         'ros2_control uses 50); needs the privilege')
     p.add_argument('--json', action='store_true')
 
+
+def _demo_parser(sub):
     p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')
     p.add_argument('--robot', default='panda', help='panda, ur5, three_link or a .urdf path')
     p.add_argument('--tip', default=None)
@@ -90,6 +102,8 @@ def build_parser():
     p.add_argument('--max-abs', type=float, default=None,
                    help='[rad] pass/fail bound (computed_torque default 5e-3)')
 
+
+def _validate_parser(sub):
     p = sub.add_parser('validate', help='tracking error and model residual from a rosbag2')
     p.add_argument('bag', help='rosbag2 directory')
     p.add_argument('--state-topic', default='/joint_states')
@@ -103,7 +117,6 @@ def build_parser():
     p.add_argument('--tolerance', type=float, default=1e-3, help='band for time-in-band')
     p.add_argument('--out', default=None, help='report directory (default: BAG/validation)')
     p.add_argument('--no-plots', action='store_true')
-    return parser
 
 
 def _load(args):
