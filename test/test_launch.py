@@ -69,9 +69,3 @@ def test_config_yaml_parses_and_joints_match_urdf(path):
     assert len(sim['q0']) == model.n
     lower, upper = model.lower, model.upper
     assert all(lo <= q <= hi for lo, q, hi in zip(lower, sim['q0'], upper))
-
-
-def test_setup_installs_launch_config_urdf():
-    source = open(os.path.join(ROOT, 'setup.py'), encoding='utf-8').read()
-    for folder in ('launch', 'config', 'urdf'):
-        assert f"share('{folder}'" in source

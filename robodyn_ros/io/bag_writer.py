@@ -12,7 +12,7 @@ from ..errors import BagError
 
 __all__ = ['BagWriter', 'typestore']
 
-_STORES = {}
+_STORES: dict[str, object] = {}
 
 
 def typestore():

@@ -85,6 +85,7 @@ class JointStateBatch:
         self.header_ends = {}
         self.count = 0
         self.seq = 0
+        self._last = None
         self.last = None  # latest (q, qd, effort) row, for merging partial messages
         self.max_t = -np.inf
         self.prev_t = None
@@ -104,7 +105,12 @@ class JointStateBatch:
 
     def add(self, raw, bag_ns):
         """Queue one serialized message (``bag_ns``: the bag timestamp, used if unstamped)."""
-        layout = self._layout(raw)
+        last = self._last  # the usual case: the same layout as the previous message
+        if last is not None and len(raw) == last.length and raw[12:last.header_end] == \
+                last.key:
+            layout = last
+        else:
+            layout = self._last = self._layout(raw)
         layout.batch.append(raw)
         layout.stamps_ns.append(bag_ns)
         layout.seq.append(self.seq)

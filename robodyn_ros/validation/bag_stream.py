@@ -60,37 +60,51 @@ class BagStream:
         self.last_state_raw = None
         self.early = []
 
+    @property
+    def handlers(self):
+        """{topic: handler(raw, msgtype, bag time [ns])} for the bag's message loop."""
+        routes = dict(state=self._on_state, reference=self._on_reference,
+                      command=self._on_command, diagnostics=self._on_diagnostics)
+        return {topic: routes[role] for role, topic in self.topics.items() if topic}
+
     def feed(self, topic, msgtype, stamp_ns, raw):
-        """Route one message."""
-        role = next((r for r, t in self.topics.items() if t == topic), None)
-        if role == 'state':
-            self._on_state(raw, stamp_ns)
-        elif role == 'reference':
-            self._on_reference(raw, msgtype, stamp_ns)
-        elif role == 'command':
-            self._on_command(raw, stamp_ns)
-        elif role == 'diagnostics':
-            for status in self.deserialize(raw, msgtype).status:
-                if status.name == 'robodyn_controller':
-                    self.diagnostics.append({kv.key: kv.value for kv in status.values})
+        """Route one message (the loop in validate_bag uses :attr:`handlers` directly)."""
+        handler = self.handlers.get(topic)
+        if handler is not None:
+            handler(raw, msgtype, stamp_ns)
+
+    def _on_diagnostics(self, raw, msgtype, stamp_ns):
+        for status in self.deserialize(raw, msgtype).status:
+            if status.name == 'robodyn_controller':
+                self.diagnostics.append({kv.key: kv.value for kv in status.values})
 
     # -- states and references ----------------------------------------------------------
-    def _on_state(self, raw, stamp_ns):
+    def _on_state(self, raw, msgtype, stamp_ns):
+        states = self.states
+        if not self.early and states.joints is not None and self.joints is not None:
+            states.add(raw, stamp_ns)  # the usual case, once per state: keep it short
+        else:
+            self._on_early_state(raw, stamp_ns)
+        self.states_seen += 1
+        if states.count >= CHUNK:
+            self.flush()
+
+    def _on_early_state(self, raw, stamp_ns):
+        """States before the joints are known wait (a reference may start at their
+        stamps); the first state after that takes them along."""
         if self.joints is None and self.refs is not None and len(self.refs):
             self.joints = self.refs.joints
-        if self.joints is None:  # no reference yet: it may start at these states' stamps
+        if self.joints is None:
             self.last_state_raw = raw
             self.early.append((raw, stamp_ns))
             del self.early[:-EARLY]
+            self.states_seen -= 1
             return
         self.states.joints = self.joints
         for early_raw, early_ns in self.early:
             self.states.add(early_raw, early_ns)
         self.early.clear()
         self.states.add(raw, stamp_ns)
-        self.states_seen += 1
-        if len(self.states) >= CHUNK:
-            self.flush()
 
     def _on_reference(self, raw, msgtype, stamp_ns):
         if self.refs is not None:
@@ -154,7 +168,7 @@ class BagStream:
             self.aligner.process(self.reference, final)
 
     # -- commands -----------------------------------------------------------------------
-    def _on_command(self, raw, stamp_ns):
+    def _on_command(self, raw, msgtype, stamp_ns):
         values = float64_multi_array(raw)
         cmd, model = self.cmd, self.model
         cmd['count'] += 1

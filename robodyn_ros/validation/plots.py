@@ -55,10 +55,11 @@ def write_plots(result, report, out_dir):
         figures['error'] = _per_joint(plt, joints, t, [(q_ref - q, '-', None)],
                                       band=report['tolerance_band'])
     if result['command_plot'] is not None:
-        figures['torques'] = _all_joints(plt, joints, *result['command_plot'],
-                                         'command [N m or N]')
+        t, tau = result['command_plot']
+        figures['torques'] = _all_joints(plt, joints, t, tau, 'command [N m or N]')
     if result['residual_plot'] is not None:
-        figures['residual'] = _all_joints(plt, joints, *result['residual_plot'],
+        t, residual = result['residual_plot']
+        figures['residual'] = _all_joints(plt, joints, t, residual,
                                           'effort - model [N m or N]')
     if result['periods'].size:
         figures['timing'] = _histogram(plt, result['periods'])

@@ -92,8 +92,9 @@ def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
         stream = BagStream(roles, ref_type, model, tolerance, bag.deserialize)
         show = progress_printer(sum(bag.counts.get(t, 0) for t in wanted)) if progress \
             else None
-        for seen, message in enumerate(bag.messages(wanted), start=1):
-            stream.feed(*message)
+        handlers = stream.handlers
+        for seen, (topic, msgtype, stamp_ns, raw) in enumerate(bag.messages(wanted), 1):
+            handlers[topic](raw, msgtype, stamp_ns)
             if show:
                 show(seen)
         if show:
