@@ -227,15 +227,15 @@ print(json.dumps(dict(seconds=wall, peak_rss_mb=resource.getrusage(
 """
 
 
-def validate_benchmark(hours, storage='mcap', keep=None):
+def validate_benchmark(hours):
     """Write an ``hours``-long 1 kHz bag (states + references, known error), validate it in a
     fresh process; wall time and peak RSS of the validation."""
     import shutil
-    tmp = keep or tempfile.mkdtemp(prefix='robodyn-validate-bench-')
+    tmp = tempfile.mkdtemp(prefix='robodyn-validate-bench-')
     bag = os.path.join(tmp, 'bag')
     from .validation.synthetic import write_tracking_bag
     t0 = time.perf_counter()
-    truth = write_tracking_bag(bag, storage, duration=hours * 3600.0, drop_state_every=0,
+    truth = write_tracking_bag(bag, 'mcap', duration=hours * 3600.0, drop_state_every=0,
                                drop_ref_every=0, reorder=False)
     write_s = time.perf_counter() - t0
     out = subprocess.run([sys.executable, '-c', _VALIDATE, bag, os.path.join(tmp, 'report'),
@@ -247,8 +247,7 @@ def validate_benchmark(hours, storage='mcap', keep=None):
                   write_seconds=write_s, expected_rms=truth['rms'],
                   bag_mb=sum(os.path.getsize(os.path.join(bag, f)) for f in os.listdir(bag))
                   / 1e6)
-    if keep is None:
-        shutil.rmtree(tmp, ignore_errors=True)
+    shutil.rmtree(tmp, ignore_errors=True)
     return result
 
 

@@ -11,6 +11,7 @@ import time
 
 import numpy as np
 
+from .defaults import JOINT_STATES
 from .errors import ConfigError, RobodynError
 
 __all__ = ['build_parser', 'run', 'main']
@@ -106,7 +107,7 @@ def _demo_parser(sub):
 def _validate_parser(sub):
     p = sub.add_parser('validate', help='tracking error and model residual from a rosbag2')
     p.add_argument('bag', help='rosbag2 directory')
-    p.add_argument('--state-topic', default='/joint_states')
+    p.add_argument('--state-topic', default='/' + JOINT_STATES)
     p.add_argument('--reference-topic', default=None)
     p.add_argument('--command-topic', default=None)
     p.add_argument('--robot', default=None, help='URDF/robot name for the model residual')

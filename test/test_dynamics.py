@@ -198,3 +198,16 @@ def test_computed_torque_equals_formula():
         ref.friction_torque(qd)
     np.testing.assert_allclose(dyn.computed_torque(q, qd, qr, qdr, qddr, kp, kd), expected,
                                atol=1e-10)
+
+
+def test_gravity_is_the_gradient_of_the_potential_energy():
+    """g(q) = (dP/dq)^T (seed 000 eq. 45) with P of eq. 17, by central differences."""
+    from robodyn_ros.dynamics import dh_chain, link_kinematics, potential_energy
+    model = load_urdf(random_chain(5, 7), tip_link='tip')
+    chain = dh_chain(model)
+    q = np.random.default_rng(7).uniform(-2, 2, model.n)
+    h = 1e-6
+    grad = np.array([(potential_energy(chain, link_kinematics(chain, q + h * e, False)) -
+                      potential_energy(chain, link_kinematics(chain, q - h * e, False)))
+                     / (2 * h) for e in np.eye(model.n)])
+    np.testing.assert_allclose(RigidBodyDynamics(model).gravity_vector(q), grad, atol=1e-7)

@@ -21,12 +21,13 @@ def test_core_does_not_import_rclpy():
 #: What each layer may import from the package (data flows URDF -> model -> dynamics ->
 #: control -> nodes -> bag -> validation -> report; io and errors serve everyone).
 ALLOWED = {
-    'model': {'model', 'errors', 'share'},
-    'dynamics': {'dynamics', 'model', 'errors'},
-    'control': {'control', 'dynamics', 'model', 'errors'},
-    'io': {'io', 'errors'},
-    'sim': {'sim', 'model', 'dynamics', 'control', 'errors'},  # control: the JTC it emulates
-    'validation': {'validation', 'io', 'control', 'dynamics', 'model', 'sim', 'errors'},
+    'model': {'model', 'errors', 'defaults', 'share'},
+    'dynamics': {'dynamics', 'model', 'errors', 'defaults'},
+    'control': {'control', 'dynamics', 'model', 'errors', 'defaults'},
+    'io': {'io', 'errors', 'defaults'},
+    'sim': {'sim', 'model', 'dynamics', 'control', 'errors', 'defaults'},  # control: its JTC
+    'validation': {'validation', 'io', 'control', 'dynamics', 'model', 'sim', 'errors',
+                   'defaults'},
 }
 
 

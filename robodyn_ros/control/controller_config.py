@@ -12,6 +12,7 @@ import math
 
 import numpy as np
 
+from ..defaults import GRAVITY
 from ..errors import ConfigError
 from .laws import MODES
 
@@ -45,7 +46,7 @@ class ControllerConfig:
     include_friction: bool = False
     friction_smoothing: float = 0.01
     feedforward_pd: bool = True
-    gravity: tuple = (0.0, 0.0, -9.81)
+    gravity: tuple = GRAVITY
     state_timeout: float = 0.05
     diagnostics_period: float = 0.1
     max_torque_rate: float = 1000.0

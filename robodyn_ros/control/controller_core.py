@@ -10,13 +10,15 @@ switched on) shifts the reference with it.
 """
 
 from array import array
+from collections.abc import Sequence
 import time
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..dynamics import RigidBodyDynamics
 from ..errors import ConfigError, InputError, RobodynError
+from ..model import RobotModel
 from .controller_config import ControllerConfig
 from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
@@ -54,7 +56,7 @@ class ControllerCore:
             length, effort limits missing or 0 without an ``effort_limits`` override.
     """
 
-    def __init__(self, model, config):
+    def __init__(self, model: RobotModel, config: ControllerConfig) -> None:
         if not isinstance(config, ControllerConfig):
             raise ConfigError(f'config: expected a ControllerConfig, got {type(config)}')
         n = model.n
@@ -88,7 +90,7 @@ class ControllerCore:
             self.cross_check = OnlineCrossCheck(self.dyn, config.gravity,
                                                 config.cross_check_every,
                                                 config.cross_check_tolerance)
-        self.events = []
+        self.events: list[tuple[int, str]] = []
         self.q = self.qd = None
         self.stamp = 0.0
         self.stamp_offset = 0.0
@@ -112,7 +114,7 @@ class ControllerCore:
             safe_command=cfg.safe_command, initial_output=cfg.initial_output)
 
     # -- lifecycle --------------------------------------------------------------------
-    def warm_up(self):
+    def warm_up(self) -> float:
         """Run every compiled path once at a mid-range state (loads numba's kernels before
         the first cycle); returns the time it took [s]."""
         t0 = time.perf_counter()
@@ -130,11 +132,11 @@ class ControllerCore:
         self.supervisor.warm_up(q)
         return time.perf_counter() - t0
 
-    def activate(self, now):
+    def activate(self, now: float) -> None:
         """Start commanding at the first valid state; ramps in from the current output."""
         self.supervisor.activate(now)
 
-    def final_commands(self, now, reason):
+    def final_commands(self, now: float, reason: str) -> list[np.ndarray]:
         """Deactivate: commands (command order), one per period, ramping to the final safe
         command within the rate limit; publish them all."""
         ramp = self.supervisor.final_ramp(now)
@@ -142,7 +144,8 @@ class ControllerCore:
         return [self._ordered(tau) for tau in ramp]
 
     # -- inputs -----------------------------------------------------------------------
-    def on_state(self, now, names, position, velocity, stamp=0.0):
+    def on_state(self, now: float, names: Sequence[str], position: Sequence[float],
+                 velocity: Sequence[float], stamp: float = 0.0) -> bool:
         """A JointState's fields (any joint order; ``stamp`` [s], 0 = unset). Returns True
         when the state is valid (it feeds the watchdog); False with the reason recorded."""
         try:
@@ -195,7 +198,7 @@ class ControllerCore:
                                               'holding the current position'))
             self.reference.hold(q, t)
 
-    def on_trajectory(self, now, msg):
+    def on_trajectory(self, now: float, msg: Any) -> tuple[bool, str]:
         """Follow a JointTrajectory (duck-typed). Returns (accepted, one-line text)."""
         if not self.supervisor.commanding:
             text = f'trajectory rejected: controller is {self.supervisor.mode}'
@@ -211,7 +214,7 @@ class ControllerCore:
         return False, text
 
     # -- the cycle --------------------------------------------------------------------
-    def update(self, now):
+    def update(self, now: float) -> Command | None:
         """One cycle at monotonic time ``now`` [s]: a Command, or None while nothing may
         be published (inactive, or no valid state since activation)."""
         sup = self.supervisor
@@ -250,13 +253,13 @@ class ControllerCore:
         return tau
 
     # -- reporting --------------------------------------------------------------------
-    def drain_events(self):
+    def drain_events(self) -> list[tuple[int, str]]:
         """Transitions and rejections since the last call: [(level, text)], each once."""
         events = self.supervisor.events + self.events
         self.supervisor.events, self.events = [], []
         return events
 
-    def diagnostics(self, now):
+    def diagnostics(self, now: float) -> tuple[int, str, dict[str, str]]:
         """(level, message, {key: value}) describing the controller now."""
         sup = self.supervisor
         values = {'state': sup.mode, 'reason': sup.reason, 'mode': self.config.mode,

@@ -187,5 +187,5 @@ def make_reference(kind, q0, amplitudes=None, periods=None, ramp=1.0):
         if amp.shape != per.shape:
             raise InputError(f'amplitudes {amp.shape} and periods {per.shape} differ')
         return SumOfSines(q0, amp, per, ramp)
-    raise InputError(f'unknown reference {kind!r}; valid: hold, one_minus_cos, sum_of_sines, '
-                     'trajectory')
+    raise InputError(f'unknown reference {kind!r}; valid: hold, one_minus_cos, sum_of_sines '
+                     '(a trajectory arrives as a JointTrajectory message)')

@@ -4,6 +4,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..defaults import GRAVITY
 from ..errors import InputError
 
 __all__ = ['DHChain', 'dh_chain']
@@ -37,7 +38,7 @@ class DHChain:
         return len(self.a)
 
 
-def dh_chain(model, gravity=(0.0, 0.0, -9.81)):
+def dh_chain(model, gravity=GRAVITY):
     """Build the :class:`DHChain` of a RobotModel; ``gravity`` is given in the base_link frame."""
     gravity = np.asarray(gravity, dtype=float)
     if gravity.shape != (3,) or not np.all(np.isfinite(gravity)):

@@ -3,6 +3,7 @@ dynamics are checked against (offline by ``robodyn check``, online by the contro
 
 import numpy as np
 
+from ..defaults import GRAVITY
 from ..errors import ModelError
 
 __all__ = ['PinocchioChain']
@@ -16,7 +17,7 @@ class PinocchioChain:
         gravity: gravity in the base_link frame [m/s^2].
     """
 
-    def __init__(self, model, gravity=(0.0, 0.0, -9.81)):
+    def __init__(self, model, gravity=GRAVITY):
         import pinocchio as pin
         self.pin = pin
         try:

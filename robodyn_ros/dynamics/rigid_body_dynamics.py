@@ -1,9 +1,14 @@
 """RigidBodyDynamics: one object per robot, choosing a formulation by ``method``."""
 
-import numpy as np
+from typing import Any
 
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..defaults import GRAVITY
 from ..errors import InputError
 from ..model.kinematics import check_vector
+from ..model.robot_model import RobotModel
 from .chain import dh_chain
 from .coriolis_matrix import coriolis_christoffel, coriolis_kronecker
 from .friction import friction_torque
@@ -39,8 +44,9 @@ class RigidBodyDynamics:
             0 gives the exact sign.
     """
 
-    def __init__(self, model, method='recursive', gravity=(0.0, 0.0, -9.81), viscous=None,
-                 coulomb=None, friction_smoothing=0.0):
+    def __init__(self, model: RobotModel, method: str = 'recursive',
+                 gravity: ArrayLike = GRAVITY, viscous: ArrayLike | None = None,
+                 coulomb: ArrayLike | None = None, friction_smoothing: float = 0.0) -> None:
         if method not in METHODS:
             raise InputError(f'unknown dynamics method {method!r}; valid: {", ".join(METHODS)}')
         self.model = model
@@ -60,20 +66,20 @@ class RigidBodyDynamics:
         self._compiled = method == 'recursive'
         if self._compiled:  # numba loads here, on first use, not on import
             from . import recursive
-            self._k = recursive
+            self._k: Any = recursive
         self._shape = (n,)
         self._buf = workspace(n)
         self._out = np.zeros((2 * n + 1, n))
         self._m, self._c, self._g = self._out[:n], self._out[n:2 * n], self._out[2 * n]
         self._tau = np.zeros(n)
         self._zero = np.zeros(n)
-        self._out_checked = None
+        self._out_checked: np.ndarray | None = None
 
     # -- input checks -------------------------------------------------------------
-    def _vec(self, value, name):
+    def _vec(self, value: ArrayLike, name: str) -> np.ndarray:
         return check_vector(value, self.n, name)
 
-    def _fast(self, value, name):
+    def _fast(self, value: ArrayLike, name: str) -> np.ndarray:
         # The compiled kernels check finiteness themselves; skip the Python-side copy.
         if self._compiled and type(value) is np.ndarray and value.shape == self._shape \
                 and value.dtype == np.float64:
@@ -97,7 +103,7 @@ class RigidBodyDynamics:
         return coriolis_christoffel(dm, qd)
 
     # -- public API -------------------------------------------------------------------
-    def mass_matrix(self, q):
+    def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """(n, n) joint-space inertia matrix M(q), symmetric positive definite."""
         q = self._fast(q, 'q')
         if self.method == 'recursive':
@@ -105,17 +111,16 @@ class RigidBodyDynamics:
             return self._m.copy()
         return mass_matrix_jacobian(self.chain, q)
 
-    def mass_matrix_derivatives(self, q):
+    def mass_matrix_derivatives(self, q: ArrayLike) -> np.ndarray:
         """(n, n, n) analytic dM/dq_k (k first), from seed 000 eq. (28)."""
         q = self._vec(q, 'q')
         return mass_matrix_derivative(self.chain, link_kinematics(self.chain, q))
 
-    def mass_matrix_dot(self, q, qd):
+    def mass_matrix_dot(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """Mdot = dM/dq (1_n (x) qd) = sum_k dM/dq_k qd_k (seed 000 eq. 40), analytic."""
-        qd = self._vec(qd, 'qd')
-        return np.einsum('kij,k->ij', self.mass_matrix_derivatives(q), qd)
+        return np.einsum('kij,k->ij', self.mass_matrix_derivatives(q), self._vec(qd, 'qd'))
 
-    def coriolis_matrix(self, q, qd):
+    def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
         """(n, n) Coriolis/centrifugal matrix with Mdot - 2C skew-symmetric."""
         q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
         if self.method == 'recursive':
@@ -124,7 +129,7 @@ class RigidBodyDynamics:
         return self._coriolis(mass_matrix_derivative(self.chain, link_kinematics(self.chain, q)),
                               qd)
 
-    def gravity_vector(self, q):
+    def gravity_vector(self, q: ArrayLike) -> np.ndarray:
         """(n,) gravity torques g(q) = (dP/dq)^T."""
         q = self._fast(q, 'q')
         if self.method == 'recursive':
@@ -132,7 +137,8 @@ class RigidBodyDynamics:
             return self._g.copy()
         return gravity_jacobian(self.chain, link_kinematics(self.chain, q, False))
 
-    def terms(self, q, qd):
+    def terms(self, q: ArrayLike,
+              qd: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(M, C, g) for one control cycle, sharing one kinematics pass."""
         q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
         if self._compiled:
@@ -144,7 +150,7 @@ class RigidBodyDynamics:
         cor = self._coriolis(mass_matrix_derivative(self.chain, kin), qd)
         return mass_matrix_jacobian(self.chain, q, kin), cor, gravity_jacobian(self.chain, kin)
 
-    def terms_into(self, q, qd, out):
+    def terms_into(self, q: ArrayLike, qd: ArrayLike, out: np.ndarray) -> None:
         """Allocation-free M, C, g: ``out`` is a (2n + 1, n) float array receiving M in rows
         [0, n), C in rows [n, 2n) and g in row 2n."""
         if out is not self._out_checked:  # checked once per buffer, not every cycle
@@ -161,7 +167,7 @@ class RigidBodyDynamics:
             return
         self._run_terms(q, qd, MODE_ALL, out)
 
-    def inverse_dynamics(self, q, qd, qdd):
+    def inverse_dynamics(self, q: ArrayLike, qd: ArrayLike, qdd: ArrayLike) -> np.ndarray:
         """tau = M(q) qdd + C(q, qd) qd + g(q) (seed 000 eq. 29, no friction)."""
         q, qd, qdd = self._fast(q, 'q'), self._fast(qd, 'qd'), self._fast(qdd, 'qdd')
         if self.method == 'recursive':
@@ -171,12 +177,14 @@ class RigidBodyDynamics:
         m, c, g = self.terms(q, qd)
         return m @ qdd + c @ qd + g
 
-    def friction_torque(self, qd):
+    def friction_torque(self, qd: ArrayLike) -> np.ndarray:
         """(n,) viscous + Coulomb friction torque (seed 004)."""
         qd = self._vec(qd, 'qd')
         return friction_torque(qd, self.viscous, self.coulomb, self.friction_smoothing)
 
-    def computed_torque_prechecked(self, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, friction):
+    def computed_torque_prechecked(self, q: np.ndarray, qd: np.ndarray, q_ref: np.ndarray,
+                                   qd_ref: np.ndarray, qdd_ref: np.ndarray, kp: np.ndarray,
+                                   kd: np.ndarray, friction: bool) -> np.ndarray:
         """:meth:`computed_torque` for callers that have already checked their inputs:
         float64 (n,) arrays (the controller's hot path: no per-argument Python checks).
         The kernel still refuses non-finite values (InputError)."""
@@ -187,7 +195,9 @@ class RigidBodyDynamics:
             self._non_finite(q=q, qd=qd, q_ref=q_ref, qd_ref=qd_ref, qdd_ref=qdd_ref)
         return self._tau.copy()
 
-    def computed_torque(self, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, friction=True):
+    def computed_torque(self, q: ArrayLike, qd: ArrayLike, q_ref: ArrayLike, qd_ref: ArrayLike,
+                        qdd_ref: ArrayLike, kp: ArrayLike, kd: ArrayLike,
+                        friction: bool = True) -> np.ndarray:
         """tau = M(q)(qdd_r + Kd e_dot + Kp e) + C(q, qd) qd + g(q) [+ tau_f(qd)].
 
         ``kp`` [1/s^2] and ``kd`` [1/s] are per-joint gains (n,).
@@ -196,10 +206,10 @@ class RigidBodyDynamics:
                                               (qd_ref, 'qd_ref'), (qdd_ref, 'qdd_ref'),
                                               (kp, 'kp'), (kd, 'kd'))]
         if self.method != 'recursive':
-            q, qd, q_ref, qd_ref, qdd_ref, kp, kd = args
-            aq = qdd_ref + kd * (qd_ref - qd) + kp * (q_ref - q)
-            tau = self.inverse_dynamics(q, qd, aq)
-            return tau + (self.friction_torque(qd) if friction else 0.0)
+            qa, qda, qa_ref, qda_ref, qdda_ref, kpa, kda = args
+            aq = qdda_ref + kda * (qda_ref - qda) + kpa * (qa_ref - qa)
+            tau = self.inverse_dynamics(qa, qda, aq)
+            return tau + (self.friction_torque(qda) if friction else 0.0)
         if not self._k.computed_torque_kernel(*args, self._params, friction, self._tau,
                                               self._buf):
             self._non_finite(q=q, qd=qd, q_ref=q_ref, qd_ref=qd_ref, qdd_ref=qdd_ref)

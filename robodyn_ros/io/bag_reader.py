@@ -4,9 +4,11 @@ No ROS installation is needed. Messages are yielded in time order one by one, so
 stays bounded whatever the bag's length.
 """
 
+from collections.abc import Collection, Iterator
 import os
 from pathlib import Path
 import shutil
+from typing import Any
 
 from ..errors import BagError
 from .bag_recovery import needs_recovery, recover_bag
@@ -24,14 +26,14 @@ class BagReader:
         BagError: missing, empty, truncated or corrupted bag, with the reason.
     """
 
-    def __init__(self, path):
+    def __init__(self, path: str | os.PathLike) -> None:
         from rosbags.rosbag2 import Reader
         path = Path(path)
         if not path.exists():
             raise BagError(f'bag not found: {path}')
         if path.is_file():
             path = path.parent
-        self.recovered = None
+        self.recovered: dict[str, Any] | None = None
         if needs_recovery(path):  # its writer was killed: read a recovered copy
             copy, count = recover_bag(path)
             self.recovered = dict(original=str(path), copy=str(copy), messages=count)
@@ -43,14 +45,14 @@ class BagReader:
             raise BagError(f'cannot open bag {path}: {type(exc).__name__}: {exc}') from None
         self.path = path
         self.store = typestore()
-        self.registered = set()
+        self.registered: set[str] = set()
         self.topics = {c.topic: c.msgtype for c in self.reader.connections}
         self.msgdefs = {c.msgtype: c.msgdef for c in self.reader.connections}
-        self.counts = {}
+        self.counts: dict[str, int] = {}
         for conn in self.reader.connections:
             self.counts[conn.topic] = self.counts.get(conn.topic, 0) + (conn.msgcount or 0)
 
-    def close(self):
+    def close(self) -> None:
         """Close the underlying reader (and delete a recovered copy)."""
         try:
             self.reader.close()
@@ -65,14 +67,14 @@ class BagReader:
     def __exit__(self, *exc):
         self.close()
 
-    def require(self, topic, what):
+    def require(self, topic: str, what: str) -> None:
         """Raise a BagError naming the available topics if ``topic`` is absent."""
         if topic not in self.topics:
             available = ', '.join(f'{t} ({m})' for t, m in sorted(self.topics.items()))
             raise BagError(f'{what} topic {topic!r} is not in the bag; topics: '
                            f'{available or "none"}')
 
-    def messages(self, topics):
+    def messages(self, topics: Collection[str]) -> Iterator[tuple[str, str, int, bytes]]:
         """Yield (topic, msgtype, bag timestamp [ns], raw CDR) in time order."""
         conns = [c for c in self.reader.connections if c.topic in topics]
         try:
@@ -111,7 +113,7 @@ class BagReader:
             raise BagError(f'cannot parse the definition of {msgtype!r}: {exc}') from None
         self.registered.add(msgtype)
 
-    def deserialize(self, raw, msgtype):
+    def deserialize(self, raw: bytes, msgtype: str) -> Any:
         """Generic deserialization (Kilted definitions, or the bag's own for other types)."""
         self._register(msgtype)
         try:

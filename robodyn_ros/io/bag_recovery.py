@@ -7,6 +7,7 @@ sequentially up to the first truncated one; sqlite3: every committed row) and wr
 a fresh, complete bag in a temporary directory; the original is left untouched.
 """
 
+import os
 from pathlib import Path
 import sqlite3
 import struct
@@ -19,7 +20,7 @@ __all__ = ['needs_recovery', 'recover_bag']
 MCAP_MAGIC = b'\x89MCAP0\r\n'
 
 
-def needs_recovery(path):
+def needs_recovery(path: str | os.PathLike) -> bool:
     """True for a bag directory with a storage file but no metadata.yaml."""
     path = Path(path)
     return path.is_dir() and not (path / 'metadata.yaml').exists() and \
@@ -132,7 +133,7 @@ def _store_for(schemas):
     return store
 
 
-def recover_bag(path):
+def recover_bag(path: str | os.PathLike) -> tuple[Path, int]:
     """A complete copy of the killed bag at ``path`` (its storage files read up to the
     last complete record). Returns (directory of the copy, messages recovered).
 

@@ -4,6 +4,7 @@ import os
 import re
 import sys
 import time
+from typing import Any
 
 from rosbags.rosbag2 import StoragePlugin, Writer
 from rosbags.typesys import Stores, TypesysError, get_types_from_msg, get_typestore
@@ -62,24 +63,26 @@ class BagWriter:
             a killed writer loses at most that much; None: only at close (fastest).
     """
 
-    def __init__(self, path, storage='mcap', flush_period=None):
+    def __init__(self, path: str | os.PathLike, storage: str = 'mcap',
+                 flush_period: float | None = None) -> None:
         if storage not in ('mcap', 'sqlite3'):
             raise BagError(f'unknown storage {storage!r}; valid: mcap, sqlite3')
         if os.path.exists(path):
             raise BagError(f'bag directory already exists: {path}')
         plugin = StoragePlugin.MCAP if storage == 'mcap' else StoragePlugin.SQLITE3
-        self.writer = Writer(path, version=9, storage_plugin=plugin)
-        self.writer.open()
+        writer: Any = Writer(str(path), version=9, storage_plugin=plugin)
+        writer.open()
+        self.writer = writer
         self.storage = storage
         self.flush_period = flush_period
         self.last_flush = time.monotonic()
         if flush_period is not None and storage == 'sqlite3':
-            self.writer.storage.conn.execute('PRAGMA journal_mode=WAL')
-        self.connections = {}
+            writer.storage.conn.execute('PRAGMA journal_mode=WAL')
+        self.connections: dict[str, Any] = {}
         self.path = path
         self.count = 0
 
-    def add_topic(self, topic, msgtype, store=None):
+    def add_topic(self, topic: str, msgtype: str, store: Any = None) -> None:
         """Register a topic with its type ('sensor_msgs/msg/JointState'); ``store`` is a
         rosbags typestore knowing the type (default: ROS 2 Kilted)."""
         if topic not in self.connections:
@@ -90,7 +93,7 @@ class BagWriter:
             self.connections[topic] = self.writer.add_connection(topic, msgtype,
                                                                  typestore=store)
 
-    def write(self, topic, timestamp_ns, data):
+    def write(self, topic: str, timestamp_ns: int, data: bytes | memoryview) -> None:
         """Write one serialized message at ``timestamp_ns``."""
         self.writer.write(self.connections[topic], int(timestamp_ns), data)
         self.count += 1
@@ -98,9 +101,9 @@ class BagWriter:
                 time.monotonic() - self.last_flush >= self.flush_period:
             self.flush()
 
-    def flush(self):
+    def flush(self) -> None:
         """Make every message written so far durable (see ``flush_period``)."""
-        storage = self.writer.storage
+        storage: Any = self.writer.storage
         if self.storage == 'mcap':
             if storage.chunk.bio.tell():
                 storage.close_chunk()
@@ -109,12 +112,13 @@ class BagWriter:
             storage.conn.commit()
         self.last_flush = time.monotonic()
 
-    def write_message(self, topic, msgtype, timestamp_ns, message, store=None):
+    def write_message(self, topic: str, msgtype: str, timestamp_ns: int, message: Any,
+                      store: Any = None) -> None:
         """Serialize a rosbags message object and write it."""
         self.add_topic(topic, msgtype, store)
         self.write(topic, timestamp_ns, (store or typestore()).serialize_cdr(message, msgtype))
 
-    def close(self):
+    def close(self) -> None:
         """Finish the bag (metadata.yaml); safe to call twice."""
         if self.writer is not None:
             self.writer.close()

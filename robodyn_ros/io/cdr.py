@@ -3,9 +3,11 @@ sensor_msgs/JointState and std_msgs/Float64MultiArray. Everything else goes thro
 rosbags' generic serializer. Malformed bytes raise BagError, never struct/Unicode errors.
 """
 
+from collections.abc import Sequence
 import struct
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ..errors import BagError
 
@@ -29,7 +31,9 @@ def _count(data, off, item_size, what):
     return count
 
 
-def parse_joint_state(raw):
+def parse_joint_state(
+        raw: bytes | memoryview) -> tuple[float, tuple[str, ...], np.ndarray, np.ndarray,
+                                          np.ndarray]:
     """Decode a CDR (little-endian) sensor_msgs/JointState without the generic machinery.
 
     Returns:
@@ -87,7 +91,9 @@ def _pad(buf, align):
     return buf + b'\0' * ((-len(buf)) % align)
 
 
-def encode_joint_state(stamp, names, position, velocity=(), effort=(), frame_id=''):
+def encode_joint_state(stamp: float, names: Sequence[str], position: ArrayLike,
+                       velocity: ArrayLike = (), effort: ArrayLike = (),
+                       frame_id: str = '') -> bytes:
     """CDR bytes of a sensor_msgs/JointState (little-endian, with encapsulation header)."""
     sec = int(np.floor(stamp))
     nsec = int(round((stamp - sec) * 1e9))
@@ -105,7 +111,7 @@ def encode_joint_state(stamp, names, position, velocity=(), effort=(), frame_id=
     return b'\x00\x01\x00\x00' + body
 
 
-def float64_multi_array(raw):
+def float64_multi_array(raw: bytes | memoryview) -> np.ndarray:
     """Decode std_msgs/Float64MultiArray CDR (layout dims, data_offset, data).
 
     Raises:

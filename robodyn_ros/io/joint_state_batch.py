@@ -12,6 +12,7 @@ a stamp earlier than one already seen is out of order (a clock jump back); both 
 and left out, so the returned samples are strictly increasing in time.
 """
 
+from collections.abc import Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -79,10 +80,10 @@ class JointStateBatch:
         docstring).
     """
 
-    def __init__(self, joints=None):
-        self.joints = list(joints) if joints else None
-        self.layouts = {}
-        self.header_ends = {}
+    def __init__(self, joints: Sequence[str] | None = None) -> None:
+        self.joints: list[str] | None = list(joints) if joints else None
+        self.layouts: dict[tuple[int, bytes], _Layout] = {}
+        self.header_ends: dict[int, set[int]] = {}
         self.count = 0
         self.seq = 0
         self._last = None
@@ -103,7 +104,7 @@ class JointStateBatch:
         self.header_ends.setdefault(n, set()).add(layout.header_end)
         return self.layouts.setdefault((n, layout.key), layout)
 
-    def add(self, raw, bag_ns):
+    def add(self, raw: bytes | memoryview, bag_ns: int) -> None:
         """Queue one serialized message (``bag_ns``: the bag timestamp, used if unstamped)."""
         last = self._last  # the usual case: the same layout as the previous message
         if last is not None and len(raw) == last.length and raw[12:last.header_end] == \
@@ -120,7 +121,7 @@ class JointStateBatch:
     def __len__(self):
         return self.count
 
-    def names_seen(self):
+    def names_seen(self) -> set[str]:
         """Every joint name any queued or taken message carried."""
         return {name for layout in self.layouts.values() for name in layout.names}
 
@@ -219,12 +220,14 @@ class JointStateBatch:
                 self.out_of_order += 1
         return keep
 
-    def take(self):
+    def take(self) -> StateArrays:
         """The queued messages as :class:`StateArrays`; empties the queue.
 
         Raises:
             BagError: a message's arrays do not match its names.
         """
+        if self.joints is None:
+            raise BagError('JointStateBatch.take: no joints known yet')
         n = len(self.joints)
         parts = []
         for layout in self.layouts.values():

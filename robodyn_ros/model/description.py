@@ -7,6 +7,7 @@ xacro namespace or ``<xacro:`` tags) is expanded with the ``xacro`` package, wit
 would. No ROS imports (``$(find pkg)`` inside a xacro needs the ament index, as in ROS).
 """
 
+from collections.abc import Sequence
 import contextlib
 import io
 import os
@@ -14,12 +15,15 @@ import xml.parsers.expat
 
 from ..errors import InputError, UrdfError
 
-__all__ = ['read_description', 'expand_xacro', 'is_xacro', 'parse_mappings']
+__all__ = ['Mappings', 'read_description', 'expand_xacro', 'is_xacro', 'parse_mappings']
+
+#: xacro arguments: {name: value} or ['name:=value', ...].
+Mappings = dict[str, str] | Sequence[str]
 
 XACRO_NS = 'http://www.ros.org/wiki/xacro'
 
 
-def parse_mappings(items):
+def parse_mappings(items: Mappings | None) -> dict[str, str]:
     """``['name:=value', ...]`` (or a dict) -> {name: value}; InputError naming a bad item."""
     if isinstance(items, dict):
         return {str(k): str(v) for k, v in items.items()}
@@ -32,12 +36,12 @@ def parse_mappings(items):
     return out
 
 
-def is_xacro(text):
+def is_xacro(text: str) -> bool:
     """True when XML text uses xacro (its namespace or a ``<xacro:`` tag)."""
     return XACRO_NS in text or '<xacro:' in text
 
 
-def expand_xacro(source, mappings=None):
+def expand_xacro(source: str | os.PathLike, mappings: dict[str, str] | None = None) -> str:
     """Expand a xacro file path or xacro XML text into URDF XML text.
 
     Args:
@@ -73,7 +77,7 @@ def expand_xacro(source, mappings=None):
     return doc.toxml()
 
 
-def read_description(source, mappings=None):
+def read_description(source: str | os.PathLike, mappings: Mappings | None = None) -> str:
     """URDF XML text from a ``.urdf``/``.xacro`` path or XML (URDF or xacro) text.
 
     Args:

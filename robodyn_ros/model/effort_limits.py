@@ -1,5 +1,6 @@
 """Effort limits of the chain: given explicitly or from the URDF, never missing or 0."""
 
+from collections.abc import Sequence
 from dataclasses import replace
 import xml.etree.ElementTree as ET
 
@@ -7,7 +8,10 @@ import numpy as np
 
 from ..errors import ModelError
 
-__all__ = ['with_effort_limits', 'xml_with_efforts']
+__all__ = ['EffortLimits', 'with_effort_limits', 'xml_with_efforts']
+
+#: Effort limits [N m or N]: {joint: value}, one value per chain joint, or one for all.
+EffortLimits = dict[str, float] | Sequence[float] | float
 
 
 def xml_with_efforts(xml, joints):

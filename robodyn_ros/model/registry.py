@@ -10,9 +10,13 @@ import os
 import site
 import sys
 import sysconfig
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
 from ..share import share_dir
+
+if TYPE_CHECKING:
+    from .robot_model import RobotModel
 
 __all__ = ['RobotSpec', 'ROBOTS', 'load_robot', 'robot_path', 'bundled_urdf_dir',
            'example_robot_data_dir', 'package_share']
@@ -32,7 +36,7 @@ class RobotSpec:
     base_link: str | None = None
     tip_link: str | None = None
 
-    def file(self):
+    def file(self) -> str:
         """Absolute path of the description file."""
         root = bundled_urdf_dir() if self.source == BUNDLED else example_robot_data_dir()
         return os.path.join(root, self.path)
@@ -63,12 +67,12 @@ ROBOTS = {spec.name: spec for spec in (
 )}
 
 
-def bundled_urdf_dir():
+def bundled_urdf_dir() -> str:
     """Directory of the bundled URDFs (source tree or installed share/robodyn_ros/urdf)."""
     return os.path.join(share_dir(), 'urdf')
 
 
-def example_robot_data_dir():
+def example_robot_data_dir() -> str:
     """The example-robot-data robots directory (env ROBODYN_ROBOTS_DIR overrides)."""
     env = os.environ.get('ROBODYN_ROBOTS_DIR')
     if env:
@@ -84,7 +88,7 @@ def example_robot_data_dir():
                      'or set ROBODYN_ROBOTS_DIR')
 
 
-def package_share(package):
+def package_share(package: str) -> str | None:
     """Share directory of a package named in ``package://`` URIs, or None: robodyn_ros,
     example-robot-data (pip), else the ament index when ROS is sourced."""
     if package == 'robodyn_ros':
@@ -101,7 +105,7 @@ def package_share(package):
         return None
 
 
-def robot_path(name):
+def robot_path(name: str) -> tuple[str, str | None, str | None]:
     """(description path, base_link, tip_link) of a named robot, or of a path as given."""
     if name in ROBOTS:
         spec = ROBOTS[name]
@@ -113,7 +117,8 @@ def robot_path(name):
                      '.urdf or .xacro file')
 
 
-def load_robot(name_or_path, base_link=None, tip_link=None, **kwargs):
+def load_robot(name_or_path: str, base_link: str | None = None, tip_link: str | None = None,
+               **kwargs: Any) -> 'RobotModel':
     """RobotModel of a named robot or a description path; ``base_link``/``tip_link``
     override the registry's; other keywords go to :func:`load_urdf` (``mappings``,
     ``effort_limits``, ``locked_joints``)."""

@@ -2,11 +2,13 @@
 merged, branches lumped)."""
 
 from dataclasses import dataclass, field
+import os
 
 import numpy as np
 
 from ..errors import ModelError
-from .effort_limits import with_effort_limits, xml_with_efforts
+from .description import Mappings
+from .effort_limits import EffortLimits, with_effort_limits, xml_with_efforts
 from .spatial import axis_angle_matrix, transform
 from .tree import MOVING, chain_path, check_locked, kinematic_tree, locked_value, lumped_bodies
 from .urdf import parse_urdf
@@ -125,8 +127,10 @@ def joint_motion(joint, q):
     return transform(axis_angle_matrix(joint.axis, q))
 
 
-def load_urdf(source, base_link=None, tip_link=None, locked_joints=None, *, mappings=None,
-              effort_limits=None):
+def load_urdf(source: str | os.PathLike, base_link: str | None = None,
+              tip_link: str | None = None, locked_joints: dict[str, float] | None = None, *,
+              mappings: Mappings | None = None,
+              effort_limits: EffortLimits | None = None) -> 'RobotModel':
     """Build a :class:`RobotModel` from a robot description (URDF or xacro).
 
     Args:

@@ -8,8 +8,6 @@ __all__ = [
     'axis_angle_matrix',
     'transform',
     'invert_transform',
-    'rot_x',
-    'rot_z',
     'dh_standard',
     'dh_modified',
 ]
@@ -51,18 +49,6 @@ def invert_transform(t):
     """Inverse of a 4x4 homogeneous transform."""
     r = t[:3, :3]
     return transform(r.T, -r.T @ t[:3, 3])
-
-
-def rot_x(angle):
-    """4x4 rotation about x by ``angle`` [rad]."""
-    c, s = np.cos(angle), np.sin(angle)
-    return transform(np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]]))
-
-
-def rot_z(angle):
-    """4x4 rotation about z by ``angle`` [rad]."""
-    c, s = np.cos(angle), np.sin(angle)
-    return transform(np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]))
 
 
 def dh_standard(a, alpha, d, theta):

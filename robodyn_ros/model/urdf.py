@@ -11,12 +11,13 @@ limits are given explicitly.
 """
 
 from dataclasses import dataclass
+import os
 import xml.etree.ElementTree as ET
 
 import numpy as np
 
 from ..errors import UrdfError
-from .description import read_description
+from .description import Mappings, read_description
 from .inertial import Inertial
 from .spatial import rpy_to_matrix, transform
 
@@ -177,7 +178,7 @@ def _read(xml):
         core.on_error = previous
 
 
-def parse_urdf(source, mappings=None):
+def parse_urdf(source: str | os.PathLike, mappings: Mappings | None = None) -> UrdfRobot:
     """Parse a robot description (path or text, URDF or xacro) into a :class:`UrdfRobot`.
 
     Raises:
@@ -194,7 +195,8 @@ def parse_urdf(source, mappings=None):
         links[link.name] = _link(link)
     if not links:
         raise UrdfError('URDF has no <link>')
-    joints, children = {}, {}
+    joints: dict[str, UrdfJoint] = {}
+    children: dict[str, str] = {}
     for elem in robot.joints:
         joint = _joint(elem)
         if joint.name in joints:

@@ -31,6 +31,7 @@ from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
 from ..control import ControllerConfig, ControllerCore
+from ..defaults import JOINT_STATES
 from ..errors import RobodynError
 from .common import (
     ROBOT_DESCRIPTION_QOS,
@@ -127,7 +128,7 @@ class ControllerNode(LifecycleNode):
         self.ref_msg.name = list(self.core.model.joint_names)
         self.entities = [
             self.cmd_pub, self.ref_pub,
-            self.create_subscription(JointState, 'joint_states', self.on_joint_states,
+            self.create_subscription(JointState, JOINT_STATES, self.on_joint_states,
                                      STATE_QOS),
             self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                      self.on_trajectory, 10),

@@ -5,6 +5,8 @@ where floats are meant; every value is validated by ControllerConfig at configur
 read-only: reconfigure (cleanup + configure) to change them.
 """
 
+from ..defaults import COMMAND_TOPIC, GRAVITY
+
 __all__ = ['PARAMETERS']
 
 PARAMETERS = {
@@ -29,8 +31,8 @@ PARAMETERS = {
                          'that compensate friction', False),
     'friction_smoothing': (0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]', True),
     'feedforward_pd': (True, 'feedforward mode: add the PD term', False),
-    'gravity': ([0.0, 0.0, -9.81], 'gravity in the base frame [m/s^2]', True),
-    'command_topic': ('effort_controller/commands', 'effort command topic (relative)', False),
+    'gravity': (list(GRAVITY), 'gravity in the base frame [m/s^2]', True),
+    'command_topic': (COMMAND_TOPIC, 'effort command topic (relative)', False),
     'state_timeout': (0.05, 'watchdog: no valid joint state for this long -> safe [s]', True),
     'diagnostics_period': (0.1, 'period of /diagnostics [s]', True),
     'max_torque_rate': (1000.0, 'largest change of any published torque [N m/s]', True),

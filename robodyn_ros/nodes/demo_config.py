@@ -6,6 +6,7 @@ import os
 import numpy as np
 import yaml
 
+from ..defaults import COMMAND_TOPIC, DIAGNOSTICS_TOPIC, JOINT_STATES, REFERENCE_TOPIC
 from ..errors import ConfigError
 from ..model.registry import robot_path
 from ..share import share_dir
@@ -79,10 +80,10 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
 
 def recorder_parameters(ctrl, bag_path, storage):
     """Recorder parameters for what validation reads (types given: no discovery wait)."""
-    topics = {'/joint_states': 'sensor_msgs/msg/JointState',
-              '/' + ctrl.get('command_topic', 'effort_controller/commands').lstrip('/'):
+    topics = {'/' + JOINT_STATES: 'sensor_msgs/msg/JointState',
+              '/' + ctrl.get('command_topic', COMMAND_TOPIC).lstrip('/'):
               'std_msgs/msg/Float64MultiArray',
-              '/robodyn_controller/reference': 'sensor_msgs/msg/JointState',
-              '/diagnostics': 'diagnostic_msgs/msg/DiagnosticArray'}
+              REFERENCE_TOPIC: 'sensor_msgs/msg/JointState',
+              DIAGNOSTICS_TOPIC: 'diagnostic_msgs/msg/DiagnosticArray'}
     return dict(topics=list(topics), types=[f'{t}={m}' for t, m in topics.items()],
                 bag_path=bag_path, storage=storage, use_sim_time=True)

@@ -19,6 +19,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from ..control import JointMap
 from ..control.trajectory_feedforward import feedforward_trajectory
 from ..control.trajectory_message import trajectory_from_message
+from ..defaults import GRAVITY, JOINT_STATES
 from ..dynamics import RigidBodyDynamics
 from ..errors import InputError, RobodynError
 from .common import (
@@ -44,7 +45,7 @@ class FeedforwardNode(Node):
         declare(self, 'dt', 0.01, 'spacing of the dense points [s]', dynamic=True)
         declare(self, 'include_gravity', True, 'false on robots compensating gravity')
         declare(self, 'include_friction', False, 'add the friction model')
-        declare(self, 'gravity', [0.0, 0.0, -9.81], 'gravity in the base frame [m/s^2]',
+        declare(self, 'gravity', list(GRAVITY), 'gravity in the base frame [m/s^2]',
                 dynamic=True)
         declare(self, 'reference_margin', 0.05, 'limits shrunk by this [rad or m]',
                 dynamic=True)
@@ -59,7 +60,7 @@ class FeedforwardNode(Node):
         self.lower, self.upper = model.lower + margin, model.upper - margin
         self.state = None
         self.pub = self.create_publisher(JointTrajectory, p('jtc_topic').value, 10)
-        self.create_subscription(JointState, 'joint_states', self.on_state,
+        self.create_subscription(JointState, JOINT_STATES, self.on_state,
                                  QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
         self.create_subscription(JointTrajectory, '~/joint_trajectory', self.on_trajectory, 10)
 

@@ -22,6 +22,8 @@ import time
 
 import numpy as np
 
+from ..defaults import COMMAND_TOPIC, JOINT_STATES, REFERENCE_TOPIC
+
 __all__ = ['run_loop_bench', 'format_loop_bench']
 
 PANDA_Q0 = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]
@@ -32,7 +34,7 @@ def _publish(args):
     from sensor_msgs.msg import JointState
     rclpy.init()
     node = rclpy.create_node('loop_bench_publisher')
-    pub = node.create_publisher(JointState, 'joint_states', 10)
+    pub = node.create_publisher(JointState, JOINT_STATES, 10)
     msg = JointState()
     msg.name = [f'panda_joint{i}' for i in range(1, 8)]
     msg.position, msg.velocity = PANDA_Q0, [0.0] * 7
@@ -103,7 +105,7 @@ def _echo(args):
     from std_msgs.msg import Float64MultiArray
     rclpy.init()
     node = rclpy.create_node('robodyn_controller')
-    cmd = node.create_publisher(Float64MultiArray, 'effort_controller/commands', 1)
+    cmd = node.create_publisher(Float64MultiArray, COMMAND_TOPIC, 1)
     ref = node.create_publisher(JointState, '~/reference', 10)
     out = JointState()
     out.name = [f'panda_joint{i}' for i in range(1, 8)]
@@ -113,7 +115,7 @@ def _echo(args):
         out.header.stamp = msg.header.stamp
         out.position, out.velocity, out.effort = msg.position, msg.velocity, msg.position
         ref.publish(out)
-    node.create_subscription(JointState, 'joint_states', on_state,
+    node.create_subscription(JointState, JOINT_STATES, on_state,
                              QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
     print('configured', flush=True)
     try:
@@ -164,7 +166,7 @@ def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
         _wait_for(proc, 'configured', 120.0)
         listener = _spawn('-m', module, 'listen', json.dumps(dict(
             out=answers, seconds=warmup + duration + 2.0,
-            reference_topic='/robodyn_controller/reference')), cpus=others)
+            reference_topic=REFERENCE_TOPIC)), cpus=others)
         _wait_for(listener, 'ready', 60.0)
         time.sleep(1.0)
         publisher = _spawn('-m', module, 'publish', json.dumps(dict(

@@ -11,6 +11,13 @@ import importlib
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
 
+from ..defaults import (
+    COMMAND_TOPIC,
+    CONTROLLER_STATE_TOPIC,
+    DIAGNOSTICS_TOPIC,
+    JOINT_STATES,
+    REFERENCE_TOPIC,
+)
 from ..errors import BagError
 from ..io.bag_writer import BagWriter
 from .common import declare, run_node
@@ -18,9 +25,8 @@ from .common import declare, run_node
 __all__ = ['RecorderNode', 'main']
 
 #: What validation needs, plus the clock, the robot description and the transforms.
-DEFAULT_TOPICS = ['/joint_states', '/effort_controller/commands',
-                  '/robodyn_controller/reference', '/robodyn_controller/controller_state',
-                  '/diagnostics', '/clock',
+DEFAULT_TOPICS = ['/' + JOINT_STATES, '/' + COMMAND_TOPIC, REFERENCE_TOPIC,
+                  CONTROLLER_STATE_TOPIC, DIAGNOSTICS_TOPIC, '/clock',
                   '/robot_description', '/tf', '/tf_static']
 #: Topics published transient local (latched): recorded with a matching subscription.
 LATCHED = ('/robot_description', '/tf_static')

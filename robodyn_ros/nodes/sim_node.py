@@ -14,6 +14,7 @@ from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from ..control import JointMap
+from ..defaults import COMMAND_TOPIC, GRAVITY, JOINT_STATES
 from ..errors import RobodynError
 from ..sim import MujocoSim
 from ..sim.jtc_emulation import JtcEmulator
@@ -32,13 +33,13 @@ class SimNode(Node):
                 dynamic=True)
         declare(self, 'rate', 1000.0, 'simulation and state publishing rate [Hz]',
                 dynamic=True)
-        declare(self, 'command_topic', 'effort_controller/commands', 'effort command topic')
+        declare(self, 'command_topic', COMMAND_TOPIC, 'effort command topic')
         declare(self, 'brakes', True, 'hold the joints at q0 until the first effort command')
         declare(self, 'publish_clock', True, 'publish /clock (simulated time)')
         declare(self, 'lockstep', False, 'step only when driven (in-process bringup)')
         declare(self, 'position_noise', 0.0, 'std of position noise [rad or m]', dynamic=True)
         declare(self, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]', dynamic=True)
-        declare(self, 'gravity', [0.0, 0.0, -9.81], 'gravity in the base frame [m/s^2]',
+        declare(self, 'gravity', list(GRAVITY), 'gravity in the base frame [m/s^2]',
                 dynamic=True)
         declare(self, 'command_interface', 'effort',
                 "'effort': forward effort controller on command_topic; 'joint_trajectory': "
@@ -58,7 +59,7 @@ class SimNode(Node):
                              (p('position_noise').value, p('velocity_noise').value),
                              brakes=p('brakes').value)
         self.commands = 0
-        self.state_pub = self.create_publisher(JointState, 'joint_states', 10)
+        self.state_pub = self.create_publisher(JointState, JOINT_STATES, 10)
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) \
             if p('publish_clock').value else None
         self.jtc = None

@@ -13,6 +13,7 @@ steps, as an effort interface does.
 
 import numpy as np
 
+from ..defaults import GRAVITY
 from ..errors import InputError
 from ..model.kinematics import check_vector
 
@@ -30,7 +31,7 @@ def _fmt(values):
     return ' '.join(repr(float(v)) for v in values)
 
 
-def mjcf_from_model(model, gravity=(0.0, 0.0, -9.81), timestep=0.001, friction=True):
+def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True):
     """MJCF XML of the chain (base fixed to the world)."""
     lines = [f'<mujoco model="{model.name}">',
              f'  <option timestep="{timestep!r}" gravity="{_fmt(gravity)}" '
@@ -75,7 +76,7 @@ class MujocoSim:
         brakes: hold the joints until the first command (:meth:`set_command`).
     """
 
-    def __init__(self, model, q0=None, gravity=(0.0, 0.0, -9.81), timestep=0.001,
+    def __init__(self, model, q0=None, gravity=GRAVITY, timestep=0.001,
                  noise_std=(0.0, 0.0), seed=0, friction=True, brakes=False):
         import mujoco
         self.mujoco = mujoco

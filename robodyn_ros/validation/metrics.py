@@ -164,9 +164,9 @@ class ResidualStats:
 class Decimator:
     """Keep at most ~``limit`` evenly spaced rows of a stream for plotting."""
 
-    def __init__(self, limit=20000, stride=1):
+    def __init__(self, limit=20000):
         self.limit = limit
-        self.stride = stride
+        self.stride = 1
         self.rows = []
         self.seen = 0
 

@@ -1,13 +1,17 @@
 """Cross-check of the dynamics against Pinocchio on the same chain with the same locking."""
 
+from collections.abc import Callable
 from dataclasses import dataclass
 import re
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..defaults import GRAVITY
 from ..dynamics import RigidBodyDynamics
 from ..dynamics.pinocchio_chain import PinocchioChain
 from ..errors import InputError
+from ..model import RobotModel
 
 __all__ = ['PinocchioChain', 'CheckReport', 'cross_check', 'relative_error', 'SEED_MAX_N',
            'PINOCCHIO_MAX_LINKS', 'check_size']
@@ -21,7 +25,7 @@ SEED_MAX_N = 30
 PINOCCHIO_MAX_LINKS = 2000
 
 
-def relative_error(value, reference):
+def relative_error(value: ArrayLike, reference: ArrayLike) -> float:
     """max |value - reference| / max(max |reference|, 1e-9)."""
     scale = max(float(np.max(np.abs(reference))), 1e-9)
     return float(np.max(np.abs(np.asarray(value) - reference))) / scale
@@ -52,7 +56,7 @@ class CheckReport:
         return all(e <= self.tolerance for e in errors) and self.min_eigenvalue > 0.0
 
 
-def check_size(model, method):
+def check_size(model: RobotModel, method: str) -> None:
     """InputError when ``method`` or Pinocchio cannot check a chain this size (the reason
     and the way out in the message)."""
     links = len(re.findall(r'<link[\s>/]', model.xml))
@@ -65,8 +69,10 @@ def check_size(model, method):
                          f'checked up to n = {SEED_MAX_N}, use --method recursive')
 
 
-def cross_check(model, method='kronecker', samples=100, seed=0, gravity=(0.0, 0.0, -9.81),
-                tolerance=1e-10, progress=None):
+def cross_check(model: RobotModel, method: str = 'kronecker', samples: int = 100,
+                seed: int = 0, gravity: ArrayLike = GRAVITY,
+                tolerance: float = 1e-10,
+                progress: Callable[[int], None] | None = None) -> CheckReport:
     """Compare M, C, g and inverse dynamics with Pinocchio over random states.
 
     States: q uniform within limits (+-pi for continuous, clipped to +-pi), qd and qdd

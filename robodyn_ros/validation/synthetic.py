@@ -6,16 +6,19 @@ millions of them stays fast.
 
 import numpy as np
 
+from ..defaults import JOINT_STATES, REFERENCE_TOPIC
 from ..io.bag_writer import BagWriter
 from ..io.cdr import encode_joint_state
 
 __all__ = ['write_tracking_bag']
 
+STATES = '/' + JOINT_STATES
+
 
 def write_tracking_bag(path, storage='mcap', duration=10.0, rate=1000.0, joints=None,
                        amplitude=0.01, period=0.1, error_joint=1, ref_offset=0.00037,
                        drop_state_every=10, drop_ref_every=7, reorder=True, seed=0,
-                       progress=None, t_base=1000.0):
+                       t_base=1000.0):
     """Write a bag whose reference minus measured error is A sin(2 pi t / T) on one joint.
 
     States are stamped at t_base + k / rate; references at that + ``ref_offset``; every
@@ -29,8 +32,8 @@ def write_tracking_bag(path, storage='mcap', duration=10.0, rate=1000.0, joints=
     n = len(joints)
     rng = np.random.default_rng(seed)
     bag = BagWriter(path, storage)
-    bag.add_topic('/joint_states', 'sensor_msgs/msg/JointState')
-    bag.add_topic('/robodyn_controller/reference', 'sensor_msgs/msg/JointState')
+    bag.add_topic(STATES, 'sensor_msgs/msg/JointState')
+    bag.add_topic(REFERENCE_TOPIC, 'sensor_msgs/msg/JointState')
     steps = int(round(duration * rate))
     base_amp = np.linspace(0.3, 0.5, n)
     base_w = 2 * np.pi / np.linspace(2.0, 5.0, n)
@@ -48,7 +51,7 @@ def write_tracking_bag(path, storage='mcap', duration=10.0, rate=1000.0, joints=
             pass
         else:
             q_r, qd_r = ref(tr)
-            bag.write('/robodyn_controller/reference', int((t_base + tr) * 1e9),
+            bag.write(REFERENCE_TOPIC, int((t_base + tr) * 1e9),
                       encode_joint_state(t_base + tr, joints, q_r, qd_r, np.zeros(n)))
             refs += 1
         if k < 0 or k >= steps or (drop_state_every
@@ -59,13 +62,11 @@ def write_tracking_bag(path, storage='mcap', duration=10.0, rate=1000.0, joints=
         e[error_joint] = amplitude * np.sin(2 * np.pi * t / period)
         q = q_r - e
         perm = perms[k % len(perms)]
-        bag.write('/joint_states', int((t_base + t) * 1e9) + 1000,
+        bag.write(STATES, int((t_base + t) * 1e9) + 1000,
                   encode_joint_state(t_base + t, [joints[i] for i in perm], q[perm],
                                      qd_r[perm], np.zeros(n)))
         errs.append(e[error_joint])
         states += 1
-        if progress and k % 100000 == 0:
-            progress(k, steps)
     bag.close()
     errs = np.asarray(errs)
     return dict(rms=float(np.sqrt(np.mean(errs ** 2))), max_abs=float(np.abs(errs).max()),

@@ -33,7 +33,7 @@ class Thresholds:
     joints: dict = field(default_factory=dict)
     source: str = 'given'
 
-    def for_joint(self, name):
+    def for_joint(self, name: str) -> dict[str, float | None]:
         """{'max_rms': ..., 'max_abs': ...} for one joint."""
         limits = dict(max_rms=self.max_rms, max_abs=self.max_abs)
         limits.update({k: v for k, v in self.joints.get(name, {}).items() if v is not None})
@@ -77,7 +77,8 @@ def _from_yaml(path):
             _value(f'{path}: max_abs', data.get('max_abs')), per_joint)
 
 
-def resolve_thresholds(max_rms=None, max_abs=None, path=None):
+def resolve_thresholds(max_rms: float | None = None, max_abs: float | None = None,
+                       path: str | None = None) -> Thresholds:
     """Thresholds from the command line (they win), the YAML at ``path``, else defaults.
 
     Raises:

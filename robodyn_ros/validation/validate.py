@@ -8,9 +8,12 @@ messages through the stages (references -> alignment -> metrics, residual) and
 
 import os
 import sys
+from typing import Any
 
+from ..defaults import JOINT_STATES
 from ..errors import BagError
 from ..io.bag_reader import BagReader
+from ..model import RobotModel
 from .bag_stream import (
     COMMAND,
     DIAGNOSTICS,
@@ -25,7 +28,7 @@ from .thresholds import resolve_thresholds
 __all__ = ['validate_bag', 'run_validate', 'choose_reference']
 
 
-def choose_reference(topics, state_topic):
+def choose_reference(topics: dict[str, str], state_topic: str) -> str:
     """Reference topic by preference: a ``*/reference`` JointState, a JointTrajectory,
     a JointTrajectoryControllerState."""
     js = sorted(t for t, m in topics.items() if m == JOINT_STATE and t.endswith('/reference')
@@ -64,9 +67,12 @@ def _topics(bag, state_topic, reference_topic, command_topic):
                 diagnostics=diag_topic), ref_type
 
 
-def validate_bag(bag_path, state_topic='/joint_states', reference_topic=None,
-                 command_topic=None, model=None, max_rms=None, max_abs=None, tolerance=1e-3,
-                 out_dir=None, plots=True, progress=False, thresholds_file=None):
+def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STATES,
+                 reference_topic: str | None = None, command_topic: str | None = None,
+                 model: RobotModel | None = None, max_rms: float | None = None,
+                 max_abs: float | None = None, tolerance: float = 1e-3,
+                 out_dir: str | None = None, plots: bool = True, progress: bool = False,
+                 thresholds_file: str | None = None) -> dict[str, Any]:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:

@@ -1,0 +1,19 @@
+"""Defaults shared by every layer, written once: gravity and the topic names.
+
+Topic names are relative where nodes use them (namespaces and remapping work) and absolute
+where a bag records them.
+"""
+
+__all__ = ['GRAVITY', 'JOINT_STATES', 'COMMAND_TOPIC', 'REFERENCE_TOPIC',
+           'CONTROLLER_STATE_TOPIC', 'DIAGNOSTICS_TOPIC']
+
+#: Gravity in the base_link frame [m/s^2].
+GRAVITY = (0.0, 0.0, -9.81)
+#: Measured joint states (relative name).
+JOINT_STATES = 'joint_states'
+#: Effort commands: a ros2_control forward effort controller named effort_controller.
+COMMAND_TOPIC = 'effort_controller/commands'
+#: The robodyn controller's reference and JTC-style state, as recorded (absolute names).
+REFERENCE_TOPIC = '/robodyn_controller/reference'
+CONTROLLER_STATE_TOPIC = '/robodyn_controller/controller_state'
+DIAGNOSTICS_TOPIC = '/diagnostics'
