@@ -5,6 +5,7 @@ stays bounded whatever the bag's length.
 """
 
 from collections.abc import Collection, Iterator
+import functools
 import os
 from pathlib import Path
 import shutil
@@ -15,6 +16,13 @@ from .bag_recovery import needs_recovery, recover_bag
 from .bag_writer import typestore
 
 __all__ = ['BagReader']
+
+@functools.cache
+def _kilted_types():
+    """Message types rosbags ships for ROS 2 Kilted."""
+    from rosbags.typesys import Stores, get_typestore
+    return frozenset(get_typestore(Stores.ROS2_KILTED).fielddefs)
+
 
 class BagReader:
     """Open a rosbag2 directory (or one .mcap/.db3 file's directory) for streaming.
@@ -87,8 +95,11 @@ class BagReader:
                            f'{type(exc).__name__}: {exc}') from None
 
     def _register(self, msgtype):
-        """Teach the typestore a type it lacks (e.g. control_msgs) from the bag's msgdef."""
-        if msgtype in self.store.fielddefs or msgtype in self.registered:
+        """Teach the typestore a type it lacks (e.g. control_msgs) from the bag's msgdef.
+        Types rosbags does not ship always come from the bag, never from a definition
+        another bag or the writer taught the shared store."""
+        if msgtype in self.registered or (msgtype in self.store.fielddefs and
+                                          msgtype in _kilted_types()):
             return
         from rosbags.typesys import Stores, get_types_from_msg, get_typestore
         if not self.registered:  # a private store: bags may disagree on a type's definition

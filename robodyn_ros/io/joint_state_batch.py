@@ -87,7 +87,7 @@ class JointStateBatch:
         self.count = 0
         self.seq = 0
         self._last = None
-        self.last = None  # latest (q, qd, effort) row, for merging partial messages
+        self.last = None  # latest (q, qd, effort) per joint and which were seen, to merge
         self.max_t = -np.inf
         self.prev_t = None
         self.duplicates = self.out_of_order = self.backward_jumps = self.ignored = 0
@@ -183,17 +183,23 @@ class JointStateBatch:
                 *(np.array([r[k] for r in rows]).reshape(-1, n) for k in range(1, 5)))
 
     def _merge(self, q, qd, eff, known):
-        """Complete partial rows with the latest values of their missing joints; rows
-        that cannot be completed yet are dropped. Returns the kept-row mask."""
+        """Complete partial rows with the latest values of their missing joints (from any
+        earlier message, kept or not); rows with a joint never seen yet, or without any
+        tracked position, are dropped.
+        Returns the kept-row mask."""
+        n = q.shape[1]
+        if self.last is None:
+            self.last = (np.full(n, np.nan), np.full(n, np.nan), np.full(n, np.nan),
+                         np.zeros(n, bool))
+        latest_q, latest_qd, latest_eff, seen = self.last
         keep = np.ones(len(q), bool)
         for i in range(len(q)):
-            if not known[i].all():
-                if self.last is None or not known[i].any():
-                    keep[i] = False
-                    continue
-                for arr, last in zip((q, qd, eff), self.last):
-                    arr[i, ~known[i]] = last[~known[i]]
-            self.last = (q[i].copy(), qd[i].copy(), eff[i].copy())
+            row = known[i]
+            for arr, latest in ((q, latest_q), (qd, latest_qd), (eff, latest_eff)):
+                latest[row] = arr[i, row]
+                arr[i, ~row] = latest[~row]
+            seen |= row
+            keep[i] = row.any() and seen.all()  # no position of a tracked joint: nothing new
         return keep
 
     def _in_order(self, t):

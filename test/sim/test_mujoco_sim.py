@@ -1,0 +1,47 @@
+"""MujocoSim directly: the simulated chain is the model's (g holds it), URDF limits are hard
+stops, brakes hold until the first command, bad commands are refused."""
+
+import numpy as np
+import pytest
+
+from robodyn_ros.dynamics import RigidBodyDynamics
+from robodyn_ros.errors import InputError
+from robodyn_ros.model import load_robot
+from robodyn_ros.sim.mujoco_sim import MujocoSim
+
+PANDA = load_robot('panda')
+Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+
+
+def _run(sim, tau, steps):
+    sim.set_command(tau)
+    for _ in range(steps):
+        sim.step()
+    return sim.state()[0]
+
+
+def test_gravity_torques_hold_the_arm_and_nothing_lets_it_fall():
+    tau = RigidBodyDynamics(PANDA).gravity_vector(Q0)
+    held = _run(MujocoSim(PANDA, Q0, friction=False), tau, 1000)
+    assert np.abs(held - Q0).max() < 1e-6
+    fallen = _run(MujocoSim(PANDA, Q0, friction=False), np.zeros(7), 1000)
+    assert np.abs(fallen - Q0).max() > 0.05
+
+
+def test_limits_are_hard_stops():
+    q = _run(MujocoSim(PANDA, Q0), np.array([0.0, 0.0, 0.0, 50.0, 0.0, 0.0, 0.0]), 2000)
+    assert q[3] <= PANDA.upper[3] + 0.02  # pushed into panda_joint4's upper limit, -0.07
+
+
+def test_brakes_hold_until_the_first_command():
+    sim = MujocoSim(PANDA, Q0, brakes=True)
+    for _ in range(500):
+        sim.step()
+    assert np.array_equal(sim.state()[0], Q0) and sim.time == pytest.approx(0.5)
+    assert np.abs(_run(sim, np.zeros(7), 500) - Q0).max() > 1e-3  # released: it falls
+
+
+@pytest.mark.parametrize('tau', [np.zeros(6), np.array([np.nan] + [0.0] * 6)])
+def test_bad_commands_are_refused(tau):
+    with pytest.raises(InputError, match='finite'):
+        MujocoSim(PANDA, Q0).set_command(tau)
