@@ -21,7 +21,8 @@ from .dynamics.pinocchio_chain import PinocchioChain
 from .errors import InputError
 from .model import load_robot, load_urdf
 
-__all__ = ['time_operations', 'scaling', 'startup', 'heap_growth', 'run_bench']
+__all__ = ['bench', 'format_bench', 'time_operations', 'scaling', 'startup', 'heap_growth',
+           'validate_benchmark']
 
 OPS = ('M', 'C', 'g', 'MCg', 'ID', 'CT')
 
@@ -264,53 +265,61 @@ def _machine():
     return f'{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}'
 
 
-def run_bench(args):
-    """CLI body of ``robodyn bench``."""
-    model = load_robot(args.urdf, args.base, args.tip)
-    report = {'robot': model.name, 'n': model.n, 'machine': _machine()}
-    report['timings'] = time_operations(model, repeats=args.repeats)
-    t = report['timings']
+def bench(robot: str = 'panda', base: str | None = None, tip: str | None = None,
+          repeats: int = 2000, scaling_sizes: bool = False, plot: str | None = None,
+          memory_calls: int = 100_000, validate_hours: float = 0.0) -> dict:
+    """Timings of M, C, g, ID and the computed-torque step against Pinocchio, start-up
+    time, and optionally the scaling in n (``plot``: PNG path), heap growth over
+    ``memory_calls`` cycles and the validation of a ``validate_hours``-long bag."""
+    model = load_robot(robot, base, tip)
+    report: dict = {'robot': model.name, 'n': model.n, 'machine': _machine()}
+    report['timings'] = t = time_operations(model, repeats=repeats)
     report['ratio_recursive_over_pinocchio'] = {
         op: t['recursive'][op]['median_us'] / t['pinocchio'][op]['median_us'] for op in OPS}
-    report['startup_s'] = {'warm_cache': startup(args.urdf, args.base, args.tip)}
-    if args.scaling:
+    report['startup_s'] = {'warm_cache': startup(robot, base, tip)}
+    if scaling_sizes:
         report['scaling'] = scaling()
-        if args.plot:
-            plot_scaling(report['scaling'], args.plot)
-            report['scaling']['plot'] = args.plot
-        report['startup_s']['first_compile'] = startup(args.urdf, args.base, args.tip,
-                                                       fresh_cache=True)
-    if args.memory_calls > 0:
-        report['heap'] = heap_growth(model, args.memory_calls)
-    if args.validate_hours > 0:
-        report['validate'] = validate_benchmark(args.validate_hours)
-    if args.json:
-        print(json.dumps(report, indent=2))
-        return 0
-    print(f'{model.name} ({model.n} joints) on {report["machine"]}')
-    print('median / p99 per call [us]; MCg = M + C + g together (recursive: terms_into); '
-          'CT = full computed-torque step')
-    print(f'{"method":<12}' + ''.join(f'{op:>16}' for op in OPS))
+        if plot:
+            plot_scaling(report['scaling'], plot)
+            report['scaling']['plot'] = plot
+        report['startup_s']['first_compile'] = startup(robot, base, tip, fresh_cache=True)
+    if memory_calls > 0:
+        report['heap'] = heap_growth(model, memory_calls)
+    if validate_hours > 0:
+        report['validate'] = validate_benchmark(validate_hours)
+    return report
+
+
+def format_bench(report: dict) -> str:
+    """The human-readable table of :func:`bench`'s report."""
+    t = report['timings']
+    lines = [f'{report["robot"]} ({report["n"]} joints) on {report["machine"]}',
+             'median / p99 per call [us]; MCg = M + C + g together (recursive: terms_into); '
+             'CT = full computed-torque step',
+             f'{"method":<12}' + ''.join(f'{op:>16}' for op in OPS)]
     for method, ops in t.items():
-        print(f'{method:<12}' + ''.join(
+        lines.append(f'{method:<12}' + ''.join(
             f'{ops[op]["median_us"]:>8.1f} /{ops[op]["p99_us"]:>6.1f}' for op in OPS))
     ratio = report['ratio_recursive_over_pinocchio']
-    print('recursive / pinocchio (median): ' + ', '.join(f'{op} {ratio[op]:.2f}' for op in OPS))
-    print('start-up URDF -> first torque: ' + ', '.join(
+    lines.append('recursive / pinocchio (median): ' + ', '.join(f'{op} {ratio[op]:.2f}'
+                                                                 for op in OPS))
+    lines.append('start-up URDF -> first torque: ' + ', '.join(
         f'{k} {v:.2f} s' for k, v in report['startup_s'].items()))
     if 'scaling' in report:
         sc = report['scaling']
-        print('scaling, MCg median [us] for n = ' + ', '.join(map(str, sc['sizes'])))
+        lines.append('scaling, MCg median [us] for n = ' + ', '.join(map(str, sc['sizes'])))
         for m, values in sc['median_us'].items():
-            print(f'  {m:<12}' + ' '.join(f'{v:>9.1f}' for v in values)
-                  + f'   exponent (n 8..32): {sc["exponent_n8_to_32"].get(m, float("nan")):.2f}')
+            lines.append(f'  {m:<12}' + ' '.join(f'{v:>9.1f}' for v in values) +
+                         f'   exponent (n 8..32): '
+                         f'{sc["exponent_n8_to_32"].get(m, float("nan")):.2f}')
     if 'validate' in report:
         v = report['validate']
-        print(f'validate: {v["hours"]:g} h bag, {v["messages"]} messages ({v["bag_mb"]:.0f} MB), '
-              f'{v["seconds"]:.1f} s, peak RSS {v["peak_rss_mb"]:.0f} MB '
-              f'(RMS {v["rms"]:.3e}, expected {v["expected_rms"]:.3e})')
+        lines.append(f'validate: {v["hours"]:g} h bag, {v["messages"]} messages '
+                     f'({v["bag_mb"]:.0f} MB), {v["seconds"]:.1f} s, peak RSS '
+                     f'{v["peak_rss_mb"]:.0f} MB (RMS {v["rms"]:.3e}, expected '
+                     f'{v["expected_rms"]:.3e})')
     if 'heap' in report:
         h = report['heap']
-        print(f'heap over {h["calls"]} cycles: tracemalloc {h["tracemalloc_bytes"]} B, '
-              f'max RSS growth {h["max_rss_growth_kb"]} kB')
-    return 0
+        lines.append(f'heap over {h["calls"]} cycles: tracemalloc {h["tracemalloc_bytes"]} B, '
+                     f'max RSS growth {h["max_rss_growth_kb"]} kB')
+    return '\n'.join(lines)

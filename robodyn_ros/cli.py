@@ -1,11 +1,14 @@
 """The ``robodyn`` command: inspect, check, bench, demo, validate.
 
-Shape: argument parsing -> pure ``run(args) -> int`` -> ``main()`` exits with it.
+Shape: argument parsing -> ``run(args) -> int`` calls the typed library functions
+(``load_robot``, ``cross_check``, ``bench``, ``demo``, ``validate_bag``) and prints ->
+``main()`` exits with it.
 Exit codes: 0 success / pass, 1 check or validation failed, 2 bad input.
 """
 
 import argparse
 import json
+import os
 import sys
 import time
 
@@ -214,28 +217,67 @@ def _progress(method, samples, every=2.0):
     return report
 
 
+def _bench(args):
+    from .bench import bench, format_bench
+    report = bench(args.urdf, args.base, args.tip, repeats=args.repeats,
+                   scaling_sizes=args.scaling, plot=args.plot, memory_calls=args.memory_calls,
+                   validate_hours=args.validate_hours)
+    print(json.dumps(report, indent=2) if args.json else format_bench(report))
+    return 0
+
+
+def _demo(args):
+    # DDS stays on this machine unless the environment says otherwise.
+    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
+    os.environ.setdefault('ROS_DOMAIN_ID', '42')
+    from .nodes.bringup import demo, jtc_demo
+    if args.mode == 'jtc_feedforward':
+        if args.robot != 'panda':
+            raise ConfigError(f'--mode jtc_feedforward: only the panda has JTC gains here, '
+                              f'got {args.robot!r}')
+        res = jtc_demo(args.duration)
+        print(f'JTC-like PD (kp {res["kp"]}, kd {res["kd"]}) on the simulated Panda, '
+              f'sum-of-sines over {args.duration:.1f} s, trajectory points every 10 ms:')
+        print(f'  worst-joint RMS with feed-forward    {res["with_feedforward"]:.3e} rad')
+        print(f'  worst-joint RMS without feed-forward {res["without_feedforward"]:.3e} rad')
+        print(f'  ratio {res["ratio"]:.4f} ({"PASS" if res["ratio"] <= 0.1 else "FAIL"}: '
+              '<= 0.1)')
+        return 0 if res['ratio'] <= 0.1 else 1
+    from .validation.report import print_summary
+    result = demo(args.robot, args.mode, args.reference, args.duration, args.rate, args.out,
+                  args.storage, args.tip, args.max_rms, args.max_abs)
+    print_summary(result['report'])
+    return 0 if result['report']['passed'] else 1
+
+
+def _validate(args):
+    from .validation.report import print_summary
+    from .validation.validate import validate_bag
+    model = None
+    if args.robot:
+        from .model import load_robot
+        model = load_robot(args.robot, tip_link=args.tip)
+    report = validate_bag(args.bag, args.state_topic, args.reference_topic, args.command_topic,
+                          model, args.max_rms, args.max_abs, args.tolerance, args.out,
+                          not args.no_plots, progress=sys.stderr.isatty(),
+                          thresholds_file=args.thresholds)
+    print_summary(report)
+    return 0 if report['passed'] else 1
+
+
+COMMANDS = {'inspect': _inspect, 'check': _check, 'bench': _bench, 'demo': _demo,
+            'validate': _validate}
+
+
 def run(args):
     """Execute parsed arguments; return the exit code (RobodynError -> 2)."""
     try:
-        if args.command == 'inspect':
-            return _inspect(args)
-        if args.command == 'check':
-            return _check(args)
         if args.command == 'bench' and args.loop:
             return _loop_bench(args)
-        if args.command == 'bench':
-            from .bench import run_bench
-            return run_bench(args)
-        if args.command == 'demo':
-            from .nodes.bringup import run_demo
-            return run_demo(args)
-        if args.command == 'validate':
-            from .validation.validate import run_validate
-            return run_validate(args)
+        return COMMANDS[args.command](args)
     except RobodynError as exc:
         print(f'robodyn {args.command}: error: {exc}', file=sys.stderr)
         return 2
-    raise AssertionError(args.command)  # pragma: no cover - argparse restricts commands
 
 
 def _loop_bench(args):

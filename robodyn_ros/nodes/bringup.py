@@ -6,6 +6,7 @@ holds it for one step. The recorder writes everything to a rosbag2 directory, wh
 then validated.
 """
 
+from collections.abc import Callable
 import os
 import time
 
@@ -13,7 +14,7 @@ from ..errors import ConfigError, RobodynError
 from ..model.registry import robot_path
 from .demo_config import config_dir, demo_parameters, load_config, recorder_parameters
 
-__all__ = ['closed_loop', 'run_demo']
+__all__ = ['closed_loop', 'demo', 'jtc_demo']
 
 
 def _params(values):
@@ -131,61 +132,49 @@ def _drain(recorder, executor):
     return recorder.bag.count
 
 
-def run_jtc_demo(args):
-    """``robodyn demo --mode jtc_feedforward``: worst-joint RMS with vs without feed-forward
-    (exit 1 if feed-forward does not cut it to 1/10)."""
+def jtc_demo(duration: float = 10.0) -> dict:
+    """``robodyn demo --mode jtc_feedforward``: the Panda sum-of-sines tracked by a JTC-like
+    PD with and without robodyn's effort feed-forward; worst-joint RMS of each [rad]."""
     from ..model import load_robot
     from ..validation.jtc_feedforward import (
         PANDA_JTC_KD,
         PANDA_JTC_KP,
         jtc_feedforward_experiment,
     )
-    if args.robot != 'panda':
-        raise ConfigError(f'--mode jtc_feedforward: only the panda has JTC gains here, got '
-                          f'{args.robot!r}')
     config = load_config('panda')
     ctrl, sim = config['robodyn_controller'], config['robodyn_sim']
     model = load_robot('panda', tip_link=ctrl.get('tip_link'))
-    res = jtc_feedforward_experiment(model, sim['q0'], ctrl['amplitudes'], ctrl['periods'],
-                                     PANDA_JTC_KP, PANDA_JTC_KD, args.duration)
-    print(f'JTC-like PD (kp {list(PANDA_JTC_KP)}, kd {list(PANDA_JTC_KD)}) on the simulated '
-          f'Panda, sum-of-sines over {args.duration:.1f} s, trajectory points every 10 ms:')
-    print(f'  worst-joint RMS with feed-forward    {res["with_feedforward"]:.3e} rad')
-    print(f'  worst-joint RMS without feed-forward {res["without_feedforward"]:.3e} rad')
-    print(f'  ratio {res["ratio"]:.4f} ({"PASS" if res["ratio"] <= 0.1 else "FAIL"}: <= 0.1)')
-    return 0 if res['ratio'] <= 0.1 else 1
+    result = jtc_feedforward_experiment(model, sim['q0'], ctrl['amplitudes'], ctrl['periods'],
+                                        PANDA_JTC_KP, PANDA_JTC_KD, duration)
+    result.update(kp=list(PANDA_JTC_KP), kd=list(PANDA_JTC_KD), duration=duration)
+    return result
 
 
-def run_demo(args):
-    """CLI body of ``robodyn demo``: closed loop, bag, then validation. DDS stays on this
-    machine (ROS_AUTOMATIC_DISCOVERY_RANGE LOCALHOST, ROS_DOMAIN_ID 42) unless the
-    environment says otherwise."""
-    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    os.environ.setdefault('ROS_DOMAIN_ID', '42')
-    if args.mode == 'jtc_feedforward':
-        return run_jtc_demo(args)
-    from ..validation.report import print_summary
+def demo(robot: str = 'panda', mode: str = 'computed_torque',
+         reference: str = 'sum_of_sines', duration: float = 10.0, rate: float = 1000.0,
+         out: str = 'out/demo', storage: str = 'mcap', tip: str | None = None,
+         max_rms: float | None = None, max_abs: float | None = None,
+         log: Callable[[str], None] = print) -> dict:
+    """``robodyn demo``: closed loop in lock step, recorded to ``out``/bag, then validated
+    (computed torque: within 1e-3 rad RMS and 5e-3 rad max unless given). Returns the
+    run's figures and the validation report; ``log`` receives progress lines."""
     from ..validation.validate import validate_bag
-    os.makedirs(args.out, exist_ok=True)
-    bag_path = os.path.join(args.out, 'bag')
+    os.makedirs(out, exist_ok=True)
+    bag_path = os.path.join(out, 'bag')
     if os.path.exists(bag_path):
         import shutil
         shutil.rmtree(bag_path)
-    reference = None if args.reference == 'sum_of_sines' and not args.robot.endswith('.urdf') \
-        else args.reference
-    config = os.path.join(config_dir(), f'{args.robot}.yaml')
-    print(f'demo: URDF {robot_path(args.robot)[0]}, config '
-          f'{config if os.path.isfile(config) else "none (generic gains, mid-range start)"}')
-    res = closed_loop(args.robot, args.mode, reference, args.duration, args.rate, bag_path,
-                      args.storage, args.tip)
-    print(f'demo: {args.robot}, mode {args.mode}, {res["steps"]} steps of '
-          f'{1e3 / args.rate:.3f} ms (simulated {args.duration:.1f} s in {res["wall"]:.1f} s '
-          f'wall), {res["timeouts"]} step timeouts, {res["recorded"]} messages in {bag_path}')
-    max_rms, max_abs = args.max_rms, args.max_abs
-    if args.mode == 'computed_torque':
+    plain = robot.endswith(('.urdf', '.xacro'))
+    config = os.path.join(config_dir(), f'{robot}.yaml')
+    log(f'demo: URDF {robot_path(robot)[0]}, config '
+        f'{config if os.path.isfile(config) else "none (generic gains, mid-range start)"}')
+    run = closed_loop(robot, mode, None if reference == 'sum_of_sines' and not plain
+                      else reference, duration, rate, bag_path, storage, tip)
+    log(f'demo: {robot}, mode {mode}, {run["steps"]} steps of {1e3 / rate:.3f} ms (simulated '
+        f'{duration:.1f} s in {run["wall"]:.1f} s wall), {run["timeouts"]} step timeouts, '
+        f'{run["recorded"]} messages in {bag_path}')
+    if mode == 'computed_torque':
         max_rms = 1e-3 if max_rms is None else max_rms
         max_abs = 5e-3 if max_abs is None else max_abs
-    report = validate_bag(bag_path, out_dir=args.out, plots=True, max_rms=max_rms,
-                          max_abs=max_abs)
-    print_summary(report)
-    return 0 if report['passed'] else 1
+    report = validate_bag(bag_path, out_dir=out, plots=True, max_rms=max_rms, max_abs=max_abs)
+    return dict(run=run, bag=bag_path, report=report)

@@ -7,7 +7,6 @@ messages through the stages (references -> alignment -> metrics, residual) and
 """
 
 import os
-import sys
 from typing import Any
 
 from ..defaults import JOINT_STATES
@@ -25,7 +24,7 @@ from .bag_stream import (
 )
 from .thresholds import resolve_thresholds
 
-__all__ = ['validate_bag', 'run_validate', 'choose_reference']
+__all__ = ['validate_bag', 'choose_reference']
 
 
 def choose_reference(topics: dict[str, str], state_topic: str) -> str:
@@ -113,18 +112,3 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         out_dir = os.path.join(str(bag_path), 'validation')
     write_outputs(report, result, out_dir, plots)
     return report
-
-
-def run_validate(args):
-    """CLI body of ``robodyn validate``; exit 0 pass, 1 fail (2 via RobodynError)."""
-    from .report import print_summary
-    model = None
-    if args.robot:
-        from ..model import load_robot
-        model = load_robot(args.robot, tip_link=args.tip)
-    report = validate_bag(args.bag, args.state_topic, args.reference_topic, args.command_topic,
-                          model, args.max_rms, args.max_abs, args.tolerance, args.out,
-                          not args.no_plots, progress=sys.stderr.isatty(),
-                          thresholds_file=args.thresholds)
-    print_summary(report)
-    return 0 if report['passed'] else 1

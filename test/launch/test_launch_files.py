@@ -10,7 +10,7 @@ import yaml
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.registry import robot_path
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LAUNCH = sorted(glob.glob(os.path.join(ROOT, 'launch', '*.launch.py')))
 CONFIGS = sorted(glob.glob(os.path.join(ROOT, 'config', '*.yaml')))
 

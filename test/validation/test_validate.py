@@ -15,7 +15,8 @@ from robodyn_ros.validation.validate import validate_bag
 pytestmark = pytest.mark.integration  # rosbag2 bags
 
 # Copied from ../shared/data/rosbag2-real (rosbag2's own test bags, Apache-2.0).
-REAL = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data', 'rosbag2-real')
+REAL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'data',
+                    'rosbag2-real')
 REAL_BAGS = sorted(d for d in os.listdir(REAL) if os.path.isdir(os.path.join(REAL, d)))
 
 
