@@ -1,4 +1,4 @@
-"""The ``robodyn`` command: inspect, check, bench, demo, validate.
+"""The ``robodyn`` command: inspect, check, bench, demo, validate, reproduce.
 
 Shape: argument parsing -> ``run(args) -> int`` calls the typed library functions
 (``load_robot``, ``cross_check``, ``bench``, ``demo``, ``validate_bag``) and prints ->
@@ -37,9 +37,16 @@ def build_parser():
     parser = argparse.ArgumentParser(prog='robodyn', description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest='command', required=True)
     for add in (_inspect_parser, _check_parser, _bench_parser, _demo_parser,
-                _validate_parser):
+                _validate_parser, _reproduce_parser):
         add(sub)
     return parser
+
+
+def _reproduce_parser(sub):
+    p = sub.add_parser('reproduce', help="seed 000's feed-forward validation (eq. 72-73) on "
+                                         'the three-link arm')
+    p.add_argument('--duration', type=float, default=2.0, help='[s] (default 2)')
+    p.add_argument('--out', default='out/reproduce', help='figures directory')
 
 
 def _inspect_parser(sub):
@@ -265,8 +272,25 @@ def _validate(args):
     return 0 if report['passed'] else 1
 
 
+def _reproduce(args):
+    from .validation.reproduction import reproduce
+    if not args.duration > 0:
+        raise ConfigError(f'--duration must be > 0, got {args.duration}')
+    result = reproduce(args.duration, args.out)
+    joints = result['joints']
+    print(f'seed 000 Section 5: three-link arm, feed-forward eq. (72) along eq. (73) for '
+          f'{args.duration:g} s; max |q - q_r| per joint [rad]')
+    print(f'{"torques + plant":<32}' + ''.join(f'{j:>12}' for j in joints))
+    for name, errors in result['max_abs_error'].items():
+        print(f'{name:<32}' + ''.join(f'{e:>12.2e}' for e in errors))
+    ok = result['ode_max'] <= 1e-10
+    print(f'ODE route worst {result["ode_max"]:.2e} rad: {"PASS" if ok else "FAIL"} (<= 1e-10)'
+          f'; figures in {args.out}')
+    return 0 if ok else 1
+
+
 COMMANDS = {'inspect': _inspect, 'check': _check, 'bench': _bench, 'demo': _demo,
-            'validate': _validate}
+            'validate': _validate, 'reproduce': _reproduce}
 
 
 def run(args):

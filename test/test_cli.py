@@ -36,6 +36,7 @@ def test_check_fails_with_impossible_tolerance(capsys):
     assert code == 1 and 'FAIL' in out
 
 
+@pytest.mark.integration  # the start-up measurement runs a subprocess
 def test_bench_reports_every_method_and_operation(capsys):
     code, out = _run(['bench', 'three_link', '--repeats', '40', '--memory-calls', '2000',
                       '--json'], capsys)

@@ -71,3 +71,7 @@ class PinocchioChain:
     def rnea(self, q, qd, qdd):
         """Inverse dynamics by Pinocchio's RNEA."""
         return self.pin.rnea(self.model, self.data, self.q(q), qd, qdd).copy()
+
+    def aba(self, q, qd, tau):
+        """Forward dynamics qdd = M^-1 (tau - C qd - g) by Pinocchio's ABA (no friction)."""
+        return self.pin.aba(self.model, self.data, self.q(q), qd, tau).copy()
