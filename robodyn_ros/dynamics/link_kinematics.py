@@ -57,7 +57,8 @@ def _frames(chain, q):
 
 
 def link_kinematics(chain, q, derivatives=True):
-    """Poses, Jacobians and (optionally) dJ/dq of every link at ``q``.
+    """Poses, Jacobians and (optionally) dJ/dq of every link at ``q`` (seed 000 eqs. 15,
+    24-25).
 
     The derivatives are analytic: a direction fixed in body m >= k turns as
     d(v)/dq_k = z_k x v for a revolute joint k; a point additionally translates by

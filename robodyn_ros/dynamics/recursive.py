@@ -192,7 +192,8 @@ def _finite(x):
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def terms_kernel(q, qd, params, out, buf, mode):
-    """M, C, g into ``out`` (2n + 1, n): rows [0, n) M, [n, 2n) C, row 2n g.
+    """M, C, g into ``out`` (2n + 1, n): rows [0, n) M, [n, 2n) C, row 2n g (the matrices
+    of seed 000 eqs. 28, 52, 45, by composite rigid bodies).
 
     ``mode`` bits: 1 = M, 2 = C, 4 = g. Returns False (``out`` untouched) when q or
     qd is not finite.
@@ -291,7 +292,8 @@ def _rnea(q, qd, qdd, params, tau, buf):
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def rnea_kernel(q, qd, qdd, params, tau, buf):
-    """tau = M qdd + C qd + g by recursive Newton-Euler; False on non-finite input."""
+    """tau = M qdd + C qd + g (seed 000 eq. 29) by recursive Newton-Euler; False on
+    non-finite input."""
     if not (_finite(q) and _finite(qd) and _finite(qdd)):
         return False
     _rnea(q, qd, qdd, params, tau, buf)
@@ -300,7 +302,8 @@ def rnea_kernel(q, qd, qdd, params, tau, buf):
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, params, friction, tau, buf):
-    """tau = M(q)(qdd_r + Kd (qd_r - qd) + Kp (q_r - q)) + C(q, qd) qd + g(q) [+ tau_f(qd)].
+    """tau = M(q)(qdd_r + Kd (qd_r - qd) + Kp (q_r - q)) + C(q, qd) qd + g(q) [+ tau_f(qd)]
+    (seed 000 eq. 29 at that acceleration; friction: seed 004).
 
     One RNEA pass with the commanded acceleration gives M a + C qd + g exactly; the
     commanded acceleration is staged in the last n entries of ``buf``. Returns False

@@ -104,7 +104,8 @@ class RigidBodyDynamics:
 
     # -- public API -------------------------------------------------------------------
     def mass_matrix(self, q: ArrayLike) -> np.ndarray:
-        """(n, n) joint-space inertia matrix M(q), symmetric positive definite."""
+        """(n, n) joint-space inertia matrix M(q), symmetric positive definite (seed 000 eq.
+        28; recursive: composite rigid bodies, the same matrix)."""
         q = self._fast(q, 'q')
         if self.method == 'recursive':
             self._run_terms(q, self._zero, MODE_M)
@@ -121,7 +122,8 @@ class RigidBodyDynamics:
         return np.einsum('kij,k->ij', self.mass_matrix_derivatives(q), self._vec(qd, 'qd'))
 
     def coriolis_matrix(self, q: ArrayLike, qd: ArrayLike) -> np.ndarray:
-        """(n, n) Coriolis/centrifugal matrix with Mdot - 2C skew-symmetric."""
+        """(n, n) Coriolis/centrifugal matrix with Mdot - 2C skew-symmetric (seed 000 eq. 52;
+        christoffel: seed 003 eq. 55; recursive: the same matrix)."""
         q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
         if self.method == 'recursive':
             self._run_terms(q, qd, MODE_C)
@@ -130,7 +132,7 @@ class RigidBodyDynamics:
                               qd)
 
     def gravity_vector(self, q: ArrayLike) -> np.ndarray:
-        """(n,) gravity torques g(q) = (dP/dq)^T."""
+        """(n,) gravity torques g(q) = (dP/dq)^T (seed 000 eq. 45)."""
         q = self._fast(q, 'q')
         if self.method == 'recursive':
             self._run_terms(q, self._zero, MODE_G)
@@ -139,7 +141,8 @@ class RigidBodyDynamics:
 
     def terms(self, q: ArrayLike,
               qd: ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(M, C, g) for one control cycle, sharing one kinematics pass."""
+        """(M, C, g) for one control cycle, sharing one kinematics pass (seed 000 eqs. 28,
+        52, 45)."""
         q, qd = self._fast(q, 'q'), self._fast(qd, 'qd')
         if self._compiled:
             self._run_terms(q, qd, MODE_ALL)
@@ -151,8 +154,8 @@ class RigidBodyDynamics:
         return mass_matrix_jacobian(self.chain, q, kin), cor, gravity_jacobian(self.chain, kin)
 
     def terms_into(self, q: ArrayLike, qd: ArrayLike, out: np.ndarray) -> None:
-        """Allocation-free M, C, g: ``out`` is a (2n + 1, n) float array receiving M in rows
-        [0, n), C in rows [n, 2n) and g in row 2n."""
+        """Allocation-free M, C, g (seed 000 eqs. 28, 52, 45): ``out`` is a (2n + 1, n) float
+        array receiving M in rows [0, n), C in rows [n, 2n) and g in row 2n."""
         if out is not self._out_checked:  # checked once per buffer, not every cycle
             n = self.n
             if type(out) is not np.ndarray or out.shape != (2 * n + 1, n) or \
@@ -185,8 +188,9 @@ class RigidBodyDynamics:
     def computed_torque_prechecked(self, q: np.ndarray, qd: np.ndarray, q_ref: np.ndarray,
                                    qd_ref: np.ndarray, qdd_ref: np.ndarray, kp: np.ndarray,
                                    kd: np.ndarray, friction: bool) -> np.ndarray:
-        """:meth:`computed_torque` for callers that have already checked their inputs:
-        float64 (n,) arrays (the controller's hot path: no per-argument Python checks).
+        """:meth:`computed_torque` (seed 000 eq. 29 at qdd_r + Kd e_dot + Kp e) for callers
+        that have already checked their inputs: float64 (n,) arrays (the controller's hot
+        path: no per-argument Python checks).
         The kernel still refuses non-finite values (InputError)."""
         if not self._compiled:
             return self.computed_torque(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, friction)
@@ -198,7 +202,8 @@ class RigidBodyDynamics:
     def computed_torque(self, q: ArrayLike, qd: ArrayLike, q_ref: ArrayLike, qd_ref: ArrayLike,
                         qdd_ref: ArrayLike, kp: ArrayLike, kd: ArrayLike,
                         friction: bool = True) -> np.ndarray:
-        """tau = M(q)(qdd_r + Kd e_dot + Kp e) + C(q, qd) qd + g(q) [+ tau_f(qd)].
+        """tau = M(q)(qdd_r + Kd e_dot + Kp e) + C(q, qd) qd + g(q) [+ tau_f(qd)] (seed 000
+        eq. 29 at that acceleration; friction: seed 004).
 
         ``kp`` [1/s^2] and ``kd`` [1/s] are per-joint gains (n,).
         """
