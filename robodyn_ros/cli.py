@@ -1,21 +1,16 @@
-"""The ``robodyn`` command: inspect, check, bench, demo, validate, reproduce.
+"""The ``robodyn`` command: inspect, check, bench, demo, validate, reproduce, identify.
 
 Shape: argument parsing -> ``run(args) -> int`` calls the typed library functions
 (``load_robot``, ``cross_check``, ``bench``, ``demo``, ``validate_bag``) and prints ->
-``main()`` exits with it.
+``main()`` exits with it. The command bodies are in commands.py.
 Exit codes: 0 success / pass, 1 check or validation failed, 2 bad input.
 """
 
 import argparse
-import json
-import os
 import sys
-import time
-
-import numpy as np
 
 from .defaults import JOINT_STATES
-from .errors import ConfigError, RobodynError
+from .errors import RobodynError
 
 __all__ = ['build_parser', 'run', 'main']
 
@@ -37,7 +32,7 @@ def build_parser():
     parser = argparse.ArgumentParser(prog='robodyn', description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest='command', required=True)
     for add in (_inspect_parser, _check_parser, _bench_parser, _demo_parser,
-                _validate_parser, _reproduce_parser):
+                _validate_parser, _reproduce_parser, _identify_parser):
         add(sub)
     return parser
 
@@ -47,6 +42,19 @@ def _reproduce_parser(sub):
                                          'the three-link arm')
     p.add_argument('--duration', type=float, default=2.0, help='[s] (default 2)')
     p.add_argument('--out', default='out/reproduce', help='figures directory')
+
+
+def _identify_parser(sub):
+    p = sub.add_parser('identify', help='joint friction and a tip payload from a rosbag2')
+    p.add_argument('bag', help='rosbag2 directory with joint states (and effort)')
+    p.add_argument('--robot', default='panda', help='robot name or .urdf/.xacro path')
+    p.add_argument('--tip', default=None, help='the tip link the payload is attached to')
+    p.add_argument('--friction', action='store_true', help='estimate friction (default: both)')
+    p.add_argument('--payload', action='store_true', help='estimate the payload (default: both)')
+    p.add_argument('--state-topic', default='/' + JOINT_STATES)
+    p.add_argument('--command-topic', default=None, help='effort commands, used when the '
+                                                         'states carry no effort')
+    p.add_argument('--out', default='out/identify', help='YAML, report and plot directory')
 
 
 def _inspect_parser(sub):
@@ -130,194 +138,16 @@ def _validate_parser(sub):
     p.add_argument('--no-plots', action='store_true')
 
 
-def _load(args):
-    from .model import load_robot
-    return load_robot(args.urdf, args.base, args.tip,
-                     mappings=getattr(args, 'xacro_args', None),
-                     effort_limits=getattr(args, 'effort_limits', None))
-
-
-def _inspect(args):
-    model = _load(args)
-    table = model.dh_table(args.convention)
-    if args.json:
-        out = {
-            'robot': model.name, 'base_link': model.base_link, 'tip_link': model.tip_link,
-            'convention': table.convention,
-            'rows': [dict(joint=r.joint_name, type=r.joint_type, a=r.a, alpha=r.alpha, d=r.d,
-                          theta_offset=r.theta_offset) for r in table.rows],
-            'base': table.base.tolist(), 'tool': table.tool.tolist(),
-            'inertials': [dict(mass=i.mass, com=i.com.tolist(),
-                               inertia_com=i.inertia_com.tolist(),
-                               inertia_origin=i.inertia_origin.tolist())
-                          for i in table.inertials],
-        }
-        print(json.dumps(out, indent=2))
-        return 0
-    print(f'{model.name}: {model.n} joints, {model.base_link} -> {model.tip_link}, '
-          f'{table.convention} DH')
-    print(f'{"i":>2} {"joint":<24}{"type":<11}{"a [m]":>11}{"alpha [rad]":>13}{"d [m]":>11}'
-          f'{"theta0 [rad]":>14}')
-    for k, r in enumerate(table.rows, 1):
-        print(f'{k:>2} {r.joint_name:<24}{r.joint_type:<11}{r.a:>11.6f}{r.alpha:>13.6f}'
-              f'{r.d:>11.6f}{r.theta_offset:>14.6f}')
-    np.set_printoptions(precision=6, suppress=True)
-    print('base (base_link -> frame 0):\n' + str(table.base))
-    print('tool (frame n -> tip):\n' + str(table.tool))
-    print(f'{"i":>2}{"mass [kg]":>11}  {"com in frame i [m]":<34}'
-          f'{"Ixx Iyy Izz Ixy Ixz Iyz about COM [kg m^2]"}')
-    for k, i in enumerate(table.inertials, 1):
-        c = i.com
-        m = i.inertia_com
-        print(f'{k:>2}{i.mass:>11.4f}  [{c[0]:>9.5f} {c[1]:>9.5f} {c[2]:>9.5f}]  '
-              f'{m[0, 0]:.6g} {m[1, 1]:.6g} {m[2, 2]:.6g} {m[0, 1]:.3g} {m[0, 2]:.3g} '
-              f'{m[1, 2]:.3g}')
-    return 0
-
-
-def _check(args):
-    from .validation.pinocchio_check import SEED_MAX_N, cross_check
-    if args.samples < 1:
-        raise RobodynError(f'--samples must be >= 1, got {args.samples}')
-    model = _load(args)
-    methods = ('kronecker', 'christoffel', 'recursive') if args.method == 'all' else \
-        (args.method,)
-    if args.method == 'all' and model.n > SEED_MAX_N:
-        methods = ('recursive',)
-        print(f'robodyn check: kronecker and christoffel skipped: n = {model.n} > '
-              f'{SEED_MAX_N} (O(n^4) formulations); checking recursive', file=sys.stderr)
-    reports = [cross_check(model, m, args.samples, args.seed, tolerance=args.tolerance,
-                           progress=_progress(m, args.samples)) for m in methods]
-    ok = all(r.passed for r in reports)
-    if args.json:
-        print(json.dumps({'robot': model.name, 'n': model.n, 'passed': ok, 'reports': [
-            dict(method=r.method, samples=r.samples, mass_matrix=r.mass_matrix,
-                 coriolis=r.coriolis, gravity=r.gravity, inverse_dynamics=r.inverse_dynamics,
-                 skew=r.skew, symmetry=r.symmetry, min_eigenvalue=r.min_eigenvalue,
-                 passed=r.passed) for r in reports]}, indent=2))
-    else:
-        names = model.joint_names if model.n <= 12 else \
-            (*model.joint_names[:3], '...', model.joint_names[-1])
-        print(f'{model.name}: {model.n} joints ({", ".join(names)}), '
-              f'{args.samples} random states vs Pinocchio, max relative error '
-              f'(tolerance {args.tolerance:g})')
-        print(f'{"method":<12}{"M":>10}{"C":>10}{"g":>10}{"ID":>10}{"Mdot-2C":>10}'
-              f'{"M-M^T":>10}{"min eig M":>11}  result')
-        for r in reports:
-            print(f'{r.method:<12}{r.mass_matrix:>10.1e}{r.coriolis:>10.1e}{r.gravity:>10.1e}'
-                  f'{r.inverse_dynamics:>10.1e}{r.skew:>10.1e}{r.symmetry:>10.1e}'
-                  f'{r.min_eigenvalue:>11.3e}  {"PASS" if r.passed else "FAIL"}')
-    return 0 if ok else 1
-
-
-def _progress(method, samples, every=2.0):
-    """A progress callback printing one line to stderr at most every ``every`` s."""
-    start = last = time.monotonic()
-
-    def report(done):
-        nonlocal last
-        now = time.monotonic()
-        if now - last >= every or (done == samples and now - start >= every):
-            last = now
-            print(f'robodyn check: {method} {done}/{samples} samples, {now - start:.0f} s',
-                  file=sys.stderr, flush=True)
-    return report
-
-
-def _bench(args):
-    from .bench import bench, format_bench
-    report = bench(args.urdf, args.base, args.tip, repeats=args.repeats,
-                   scaling_sizes=args.scaling, plot=args.plot, memory_calls=args.memory_calls,
-                   validate_hours=args.validate_hours)
-    print(json.dumps(report, indent=2) if args.json else format_bench(report))
-    return 0
-
-
-def _demo(args):
-    # DDS stays on this machine unless the environment says otherwise.
-    os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    os.environ.setdefault('ROS_DOMAIN_ID', '42')
-    from .nodes.bringup import demo, jtc_demo
-    if args.mode == 'jtc_feedforward':
-        if args.robot != 'panda':
-            raise ConfigError(f'--mode jtc_feedforward: only the panda has JTC gains here, '
-                              f'got {args.robot!r}')
-        res = jtc_demo(args.duration)
-        print(f'JTC-like PD (kp {res["kp"]}, kd {res["kd"]}) on the simulated Panda, '
-              f'sum-of-sines over {args.duration:.1f} s, trajectory points every 10 ms:')
-        print(f'  worst-joint RMS with feed-forward    {res["with_feedforward"]:.3e} rad')
-        print(f'  worst-joint RMS without feed-forward {res["without_feedforward"]:.3e} rad')
-        print(f'  ratio {res["ratio"]:.4f} ({"PASS" if res["ratio"] <= 0.1 else "FAIL"}: '
-              '<= 0.1)')
-        return 0 if res['ratio'] <= 0.1 else 1
-    from .validation.report import print_summary
-    result = demo(args.robot, args.mode, args.reference, args.duration, args.rate, args.out,
-                  args.storage, args.tip, args.max_rms, args.max_abs)
-    print_summary(result['report'])
-    return 0 if result['report']['passed'] else 1
-
-
-def _validate(args):
-    from .validation.report import print_summary
-    from .validation.validate import validate_bag
-    model = None
-    if args.robot:
-        from .model import load_robot
-        model = load_robot(args.robot, tip_link=args.tip)
-    report = validate_bag(args.bag, args.state_topic, args.reference_topic, args.command_topic,
-                          model, args.max_rms, args.max_abs, args.tolerance, args.out,
-                          not args.no_plots, progress=sys.stderr.isatty(),
-                          thresholds_file=args.thresholds)
-    print_summary(report)
-    return 0 if report['passed'] else 1
-
-
-def _reproduce(args):
-    from .validation.reproduction import reproduce
-    if not args.duration > 0:
-        raise ConfigError(f'--duration must be > 0, got {args.duration}')
-    result = reproduce(args.duration, args.out)
-    joints = result['joints']
-    print(f'seed 000 Section 5: three-link arm, feed-forward eq. (72) along eq. (73) for '
-          f'{args.duration:g} s; max |q - q_r| per joint [rad]')
-    print(f'{"torques + plant":<32}' + ''.join(f'{j:>12}' for j in joints))
-    for name, errors in result['max_abs_error'].items():
-        print(f'{name:<32}' + ''.join(f'{e:>12.2e}' for e in errors))
-    ok = result['ode_max'] <= 1e-10
-    print(f'ODE route worst {result["ode_max"]:.2e} rad: {"PASS" if ok else "FAIL"} (<= 1e-10)'
-          f'; figures in {args.out}')
-    return 0 if ok else 1
-
-
-COMMANDS = {'inspect': _inspect, 'check': _check, 'bench': _bench, 'demo': _demo,
-            'validate': _validate, 'reproduce': _reproduce}
-
-
 def run(args):
     """Execute parsed arguments; return the exit code (RobodynError -> 2)."""
+    from .commands import COMMANDS, loop_bench
     try:
         if args.command == 'bench' and args.loop:
-            return _loop_bench(args)
+            return loop_bench(args)
         return COMMANDS[args.command](args)
     except RobodynError as exc:
         print(f'robodyn {args.command}: error: {exc}', file=sys.stderr)
         return 2
-
-
-def _loop_bench(args):
-    import json
-    import tempfile
-
-    from .nodes.loop_bench import format_loop_bench, run_loop_bench
-    if args.loop_seconds <= 0:
-        raise ConfigError(f'--loop-seconds must be > 0, got {args.loop_seconds}')
-    if not 0 <= args.loop_fifo <= 99:
-        raise ConfigError(f'--loop-fifo must be 0 (off) or 1-99, got {args.loop_fifo}')
-    with tempfile.TemporaryDirectory() as tmp:
-        result = run_loop_bench(args.loop_seconds, tmp=tmp, pin=args.loop_pin,
-                                fifo=args.loop_fifo)
-    print(json.dumps(result, indent=1) if args.json else format_loop_bench(result))
-    return 0
 
 
 def main(argv=None):

@@ -28,6 +28,8 @@ ALLOWED = {
     'sim': {'sim', 'model', 'dynamics', 'control', 'errors', 'defaults'},  # control: its JTC
     'validation': {'validation', 'io', 'control', 'dynamics', 'model', 'sim', 'errors',
                    'defaults'},
+    'identification': {'identification', 'io', 'control', 'dynamics', 'model', 'sim',
+                       'errors', 'defaults'},
 }
 
 

@@ -53,7 +53,8 @@ def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True):
             if np.isfinite(joint.lower) and np.isfinite(joint.upper) else 'limited="false"'
         lines.append(f'{indent}  <joint name="{joint.name}" type="{kind}" '
                      f'axis="{_fmt(joint.axis)}" damping="{damping!r}" '
-                     f'frictionloss="{loss!r}" {limits}/>')
+                     f'frictionloss="{loss!r}" solreffriction="{2 * timestep!r} 1" '
+                     f'{limits}/>')
         indent += '  '
     for _ in model.joints:
         indent = indent[:-2]

@@ -96,7 +96,7 @@ def test_n200_with_all_methods_finishes_and_says_what_it_skipped(tmp_path):
 
 
 def test_long_checks_show_progress(capsys):
-    from robodyn_ros.cli import _progress
+    from robodyn_ros.commands import _progress
     from robodyn_ros.model import load_urdf
     from robodyn_ros.validation.pinocchio_check import cross_check
     done = []

@@ -1,0 +1,60 @@
+"""Identification on motion whose torques are known exactly, and its refusals."""
+
+import numpy as np
+import pytest
+
+from robodyn_ros.dynamics import RigidBodyDynamics
+from robodyn_ros.errors import InputError
+from robodyn_ros.identification import from_vector, to_vector, with_payload
+from robodyn_ros.identification.excitation import design_excitation
+from robodyn_ros.identification.identify import identify
+from robodyn_ros.model import load_robot
+from robodyn_ros.model.inertial import Inertial
+
+ARM = load_robot('panda')
+Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+PAYLOAD = Inertial(1.5, np.array([0.01, -0.02, 0.06]), np.diag([4e-3, 5e-3, 3e-3]))
+VISCOUS = np.array([0.6, 0.6, 0.5, 0.5, 0.3, 0.3, 0.2])
+COULOMB = np.array([0.8, 0.8, 0.6, 0.6, 0.4, 0.4, 0.3])
+
+
+def _motion(seconds=8.0):
+    truth = RigidBodyDynamics(with_payload(ARM, to_vector(PAYLOAD)), viscous=VISCOUS,
+                              coulomb=COULOMB, friction_smoothing=0.01)
+    trajectory, _ = design_excitation(ARM, Q0, candidates=5)
+    t = np.arange(0.0, seconds, 1e-3)
+    samples = [trajectory(x) for x in t]
+    tau = np.array([truth.inverse_dynamics(*s) + truth.friction_torque(s[1]) for s in samples])
+    return t, np.array([s[0] for s in samples]), tau
+
+
+@pytest.mark.integration  # 8000 samples through the regressor: 2 s
+def test_exact_torques_give_the_parameters_back():
+    result = identify(ARM, *_motion())
+    estimate = from_vector(result.payload)
+    assert abs(estimate.mass - 1.5) < 0.015 and np.linalg.norm(estimate.com - PAYLOAD.com) < 2e-3
+    np.testing.assert_allclose(result.viscous, VISCOUS, rtol=0.07)
+    np.testing.assert_allclose(result.coulomb, COULOMB, rtol=0.05)
+    assert np.all(result.rms_after < 0.2 * result.rms_before)
+    assert set(result.standard_errors) == {'payload', 'viscous', 'coulomb'}
+
+
+def test_too_short_is_refused():
+    t, q, tau = _motion(1.0)
+    with pytest.raises(InputError, match='too short'):
+        identify(ARM, t, q, tau)
+
+
+def test_a_motion_that_excites_nothing_is_refused():
+    t = np.arange(0.0, 5.0, 1e-3)
+    q = np.tile(Q0, (len(t), 1))
+    tau = np.tile(RigidBodyDynamics(ARM).gravity_vector(Q0), (len(t), 1))
+    with pytest.raises(InputError, match='condition number'):
+        identify(ARM, t, q, tau)
+
+
+def test_non_finite_torques_are_refused():
+    t, q, tau = _motion(3.0)
+    tau[10, 2] = np.nan
+    with pytest.raises(InputError, match='non-finite'):
+        identify(ARM, t, q, tau)
