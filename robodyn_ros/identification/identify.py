@@ -27,6 +27,8 @@ __all__ = ['Identification', 'filtered_motion', 'identify', 'MAX_CONDITION', 'MI
 #: not excite every parameter: no estimate.
 MAX_CONDITION = 1000.0
 MIN_SECONDS = 2.0
+#: [rad/s or m/s] below this a joint's samples do not enter the fit (friction sticks).
+MIN_SPEED = 0.05
 #: [s] dropped at both ends: the zero-phase filter's transients last that long.
 EDGE = 0.2
 
@@ -120,12 +122,18 @@ def identify(model, t, q, tau, payload=True, friction=True, cutoff=10.0, holdout
                          f'number {cond:.3g} > {MAX_CONDITION:g}); record an excitation '
                          'trajectory (identification.excitation)')
     npay = 10 if payload else 0
-    x = _fit(a[:split * n], b[:split * n], payload, npay)
+    # Rows of a joint moving slower than MIN_SPEED are left out of the fit: there the
+    # friction sticks (static friction, a simulator's soft constraint) and neither
+    # model term holds; they still count in the held-out residual.
+    moving = np.abs(qd[:split]).reshape(-1) >= MIN_SPEED if friction else \
+        np.ones(split * n, bool)
+    x = _fit(a[:split * n][moving], b[:split * n][moving], payload, npay)
     result = Identification(x[:npay] if payload else None,
                             x[npay:npay + n] if friction else None,
                             x[npay + n:] if friction else None, condition_number=cond,
                             samples=split, held_out=len(qf) - split)
-    result.standard_errors = _standard_errors(a[:split * n], b[:split * n], x, npay, n,
+    result.standard_errors = _standard_errors(a[:split * n][moving], b[:split * n][moving],
+                                              x, npay, n,
                                               friction)
     _held_out(result, model, qf[split:], qd[split:], qdd[split:], tauf[split:],
               a[split * n:] @ x + known[split * n:], smoothing)

@@ -19,6 +19,8 @@ def test_payload_and_tracking_from_the_excitation_bag(tmp_path):
     assert figures['effort_source'] == 'measured'
     assert figures['mass_error_pct'] <= 3.0 and figures['com_error_mm'] <= 5.0
     assert figures['ratio'] <= 1.0 / 3.0
+    assert max(figures['viscous_error_pct']) <= 10.0
+    assert max(figures['coulomb_error_pct']) <= 10.0
     result = figures['result']
     assert np.all(result.rms_after < result.rms_before)
     code = run(build_parser().parse_args(['identify', str(tmp_path / 'excitation_bag'),
