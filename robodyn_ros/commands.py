@@ -188,7 +188,7 @@ def _identify(args):
     params = report['parameters']
     print(f'{model.name}: effort {source}, {result.samples} samples fitted, '
           f'{result.held_out} held out, condition number {result.condition_number:.3g}')
-    for key in ('viscous', 'coulomb', 'payload_mass', 'payload_com'):
+    for key in ('viscous', 'coulomb', 'payload'):
         if key in params:
             print(f'  {key}: {params[key]}')
     print(f'  residual RMS on held-out samples [N m]: before '

@@ -54,6 +54,11 @@ class ControllerConfig:
     safe_command: str = 'hold'
     initial_output: str = 'hold'
     damping: tuple = (1.0,)
+    viscous: tuple = ()
+    coulomb: tuple = ()
+    payload_mass: float = 0.0
+    payload_com: tuple = (0.0, 0.0, 0.0)
+    payload_inertia: tuple = (0.0,) * 6
     effort_limits: tuple = ()
     velocity_limits: tuple = ()
     position_margin: float = 0.02
@@ -75,6 +80,7 @@ class ControllerConfig:
         """Validated config from ``{name: value}``; unknown names are kept in ``extra``."""
         known = {f.name: f for f in fields(cls) if f.name != 'extra'}
         kwargs = {}
+        values = {name.replace('.', '_'): value for name, value in values.items()}
         for name, value in values.items():
             if name in known:
                 kwargs[name] = _coerce(name, value, type(getattr(cls, name)))
@@ -102,6 +108,14 @@ class ControllerConfig:
                               f'got {self.cross_check_every}')
         if len(self.gravity) != 3:
             raise ConfigError(f'gravity: expected 3 values [m/s^2], got {list(self.gravity)}')
+        if len(self.payload_com) != 3 or len(self.payload_inertia) != 6 or \
+                self.payload_mass < 0:
+            raise ConfigError(f'payload: expected mass >= 0, com 3 and inertia 6 values, got '
+                              f'{self.payload_mass}, {list(self.payload_com)}, '
+                              f'{list(self.payload_inertia)}')
+        if any(v < 0 for v in (*self.viscous, *self.coulomb)):
+            raise ConfigError(f'viscous, coulomb: expected values >= 0, got '
+                              f'{list(self.viscous)}, {list(self.coulomb)}')
         for name in ('kp', 'kd', 'damping', 'goal_position_tolerance',
                      'path_position_tolerance'):
             values = getattr(self, name)

@@ -16,13 +16,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..dynamics import RigidBodyDynamics
 from ..errors import ConfigError, InputError, RobodynError
 from ..model import RobotModel
 from .controller_config import ControllerConfig
+from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
-from .laws import ControlLaw, LawConfig
 from .reference_manager import ReferenceManager
 from .supervisor import LEVELS, SAFE, WAITING, SafetyLimits, SafetySupervisor
 
@@ -69,14 +68,9 @@ class ControllerCore:
                               f'{list(model.joint_names)}')
         order = [model.joint_names.index(j) for j in joints]
         self.out_order = None if order == list(range(n)) else np.array(order)
-        try:
-            self.dyn = RigidBodyDynamics(model, gravity=config.gravity,
-                                         friction_smoothing=config.friction_smoothing)
-            self.law = ControlLaw(self.dyn, LawConfig(
-                config.mode, config.per_joint('kp', n), config.per_joint('kd', n),
-                config.include_gravity, config.include_friction, config.feedforward_pd))
-        except InputError as exc:
-            raise ConfigError(str(exc)) from None
+        self.payload = payload_body(config.payload_mass, config.payload_com,
+                                    config.payload_inertia)
+        self.dyn, self.law = controller_dynamics(model, config, self.payload)
         self.supervisor = SafetySupervisor(self._limits(model),
                                            self.dyn.gravity_vector
                                            if config.include_gravity else None)
@@ -112,6 +106,23 @@ class ControllerCore:
             lower=model.lower + cfg.position_margin, upper=model.upper - cfg.position_margin,
             velocity=velocity, damping=cfg.per_joint('damping', n),
             safe_command=cfg.safe_command, initial_output=cfg.initial_output)
+
+    def set_payload(self, mass: float, com: Sequence[float],
+                    inertia: Sequence[float]) -> None:
+        """Carry a new payload at the tip (mass [kg], com [m] and inertia about the com
+        [kg m^2] in the tip frame; mass 0: none). Call between cycles: the next cycle uses
+        it. ConfigError (nothing changed) when it is not physical."""
+        body = payload_body(mass, com, inertia)
+        dyn, law = controller_dynamics(self.model, self.config, body)
+        if self.cross_check is not None:
+            from .online_cross_check import OnlineCrossCheck
+            self.cross_check = OnlineCrossCheck(dyn, self.config.gravity,
+                                                self.config.cross_check_every,
+                                                self.config.cross_check_tolerance)
+        self.dyn, self.law, self.payload = dyn, law, body
+        if self.config.include_gravity:
+            self.supervisor.gravity = dyn.gravity_vector
+        self.events.append((0, f'payload now {mass:g} kg at {list(com)} m'))
 
     # -- lifecycle --------------------------------------------------------------------
     def warm_up(self) -> float:

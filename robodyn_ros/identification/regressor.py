@@ -12,13 +12,11 @@ payload moved along one parameter; exact up to rounding (tests compare it with
 Pinocchio's joint-torque regressor).
 """
 
-from dataclasses import replace
-
 import numpy as np
 
 from ..defaults import GRAVITY
 from ..dynamics import RigidBodyDynamics
-from ..model.inertial import lump
+from ..model.payload import with_payload as model_with_payload
 from .inertial_parameters import from_vector
 
 __all__ = ['with_payload', 'PayloadRegressor', 'friction_regressor']
@@ -27,12 +25,12 @@ __all__ = ['with_payload', 'PayloadRegressor', 'friction_regressor']
 _REFERENCE = np.array([1.0, 0.0, 0.0, 0.0, 0.1, 0.0, 0.0, 0.1, 0.0, 0.1])
 
 
-def with_payload(model, pi=None):
-    """``model`` with a payload pi (10,) in the tip frame lumped into its last body."""
+def with_payload(model, pi=None, xml=False):
+    """``model`` with a payload pi (10,) in the tip frame lumped into its last body
+    (``xml``: its URDF text gets the payload link too, see model.payload)."""
     if pi is None:
         return model
-    payload = from_vector(np.asarray(pi, dtype=float)).transformed(model.tool)
-    return replace(model, bodies=model.bodies[:-1] + (lump([model.bodies[-1], payload]),))
+    return model_with_payload(model, from_vector(np.asarray(pi, dtype=float)), xml)
 
 
 def friction_regressor(qd: np.ndarray, smoothing: float = 0.0) -> np.ndarray:

@@ -17,12 +17,12 @@ def _parameters(model, result):
     if result.viscous is not None:
         params['viscous'] = [round(float(v), 6) for v in result.viscous]
         params['coulomb'] = [round(float(v), 6) for v in result.coulomb]
-    if result.payload is not None:
+    if result.payload is not None:  # the controller's payload.mass / .com / .inertia
         body = from_vector(result.payload)
         i = body.inertia
-        params.update(payload_mass=float(body.mass), payload_com=body.com.tolist(),
-                      payload_inertia=[float(i[0, 0]), float(i[0, 1]), float(i[0, 2]),
-                                       float(i[1, 1]), float(i[1, 2]), float(i[2, 2])])
+        params['payload'] = dict(mass=float(body.mass), com=body.com.tolist(),
+                                 inertia=[float(i[0, 0]), float(i[0, 1]), float(i[0, 2]),
+                                          float(i[1, 1]), float(i[1, 2]), float(i[2, 2])])
     return params
 
 
@@ -55,9 +55,9 @@ def write_identification(model, result, source, out):
         c = params.get('coulomb', ['-'] * model.n)[j]
         lines.append(f'| {name} | {k} | {c} | {result.rms_before[j]:.3g} | '
                      f'{result.rms_after[j]:.3g} |')
-    if 'payload_mass' in params:
-        com = np.round(params['payload_com'], 4).tolist()
-        lines += ['', f'Payload: {params["payload_mass"]:.4g} kg at {com} m in '
+    if 'payload' in params:
+        com = np.round(params['payload']['com'], 4).tolist()
+        lines += ['', f'Payload: {params["payload"]["mass"]:.4g} kg at {com} m in '
                   f'{model.tip_link}.']
     with open(os.path.join(out, 'report.md'), 'w', encoding='utf-8') as handle:
         handle.write('\n'.join(lines) + '\n')

@@ -23,14 +23,14 @@ ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIEN
                                    reliability=ReliabilityPolicy.RELIABLE)
 
 
-def declare(node, name, default, description, dynamic=False):
-    """Declare a read-only parameter with a description and return its value.
+def declare(node, name, default, description, dynamic=False, read_only=True):
+    """Declare a parameter (read-only unless said) with a description; return its value.
 
     ``dynamic``: accept any type (numbers: an integer where a float is meant; the caller
     validates the value).
     """
     node.declare_parameter(name, default, ParameterDescriptor(
-        description=description, read_only=True, dynamic_typing=dynamic))
+        description=description, read_only=read_only, dynamic_typing=dynamic))
     return node.get_parameter(name).value
 
 

@@ -6,16 +6,11 @@ first valid state; deactivate / shutdown / SIGINT / SIGTERM = ramp (within the t
 limit) to the safe command and publish it last. ``autostart: true`` configures and
 activates at start-up (launch files, the demo).
 
-Topics (relative names, so namespaces and remapping work):
-    in:  joint_states (sensor_msgs/JointState, keep-last 1: always the freshest state),
-         ~/joint_trajectory (trajectory_msgs/JointTrajectory),
-         robot_description (std_msgs/String, transient local; when no URDF parameter is set)
-    out: <command_topic> (std_msgs/Float64MultiArray, effort [N m or N], ``joints`` order),
-         ~/reference (sensor_msgs/JointState: q_r, qd_r, commanded effort; stamped in the
-         joint states' time base), /diagnostics (diagnostic_msgs/DiagnosticArray).
-
-All pacing uses the steady clock; ROS time (and use_sim_time) only stamps /diagnostics.
-The core (robodyn_ros.control.ControllerCore) does everything else.
+Topics (relative names): in joint_states (keep-last 1: the freshest state),
+~/joint_trajectory, robot_description (transient local, when no URDF parameter is set);
+out <command_topic> (Float64MultiArray effort [N m or N], ``joints`` order), ~/reference
+(JointState q_r, qd_r, effort, stamped in the states' time base), /diagnostics. All pacing
+uses the steady clock; the core (robodyn_ros.control.ControllerCore) does everything else.
 """
 
 import gc
@@ -47,7 +42,7 @@ from .common import (
     stamp_to_sec,
     to_time,
 )
-from .controller_parameters import PARAMETERS
+from .controller_parameters import PARAMETERS, RUNTIME, apply_runtime_parameters
 from .trajectory_interfaces import create_trajectory_interfaces
 
 __all__ = ['ControllerNode', 'main']
@@ -62,7 +57,8 @@ class ControllerNode(LifecycleNode):
         super().__init__('robodyn_controller', **kwargs)
         declare_robot(self)
         for name, (default, description, dynamic) in PARAMETERS.items():
-            declare(self, name, default, description, dynamic)
+            declare(self, name, default, description, dynamic, name not in RUNTIME)
+        self.add_on_set_parameters_callback(self.on_set_parameters)
         self.core = None
         self.status = 'unconfigured: not configured yet'
         self.xml = None
@@ -254,6 +250,14 @@ class ControllerNode(LifecycleNode):
         """Follow a JointTrajectory (rejected ones are logged, the reference stays)."""
         self.core.on_trajectory(time.monotonic(), msg)
         self._log_events()
+
+    def on_set_parameters(self, params):
+        """The payload may change while running (see apply_runtime_parameters)."""
+        from rcl_interfaces.msg import SetParametersResult
+        reason = apply_runtime_parameters(self.core, params, self.get_parameter)
+        if self.core is not None:
+            self._log_events()
+        return SetParametersResult(successful=not reason, reason=reason)
 
     def on_internal_error(self, exc):
         """An unexpected exception: log it once, latch safe mode."""

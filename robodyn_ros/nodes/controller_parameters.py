@@ -6,8 +6,12 @@ read-only: reconfigure (cleanup + configure) to change them.
 """
 
 from ..defaults import COMMAND_TOPIC, GRAVITY
+from ..errors import RobodynError
 
-__all__ = ['PARAMETERS']
+__all__ = ['PARAMETERS', 'RUNTIME', 'apply_runtime_parameters']
+
+#: Parameters that may change while the controller runs (not read-only).
+RUNTIME = ('payload.mass', 'payload.com', 'payload.inertia')
 
 PARAMETERS = {
     'autostart': (False, 'configure and activate at start-up (launch files, the demo)', False),
@@ -42,6 +46,14 @@ PARAMETERS = {
     'initial_output': ('hold', "start of the rate limit at the first activation: 'hold' (the "
                        "torque holding the arm where its brakes held it) or 'zero'", False),
     'damping': ([1.0], 'D of the hold command, 1 or n [N m s/rad]', True),
+    'viscous': ([], 'viscous friction override, 1 or n [N m s/rad] (empty: URDF damping; '
+                'robodyn identify writes it)', True),
+    'coulomb': ([], 'Coulomb friction override, 1 or n [N m] (empty: URDF friction)', True),
+    'payload.mass': (0.0, 'payload rigidly attached to the tip link [kg] (0: none); may be '
+                     'changed while running: applied between two cycles', True),
+    'payload.com': ([0.0, 0.0, 0.0], 'payload centre of mass in the tip frame [m]', True),
+    'payload.inertia': ([0.0] * 6, 'payload inertia about its com in the tip frame: xx xy '
+                        'xz yy yz zz [kg m^2]', True),
     'effort_limits': ([], 'override the URDF effort limits, 1 or n [N m or N]', True),
     'velocity_limits': ([], 'override the URDF velocity limits, 1 or n [rad/s or m/s]', True),
     'position_margin': (0.02, 'position guard: limits shrunk by this [rad or m]', True),
@@ -63,3 +75,19 @@ PARAMETERS = {
     'stopped_velocity_tolerance': (0.01, 'goal velocity tolerance [rad/s] (0: not checked)',
                                    True),
 }
+
+
+def apply_runtime_parameters(core, params, get):
+    """Give the core a changed payload (``params``: rclpy Parameters being set; ``get``:
+    the node's get_parameter). Returns '' when accepted, else the reason. Runs in the
+    parameter callback, on the node's executor: between two cycles, never in one."""
+    changed = {p.name: p.value for p in params if p.name in RUNTIME}
+    if not changed or core is None:  # not configured yet: configure reads them
+        return ''
+    value = {name: changed.get(name, get(name).value) for name in RUNTIME}
+    try:
+        core.set_payload(float(value['payload.mass']), list(value['payload.com']),
+                         list(value['payload.inertia']))
+    except (RobodynError, TypeError, ValueError) as exc:
+        return f'payload refused: {exc}'
+    return ''

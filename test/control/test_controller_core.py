@@ -249,3 +249,22 @@ def test_no_step_above_the_rate_limit_over_start_glitch_stall_and_recovery():
     steps = np.abs(np.diff(np.array(efforts), axis=0))
     assert steps.max() <= 1000.0 * DT + 1e-9
     assert {'ramp_in', 'active', 'safe'} <= set(modes) and modes[-1] == 'active'
+
+
+def test_payload_at_runtime_changes_the_model_between_cycles():
+    from robodyn_ros.control import ControllerConfig, ControllerCore
+    from robodyn_ros.errors import ConfigError
+    config = ControllerConfig.from_parameters({'kp': [400.0], 'kd': [40.0],
+                                               'payload.mass': 0.0})
+    core = ControllerCore(PANDA, config)
+    q = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+    plain = core.dyn.gravity_vector(q)
+    core.set_payload(1.5, [0.0, 0.0, 0.05], [1e-3, 0.0, 0.0, 1e-3, 0.0, 1e-3])
+    loaded = core.dyn.gravity_vector(q)
+    assert np.abs(loaded - plain).max() > 0.5  # 1.5 kg at the hand: visible on the wrist
+    np.testing.assert_array_equal(core.supervisor.gravity(q), loaded)  # the hold command too
+    with pytest.raises(ConfigError, match='payload'):
+        core.set_payload(1.0, [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.01, 0.0, 0.01])  # not physical
+    np.testing.assert_array_equal(core.dyn.gravity_vector(q), loaded)  # unchanged
+    core.set_payload(0.0, [0.0] * 3, [0.0] * 6)
+    np.testing.assert_allclose(core.dyn.gravity_vector(q), plain)

@@ -25,7 +25,18 @@ def test_payload_and_tracking_from_the_excitation_bag(tmp_path):
     assert np.all(result.rms_after < result.rms_before)
     code = run(build_parser().parse_args(['identify', str(tmp_path / 'excitation_bag'),
                                           '--out', str(tmp_path / 'out')]))
-    assert code == 0 and (tmp_path / 'out' / 'identified.yaml').exists()
+    assert code == 0
+    # The YAML is a controller parameter file: payload.mass/.com/.inertia, viscous, coulomb.
+    import yaml
+
+    from robodyn_ros.control import ControllerConfig, ControllerCore
+    params = yaml.safe_load((tmp_path / 'out' / 'identified.yaml').read_text())
+    params = params['robodyn_controller']['ros__parameters']
+    flat = {f'payload.{k}': v for k, v in params.pop('payload').items()}
+    config = ControllerConfig.from_parameters({**params, **flat, 'include_friction': True})
+    core = ControllerCore(load_robot('panda'), config)
+    assert abs(core.payload.mass - 1.5) <= 0.045
+    np.testing.assert_allclose(core.dyn.viscous, params['viscous'])
 
 
 def _bag_without_effort(path, seconds=3.0):

@@ -263,3 +263,25 @@ def test_timer_trigger_commands_at_rate_on_the_steady_clock(ros):
     assert 0.7 * 200 <= len(sent) <= 1.1 * 200
     assert node.core.supervisor.mode == 'safe'
     node.destroy_node()
+
+
+def test_payload_parameters_change_the_running_model_and_bad_ones_are_refused(ros):
+    node = _node(ros)
+    try:
+        q = Q0
+        before = node.core.dyn.gravity_vector(q)
+        result = node.set_parameters([
+            Parameter('payload.mass', value=1.5),
+            Parameter('payload.com', value=[0.0, 0.0, 0.05]),
+            Parameter('payload.inertia', value=[1e-3, 0.0, 0.0, 1e-3, 0.0, 1e-3])])
+        assert all(r.successful for r in result)
+        assert node.core.payload is not None and node.core.payload.mass == 1.5
+        assert np.abs(node.core.dyn.gravity_vector(q) - before).max() > 0.5
+        refused = node.set_parameters([Parameter('payload.inertia',
+                                                 value=[1.0, 0.0, 0.0, 0.01, 0.0, 0.01])])
+        assert not refused[0].successful and 'payload refused' in refused[0].reason
+        assert node.get_parameter('payload.inertia').value == [1e-3, 0.0, 0.0, 1e-3, 0.0, 1e-3]
+        read_only = node.set_parameters([Parameter('kp', value=[1.0])])
+        assert not read_only[0].successful  # everything else stays read-only
+    finally:
+        node.destroy_node()

@@ -1,0 +1,58 @@
+"""A payload rigidly attached to the tip link: the model carrying it (its last body lumped
+with the payload; its URDF text given a fixed ``robodyn_payload`` link, so that Pinocchio,
+reading the text, sees the same arm)."""
+
+from dataclasses import replace
+import xml.etree.ElementTree as ET
+
+import numpy as np
+
+from ..errors import ModelError
+from .inertial import Inertial, check_physical, lump
+from .robot_model import RobotModel
+
+__all__ = ['payload_inertial', 'with_payload']
+
+
+def payload_inertial(mass: float, com, inertia) -> Inertial:
+    """An Inertial in the tip frame from mass [kg], com (3,) [m] and the inertia about the
+    com (xx, xy, xz, yy, yz, zz) [kg m^2]; ModelError naming what is not physical."""
+    com = np.asarray(com, dtype=float)
+    values = np.asarray(inertia, dtype=float)
+    if not (np.isfinite(mass) and mass > 0 and com.shape == (3,) and values.shape == (6,)
+            and np.all(np.isfinite(com)) and np.all(np.isfinite(values))):
+        raise ModelError(f'payload: expected mass > 0, com (3,) and inertia (6,) finite, got '
+                         f'{mass!r}, {com.tolist()}, {values.tolist()}')
+    xx, xy, xz, yy, yz, zz = values
+    body = Inertial(float(mass), com, np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
+    check_physical(body, 'payload')
+    return body
+
+
+def _xml_with_link(model, body):
+    root = ET.fromstring(model.xml)
+    link = ET.SubElement(root, 'link', name='robodyn_payload')
+    inertial = ET.SubElement(link, 'inertial')
+    ET.SubElement(inertial, 'origin', xyz=' '.join(repr(float(v)) for v in body.com),
+                  rpy='0 0 0')
+    ET.SubElement(inertial, 'mass', value=repr(body.mass))
+    i = body.inertia
+    ET.SubElement(inertial, 'inertia', ixx=repr(i[0, 0]), ixy=repr(i[0, 1]), ixz=repr(i[0, 2]),
+                  iyy=repr(i[1, 1]), iyz=repr(i[1, 2]), izz=repr(i[2, 2]))
+    joint = ET.SubElement(root, 'joint', name='robodyn_payload_joint', type='fixed')
+    ET.SubElement(joint, 'parent', link=model.tip_link)
+    ET.SubElement(joint, 'child', link='robodyn_payload')
+    return ET.tostring(root, encoding='unicode')
+
+
+def with_payload(model: RobotModel, body: Inertial | None, xml: bool = True) -> RobotModel:
+    """``model`` carrying ``body`` (an Inertial in the tip frame; None: unchanged).
+    ``xml``: also add the payload link to the URDF text (for Pinocchio)."""
+    if body is None:
+        return model
+    if 'robodyn_payload' in model.xml and xml:
+        raise ModelError('this model already carries a robodyn payload; add it to the plain '
+                         'model')
+    last = lump([model.bodies[-1], body.transformed(model.tool)])
+    return replace(model, bodies=model.bodies[:-1] + (last,),
+                   xml=_xml_with_link(model, body) if xml else model.xml)
