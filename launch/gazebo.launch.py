@@ -56,7 +56,8 @@ def _description(context):
     controllers = os.path.join(out, 'ros2_controllers.yaml')
     with open(controllers, 'w', encoding='utf-8') as handle:
         yaml.safe_dump(controllers_config(model, int(params.get('rate', 1000))), handle)
-    xml, notes = simulation_urdf(source, model, controllers, q0, mappings, package_share)
+    # model.xml is the expanded description (with any given effort limits): no 2nd xacro run
+    xml, notes = simulation_urdf(model.xml, model, controllers, q0, package_dir=package_share)
     return config_path, model, xml, notes
 
 

@@ -1,7 +1,6 @@
 """Loading the named robots in tests."""
 
-from robodyn_ros.model import load_urdf
-from robodyn_ros.model.registry import robot_path
+from robodyn_ros.model import load_robot as registry_load_robot
 
 #: example-robot-data's double pendulums have effort="0" in their URDF: the model refuses
 #: them unless effort limits are given, as a user must.
@@ -10,5 +9,4 @@ UNRATED = {'double_pendulum': 10.0, 'double_pendulum_continuous': 10.0}
 
 def load_robot(name):
     """RobotModel of a named robot (effort limits supplied where its URDF has none)."""
-    path, base, tip = robot_path(name)
-    return load_urdf(path, base, tip, effort_limits=UNRATED.get(name))
+    return registry_load_robot(name, effort_limits=UNRATED.get(name))

@@ -78,17 +78,21 @@ class ControllerCore:
         self.reference = ReferenceManager(self.joint_map, model.lower + margin,
                                           model.upper - margin, config.interpolation)
         self.stats = CycleStatistics()
-        self.cross_check = None
-        if config.cross_check_every:
-            from .online_cross_check import OnlineCrossCheck
-            self.cross_check = OnlineCrossCheck(self.dyn, config.gravity,
-                                                config.cross_check_every,
-                                                config.cross_check_tolerance)
+        self.cross_check = self._cross_check(self.dyn)
         self.events: list[tuple[int, str]] = []
         self.q = self.qd = None
         self.stamp = 0.0
         self.stamp_offset = 0.0
         self.last_rejection = ''
+
+    def _cross_check(self, dyn):
+        """Pinocchio's RNEA against ``dyn`` every ``cross_check_every`` cycles, or None."""
+        cfg = self.config
+        if not cfg.cross_check_every:
+            return None
+        from .online_cross_check import OnlineCrossCheck
+        return OnlineCrossCheck(dyn, cfg.gravity, cfg.cross_check_every,
+                                cfg.cross_check_tolerance)
 
     def _limits(self, model):
         cfg, n = self.config, model.n
@@ -114,11 +118,7 @@ class ControllerCore:
         it. ConfigError (nothing changed) when it is not physical."""
         body = payload_body(mass, com, inertia)
         dyn, law = controller_dynamics(self.model, self.config, body)
-        if self.cross_check is not None:
-            from .online_cross_check import OnlineCrossCheck
-            self.cross_check = OnlineCrossCheck(dyn, self.config.gravity,
-                                                self.config.cross_check_every,
-                                                self.config.cross_check_tolerance)
+        self.cross_check = self._cross_check(dyn)
         self.dyn, self.law, self.payload = dyn, law, body
         if self.config.include_gravity:
             self.supervisor.gravity = dyn.gravity_vector

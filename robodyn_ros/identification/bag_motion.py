@@ -20,10 +20,7 @@ def motion_from_bag(path, joints, state_topic='/joint_states', command_topic=Non
     commands = []
     with BagReader(path) as bag:
         bag.require(state_topic, 'state')
-        if command_topic is None:
-            found = sorted(t for t, m in bag.topics.items()
-                           if m == 'std_msgs/msg/Float64MultiArray' and t.endswith('/commands'))
-            command_topic = found[0] if found else None
+        command_topic = command_topic or bag.effort_command_topic()
         topics = [state_topic] + ([command_topic] if command_topic else [])
         for topic, _, stamp_ns, raw in bag.messages(topics):
             if topic == state_topic:

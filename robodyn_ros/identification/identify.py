@@ -80,7 +80,7 @@ def _fit(a, b, payload, npay):
     from scipy.optimize import least_squares
     x_lin = np.linalg.lstsq(a, b, rcond=None)[0]
     if not payload:
-        return np.maximum(x_lin, 0.0) if np.all(x_lin >= 0) else least_squares(
+        return x_lin if np.all(x_lin >= 0) else least_squares(
             lambda x: a @ x - b, np.maximum(x_lin, 0.0), bounds=(0.0, np.inf)).x
     start = np.concatenate([log_cholesky(x_lin[:npay]), np.maximum(x_lin[npay:], 0.0)])
     lower = np.concatenate([np.full(npay, -np.inf), np.zeros(len(x_lin) - npay)])

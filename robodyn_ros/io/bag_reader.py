@@ -13,7 +13,7 @@ from typing import Any
 
 from ..errors import BagError
 from .bag_recovery import needs_recovery, recover_bag
-from .bag_writer import typestore
+from .bag_writer import register_msgdef, typestore
 
 __all__ = ['BagReader']
 
@@ -82,6 +82,13 @@ class BagReader:
             raise BagError(f'{what} topic {topic!r} is not in the bag; topics: '
                            f'{available or "none"}')
 
+    def effort_command_topic(self) -> str | None:
+        """The first std_msgs/Float64MultiArray ``*/commands`` topic (a forward effort
+        controller's), or None."""
+        found = sorted(t for t, m in self.topics.items()
+                       if m == 'std_msgs/msg/Float64MultiArray' and t.endswith('/commands'))
+        return found[0] if found else None
+
     def messages(self, topics: Collection[str]) -> Iterator[tuple[str, str, int, bytes]]:
         """Yield (topic, msgtype, bag timestamp [ns], raw CDR) in time order."""
         conns = [c for c in self.reader.connections if c.topic in topics]
@@ -101,25 +108,14 @@ class BagReader:
         if msgtype in self.registered or (msgtype in self.store.fielddefs and
                                           msgtype in _kilted_types()):
             return
-        from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+        from rosbags.typesys import Stores, get_typestore
         if not self.registered:  # a private store: bags may disagree on a type's definition
             self.store = get_typestore(Stores.ROS2_KILTED)
         msgdef = self.msgdefs.get(msgtype)
         if msgdef is None or not msgdef.data:
             raise BagError(f'unknown message type {msgtype!r} and no definition in the bag')
-        types = {}
         try:
-            for block in msgdef.data.split('=' * 80 + '\n'):
-                block = block.strip()
-                if not block:
-                    continue
-                if block.startswith('MSG: '):
-                    name, _, body = block.partition('\n')
-                    types.update(get_types_from_msg(body, name[5:].strip()))
-                else:
-                    types.update(get_types_from_msg(block, msgtype))
-            self.store.register({k: v for k, v in types.items()
-                                 if k not in self.store.fielddefs})
+            register_msgdef(self.store, msgtype, msgdef.data)
         except Exception as exc:
             raise BagError(f'cannot parse the definition of {msgtype!r}: {exc}') from None
         self.registered.add(msgtype)

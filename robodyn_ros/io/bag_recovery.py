@@ -117,19 +117,13 @@ def _read_sqlite(path):
 
 def _store_for(schemas):
     """A typestore knowing every recovered type (Kilted's, else the stored definition)."""
-    from rosbags.typesys import Stores, get_types_from_msg, get_typestore
+    from rosbags.typesys import Stores, get_typestore
+
+    from .bag_writer import register_msgdef
     store = get_typestore(Stores.ROS2_KILTED)
     for name, text in schemas.values():
         if name not in store.fielddefs and text:
-            types = {}
-            for block in text.split('=' * 80 + '\n'):
-                block = block.strip()
-                if block.startswith('MSG: '):
-                    head, _, body = block.partition('\n')
-                    types.update(get_types_from_msg(body, head[5:].strip()))
-                elif block:
-                    types.update(get_types_from_msg(block, name))
-            store.register({k: v for k, v in types.items() if k not in store.fielddefs})
+            register_msgdef(store, name, text)
     return store
 
 

@@ -11,7 +11,7 @@ from rosbags.typesys import Stores, TypesysError, get_types_from_msg, get_typest
 
 from ..errors import BagError
 
-__all__ = ['BagWriter', 'typestore']
+__all__ = ['BagWriter', 'typestore', 'learn_type', 'register_msgdef']
 
 _STORES: dict[str, object] = {}
 
@@ -32,6 +32,20 @@ def _msg_file(msgtype):
         if os.path.isfile(path):
             return path
     return None
+
+
+def register_msgdef(store, msgtype, text):
+    """Teach ``store`` ``msgtype`` from a bag's stored definition (ros2msg text: the type,
+    then each nested type after a line of '=' and 'MSG: name'); types it knows stay."""
+    types = {}
+    for block in text.split('=' * 80 + '\n'):
+        block = block.strip()
+        if block.startswith('MSG: '):
+            head, _, body = block.partition('\n')
+            types.update(get_types_from_msg(body, head[5:].strip()))
+        elif block:
+            types.update(get_types_from_msg(block, msgtype))
+    store.register({k: v for k, v in types.items() if k not in store.fielddefs})
 
 
 def learn_type(store, msgtype):

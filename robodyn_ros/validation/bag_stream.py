@@ -12,12 +12,11 @@ from .alignment import Aligner
 from .metrics import Decimator, TimingStats
 from .references import SampledReference, TrajectoryReference
 
-__all__ = ['BagStream', 'JOINT_STATE', 'TRAJECTORY', 'JTC_STATE', 'COMMAND', 'DIAGNOSTICS']
+__all__ = ['BagStream', 'JOINT_STATE', 'TRAJECTORY', 'JTC_STATE', 'DIAGNOSTICS']
 
 JOINT_STATE = 'sensor_msgs/msg/JointState'
 TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 JTC_STATE = 'control_msgs/msg/JointTrajectoryControllerState'
-COMMAND = 'std_msgs/msg/Float64MultiArray'
 DIAGNOSTICS = 'diagnostic_msgs/msg/DiagnosticArray'
 CHUNK = 50_000  # states decoded and compared per batch
 EARLY = 1000  # states kept while no reference has named the joints yet
@@ -28,7 +27,7 @@ def _sec(stamp):
 
 
 class BagStream:
-    """Consumes (topic, msgtype, bag time [ns], raw CDR) in time order; :meth:`result`.
+    """Consumes a bag's messages in time order through :attr:`handlers`; :meth:`result`.
 
     Args:
         topics: dict role -> topic: 'state', 'reference', 'command', 'diagnostics' (the
@@ -66,12 +65,6 @@ class BagStream:
         routes = dict(state=self._on_state, reference=self._on_reference,
                       command=self._on_command, diagnostics=self._on_diagnostics)
         return {topic: routes[role] for role, topic in self.topics.items() if topic}
-
-    def feed(self, topic, msgtype, stamp_ns, raw):
-        """Route one message (the loop in validate_bag uses :attr:`handlers` directly)."""
-        handler = self.handlers.get(topic)
-        if handler is not None:
-            handler(raw, msgtype, stamp_ns)
 
     def _on_diagnostics(self, raw, msgtype, stamp_ns):
         for status in self.deserialize(raw, msgtype).status:

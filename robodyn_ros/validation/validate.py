@@ -14,7 +14,6 @@ from ..errors import BagError
 from ..io.bag_reader import BagReader
 from ..model import RobotModel
 from .bag_stream import (
-    COMMAND,
     DIAGNOSTICS,
     JOINT_STATE,
     JTC_STATE,
@@ -56,9 +55,7 @@ def _topics(bag, state_topic, reference_topic, command_topic):
         raise BagError(f'reference topic {ref_topic!r} has unsupported type {ref_type}; '
                        f'valid: {JOINT_STATE}, {TRAJECTORY}, {JTC_STATE}')
     if command_topic is None:
-        found = sorted(t for t, m in bag.topics.items() if m == COMMAND
-                       and t.endswith('/commands'))
-        command_topic = found[0] if found else None
+        command_topic = bag.effort_command_topic()
     else:
         bag.require(command_topic, 'command')
     diag_topic = '/diagnostics' if bag.topics.get('/diagnostics') == DIAGNOSTICS else None

@@ -8,14 +8,21 @@ from robodyn_ros.errors import InputError
 from robodyn_ros.identification import from_vector, to_vector, with_payload
 from robodyn_ros.identification.excitation import design_excitation
 from robodyn_ros.identification.identify import identify
+from robodyn_ros.identification.sim_example import (
+    Q0,
+)
+from robodyn_ros.identification.sim_example import (
+    TRUE_COULOMB as COULOMB,
+)
+from robodyn_ros.identification.sim_example import (
+    TRUE_PAYLOAD as PAYLOAD,
+)
+from robodyn_ros.identification.sim_example import (
+    TRUE_VISCOUS as VISCOUS,
+)
 from robodyn_ros.model import load_robot
-from robodyn_ros.model.inertial import Inertial
 
 ARM = load_robot('panda')
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
-PAYLOAD = Inertial(1.5, np.array([0.01, -0.02, 0.06]), np.diag([4e-3, 5e-3, 3e-3]))
-VISCOUS = np.array([0.6, 0.6, 0.5, 0.5, 0.3, 0.3, 0.2])
-COULOMB = np.array([0.8, 0.8, 0.6, 0.6, 0.4, 0.4, 0.3])
 
 
 def _motion(seconds=8.0):

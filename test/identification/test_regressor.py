@@ -12,10 +12,11 @@ from robodyn_ros.identification.inertial_parameters import (
     is_consistent,
     log_cholesky,
 )
+from robodyn_ros.identification.sim_example import TRUE_PAYLOAD
 from robodyn_ros.model import load_robot
 from robodyn_ros.model.inertial import Inertial
 
-PAYLOAD = to_vector(Inertial(1.5, np.array([0.01, -0.02, 0.06]), np.diag([4e-3, 5e-3, 3e-3])))
+PAYLOAD = to_vector(TRUE_PAYLOAD)
 
 
 @pytest.mark.parametrize('robot', ['panda', 'ur5', 'three_link'])
