@@ -144,6 +144,17 @@ class _Stop:
         self.signal = self.signal or signum
 
 
+def _ignore_signals():
+    """Ignore SIGINT/SIGTERM for the rest of the exit.
+
+    Python's finalisation resets a signal with a Python handler to SIG_DFL; launch forwards
+    a second SIGINT after a terminal's Ctrl-C, and arriving then it would kill the process
+    (exit -2, 'process has died') after a clean shutdown. SIG_IGN survives finalisation.
+    """
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_IGN)
+
+
 def _executor(events):
     """rclpy's EventsExecutor (C++, a fraction of the Python executor's overhead per
     callback) when ``events`` and available, else the SingleThreadedExecutor.
@@ -176,6 +187,7 @@ def run_node(factory, name, args=None, events_executor=False):
     except RobodynError as exc:
         print(f'{name}: error: {exc}', flush=True)
         rclpy.try_shutdown()
+        _ignore_signals()
         return 2
     executor = _executor(events_executor)
     executor.add_node(node)
@@ -195,4 +207,5 @@ def run_node(factory, name, args=None, events_executor=False):
         executor.remove_node(node)
         node.destroy_node()
         rclpy.try_shutdown()
+        _ignore_signals()
     return 0

@@ -98,8 +98,10 @@ class FollowJointTrajectoryBridge:
         self.snapshot = None
         self.active = None
         name = controller.get_fully_qualified_name()
+        # Without the process's global arguments: a launch file's ``__node:=`` remap would
+        # otherwise rename this helper to the controller's own name (two nodes, one name).
         self.node = Node(controller.get_name() + '_action', namespace=controller.get_namespace(),
-                         context=controller.context)
+                         context=controller.context, use_global_arguments=False)
         self.server = ActionServer(
             self.node, FollowJointTrajectory, f'{name}/follow_joint_trajectory',
             execute_callback=self.execute, goal_callback=lambda goal: GoalResponse.ACCEPT,

@@ -72,6 +72,7 @@ def test_sim_launch_stops_cleanly_on_ctrl_c(sim_run):
     code, text, _ = sim_run
     assert code == 0, text[-3000:]
     assert 'Traceback' not in text and 'has died' not in text, text[-3000:]
+    assert 'Publisher already registered' not in text, text[-3000:]  # one name, one node
     for node in ('sim', 'controller', 'recorder'):
         assert f'[INFO] [{node}-' in text and 'process has finished cleanly' in text
     assert text.count('process has finished cleanly') == 3, text[-3000:]

@@ -1,0 +1,43 @@
+"""run_node: the exit path of every node process."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+pytest.importorskip('rclpy')
+
+pytestmark = pytest.mark.integration
+
+SCRIPT = """
+import os, signal, sys
+from rclpy.node import Node
+from robodyn_ros.errors import RobodynError
+from robodyn_ros.nodes.common import run_node
+
+class Stopping(Node):
+    def __init__(self):
+        super().__init__('run_node_test')
+        self.create_timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
+
+def broken():
+    raise RobodynError('no robot')
+
+code = run_node(Stopping if sys.argv[1] == 'ok' else broken, 'test')
+print(code, signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+      signal.getsignal(signal.SIGTERM) == signal.SIG_IGN)
+os.kill(os.getpid(), signal.SIGINT)  # the forwarded second Ctrl-C, after a clean stop
+sys.exit(code)
+"""
+
+
+@pytest.mark.parametrize('case, code', [('ok', 0), ('broken', 2)])
+def test_signals_after_a_clean_stop_do_not_kill_the_process(case, code):
+    """Python resets Python-level handlers to SIG_DFL while finalising; launch's forwarded
+    SIGINT arriving then killed the sim ('process has died', exit -2)."""
+    env = dict(os.environ, ROS_DOMAIN_ID='88', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    proc = subprocess.run([sys.executable, '-c', SCRIPT, case], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert proc.returncode == code, proc.stderr
+    assert proc.stdout.split()[-3:] == [str(code), 'True', 'True'], proc.stdout + proc.stderr
