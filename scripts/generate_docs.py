@@ -30,6 +30,7 @@ NOT_SEED = {
     'pack_params': 'kernel parameter packing', 'workspace': 'kernel scratch space',
     'workspace_size': 'kernel scratch space', 'DHChain': 'a container (see dh_chain)',
     'RigidBodyDynamics.friction_torque': 'delegates to friction_torque',
+    'RigidBodyDynamics.kernel_workspace': 'kernel scratch space',
 }
 CITATION = re.compile(r'seed (\d{3})((?:,? (?:eqs?\.|Definition|Theorem) ?'
                       r'\(?[\d\u2013\-, .]*\d\)?)?)')

@@ -15,8 +15,9 @@ import numpy as np
 from ..defaults import GRAVITY
 from ..errors import ConfigError
 from .laws import MODES
+from .supervisor import SafetyLimits
 
-__all__ = ['ControllerConfig', 'TRIGGERS', 'SAFE_COMMANDS', 'REFERENCES']
+__all__ = ['ControllerConfig', 'TRIGGERS', 'SAFE_COMMANDS', 'REFERENCES', 'safety_limits']
 
 TRIGGERS = ('timer', 'state')
 SAFE_COMMANDS = ('hold', 'zero')
@@ -206,3 +207,22 @@ def _positive(name, value, upper=math.inf):
 def _non_negative(name, value):
     if value < 0:
         raise ConfigError(f'{name}: expected a value >= 0, got {value!r}')
+
+
+def safety_limits(model, config: ControllerConfig) -> SafetyLimits:
+    """The supervisor's limits for ``model`` under ``config``: effort (parameter or URDF;
+    ConfigError when missing or 0), guard bands, rate limit, timeouts."""
+    cfg, n = config, model.n
+    effort = cfg.per_joint('effort_limits', n, model.effort_limits)
+    bad = [model.joint_names[i] for i in np.flatnonzero(~np.isfinite(effort) | (effort <= 0))]
+    if bad:
+        raise ConfigError(f'effort limits missing or 0 in the URDF for joints {bad}; '
+                          'give them with the effort_limits parameter [N m or N]')
+    velocity = cfg.per_joint('velocity_limits', n, model.velocity_limits)
+    velocity = np.where(velocity > 0, velocity * (1.0 + cfg.velocity_margin), np.inf)
+    return SafetyLimits(
+        effort=effort, max_torque_rate=cfg.max_torque_rate, period=1.0 / cfg.rate,
+        ramp_time=cfg.ramp_time, state_timeout=cfg.state_timeout,
+        lower=model.lower + cfg.position_margin, upper=model.upper - cfg.position_margin,
+        velocity=velocity, damping=cfg.per_joint('damping', n),
+        safe_command=cfg.safe_command, initial_output=cfg.initial_output)

@@ -18,12 +18,12 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, RobodynError
 from ..model import RobotModel
-from .controller_config import ControllerConfig
+from .controller_config import ControllerConfig, safety_limits
 from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
 from .reference_manager import ReferenceManager
-from .supervisor import LEVELS, SAFE, WAITING, SafetyLimits, SafetySupervisor
+from .supervisor import LEVELS, SAFE, WAITING, SafetySupervisor
 
 __all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
 
@@ -71,7 +71,7 @@ class ControllerCore:
         self.payload = payload_body(config.payload_mass, config.payload_com,
                                     config.payload_inertia)
         self.dyn, self.law = controller_dynamics(model, config, self.payload)
-        self.supervisor = SafetySupervisor(self._limits(model),
+        self.supervisor = SafetySupervisor(safety_limits(model, config),
                                            self.dyn.gravity_vector
                                            if config.include_gravity else None)
         margin = config.reference_margin
@@ -79,8 +79,10 @@ class ControllerCore:
                                           model.upper - margin, config.interpolation)
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
+        self.fast = self._active_cycle()
         self.events: list[tuple[int, str]] = []
-        self.q = self.qd = None
+        self.q: np.ndarray | None = None
+        self.qd: np.ndarray | None = None
         self.stamp = 0.0
         self.stamp_offset = 0.0
         self.last_rejection = ''
@@ -94,22 +96,12 @@ class ControllerCore:
         return OnlineCrossCheck(dyn, cfg.gravity, cfg.cross_check_every,
                                 cfg.cross_check_tolerance)
 
-    def _limits(self, model):
-        cfg, n = self.config, model.n
-        effort = cfg.per_joint('effort_limits', n, model.effort_limits)
-        bad = [model.joint_names[i] for i in np.flatnonzero(~np.isfinite(effort) |
-                                                            (effort <= 0))]
-        if bad:
-            raise ConfigError(f'effort limits missing or 0 in the URDF for joints {bad}; '
-                              'give them with the effort_limits parameter [N m or N]')
-        velocity = cfg.per_joint('velocity_limits', n, model.velocity_limits)
-        velocity = np.where(velocity > 0, velocity * (1.0 + cfg.velocity_margin), np.inf)
-        return SafetyLimits(
-            effort=effort, max_torque_rate=cfg.max_torque_rate, period=1.0 / cfg.rate,
-            ramp_time=cfg.ramp_time, state_timeout=cfg.state_timeout,
-            lower=model.lower + cfg.position_margin, upper=model.upper - cfg.position_margin,
-            velocity=velocity, damping=cfg.per_joint('damping', n),
-            safe_command=cfg.safe_command, initial_output=cfg.initial_output)
+    def _active_cycle(self):
+        """The fused active cycle (active_cycle.py) of the current dynamics, or None."""
+        if self.dyn.kernel_workspace() is None:
+            return None
+        from .active_cycle import ActiveCycle
+        return ActiveCycle.build(self)
 
     def set_payload(self, mass: float, com: Sequence[float],
                     inertia: Sequence[float]) -> None:
@@ -120,6 +112,7 @@ class ControllerCore:
         dyn, law = controller_dynamics(self.model, self.config, body)
         self.cross_check = self._cross_check(dyn)
         self.dyn, self.law, self.payload = dyn, law, body
+        self.fast = self._active_cycle()
         if self.config.include_gravity:
             self.supervisor.gravity = dyn.gravity_vector
         self.events.append((0, f'payload now {mass:g} kg at {list(com)} m'))
@@ -141,6 +134,8 @@ class ControllerCore:
         if self.cross_check is not None:
             self.cross_check.check(q, z, z)
         self.supervisor.warm_up(q)
+        if self.fast is not None:
+            self.fast.warm_up(q)
         return time.perf_counter() - t0
 
     def activate(self, now: float) -> None:
@@ -178,6 +173,38 @@ class ControllerCore:
         if sup.accept_state(now, q, qd):
             self._restart_reference(now + self.stamp_offset, q, was_waiting)
         return True
+
+    def cycle(self, now: float, names: Sequence[str], position: Sequence[float],
+              velocity: Sequence[float], stamp: float = 0.0) -> Command | None:
+        """A state-triggered cycle, :meth:`on_state` then :meth:`update`: the Command, or
+        None when nothing is to be published. While active it runs fused (ActiveCycle), with
+        the same result."""
+        if self.fast is not None:
+            command = self.fast(now, names, position, velocity, stamp)
+            if command is not None:
+                return command
+        if self.on_state(now, names, position, velocity, stamp) and \
+                self.supervisor.commanding:
+            return self.update(now)
+        return None
+
+    def state_offset(self, stamp: float, now: float) -> float | None:
+        """The stamp-to-monotonic offset [s] of a state that on_state would take without a
+        rejection or a clock jump; None otherwise."""
+        if stamp and self.stamp and (stamp == self.stamp or
+                                     self.stamp - CLOCK_RESET < stamp < self.stamp):
+            return None
+        offset = stamp - now if stamp else 0.0
+        return None if abs(offset - self.stamp_offset) > CLOCK_RESET else offset
+
+    def accept_fused_state(self, now: float, q: np.ndarray, qd: np.ndarray, stamp: float,
+                           offset: float) -> None:
+        """Take a state the fused cycle checked (as on_state does for an active one)."""
+        self.q, self.qd, self.stamp_offset = q, qd, offset
+        if stamp:
+            self.stamp = stamp
+        sup = self.supervisor
+        sup.q_valid, sup.qd_valid, sup.valid_time = q, qd, now
 
     def _follow_state_clock(self, offset):
         """Track the states' time base; a jump (clock reset, stamps switched on) shifts the
@@ -244,7 +271,12 @@ class ControllerCore:
         tau = sup.command(now, law_tau)
         self.stats.record(now, (time.thread_time() - c0) * 1e6,
                           (time.perf_counter() - t0) * 1e6)
-        return Command(self._ordered(tau), q_r, qd_r, t, sup.mode)
+        return self.command(tau, q_r, qd_r, t, sup.mode)
+
+    def command(self, tau: np.ndarray, q_ref: np.ndarray, qd_ref: np.ndarray, t_ref: float,
+                mode: str) -> Command:
+        """The Command of a cycle's chain-order torque ``tau`` (reordered for output)."""
+        return Command(self._ordered(tau), q_ref, qd_ref, t_ref, mode)
 
     def _ordered(self, tau):
         return tau if self.out_order is None else tau[self.out_order]

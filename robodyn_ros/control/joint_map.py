@@ -43,6 +43,10 @@ class JointMap:
             raise InputError(self._error)
         return self._index
 
+    def cached_index(self, names):
+        """The index of the last layout seen when ``names`` is that layout, else None."""
+        return self._index if tuple(names) == self._key else None
+
     def extract(self, names, position, velocity):
         """(q, qd) in chain order from a JointState's fields; InputError when unusable.
 

@@ -214,20 +214,26 @@ class SafetySupervisor:
     def limit(self, now, target):
         """Rate limit and clamp ``target`` against the last output; never non-finite (a
         non-finite element keeps its last value). Returns a copy of the new output."""
-        if self.output_time is None:
-            step = self._step
-        else:
-            step = self.limits.max_torque_rate * min(max(now - self.output_time, 0.0),
-                                                     self.limits.period)
-        flags = limit_into(target, self.output, step, self.limits.effort)
+        flags = limit_into(target, self.output, self.step_at(now), self.limits.effort)
         if flags & NON_FINITE and self.mode != SAFE:
             self.fault(now, 'non-finite torque from the control law', latch=True)
+        self.record_output(now, flags)
+        return self.output.copy()
+
+    def step_at(self, now):
+        """Largest change of any torque allowed for an output at ``now`` [N m or N]."""
+        if self.output_time is None:
+            return self._step
+        return self.limits.max_torque_rate * min(max(now - self.output_time, 0.0),
+                                                 self.limits.period)
+
+    def record_output(self, now, flags):
+        """The output was limited at ``now`` with limit_into's ``flags``."""
         if flags & RATE_LIMITED:
             self.rate_limited += 1
         if flags & CLAMPED:
             self.clamped += 1
         self.output_time = now
-        return self.output.copy()
 
     def warm_up(self, q):
         """Compile (or load) the per-cycle kernels on a throw-away state."""

@@ -102,6 +102,14 @@ class RigidBodyDynamics:
             return coriolis_kronecker(dm, qd)
         return coriolis_christoffel(dm, qd)
 
+    def kernel_workspace(self) -> tuple[np.ndarray, ...] | None:
+        """(params, tau, buf, out, zero): the arrays the compiled kernels work in, for a
+        caller fusing its own cycle around them (single-threaded, like every call here);
+        None without compiled kernels."""
+        if not self._compiled:
+            return None
+        return self._params, self._tau, self._buf, self._out, self._zero
+
     # -- public API -------------------------------------------------------------------
     def mass_matrix(self, q: ArrayLike) -> np.ndarray:
         """(n, n) joint-space inertia matrix M(q), symmetric positive definite (seed 000 eq.

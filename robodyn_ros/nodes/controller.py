@@ -39,8 +39,8 @@ from .common import (
     model_from_parameters,
     robot_named,
     run_node,
+    sec_nanosec,
     stamp_to_sec,
-    to_time,
 )
 from .controller_parameters import PARAMETERS, RUNTIME, apply_runtime_parameters
 from .trajectory_interfaces import create_trajectory_interfaces
@@ -59,16 +59,11 @@ class ControllerNode(LifecycleNode):
         for name, (default, description, dynamic) in PARAMETERS.items():
             declare(self, name, default, description, dynamic, name not in RUNTIME)
         self.add_on_set_parameters_callback(self.on_set_parameters)
-        self.core = None
+        self.core = self.xml = self.cmd_pub = self.ref_pub = None
         self.status = 'unconfigured: not configured yet'
-        self.xml = None
-        self.cmd_pub = None
-        self.ref_pub = None
         self.entities = []
-        self.bridge = None
-        self.state_message = None
-        self.command_count = 0
-        self.last_publish = 0.0
+        self.bridge = self.state_message = None
+        self.command_count, self.last_publish = 0, 0.0
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         period = self.get_parameter('diagnostics_period').value
@@ -121,6 +116,7 @@ class ControllerNode(LifecycleNode):
                                              self.get_parameter('command_topic').value, 1)
         self.ref_pub = self.create_publisher(JointState, '~/reference', 10)
         self.ref_msg = JointState()
+        self.cmd_msg = Float64MultiArray()
         self.ref_msg.name = list(self.core.model.joint_names)
         self.entities = [
             self.cmd_pub, self.ref_pub,
@@ -212,10 +208,13 @@ class ControllerNode(LifecycleNode):
         now = time.monotonic()
         if self.bridge is not None and self.bridge.requests:
             self.bridge.apply_requests(now)
-        if core.on_state(now, msg.name, msg.position, msg.velocity,
-                         stamp_to_sec(msg.header.stamp)) and self.trigger_state and \
-                core.supervisor.commanding:
-            self.publish(core.update(now), now)
+        stamp = stamp_to_sec(msg.header.stamp)
+        if not self.trigger_state:
+            core.on_state(now, msg.name, msg.position, msg.velocity, stamp)
+            return
+        command = core.cycle(now, msg.name, msg.position, msg.velocity, stamp)
+        if command is not None:
+            self.publish(command, now)
             if self.timer_fast:  # back from safe mode: the timer is a watchdog again
                 self._arm_timer(self.watchdog_ns, fast=False)
 
@@ -272,11 +271,14 @@ class ControllerNode(LifecycleNode):
         """Send a Command (None: nothing may be sent yet)."""
         if command is None:
             return
-        self.cmd_pub.publish(Float64MultiArray(data=float_array(command.effort)))
+        cmd = self.cmd_msg
+        cmd.data = float_array(command.effort)
+        self.cmd_pub.publish(cmd)
         self.command_count += 1
         self.last_publish = now
         ref = self.ref_msg
-        ref.header.stamp = to_time(command.t_ref)
+        stamp = ref.header.stamp
+        stamp.sec, stamp.nanosec = sec_nanosec(command.t_ref)
         ref.position = float_array(command.q_ref)
         ref.velocity = float_array(command.qd_ref)
         ref.effort = float_array(command.effort)

@@ -97,33 +97,34 @@ def _listen(args):
 
 
 def _echo(args):
+    """The floor: answer each state with the controller's two messages, nothing else, in
+    the controller's own main loop (run_node, EventsExecutor)."""
     import array
 
-    import rclpy
+    from rclpy.node import Node
     from rclpy.qos import QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
-    rclpy.init()
-    node = rclpy.create_node('robodyn_controller')
-    cmd = node.create_publisher(Float64MultiArray, COMMAND_TOPIC, 1)
-    ref = node.create_publisher(JointState, '~/reference', 10)
-    out = JointState()
-    out.name = [f'panda_joint{i}' for i in range(1, 8)]
 
-    def on_state(msg):
-        cmd.publish(Float64MultiArray(data=array.array('d', msg.position)))
-        out.header.stamp = msg.header.stamp
-        out.position, out.velocity, out.effort = msg.position, msg.velocity, msg.position
-        ref.publish(out)
-    node.create_subscription(JointState, JOINT_STATES, on_state,
-                             QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
-    print('configured', flush=True)
-    try:
-        rclpy.spin(node)
-    except KeyboardInterrupt:
-        pass
-    node.destroy_node()
-    rclpy.try_shutdown()
+    from .common import run_node
+
+    def build():
+        node = Node('robodyn_controller')
+        cmd = node.create_publisher(Float64MultiArray, COMMAND_TOPIC, 1)
+        ref = node.create_publisher(JointState, '~/reference', 10)
+        out = JointState()
+        out.name = [f'panda_joint{i}' for i in range(1, 8)]
+
+        def on_state(msg):
+            cmd.publish(Float64MultiArray(data=array.array('d', msg.position)))
+            out.header.stamp = msg.header.stamp
+            out.position, out.velocity, out.effort = msg.position, msg.velocity, msg.position
+            ref.publish(out)
+        node.create_subscription(JointState, JOINT_STATES, on_state,
+                                 QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
+        print('configured', flush=True)
+        return node
+    run_node(build, 'echo', events_executor=True)
 
 
 def _spawn(*argv, cpus=None, fifo=0):
@@ -175,7 +176,11 @@ def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
         listener.wait(timeout=60)
     finally:
         proc.send_signal(2)
-        proc.wait(timeout=30)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
     return _figures(np.load(stamps), np.load(answers),
                     np.load(answers.replace('.npy', '_compute.npy')))
 

@@ -1,0 +1,152 @@
+"""The fused active cycle: the same commands and decisions as the general path, bit for
+bit, over random state streams (glitches, NaN, guards, stamps, clock jumps)."""
+
+from array import array
+from types import SimpleNamespace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+import numpy as np
+import pytest
+
+from robodyn_ros.control import ControllerConfig, ControllerCore
+from robodyn_ros.control.active_cycle import ActiveCycle
+from robodyn_ros.control.supervisor import ACTIVE
+from robodyn_ros.model import load_urdf
+from robodyn_ros.model.registry import robot_path
+
+PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
+NAMES = list(PANDA.joint_names)
+Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+DT = 1e-3
+CONFIGS = {
+    'sim': dict(kp=[400.0], kd=[40.0], include_friction=True, reference='sum_of_sines',
+                amplitudes=[0.05], periods=[2.0]),
+    'franka': dict(kp=[100.0], kd=[20.0], include_gravity=False, include_friction=False,
+                   joints=NAMES[::-1], max_torque_rate=200.0),
+}
+
+EVENTS = st.sampled_from(['ok'] * 12 + ['glitch', 'nan', 'guard', 'repeat', 'old', 'jump',
+                                        'missing', 'reordered', 'list', 'skip', 'trajectory'])
+
+
+def _core(name):
+    values = dict(CONFIGS[name], ramp_time=0.01)
+    return ControllerCore(PANDA, ControllerConfig.from_parameters(values))
+
+
+def _state(event, k, rng):
+    """(names, position, velocity, stamp [s]) of cycle k for ``event``."""
+    q = Q0 + 0.01 * np.sin(0.3 * k + np.arange(7)) + 1e-4 * rng.standard_normal(7)
+    qd = 0.1 * np.cos(0.3 * k + np.arange(7))
+    names, stamp = list(NAMES), 1000.0 + k * DT
+    if event == 'glitch':
+        q[3] += 0.5
+    elif event == 'nan':
+        qd[2] = np.nan
+    elif event == 'guard':
+        q[1] = 5.0
+    elif event == 'repeat':
+        stamp -= DT
+    elif event == 'old':
+        stamp -= 0.3
+    elif event == 'jump':
+        stamp += 5.0
+    elif event == 'missing':
+        names, q, qd = names[1:], q[1:], qd[1:]
+    elif event == 'reordered':
+        names, q, qd = names[::-1], q[::-1], qd[::-1]
+    position, velocity = array('d', q), array('d', qd)
+    if event == 'list':
+        position, velocity = list(q), list(qd)
+    return names, position, velocity, stamp
+
+
+def _trajectory(k):
+    point = SimpleNamespace(positions=list(Q0 + 0.02), velocities=[], accelerations=[],
+                            time_from_start=SimpleNamespace(sec=0, nanosec=200_000_000))
+    return SimpleNamespace(joint_names=list(NAMES), points=[point])
+
+
+def _general(core, now, names, position, velocity, stamp):
+    if core.on_state(now, names, position, velocity, stamp) and core.supervisor.commanding:
+        return core.update(now)
+    return None
+
+
+def _snapshot(core):
+    sup = core.supervisor
+    return (sup.mode, sup.reason, sup.output.tobytes(), sup.rate_limited, sup.clamped,
+            sup.faults, core.stamp, core.stamp_offset, core.reference.t0,
+            core.drain_events())
+
+
+@pytest.mark.parametrize('name', sorted(CONFIGS))
+@settings(max_examples=25, deadline=None)
+@given(events=st.lists(EVENTS, min_size=60, max_size=300), seed=st.integers(0, 2**16))
+def test_fused_and_general_paths_agree_bit_for_bit(name, events, seed):
+    fused, general = _core(name), _core(name)
+    general.fast = None
+    assert fused.fast is not None
+    rngs = [np.random.default_rng(seed) for _ in range(2)]
+    for core in (fused, general):
+        core.activate(0.0)
+    for k, event in enumerate(['ok'] * 40 + events):  # active after 40 cycles
+        now = k * DT
+        if event == 'skip':
+            continue  # a missing state: the watchdog's time keeps running
+        if event == 'trajectory':
+            assert fused.on_trajectory(now, _trajectory(k)) == \
+                general.on_trajectory(now, _trajectory(k))
+            continue
+        a = fused.cycle(now, *_state(event, k, rngs[0]))
+        b = _general(general, now, *_state(event, k, rngs[1]))
+        assert (a is None) == (b is None), (k, event)
+        if a is not None:
+            assert a.effort.tobytes() == b.effort.tobytes(), (k, event)
+            assert a.q_ref.tobytes() == b.q_ref.tobytes() and a.t_ref == b.t_ref
+            assert a.mode == b.mode
+            assert np.all(np.isfinite(a.effort))
+        assert _snapshot(fused) == _snapshot(general), (k, event)
+    assert fused.fast.cycles >= 25  # the fused path ran (ramp-in is general)
+
+
+def test_steady_state_runs_fused():
+    core = _core('sim')
+    core.activate(0.0)
+    rng = np.random.default_rng(0)
+    for k in range(200):
+        assert core.cycle(k * DT, *_state('ok', k, rng)) is not None
+    assert core.supervisor.mode == ACTIVE
+    assert core.fast.cycles > 150  # all but ramp-in
+
+
+@pytest.mark.parametrize('params', [dict(mode='gravity'), dict(cross_check_every=10)])
+def test_no_fused_cycle_where_it_has_no_form(params):
+    core = ControllerCore(PANDA, ControllerConfig.from_parameters(dict(kp=[1.0], **params)))
+    assert core.fast is None and ActiveCycle.build(core) is None
+
+
+def test_payload_change_rebuilds_the_fused_cycle():
+    core = _core('sim')
+    before = core.fast
+    core.set_payload(1.0, [0.0, 0.0, 0.05], [1e-3, 0, 0, 1e-3, 0, 1e-3])
+    assert core.fast is not before and core.fast.params is core.dyn.kernel_workspace()[0]
+
+
+def test_a_non_finite_law_torque_faults_on_both_paths():
+    """Finite inputs, overflowing gains: the law's torque is inf; neither path sends it."""
+    cores = [ControllerCore(PANDA, ControllerConfig.from_parameters(
+        dict(kp=[1e308], kd=[1e308], ramp_time=0.0))) for _ in range(2)]
+    cores[1].fast = None
+    for core in cores:
+        core.activate(0.0)
+        for k in range(5):
+            e = np.eye(7)[0] if k == 4 else np.zeros(7)  # 1e308 (1.5 rad + 1 rad/s) = inf
+            command = core.cycle(k * DT, NAMES, array('d', Q0 + 1.5 * e), array('d', e),
+                                 1.0 + k * DT)
+            assert command is None or np.all(np.isfinite(command.effort))
+    assert cores[0].fast.cycles == 3
+    assert [c.supervisor.mode for c in cores] == ['safe', 'safe']
+    assert _snapshot(cores[0]) == _snapshot(cores[1])
+    assert 'non-finite torque' in cores[0].supervisor.reason
