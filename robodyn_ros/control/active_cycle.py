@@ -95,12 +95,13 @@ class ActiveCycle:
             return None
         return cls(core, workspace)
 
-    def warm_up(self, q):
-        """Compile (or load) the kernel on a throw-away state; nothing is changed."""
+    def warm_up(self, q, reference):
+        """Compile (or load) the kernel for ``reference`` (q_r, qd_r, qdd_r) arrays like
+        the cycle's (numba specialises on read-only arrays too); nothing is changed."""
         n = q.shape[0]
         z = np.zeros(n)
         position = array('d', np.full(n, np.nan))  # stops at the first check
-        active_cycle_kernel(position, array('d', z), np.arange(n), self.limits, q, z, z,
+        active_cycle_kernel(position, array('d', z), np.arange(n), self.limits, *reference,
                             self.params, self.flags, self.tau, self.buf, self.out, self.zero,
                             np.zeros(n), 0.0, np.empty((2, n)))
 

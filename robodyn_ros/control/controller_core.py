@@ -24,6 +24,7 @@ from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
 from .reference_manager import ReferenceManager
 from .supervisor import LEVELS, SAFE, WAITING, SafetySupervisor
+from .trajectories import Hold
 
 __all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
 
@@ -127,7 +128,9 @@ class ControllerCore:
                                                               np.nan_to_num(hi)), 0.0)
         z = np.zeros(self.model.n)
         self.joint_map.extract(self.model.joint_names, array('d', q), array('d', z))
-        self.law(q, z, q, z, z)
+        references = [(q, z, z), Hold(q)(0.0)]  # writeable, and Hold's read-only arrays
+        for reference in references:
+            self.law(q, z, *reference)
         self.dyn.gravity_vector(q)
         self.dyn.inverse_dynamics(q, z, z)
         self.dyn.friction_torque(z)
@@ -135,7 +138,8 @@ class ControllerCore:
             self.cross_check.check(q, z, z)
         self.supervisor.warm_up(q)
         if self.fast is not None:
-            self.fast.warm_up(q)
+            for reference in references:
+                self.fast.warm_up(q, reference)
         return time.perf_counter() - t0
 
     def activate(self, now: float) -> None:

@@ -41,8 +41,8 @@ class ReferenceManager:
     def __call__(self, t):
         """(q_r, qd_r, qdd_r) at reference time t [s]; before its start, the start point
         at rest."""
-        if t < self.t0:
-            q = self.generator(0.0)[0]
+        if t < self.t0:  # fresh writeable arrays, as every generator but Hold returns
+            q = np.array(self.generator(0.0)[0])
             return q, np.zeros_like(q), np.zeros_like(q)
         return self.generator(t - self.t0)
 

@@ -2,6 +2,9 @@
 bit, over random state streams (glitches, NaN, guards, stamps, clock jumps)."""
 
 from array import array
+import os
+import subprocess
+import sys
 from types import SimpleNamespace
 
 from hypothesis import given, settings
@@ -150,3 +153,46 @@ def test_a_non_finite_law_torque_faults_on_both_paths():
     assert [c.supervisor.mode for c in cores] == ['safe', 'safe']
     assert _snapshot(cores[0]) == _snapshot(cores[1])
     assert 'non-finite torque' in cores[0].supervisor.reason
+
+
+NO_COMPILE_SCRIPT = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+from test_active_cycle import DT, _core, _state, _trajectory
+from robodyn_ros.control import active_cycle, cycle_kernels
+from robodyn_ros.dynamics import recursive
+
+def compiled():
+    modules = (active_cycle, cycle_kernels, recursive)
+    return sum(len(getattr(v, 'signatures', ())) for m in modules for v in vars(m).values())
+
+for name in ('sim', 'franka'):
+    core = _core(name)
+    core.warm_up()
+    before = compiled()
+    core.activate(0.0)
+    rng = np.random.default_rng(0)
+    for k in range(400):
+        if k == 150:
+            core.on_trajectory(k * DT, _trajectory(k))
+        if not 250 <= k < 320:  # a 70 ms gap: safe mode, then recovery on a hold
+            core.cycle(k * DT, *_state('ok', k, rng))
+        elif core.supervisor.publishing:
+            core.update(k * DT)
+    assert core.supervisor.mode == 'active' and core.reference.kind == 'hold', name
+    print(name, before, compiled())
+"""
+
+
+def test_no_kernel_compiles_inside_a_cycle_after_warm_up():
+    """numba specialises per argument type, read-only arrays included (Hold's): a type the
+    warm-up missed compiles inside a control cycle, a stall of seconds on a fresh machine.
+    A fresh process, so that no other test has compiled the type already."""
+    proc = subprocess.run([sys.executable, '-c', NO_COMPILE_SCRIPT, os.path.dirname(__file__)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    for line in proc.stdout.splitlines():
+        name, before, after = line.split()
+        assert before == after, line
+    assert len(proc.stdout.splitlines()) == 2
