@@ -116,7 +116,7 @@ class ActiveCycle:
         if index is None or len(position) != m or len(velocity) != m or \
                 position.typecode != 'd' or velocity.typecode != 'd':
             return None
-        offset = core.state_offset(stamp, now)
+        offset = core.clock.steady_offset(stamp, now)
         if offset is None:
             return None
         t0, c0 = time.perf_counter(), time.thread_time()

@@ -23,14 +23,11 @@ from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
 from .reference_manager import ReferenceManager
+from .state_clock import CLOCK_RESET, StateClock
 from .supervisor import LEVELS, SAFE, WAITING, SafetySupervisor
 from .trajectories import Hold
 
 __all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
-
-#: A state stamp this far [s] behind the previous one is a clock reset, not a stale state;
-#: a change of the stamp-to-monotonic offset this large is a jump of the states' clock.
-CLOCK_RESET = 1.0
 
 
 class Command(NamedTuple):
@@ -84,8 +81,7 @@ class ControllerCore:
         self.events: list[tuple[int, str]] = []
         self.q: np.ndarray | None = None
         self.qd: np.ndarray | None = None
-        self.stamp = 0.0
-        self.stamp_offset = 0.0
+        self.clock = StateClock()
         self.last_rejection = ''
 
     def _cross_check(self, dyn):
@@ -160,22 +156,18 @@ class ControllerCore:
         when the state is valid (it feeds the watchdog); False with the reason recorded."""
         try:
             q, qd = self.joint_map.extract(names, position, velocity)
-            if stamp and self.stamp:
-                if stamp == self.stamp:
-                    raise InputError('stamp did not advance (repeated state)')
-                if self.stamp - CLOCK_RESET < stamp < self.stamp:
-                    raise InputError('stamp older than the previous state (out of order)')
+            self.clock.check(stamp)
         except InputError as exc:
             self._reject(now, str(exc))
             return False
         self.q, self.qd = q, qd
-        self._follow_state_clock(stamp - now if stamp else 0.0)
-        if stamp:
-            self.stamp = stamp
+        jump = self.clock.take(stamp, now, self.reference)
+        if jump:
+            self.events.append((1, jump))
         sup = self.supervisor
         was_waiting = sup.mode == WAITING
         if sup.accept_state(now, q, qd):
-            self._restart_reference(now + self.stamp_offset, q, was_waiting)
+            self._restart_reference(now + self.clock.offset, q, was_waiting)
         return True
 
     def cycle(self, now: float, names: Sequence[str], position: Sequence[float],
@@ -192,33 +184,13 @@ class ControllerCore:
             return self.update(now)
         return None
 
-    def state_offset(self, stamp: float, now: float) -> float | None:
-        """The stamp-to-monotonic offset [s] of a state that on_state would take without a
-        rejection or a clock jump; None otherwise."""
-        if stamp and self.stamp and (stamp == self.stamp or
-                                     self.stamp - CLOCK_RESET < stamp < self.stamp):
-            return None
-        offset = stamp - now if stamp else 0.0
-        return None if abs(offset - self.stamp_offset) > CLOCK_RESET else offset
-
     def accept_fused_state(self, now: float, q: np.ndarray, qd: np.ndarray, stamp: float,
                            offset: float) -> None:
         """Take a state the fused cycle checked (as on_state does for an active one)."""
-        self.q, self.qd, self.stamp_offset = q, qd, offset
-        if stamp:
-            self.stamp = stamp
+        self.q, self.qd = q, qd
+        self.clock.take_steady(stamp, offset)
         sup = self.supervisor
         sup.q_valid, sup.qd_valid, sup.valid_time = q, qd, now
-
-    def _follow_state_clock(self, offset):
-        """Track the states' time base; a jump (clock reset, stamps switched on) shifts the
-        reference's start by the same amount so it continues without a step."""
-        jump = offset - self.stamp_offset
-        if abs(jump) > CLOCK_RESET and self.reference.started:
-            self.reference.t0 += jump
-            self.events.append((1, f'joint state clock jumped by {jump:.3f} s; reference '
-                                   'time shifted with it'))
-        self.stamp_offset = offset
 
     def _reject(self, now, reason):
         self.stats.bump('rejected_states')
@@ -246,7 +218,7 @@ class ControllerCore:
             text = f'trajectory rejected: controller is {self.supervisor.mode}'
         else:
             try:
-                duration = self.reference.follow(msg, now + self.stamp_offset)
+                duration = self.reference.follow(msg, now + self.clock.offset)
                 text = f'following a {len(msg.points)}-point trajectory over {duration:.3f} s'
                 self.events.append((0, text))
                 return True, text
@@ -267,7 +239,7 @@ class ControllerCore:
             sup.check_watchdog(now, f'; last rejected state: {self.last_rejection}')
         else:
             sup.check_watchdog(now)
-        t = now + self.stamp_offset
+        t = now + self.clock.offset
         q_r, qd_r, qdd_r = self.reference(t)
         law_tau = None
         if sup.commanding:

@@ -80,7 +80,7 @@ def _general(core, now, names, position, velocity, stamp):
 def _snapshot(core):
     sup = core.supervisor
     return (sup.mode, sup.reason, sup.output.tobytes(), sup.rate_limited, sup.clamped,
-            sup.faults, core.stamp, core.stamp_offset, core.reference.t0,
+            sup.faults, core.clock.stamp, core.clock.offset, core.reference.t0,
             core.drain_events())
 
 

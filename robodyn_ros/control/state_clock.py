@@ -1,0 +1,62 @@
+"""The joint states' time base: which stamps the controller takes, and where the reference
+clock stands against the monotonic clock.
+
+The reference runs at ``t_ref = now + offset``, ``offset`` = stamp - receipt time of the
+last valid state (0 for unstamped states), so the published reference shares the states'
+stamps whatever the robot PC's clock says, while the watchdog stays on the monotonic clock.
+"""
+
+from ..errors import InputError
+
+__all__ = ['StateClock', 'CLOCK_RESET']
+
+#: A state stamp this far [s] behind the previous one is a clock reset, not a stale state;
+#: a change of the stamp-to-monotonic offset this large is a jump of the states' clock.
+CLOCK_RESET = 1.0
+
+
+class StateClock:
+    """Stamp checks and the stamp-to-monotonic ``offset`` [s] of the last valid state."""
+
+    def __init__(self) -> None:
+        self.stamp = 0.0  # last accepted stamp [s]; 0: none yet or unstamped
+        self.offset = 0.0
+
+    def check(self, stamp: float) -> None:
+        """InputError for a stamp [s] (0 = unset) that repeats the last one or is older
+        than it by less than CLOCK_RESET."""
+        if stamp and self.stamp:
+            if stamp == self.stamp:
+                raise InputError('stamp did not advance (repeated state)')
+            if self.stamp - CLOCK_RESET < stamp < self.stamp:
+                raise InputError('stamp older than the previous state (out of order)')
+
+    def take(self, stamp: float, now: float, reference) -> str:
+        """Accept a checked state received at monotonic ``now`` [s]. A jump of the states'
+        clock (reset, stamps switched on) shifts a started ``reference``'s start by the same
+        amount, so it continues without a step; returns that event's text, else ''."""
+        offset = stamp - now if stamp else 0.0
+        jump = offset - self.offset
+        text = ''
+        if abs(jump) > CLOCK_RESET and reference.started:
+            reference.t0 += jump
+            text = f'joint state clock jumped by {jump:.3f} s; reference time shifted with it'
+        self.offset = offset
+        if stamp:
+            self.stamp = stamp
+        return text
+
+    def steady_offset(self, stamp: float, now: float) -> float | None:
+        """The offset a state would get from :meth:`take` when it passes :meth:`check`
+        and the states' clock did not jump; None otherwise (nothing changed)."""
+        if stamp and self.stamp and (stamp == self.stamp or
+                                     self.stamp - CLOCK_RESET < stamp < self.stamp):
+            return None
+        offset = stamp - now if stamp else 0.0
+        return None if abs(offset - self.offset) > CLOCK_RESET else offset
+
+    def take_steady(self, stamp: float, offset: float) -> None:
+        """Accept a state whose :meth:`steady_offset` was ``offset``."""
+        self.offset = offset
+        if stamp:
+            self.stamp = stamp
