@@ -6,6 +6,14 @@ import os
 __all__ = ['write_plots']
 
 
+STAMPS = 't [s] from the first sample (state stamps)'
+RECEIVED = 't [s] from the first command (bag receive time)'
+
+
+def _from_zero(t):
+    return t - t[0] if len(t) else t
+
+
 def _per_joint(plt, joints, t, rows, band=None):
     """One axis per joint; ``rows``: [(values (m, n), style, label)]."""
     n = len(joints)
@@ -18,15 +26,15 @@ def _per_joint(plt, joints, t, rows, band=None):
         ax.set_ylabel(joints[j], fontsize=7)
     if any(label for _, _, label in rows):
         axes[0, 0].legend(fontsize=7)
-    axes[-1, 0].set_xlabel('t [s]')
+    axes[-1, 0].set_xlabel(STAMPS)
     return fig
 
 
-def _all_joints(plt, labels, t, values, ylabel):
+def _all_joints(plt, labels, t, values, ylabel, xlabel):
     fig, ax = plt.subplots(figsize=(8, 4))
     for j in range(values.shape[1]):
         ax.plot(t, values[:, j], label=labels[j] if j < len(labels) else str(j))
-    ax.set_xlabel('t [s]')
+    ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.legend(fontsize=6, ncol=2)
     return fig
@@ -50,17 +58,19 @@ def write_plots(result, report, out_dir):
     figures = {}
     if result['plot'] is not None:
         t, q_ref, q = result['plot']
+        t = _from_zero(t)
         figures['tracking'] = _per_joint(plt, joints, t, [(q_ref, '-', 'reference'),
                                                           (q, '--', 'measured')])
         figures['error'] = _per_joint(plt, joints, t, [(q_ref - q, '-', None)],
                                       band=report['tolerance_band'])
     if result['command_plot'] is not None:
         t, tau = result['command_plot']
-        figures['torques'] = _all_joints(plt, joints, t, tau, 'command [N m or N]')
+        figures['torques'] = _all_joints(plt, joints, _from_zero(t), tau, 'command [N m or N]',
+                                         RECEIVED)
     if result['residual_plot'] is not None:
         t, residual = result['residual_plot']
-        figures['residual'] = _all_joints(plt, joints, t, residual,
-                                          'effort - model [N m or N]')
+        figures['residual'] = _all_joints(plt, joints, _from_zero(t), residual,
+                                          'effort - model [N m or N]', STAMPS)
     if result['periods'].size:
         figures['timing'] = _histogram(plt, result['periods'])
     paths = {}
