@@ -85,7 +85,7 @@ def _snapshot(core):
 
 
 @pytest.mark.parametrize('name', sorted(CONFIGS))
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(events=st.lists(EVENTS, min_size=60, max_size=300), seed=st.integers(0, 2**16))
 def test_fused_and_general_paths_agree_bit_for_bit(name, events, seed):
     fused, general = _core(name), _core(name)
