@@ -119,9 +119,7 @@ class ControllerCore:
         """Run every compiled path once at a mid-range state (loads numba's kernels before
         the first cycle); returns the time it took [s]."""
         t0 = time.perf_counter()
-        lo, hi = self.model.lower, self.model.upper
-        q = np.where(np.isfinite(lo) & np.isfinite(hi), 0.5 * (np.nan_to_num(lo) +
-                                                              np.nan_to_num(hi)), 0.0)
+        q = self.model.mid_range
         z = np.zeros(self.model.n)
         self.joint_map.extract(self.model.joint_names, array('d', q), array('d', z))
         references = [(q, z, z), Hold(q)(0.0)]  # writeable, and Hold's read-only arrays

@@ -99,6 +99,13 @@ class RobotModel:
         """(n,) upper position limits."""
         return np.array([j.upper for j in self.joints])
 
+    @property
+    def mid_range(self):
+        """(n,) the middle of each joint's range; 0 where a limit is infinite."""
+        lo, hi = self.lower, self.upper
+        return np.where(np.isfinite(lo) & np.isfinite(hi),
+                        0.5 * (np.nan_to_num(lo) + np.nan_to_num(hi)), 0.0)
+
     def body_poses(self, q):
         """Poses (4x4, base frame) of the n body frames at joint positions ``q``."""
         poses, t = [], np.eye(4)

@@ -27,9 +27,7 @@ def initial_positions(model, q0=None):
     """(n,) initial joint positions: ``q0`` checked against the limits, or the middle of
     each finite range (0 for unlimited joints). ModelError naming a joint outside."""
     if q0 is None:
-        lo, hi = model.lower, model.upper
-        return np.where(np.isfinite(lo) & np.isfinite(hi),
-                        0.5 * (np.nan_to_num(lo) + np.nan_to_num(hi)), 0.0)
+        return model.mid_range
     q0 = np.asarray(q0, dtype=float)
     if q0.shape != (model.n,) or not np.all(np.isfinite(q0)):
         raise ModelError(f'initial positions: expected {model.n} finite values (one per joint '

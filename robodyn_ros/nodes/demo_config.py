@@ -3,7 +3,6 @@ what lock step needs. Pure: no rclpy, no environment changes."""
 
 import os
 
-import numpy as np
 import yaml
 
 from ..defaults import COMMAND_TOPIC, DIAGNOSTICS_TOPIC, JOINT_STATES, REFERENCE_TOPIC
@@ -40,9 +39,7 @@ def load_config(robot):
 def _mid_range(path, base, tip):
     from ..model import load_urdf
     model = load_urdf(path, base, tip or None)
-    lower, upper = model.lower, model.upper
-    finite = np.isfinite(lower) & np.isfinite(upper)
-    return np.where(finite, 0.5 * (np.nan_to_num(lower) + np.nan_to_num(upper)), 0.0).tolist()
+    return model.mid_range.tolist()
 
 
 def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, tip=None,

@@ -106,3 +106,12 @@ def test_continuous_joint_limits_are_infinite():
     model = _model('kinova')
     assert any(j.type == 'continuous' for j in model.joints)
     assert np.isinf(model.upper[[j.type == 'continuous' for j in model.joints]]).all()
+
+
+def test_mid_range_is_the_middle_of_finite_ranges_and_0_for_unlimited_joints():
+    model = _model('kinova')
+    continuous = np.array([j.type == 'continuous' for j in model.joints])
+    assert continuous.any() and not continuous.all()
+    np.testing.assert_array_equal(model.mid_range[continuous], 0.0)
+    np.testing.assert_allclose(model.mid_range[~continuous],
+                               0.5 * (model.lower + model.upper)[~continuous])
