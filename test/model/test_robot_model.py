@@ -114,4 +114,4 @@ def test_mid_range_is_the_middle_of_finite_ranges_and_0_for_unlimited_joints():
     assert continuous.any() and not continuous.all()
     np.testing.assert_array_equal(model.mid_range[continuous], 0.0)
     np.testing.assert_allclose(model.mid_range[~continuous],
-                               0.5 * (model.lower + model.upper)[~continuous])
+                               0.5 * (model.lower[~continuous] + model.upper[~continuous]))
