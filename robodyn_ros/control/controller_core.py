@@ -187,8 +187,7 @@ class ControllerCore:
         """Take a state the fused cycle checked (as on_state does for an active one)."""
         self.q, self.qd = q, qd
         self.clock.take_steady(stamp, offset)
-        sup = self.supervisor
-        sup.q_valid, sup.qd_valid, sup.valid_time = q, qd, now
+        self.supervisor.note_valid(now, q, qd)
 
     def _reject(self, now, reason):
         self.stats.bump('rejected_states')

@@ -22,14 +22,21 @@ class StateClock:
         self.stamp = 0.0  # last accepted stamp [s]; 0: none yet or unstamped
         self.offset = 0.0
 
-    def check(self, stamp: float) -> None:
-        """InputError for a stamp [s] (0 = unset) that repeats the last one or is older
-        than it by less than CLOCK_RESET."""
+    def _refusal(self, stamp):
+        """Why a stamp [s] (0 = unset) is refused: it repeats the last one or is older than
+        it by less than CLOCK_RESET; '' when it is taken."""
         if stamp and self.stamp:
             if stamp == self.stamp:
-                raise InputError('stamp did not advance (repeated state)')
+                return 'stamp did not advance (repeated state)'
             if self.stamp - CLOCK_RESET < stamp < self.stamp:
-                raise InputError('stamp older than the previous state (out of order)')
+                return 'stamp older than the previous state (out of order)'
+        return ''
+
+    def check(self, stamp: float) -> None:
+        """InputError when the stamp [s] is refused (see _refusal)."""
+        reason = self._refusal(stamp)
+        if reason:
+            raise InputError(reason)
 
     def take(self, stamp: float, now: float, reference) -> str:
         """Accept a checked state received at monotonic ``now`` [s]. A jump of the states'
@@ -49,8 +56,7 @@ class StateClock:
     def steady_offset(self, stamp: float, now: float) -> float | None:
         """The offset a state would get from :meth:`take` when it passes :meth:`check`
         and the states' clock did not jump; None otherwise (nothing changed)."""
-        if stamp and self.stamp and (stamp == self.stamp or
-                                     self.stamp - CLOCK_RESET < stamp < self.stamp):
+        if self._refusal(stamp):
             return None
         offset = stamp - now if stamp else 0.0
         return None if abs(offset - self.offset) > CLOCK_RESET else offset

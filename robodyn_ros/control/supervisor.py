@@ -132,7 +132,7 @@ class SafetySupervisor:
     def accept_state(self, now, q, qd):
         """A valid state arrived. Returns True when it ends a (non-latched) safe mode or
         the wait for the first state: the caller restarts its reference there."""
-        self.q_valid, self.qd_valid, self.valid_time = q, qd, now
+        self.note_valid(now, q, qd)
         lim = self.limits
         if self.mode in (RAMP_IN, ACTIVE):
             j = first_violation(q, qd, lim.lower, lim.upper, lim.velocity)
@@ -157,6 +157,11 @@ class SafetySupervisor:
             self._enter(RAMP_IN, 'valid joint states again; holding the current position', now)
             return True
         return False
+
+    def note_valid(self, now, q, qd):
+        """The last valid state (it feeds the watchdog and the hold command); the guards
+        are :meth:`accept_state`'s."""
+        self.q_valid, self.qd_valid, self.valid_time = q, qd, now
 
     def check_watchdog(self, now, why=''):
         """Safe mode when the last valid state is older than state_timeout."""
