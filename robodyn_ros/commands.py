@@ -204,7 +204,6 @@ COMMANDS = {'inspect': _inspect, 'check': _check, 'bench': _bench, 'demo': _demo
 
 def loop_bench(args):
     """``robodyn bench --loop``."""
-    import json
     import tempfile
 
     from .nodes.loop_bench import format_loop_bench, run_loop_bench
