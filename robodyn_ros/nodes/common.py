@@ -159,8 +159,9 @@ def _executor(events):
     """rclpy's EventsExecutor (C++, a fraction of the Python executor's overhead per
     callback) when ``events`` and available, else the SingleThreadedExecutor.
 
-    The controller and the sim use it: on 2 cores the Python executor's overhead costs the
-    controller 5-10 % of the states. The recorder keeps the Python executor.
+    The controller, the sim and the recorder use it: on 2 cores the Python executor's
+    overhead costs the controller 5-10 % of the states, and the recorder (four 1 kHz
+    topics) takes 30 % of a core on it instead of 68 %, which the controller gets back.
     """
     if events:
         try:

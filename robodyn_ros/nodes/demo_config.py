@@ -76,11 +76,12 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
 
 
 def recorder_parameters(ctrl, bag_path, storage):
-    """Recorder parameters for what validation reads (types given: no discovery wait)."""
+    """Recorder parameters for what validation reads (types given: no discovery wait; in
+    the demo's own process, so its niceness is left alone)."""
     topics = {'/' + JOINT_STATES: 'sensor_msgs/msg/JointState',
               '/' + ctrl.get('command_topic', COMMAND_TOPIC).lstrip('/'):
               'std_msgs/msg/Float64MultiArray',
               REFERENCE_TOPIC: 'sensor_msgs/msg/JointState',
               DIAGNOSTICS_TOPIC: 'diagnostic_msgs/msg/DiagnosticArray'}
     return dict(topics=list(topics), types=[f'{t}={m}' for t, m in topics.items()],
-                bag_path=bag_path, storage=storage, use_sim_time=True)
+                bag_path=bag_path, storage=storage, use_sim_time=True, nice=0)

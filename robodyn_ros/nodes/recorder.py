@@ -7,6 +7,7 @@ killed (SIGKILL, power loss), and ``robodyn validate`` recovers such a bag.
 """
 
 import importlib
+import os
 
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -47,6 +48,10 @@ class RecorderNode(Node):
         path = declare(self, 'bag_path', 'robodyn_bag', 'output rosbag2 directory')
         storage = declare(self, 'storage', 'mcap', 'mcap | sqlite3')
         self.known = dict(t.split('=', 1) for t in types if '=' in t)
+        niceness = declare(self, 'nice', 10, 'raise the process niceness by this much: '
+                           'recording yields the CPU to control (the queues hold 10 s)')
+        if niceness > 0:
+            os.nice(niceness)
         flush = declare(self, 'flush_period', 0.1, 'make the bag durable at least this often '
                         '[s] (a killed recorder loses at most that much)')
         self.bag = BagWriter(path, storage, flush_period=flush)
@@ -87,7 +92,7 @@ class RecorderNode(Node):
 
 def main(args=None):
     """Record until SIGINT/SIGTERM, then close the bag."""
-    return run_node(RecorderNode, 'recorder', args)
+    return run_node(RecorderNode, 'recorder', args, events_executor=True)
 
 
 if __name__ == '__main__':

@@ -87,6 +87,8 @@ def test_recorder_executable_closes_bag_on_sigterm(tmp_path):
     executor.add_node(node)
     matched = spin_until(executor, lambda: pub.get_subscription_count() > 0, timeout=30.0)
     spin_until(executor, lambda: False, 1.0)  # the reader matches the writer a moment later
+    # Recording yields the CPU to control: the recorder runs 10 niceness levels lower.
+    assert os.getpriority(os.PRIO_PROCESS, proc.pid) == min(os.nice(0) + 10, 19)
     for k in range(20):
         pub.publish(Float64MultiArray(data=[float(k)]))
         executor.spin_once(timeout_sec=0.01)
