@@ -53,7 +53,7 @@ def test_too_short_is_refused():
 
 
 def test_a_motion_that_excites_nothing_is_refused():
-    t = np.arange(0.0, 5.0, 1e-3)
+    t = np.arange(0.0, 2.5, 4e-3)  # just over the minimum duration: still refused
     q = np.tile(Q0, (len(t), 1))
     tau = np.tile(RigidBodyDynamics(ARM).gravity_vector(Q0), (len(t), 1))
     with pytest.raises(InputError, match='condition number'):
