@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .report_schema import JointTracking, OverallTracking, TrackingResult
+
 __all__ = ['TrackingStats', 'TimingStats', 'ResidualStats', 'Decimator', 'hermite']
 
 
@@ -56,8 +58,8 @@ class TrackingStats:
             if idx.size:
                 self.last_out[j] = t[idx[-1]]
 
-    def result(self, names):
-        """{'joints': {...}, 'overall': {...}} in radians or metres."""
+    def result(self, names: list[str]) -> TrackingResult | None:
+        """Per joint and overall, in radians or metres; None before any sample."""
         if self.count == 0:
             return None
         with np.errstate(invalid='ignore', divide='ignore'):
@@ -66,15 +68,16 @@ class TrackingStats:
         for j, name in enumerate(names):
             settle = 0.0 if not np.isfinite(self.last_out[j]) else \
                 float(self.last_out[j] - self.t_first)
-            joints[name] = dict(rms=float(rms[j]), max_abs=float(self.maxabs[j]),
-                                final=float(self.final[j]),
-                                time_in_band=float(self.in_band[j] / self.count),
-                                settling_time=settle,
-                                non_finite=int(self.count - self.finite[j]))
-        overall = dict(rms=float(np.sqrt(self.sumsq.sum() / max(self.finite.sum(), 1))),
-                       max_abs=float(self.maxabs.max()), samples=int(self.count),
-                       duration=float(self.t_last - self.t_first))
-        return {'joints': joints, 'overall': overall}
+            joints[name] = JointTracking(rms=float(rms[j]), max_abs=float(self.maxabs[j]),
+                                         final=float(self.final[j]),
+                                         time_in_band=float(self.in_band[j] / self.count),
+                                         settling_time=settle,
+                                         non_finite=int(self.count - self.finite[j]))
+        overall = OverallTracking(
+            rms=float(np.sqrt(self.sumsq.sum() / max(self.finite.sum(), 1))),
+            max_abs=float(self.maxabs.max()), samples=int(self.count),
+            duration=float(self.t_last - self.t_first))
+        return TrackingResult(joints=joints, overall=overall)
 
 
 class TimingStats:

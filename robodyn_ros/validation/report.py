@@ -2,12 +2,16 @@
 
 import json
 import os
+from typing import Any
 
 import numpy as np
 
-__all__ = ['SCHEMA_VERSION', 'build_report', 'write_outputs', 'print_summary']
+from ..model import RobotModel
+from .report_schema import SCHEMA_VERSION, ModelSummary, ValidationReport
+from .thresholds import Thresholds
 
-SCHEMA_VERSION = 1
+__all__ = ['SCHEMA_VERSION', 'ValidationReport', 'build_report', 'write_outputs',
+           'print_summary']
 
 
 def _diag_summary(diagnostics):
@@ -34,10 +38,11 @@ def _diag_summary(diagnostics):
                 clamped=int(float(diagnostics[-1].get('clamped', 0))))
 
 
-def build_report(bag_path, state_topic, ref_topic, command_topic, result, model, thresholds,
-                 tolerance):
-    """Assemble the report dict and decide pass/fail against ``thresholds``
-    (validation.thresholds.Thresholds): a threshold exceeded or a non-finite sample fails."""
+def build_report(bag_path: str | os.PathLike, state_topic: str, ref_topic: str | None,
+                 command_topic: str | None, result: dict[str, Any], model: RobotModel | None,
+                 thresholds: Thresholds, tolerance: float) -> ValidationReport:
+    """Assemble the report and decide pass/fail against ``thresholds``: a threshold
+    exceeded or a non-finite sample fails. ``result``: the bag stream's figures."""
     tracking = result['tracking']
     failures = []
     for name, stats in tracking['joints'].items():
@@ -70,7 +75,8 @@ def build_report(bag_path, state_topic, ref_topic, command_topic, result, model,
         'torque': command,
         'diagnostics': _diag_summary(result['diagnostics']),
         'residual': result['residual'],
-        'model': None if model is None else dict(name=model.name, joints=list(model.joint_names)),
+        'model': None if model is None else ModelSummary(name=model.name,
+                                                         joints=list(model.joint_names)),
         'thresholds_source': thresholds.source,
         'warnings': _warnings(result['state_timing'], result.get('recovered')),
         'failures': failures,
@@ -128,7 +134,8 @@ def _markdown(report):
     return '\n'.join(lines) + '\n'
 
 
-def write_outputs(report, result, out_dir, plots=True):
+def write_outputs(report: ValidationReport, result: dict[str, Any], out_dir: str,
+                  plots: bool = True) -> None:
     """report.json, report.md and (optionally) PNG plots into ``out_dir``."""
     os.makedirs(out_dir, exist_ok=True)
     if plots:
@@ -141,7 +148,7 @@ def write_outputs(report, result, out_dir, plots=True):
     report['out_dir'] = out_dir
 
 
-def print_summary(report):
+def print_summary(report: ValidationReport) -> None:
     """Short console summary."""
     o = report['overall']
     print(f'tracking ({report["topics"]["reference"]} vs {report["topics"]["state"]}): '
@@ -158,8 +165,9 @@ def print_summary(report):
     if t:
         print(f'state stream: {t["rate_hz"]:.2f} Hz, {t["gaps"]} gaps, '
               f'{t["dropped_cycles"]} dropped cycles')
-    if report.get('residual'):
-        worst = max(r['rms'] for r in report['residual']['joints'].values())
+    residual = report['residual']
+    if residual:
+        worst = max(r['rms'] for r in residual['joints'].values())
         print(f'model residual: worst joint RMS {worst:.3e}')
     for warning in report.get('warnings', []):
         print(f'warning: {warning}')

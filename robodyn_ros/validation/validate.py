@@ -7,7 +7,6 @@ messages through the stages (references -> alignment -> metrics, residual) and
 """
 
 import os
-from typing import Any
 
 from ..defaults import JOINT_STATES
 from ..errors import BagError
@@ -21,6 +20,7 @@ from .bag_stream import (
     BagStream,
     progress_printer,
 )
+from .report_schema import ValidationReport
 from .thresholds import resolve_thresholds
 
 __all__ = ['validate_bag', 'choose_reference']
@@ -68,7 +68,7 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  model: RobotModel | None = None, max_rms: float | None = None,
                  max_abs: float | None = None, tolerance: float = 1e-3,
                  out_dir: str | None = None, plots: bool = True, progress: bool = False,
-                 thresholds_file: str | None = None) -> dict[str, Any]:
+                 thresholds_file: str | None = None) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -84,7 +84,7 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         progress: print the percentage done to stderr.
 
     Returns:
-        The report dict (also written to report.json).
+        The report (also written to report.json; keys in validation.report_schema).
     """
     from .report import build_report, write_outputs
     thresholds = resolve_thresholds(max_rms, max_abs, thresholds_file)

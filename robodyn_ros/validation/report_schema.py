@@ -1,0 +1,86 @@
+"""The validation report's schema (version :data:`SCHEMA_VERSION`), as typed dictionaries.
+
+The report is a JSON document (``report.json``) first: TypedDicts give its keys and value
+types to the type checker and to readers without changing what is written or how callers
+index it (``report['passed']``). Lengths in rad or m (per joint type), times in s.
+"""
+
+from typing import Any, NotRequired, TypedDict
+
+__all__ = ['SCHEMA_VERSION', 'JointLimits', 'JointTracking', 'OverallTracking',
+           'TrackingResult', 'ReportTopics', 'ModelSummary', 'ValidationReport']
+
+SCHEMA_VERSION = 1
+
+
+class JointLimits(TypedDict):
+    """Thresholds applied to one joint; None: not checked."""
+
+    max_rms: float | None
+    max_abs: float | None
+
+
+class JointTracking(TypedDict):
+    """Tracking error of one joint (reference - measured)."""
+
+    rms: float
+    max_abs: float
+    final: float
+    time_in_band: float  # fraction of samples within the tolerance band
+    settling_time: float  # from the first sample to the last one outside the band
+    non_finite: int
+    thresholds: NotRequired[JointLimits]  # added by the verdict
+
+
+class OverallTracking(TypedDict):
+    """All joints together."""
+
+    rms: float
+    max_abs: float
+    samples: int
+    duration: float
+
+
+class TrackingResult(TypedDict):
+    """What the tracking metrics return."""
+
+    joints: dict[str, JointTracking]
+    overall: OverallTracking
+
+
+class ReportTopics(TypedDict):
+    """Topics compared (reference/command None when the bag has none)."""
+
+    state: str
+    reference: str | None
+    command: str | None
+
+
+class ModelSummary(TypedDict):
+    """The robot model used for the residual, when given."""
+
+    name: str
+    joints: list[str]
+
+
+class ValidationReport(TypedDict):
+    """``report.json``: the verdict (``passed``, ``failures``) and what it rests on."""
+
+    schema_version: int
+    bag: str
+    topics: ReportTopics
+    units: str
+    tolerance_band: float
+    joints: dict[str, JointTracking]
+    overall: OverallTracking
+    timing: dict[str, dict[str, Any] | None]  # 'state', 'reference': stamp statistics
+    torque: dict[str, Any]  # command statistics (peaks, time at the effort limit)
+    diagnostics: dict[str, Any] | None  # the controller's /diagnostics, summarised
+    residual: dict[str, Any] | None  # model residual per joint (rms, r2)
+    model: ModelSummary | None
+    thresholds_source: str
+    warnings: list[str]
+    failures: list[str]
+    passed: bool
+    plots: NotRequired[dict[str, str]]  # plot name -> file, when plots were asked for
+    out_dir: NotRequired[str]
