@@ -32,7 +32,7 @@ def _inspect(args):
                           theta_offset=r.theta_offset) for r in table.rows],
             'base': table.base.tolist(), 'tool': table.tool.tolist(),
             'inertials': [dict(mass=i.mass, com=i.com.tolist(),
-                               inertia_com=i.inertia_com.tolist(),
+                               inertia_com=i.inertia.tolist(),
                                inertia_origin=i.inertia_origin.tolist())
                           for i in table.inertials],
         }
@@ -52,7 +52,7 @@ def _inspect(args):
           f'{"Ixx Iyy Izz Ixy Ixz Iyz about COM [kg m^2]"}')
     for k, i in enumerate(table.inertials, 1):
         c = i.com
-        m = i.inertia_com
+        m = i.inertia
         print(f'{k:>2}{i.mass:>11.4f}  [{c[0]:>9.5f} {c[1]:>9.5f} {c[2]:>9.5f}]  '
               f'{m[0, 0]:.6g} {m[1, 1]:.6g} {m[2, 2]:.6g} {m[0, 1]:.3g} {m[0, 2]:.3g} '
               f'{m[1, 2]:.3g}')

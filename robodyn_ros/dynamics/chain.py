@@ -14,6 +14,10 @@ __all__ = ['DHChain', 'dh_chain']
 class DHChain:
     """Arrays describing a chain in standard DH frames; frame 0 is the fixed base.
 
+    The model's :class:`~robodyn_ros.model.DHTable` (standard convention) as columns, the
+    form the formulations and compiled kernels index, with gravity moved into frame 0;
+    built only by :func:`dh_chain`.
+
     Attributes:
         a, alpha, d, theta0: (n,) DH parameters (d and theta0 are the offsets).
         prismatic: (n,) bool.
@@ -54,6 +58,6 @@ def dh_chain(model, gravity=GRAVITY):
         prismatic=np.array([r.joint_type == 'prismatic' for r in rows]),
         mass=np.array([b.mass for b in table.inertials]),
         com=np.array([b.com for b in table.inertials]),
-        inertia=np.array([b.inertia_com for b in table.inertials]),
+        inertia=np.array([b.inertia for b in table.inertials]),
         gravity=table.base[:3, :3].T @ gravity,
     )

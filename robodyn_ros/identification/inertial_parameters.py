@@ -8,7 +8,7 @@ pseudo-inertia), which makes every estimate physically consistent: J positive de
 
 import numpy as np
 
-from ..model.inertial import Inertial, inertia_about_origin
+from ..model.inertial import Inertial
 
 __all__ = ['to_vector', 'from_vector', 'pseudo_inertia', 'from_pseudo_inertia',
            'log_cholesky', 'from_log_cholesky', 'is_consistent', 'NAMES']
@@ -19,7 +19,7 @@ _UPPER = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
 
 def to_vector(body: Inertial) -> np.ndarray:
     """pi (10,) of an Inertial (inertia about its COM) in the same frame."""
-    io = inertia_about_origin(body.mass, body.com, body.inertia)
+    io = body.inertia_origin
     return np.array([body.mass, *(body.mass * body.com), *(io[r, c] for r, c in _UPPER)])
 
 

@@ -4,14 +4,13 @@ FK; the robot registry; the ros2_control description generator.
 No ROS imports here.
 """
 
-from .dh import DHInertial, DHRow, DHTable, dh_table
+from .dh import DHRow, DHTable, dh_table
 from .inertial import Inertial
 from .kinematics import check_q, check_vector
 from .registry import ROBOTS, RobotSpec, load_robot, robot_path
 from .robot_model import Joint, RobotModel, load_urdf
 
 __all__ = [
-    'DHInertial',
     'DHRow',
     'DHTable',
     'Inertial',

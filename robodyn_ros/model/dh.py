@@ -25,10 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .inertial import inertia_about_origin
 from .spatial import dh_modified, dh_standard, invert_transform
 
-__all__ = ['DHRow', 'DHInertial', 'DHTable', 'dh_table']
+__all__ = ['DHRow', 'DHTable', 'dh_table']
 
 EPS = 1e-9
 CONVENTIONS = ('standard', 'modified')
@@ -47,25 +46,13 @@ class DHRow:
 
 
 @dataclass(frozen=True)
-class DHInertial:
-    """Inertial parameters of body i in DH frame i (seed 003 eq. 45-49).
-
-    Attributes:
-        mass: [kg].
-        com: centre of mass in frame i [m].
-        inertia_com: inertia about the COM, frame-i axes [kg m^2].
-        inertia_origin: inertia about the frame-i origin, frame-i axes [kg m^2].
-    """
-
-    mass: float
-    com: np.ndarray
-    inertia_com: np.ndarray
-    inertia_origin: np.ndarray
-
-
-@dataclass(frozen=True)
 class DHTable:
-    """DH rows plus fixed ``base`` (base_link -> frame 0) and ``tool`` (frame n -> tip)."""
+    """DH rows plus fixed ``base`` (base_link -> frame 0) and ``tool`` (frame n -> tip).
+
+    ``inertials``: body i's :class:`~robodyn_ros.model.inertial.Inertial` in DH frame i
+    (seed 003 eq. 45-49: mass, COM, inertia about the COM; ``inertia_origin`` about the
+    frame origin); ``body_to_dh``: each body frame's pose of DH frame i.
+    """
 
     convention: str
     rows: tuple
@@ -264,7 +251,5 @@ def dh_table(model, convention='standard'):
     for i, body in enumerate(model.bodies):
         offset = invert_transform(body_poses[i]) @ frames[i + 1]
         body_to_dh.append(offset)
-        inert = body.transformed(invert_transform(offset))
-        inertials.append(DHInertial(inert.mass, inert.com, inert.inertia,
-                                    inertia_about_origin(inert.mass, inert.com, inert.inertia)))
+        inertials.append(body.transformed(invert_transform(offset)))
     return DHTable(convention, tuple(rows), frames[0], tool, tuple(inertials), tuple(body_to_dh))

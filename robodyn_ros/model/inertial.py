@@ -19,6 +19,11 @@ class Inertial:
     com: np.ndarray
     inertia: np.ndarray
 
+    @property
+    def inertia_origin(self):
+        """Inertia about this frame's origin, its axes [kg m^2] (seed 003 eq. 45-46)."""
+        return inertia_about_origin(self.mass, self.com, self.inertia)
+
     def transformed(self, t):
         """The same body expressed in another frame, ``t`` = pose of this frame in it."""
         rot = t[:3, :3]

@@ -9,7 +9,9 @@
 
 import numpy as np
 
-from .urdf_writer import DHLink, dh_to_urdf
+from .dh import DHRow
+from .inertial import Inertial
+from .urdf_writer import dh_to_urdf
 
 __all__ = ['THREE_LINK', 'TWO_LINK', 'RP_ARM', 'seed_urdfs']
 
@@ -21,38 +23,41 @@ RP_ARM = dict(l1=0.3, m1=2.0, m2=1.0, Ixx1=0.01, Iyy1=0.02, Izz1=0.025, Ixx2=0.0
               Izz2=0.01, d2_min=0.1, d2_max=0.8)
 
 
+def _rows(*geometry):
+    """DHRows joint_1..joint_n from (a, alpha, d, theta_offset, type) tuples."""
+    return [DHRow(f'joint_{i}', kind, a, alpha, d, theta)
+            for i, (a, alpha, d, theta, kind) in enumerate(geometry, start=1)]
+
+
 def _three_link():
     p = THREE_LINK
+    rows = _rows((0.0, -np.pi / 2, p['l0'], 0.0, 'revolute'), (p['l1'], 0.0, 0.0, 0.0, 'revolute'),
+                 (p['l2'], 0.0, 0.0, 0.0, 'revolute'))
+    bodies = [Inertial(p['m1'], (0.0, p['l0'] - p['r0'], 0.0), np.diag(p['I1'])),
+              Inertial(p['m2'], (p['r1'] - p['l1'], 0.0, 0.0), np.diag(p['I2'])),
+              Inertial(p['m3'], (p['r2'] - p['l2'], 0.0, 0.0), np.diag(p['I3']))]
     # Seed 000 eq. (73) moves joint 1 at up to 2 pi rad/s: the velocity limits allow it.
-    links = [
-        DHLink(0.0, -np.pi / 2, p['l0'], 0.0, 'revolute', p['m1'], (0.0, p['l0'] - p['r0'], 0.0),
-               np.diag(p['I1']), effort=60.0, velocity=10.0),
-        DHLink(p['l1'], 0.0, 0.0, 0.0, 'revolute', p['m2'], (p['r1'] - p['l1'], 0.0, 0.0),
-               np.diag(p['I2']), effort=60.0, velocity=10.0),
-        DHLink(p['l2'], 0.0, 0.0, 0.0, 'revolute', p['m3'], (p['r2'] - p['l2'], 0.0, 0.0),
-               np.diag(p['I3']), effort=30.0, velocity=10.0),
-    ]
-    return dh_to_urdf('three_link', links)
+    limits = [dict(effort=60.0, velocity=10.0)] * 2 + [dict(effort=30.0, velocity=10.0)]
+    return dh_to_urdf('three_link', rows, bodies, limits)
 
 
 def _two_link():
     p = TWO_LINK
     zero = np.zeros((3, 3))
-    links = [DHLink(p['L1'], 0.0, 0.0, 0.0, 'revolute', p['m1'], (0.0, 0.0, 0.0), zero),
-             DHLink(p['L2'], 0.0, 0.0, 0.0, 'revolute', p['m2'], (0.0, 0.0, 0.0), zero)]
-    return dh_to_urdf('two_link', links, base_rpy=(np.pi / 2, 0.0, 0.0))
+    rows = _rows((p['L1'], 0.0, 0.0, 0.0, 'revolute'), (p['L2'], 0.0, 0.0, 0.0, 'revolute'))
+    bodies = [Inertial(p['m1'], (0.0, 0.0, 0.0), zero), Inertial(p['m2'], (0.0, 0.0, 0.0), zero)]
+    return dh_to_urdf('two_link', rows, bodies, base_rpy=(np.pi / 2, 0.0, 0.0))
 
 
 def _rp_arm():
     p = RP_ARM
     # Standard DH: frame 1 = Rz(theta1) Rx(+90 deg); the lecture's COM (0, -l1, 0) and
     # Izz1 in its frame {1} = Rz(theta1) become (0, 0, l1) and the y moment here.
-    links = [DHLink(0.0, np.pi / 2, 0.0, 0.0, 'revolute', p['m1'], (0.0, 0.0, p['l1']),
-                    np.diag((p['Ixx1'], p['Izz1'], p['Iyy1']))),
-             DHLink(0.0, 0.0, 0.0, 0.0, 'prismatic', p['m2'], (0.0, 0.0, 0.0),
-                    np.diag((p['Ixx2'], p['Iyy2'], p['Izz2'])), lower=p['d2_min'],
-                    upper=p['d2_max'], effort=200.0, velocity=1.0)]
-    return dh_to_urdf('rp_arm', links, base_rpy=(0.0, -np.pi / 2, 0.0))
+    rows = _rows((0.0, np.pi / 2, 0.0, 0.0, 'revolute'), (0.0, 0.0, 0.0, 0.0, 'prismatic'))
+    bodies = [Inertial(p['m1'], (0.0, 0.0, p['l1']), np.diag((p['Ixx1'], p['Izz1'], p['Iyy1']))),
+              Inertial(p['m2'], (0.0, 0.0, 0.0), np.diag((p['Ixx2'], p['Iyy2'], p['Izz2'])))]
+    limits = [{}, dict(lower=p['d2_min'], upper=p['d2_max'], effort=200.0, velocity=1.0)]
+    return dh_to_urdf('rp_arm', rows, bodies, limits, base_rpy=(0.0, -np.pi / 2, 0.0))
 
 
 def seed_urdfs():

@@ -64,7 +64,7 @@ def test_three_link_round_trip_recovers_seed_dh_and_inertials():
                                             (p['I1'], p['I2'], p['I3'])):
         assert inertial.mass == pytest.approx(mass, abs=1e-12)
         np.testing.assert_allclose(inertial.com, com, atol=1e-12)
-        np.testing.assert_allclose(inertial.inertia_com, np.diag(moments), atol=1e-12)
+        np.testing.assert_allclose(inertial.inertia, np.diag(moments), atol=1e-12)
         c = np.asarray(com)
         origin = np.diag(moments) + mass * (c @ c * np.eye(3) - np.outer(c, c))
         np.testing.assert_allclose(inertial.inertia_origin, origin, atol=1e-12)
