@@ -337,4 +337,4 @@ def main(args=None):
 
 
 if __name__ == '__main__':
-    main()
+    raise SystemExit(main())

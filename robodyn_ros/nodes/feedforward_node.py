@@ -112,4 +112,4 @@ def main(args=None):
 
 
 if __name__ == '__main__':
-    main()
+    raise SystemExit(main())

@@ -19,7 +19,7 @@ from ..defaults import (
     JOINT_STATES,
     REFERENCE_TOPIC,
 )
-from ..errors import BagError
+from ..errors import BagError, ConfigError
 from ..io.bag_writer import BagWriter
 from .common import declare, run_node
 
@@ -48,9 +48,12 @@ class RecorderNode(Node):
         path = declare(self, 'bag_path', 'robodyn_bag', 'output rosbag2 directory')
         storage = declare(self, 'storage', 'mcap', 'mcap | sqlite3')
         self.known = dict(t.split('=', 1) for t in types if '=' in t)
-        niceness = declare(self, 'nice', 10, 'raise the process niceness by this much: '
-                           'recording yields the CPU to control (the queues hold 10 s)')
-        if niceness > 0:
+        niceness = declare(self, 'nice', 10, 'raise the process niceness by this much '
+                           '(0-19): recording yields the CPU to control (the queues hold '
+                           '10 s)', dynamic=True)
+        if type(niceness) is not int or not 0 <= niceness <= 19:
+            raise ConfigError(f'nice: expected an integer 0-19, got {niceness!r}')
+        if niceness:
             os.nice(niceness)
         flush = declare(self, 'flush_period', 0.1, 'make the bag durable at least this often '
                         '[s] (a killed recorder loses at most that much)')
@@ -96,4 +99,4 @@ def main(args=None):
 
 
 if __name__ == '__main__':
-    main()
+    raise SystemExit(main())
