@@ -38,19 +38,22 @@ class StateClock:
         if reason:
             raise InputError(reason)
 
+    @staticmethod
+    def _offset(stamp, now):
+        """Stamp minus receipt time [s]; 0 for an unstamped state."""
+        return stamp - now if stamp else 0.0
+
     def take(self, stamp: float, now: float, reference) -> str:
         """Accept a checked state received at monotonic ``now`` [s]. A jump of the states'
         clock (reset, stamps switched on) shifts a started ``reference``'s start by the same
         amount, so it continues without a step; returns that event's text, else ''."""
-        offset = stamp - now if stamp else 0.0
+        offset = self._offset(stamp, now)
         jump = offset - self.offset
         text = ''
         if abs(jump) > CLOCK_RESET and reference.started:
             reference.t0 += jump
             text = f'joint state clock jumped by {jump:.3f} s; reference time shifted with it'
-        self.offset = offset
-        if stamp:
-            self.stamp = stamp
+        self.take_steady(stamp, offset)
         return text
 
     def steady_offset(self, stamp: float, now: float) -> float | None:
@@ -58,7 +61,7 @@ class StateClock:
         and the states' clock did not jump; None otherwise (nothing changed)."""
         if self._refusal(stamp):
             return None
-        offset = stamp - now if stamp else 0.0
+        offset = self._offset(stamp, now)
         return None if abs(offset - self.offset) > CLOCK_RESET else offset
 
     def take_steady(self, stamp: float, offset: float) -> None:

@@ -4,13 +4,14 @@ commands), said in the result."""
 
 import numpy as np
 
+from ..defaults import JOINT_STATES
 from ..errors import BagError, InputError
 from ..io import BagReader, JointStateBatch, float64_multi_array
 
 __all__ = ['motion_from_bag']
 
 
-def motion_from_bag(path, joints, state_topic='/joint_states', command_topic=None):
+def motion_from_bag(path, joints, state_topic='/' + JOINT_STATES, command_topic=None):
     """(t [s], q (m, n), tau (m, n), 'measured' or 'commanded <topic>').
 
     Raises:

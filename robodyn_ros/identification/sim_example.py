@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 
+from ..defaults import JOINT_STATES
 from ..dynamics import RigidBodyDynamics
 from ..io import BagWriter, encode_joint_state
 from ..model.inertial import Inertial
@@ -20,6 +21,8 @@ from .inertial_parameters import from_vector, to_vector
 from .regressor import with_payload
 
 __all__ = ['TRUE_PAYLOAD', 'TRUE_VISCOUS', 'TRUE_COULOMB', 'run_example']
+
+STATES = '/' + JOINT_STATES
 
 #: The hidden payload in the tip (panda_hand) frame, and the simulator's joint friction.
 TRUE_PAYLOAD = Inertial(1.5, np.array([0.01, -0.02, 0.06]), np.diag([0.004, 0.005, 0.003]))
@@ -49,7 +52,7 @@ def track(plant, law, reference, duration, writer=None, names=None):
         tau = np.clip(law.computed_torque(q, qd, q_r, qd_r, qdd_r, kp, kd, friction=True),
                       -plant.effort_limits, plant.effort_limits)
         if writer is not None:
-            writer.write('/joint_states', int((1.0 + t) * 1e9),
+            writer.write(STATES, int((1.0 + t) * 1e9),
                          encode_joint_state(1.0 + t, names, q, qd, tau))
         sim.set_command(tau)
         sim.step()
@@ -72,7 +75,7 @@ def run_example(model, out, seconds=16.0, track_seconds=10.0):
     excitation, cond = design_excitation(model, Q0, candidates=10)
     bag = os.path.join(out, 'excitation_bag')
     writer = BagWriter(bag, 'mcap')
-    writer.add_topic('/joint_states', 'sensor_msgs/msg/JointState')
+    writer.add_topic(STATES, 'sensor_msgs/msg/JointState')
     track(plant, plain, excitation, seconds, writer, list(model.joint_names))
     writer.close()
     t, q, tau, source = motion_from_bag(bag, model.joint_names)

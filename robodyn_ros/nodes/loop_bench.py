@@ -26,6 +26,7 @@ from ..defaults import COMMAND_TOPIC, JOINT_STATES, REFERENCE_TOPIC
 
 __all__ = ['run_loop_bench', 'format_loop_bench']
 
+PANDA_JOINTS = [f'panda_joint{i}' for i in range(1, 8)]
 PANDA_Q0 = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]
 
 
@@ -36,7 +37,7 @@ def _publish(args):
     node = rclpy.create_node('loop_bench_publisher')
     pub = node.create_publisher(JointState, JOINT_STATES, 10)
     msg = JointState()
-    msg.name = [f'panda_joint{i}' for i in range(1, 8)]
+    msg.name = PANDA_JOINTS
     msg.position, msg.velocity = PANDA_Q0, [0.0] * 7
     period = 1.0 / args['rate']
     start = time.monotonic()
@@ -113,7 +114,7 @@ def _echo(args):
         cmd = node.create_publisher(Float64MultiArray, COMMAND_TOPIC, 1)
         ref = node.create_publisher(JointState, '~/reference', 10)
         out = JointState()
-        out.name = [f'panda_joint{i}' for i in range(1, 8)]
+        out.name = PANDA_JOINTS
 
         def on_state(msg):
             cmd.publish(Float64MultiArray(data=array.array('d', msg.position)))
