@@ -16,7 +16,6 @@ with nothing changed, and the caller runs the general path, which decides as alw
 two paths give bit-identical commands (test_active_cycle).
 """
 
-from array import array
 import time
 
 import numba
@@ -24,7 +23,7 @@ import numpy as np
 
 from ..dynamics.recursive import computed_torque_kernel, terms_kernel
 from ..dynamics.recursive_params import MODE_G
-from .cycle_kernels import first_violation, gather_finite, limit_into
+from .cycle_kernels import first_violation, gather_packed, limit_into
 from .supervisor import ACTIVE
 
 __all__ = ['ActiveCycle', 'active_cycle_kernel', 'NOT_FINITE_STATE', 'GUARDED',
@@ -37,17 +36,18 @@ _F64 = np.dtype(float)
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
-def active_cycle_kernel(position, velocity, index, limits, q_ref, qd_ref, qdd_ref, params,
-                        flags, tau, buf, out, zero, output, step, state):
-    """One active cycle. ``limits`` rows: lower, upper guard [rad or m], velocity guard
-    [rad/s or m/s], kp, kd, effort limit [N m or N]; ``flags``: (friction, minus gravity).
+def active_cycle_kernel(data, position_offset, velocity_offset, index, limits, q_ref, qd_ref,
+                        qdd_ref, params, flags, tau, buf, out, zero, output, step, state):
+    """One active cycle on a packed state (see :func:`gather_packed`). ``limits`` rows:
+    lower, upper guard [rad or m], velocity guard [rad/s or m/s], kp, kd, effort limit
+    [N m or N]; ``flags``: (friction, minus gravity).
 
     Writes q, qd into ``state`` rows 0, 1 (chain order); on success ``output`` becomes the
     rate-limited, clamped law torque and the limiter's flags (>= 0) are returned. A negative
     result (NOT_FINITE_STATE, GUARDED, NOT_FINITE_TORQUE) leaves ``output`` unchanged.
     """
     q, qd = state[0], state[1]
-    if not gather_finite(position, velocity, index, q, qd):
+    if not gather_packed(data, position_offset, velocity_offset, index, q, qd):
         return NOT_FINITE_STATE
     if first_violation(q, qd, limits[0], limits[1], limits[2]) >= 0:
         return GUARDED
@@ -84,6 +84,7 @@ class ActiveCycle:
                                 lim.effort], dtype=float)
         self.flags = np.array([core.config.include_friction,
                                not core.config.include_gravity])
+        self.state = np.empty((2, core.model.n))  # q, qd of the cycle
         self.cycles = 0
 
     @classmethod
@@ -99,22 +100,19 @@ class ActiveCycle:
         """Compile (or load) the kernel for ``reference`` (q_r, qd_r, qdd_r) arrays like
         the cycle's (numba specialises on read-only arrays too); nothing is changed."""
         n = q.shape[0]
-        z = np.zeros(n)
-        position = array('d', np.full(n, np.nan))  # stops at the first check
-        active_cycle_kernel(position, array('d', z), np.arange(n), self.limits, *reference,
+        data = np.full(2 * n, np.nan).tobytes()  # stops at the first check
+        active_cycle_kernel(data, 0, 8 * n, np.arange(n), self.limits, *reference,
                             self.params, self.flags, self.tau, self.buf, self.out, self.zero,
-                            np.zeros(n), 0.0, np.empty((2, n)))
+                            np.zeros(n), 0.0, self.state)
 
-    def __call__(self, now, names, position, velocity, stamp):
+    def __call__(self, now, names, data, offsets, stamp):
         """The cycle's Command, or None (nothing changed: run the general path)."""
         core = self.core
         sup = core.supervisor
-        if sup.mode != ACTIVE or type(position) is not array or type(velocity) is not array:
+        if sup.mode != ACTIVE or type(data) is not bytes:
             return None
         index = core.joint_map.cached_index(names)
-        m = len(names)
-        if index is None or len(position) != m or len(velocity) != m or \
-                position.typecode != 'd' or velocity.typecode != 'd':
+        if index is None:
             return None
         offset = core.clock.steady_offset(stamp, now)
         if offset is None:
@@ -124,13 +122,13 @@ class ActiveCycle:
         q_r, qd_r, qdd_r = core.reference(t)
         if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
             return None
-        state = np.empty((2, index.shape[0]))
-        code = active_cycle_kernel(position, velocity, index, self.limits, q_r, qd_r, qdd_r,
-                                   self.params, self.flags, self.tau, self.buf, self.out,
-                                   self.zero, sup.output, sup.step_at(now), state)
+        state = self.state
+        code = active_cycle_kernel(data, offsets[0], offsets[1], index, self.limits, q_r,
+                                   qd_r, qdd_r, self.params, self.flags, self.tau, self.buf,
+                                   self.out, self.zero, sup.output, sup.step_at(now), state)
         if code < 0:
             return None
-        q, qd = state[0], state[1]
+        q, qd = state[0].copy(), state[1].copy()
         core.accept_fused_state(now, q, qd, stamp, offset)
         sup.record_output(now, code)
         self.cycles += 1

@@ -29,6 +29,9 @@ from .trajectories import Hold
 
 __all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
 
+#: A JointState's position or velocity field: rclpy's array('d'), a list, or an array.
+Values = Sequence[float] | np.ndarray
+
 
 class Command(NamedTuple):
     """One cycle's output: ``effort`` in the command joint order, the reference in chain
@@ -66,6 +69,7 @@ class ControllerCore:
                               f'{list(model.joint_names)}')
         order = [model.joint_names.index(j) for j in joints]
         self.out_order = None if order == list(range(n)) else np.array(order)
+        self.in_order = None if self.out_order is None else np.argsort(order)
         self.payload = payload_body(config.payload_mass, config.payload_com,
                                     config.payload_inertia)
         self.dyn, self.law = controller_dynamics(model, config, self.payload)
@@ -148,15 +152,15 @@ class ControllerCore:
         return [self._ordered(tau) for tau in ramp]
 
     # -- inputs -----------------------------------------------------------------------
-    def on_state(self, now: float, names: Sequence[str], position: Sequence[float],
-                 velocity: Sequence[float], stamp: float = 0.0) -> bool:
+    def on_state(self, now: float, names: Sequence[str], position: Values,
+                 velocity: Values, stamp: float = 0.0) -> bool:
         """A JointState's fields (any joint order; ``stamp`` [s], 0 = unset). Returns True
         when the state is valid (it feeds the watchdog); False with the reason recorded."""
         try:
             q, qd = self.joint_map.extract(names, position, velocity)
             self.clock.check(stamp)
         except InputError as exc:
-            self._reject(now, str(exc))
+            self.reject(now, str(exc))
             return False
         self.q, self.qd = q, qd
         jump = self.clock.take(stamp, now, self.reference)
@@ -168,19 +172,32 @@ class ControllerCore:
             self._restart_reference(now + self.clock.offset, q, was_waiting)
         return True
 
-    def cycle(self, now: float, names: Sequence[str], position: Sequence[float],
-              velocity: Sequence[float], stamp: float = 0.0) -> Command | None:
+    def cycle(self, now: float, names: Sequence[str], position: Values,
+              velocity: Values, stamp: float = 0.0) -> Command | None:
         """A state-triggered cycle, :meth:`on_state` then :meth:`update`: the Command, or
-        None when nothing is to be published. While active it runs fused (ActiveCycle), with
-        the same result."""
-        if self.fast is not None:
-            command = self.fast(now, names, position, velocity, stamp)
-            if command is not None:
-                return command
+        None when nothing is to be published."""
         if self.on_state(now, names, position, velocity, stamp) and \
                 self.supervisor.commanding:
             return self.update(now)
         return None
+
+    def cycle_packed(self, now: float, names: Sequence[str], data: bytes,
+                     offsets: tuple[int, int], stamp: float = 0.0) -> Command | None:
+        """:meth:`cycle` on a packed state: ``data`` holds len(names) little-endian float64
+        positions from byte ``offsets[0]`` and as many velocities from ``offsets[1]`` (a
+        JointState's CDR bytes, as the node receives them). While active it runs fused
+        (ActiveCycle), with the same result; a ``data`` too short is a rejected state."""
+        if self.fast is not None:
+            command = self.fast(now, names, data, offsets, stamp)
+            if command is not None:
+                return command
+        m = len(names)
+        if min(offsets) < 0 or max(offsets) + 8 * m > len(data):
+            self.reject(now, f'packed state: {m} values at byte offsets {tuple(offsets)} '
+                              f'do not fit in {len(data)} bytes')
+            return None
+        position, velocity = (np.frombuffer(data, '<f8', m, offset) for offset in offsets)
+        return self.cycle(now, names, position, velocity, stamp)
 
     def accept_fused_state(self, now: float, q: np.ndarray, qd: np.ndarray, stamp: float,
                            offset: float) -> None:
@@ -189,7 +206,9 @@ class ControllerCore:
         self.clock.take_steady(stamp, offset)
         self.supervisor.note_valid(now, q, qd)
 
-    def _reject(self, now, reason):
+    def reject(self, now: float, reason: str) -> None:
+        """Count a state that cannot be used (logged once per distinct reason); it does not
+        feed the watchdog."""
         self.stats.bump('rejected_states')
         if reason != self.last_rejection:
             self.events.append((LEVELS[WAITING], f'joint state rejected: {reason}'))
@@ -253,6 +272,11 @@ class ControllerCore:
 
     def _ordered(self, tau):
         return tau if self.out_order is None else tau[self.out_order]
+
+    def chain_order(self, effort: np.ndarray) -> np.ndarray:
+        """A command-order torque (Command.effort) in chain order, as the reference and
+        controller_state messages name their joints."""
+        return effort if self.out_order is None else effort[self.in_order]
 
     def _law(self, now, q_r, qd_r, qdd_r):
         try:

@@ -5,9 +5,10 @@ Plain loops over n joints: cheaper per cycle than a chain of small numpy calls.
 """
 
 import numba
+import numpy as np
 
-__all__ = ['gather_finite', 'limit_into', 'first_violation', 'RATE_LIMITED', 'CLAMPED',
-           'NON_FINITE']
+__all__ = ['gather_finite', 'gather_packed', 'limit_into', 'first_violation', 'RATE_LIMITED',
+           'CLAMPED', 'NON_FINITE']
 
 RATE_LIMITED, CLAMPED, NON_FINITE = 1, 2, 4
 
@@ -25,6 +26,25 @@ def gather_finite(position, velocity, index, q, qd):
         q[j] = a
         qd[j] = b
         total += a + b
+    return total - total == 0.0  # NaN for NaN or +-inf anywhere
+
+
+@numba.njit(cache=True)
+def gather_packed(data, position_offset, velocity_offset, index, q, qd):
+    """:func:`gather_finite` from packed bytes: q[j], qd[j] = the little-endian float64 at
+    byte ``position_offset`` (``velocity_offset``) + 8 index[j] of ``data`` (a JointState's
+    CDR bytes); False when any is non-finite or outside ``data``."""
+    raw = np.frombuffer(data, np.uint8)
+    size = raw.shape[0]
+    total = 0.0
+    for j in range(index.shape[0]):
+        a = position_offset + 8 * index[j]
+        b = velocity_offset + 8 * index[j]
+        if a < 0 or b < 0 or a + 8 > size or b + 8 > size:
+            return False
+        q[j] = raw[a:a + 8].view(np.float64)[0]
+        qd[j] = raw[b:b + 8].view(np.float64)[0]
+        total += q[j] + qd[j]
     return total - total == 0.0  # NaN for NaN or +-inf anywhere
 
 

@@ -1,6 +1,13 @@
-"""CDR (little-endian, XCDR1) encoding and decoding of the messages robodyn reads fast:
+"""CDR (little-endian, XCDR1) encoding and decoding of the messages robodyn handles fast:
 sensor_msgs/JointState and std_msgs/Float64MultiArray. Everything else goes through
-rosbags' generic serializer. Malformed bytes raise BagError, never struct/Unicode errors.
+rosbags' generic serializer (bags) or rclpy's (nodes). Malformed bytes raise BagError,
+never struct/Unicode errors.
+
+Two uses: whole messages (:func:`parse_joint_state`, :func:`encode_joint_state`) for bags,
+and fixed layouts for a 1 kHz stream (:class:`JointStateLayout`, :class:`JointStateWriter`,
+:class:`Float64MultiArrayWriter`): a publisher sends the same frame_id, names and array
+sizes every time, so the values sit at the same byte offsets and are read or written in
+place, without building message objects.
 """
 
 from collections.abc import Sequence
@@ -11,10 +18,12 @@ from numpy.typing import ArrayLike
 
 from ..errors import BagError
 
-__all__ = ['parse_joint_state', 'encode_joint_state', 'float64_multi_array']
+__all__ = ['parse_joint_state', 'encode_joint_state', 'float64_multi_array',
+           'JointStateLayout', 'JointStateWriter', 'Float64MultiArrayWriter', 'stamp_parts']
 
 _U32 = struct.Struct('<I')
 _STAMP = struct.Struct('<iI')
+_HEADER = b'\x00\x01\x00\x00'  # CDR_LE encapsulation, no options
 
 
 def _align(offset, size):
@@ -31,6 +40,51 @@ def _count(data, off, item_size, what):
     return count
 
 
+def _scan(raw):
+    """(stamp [s], names, ((count offset, data offset, count) of position, velocity and
+    effort)) of a JointState's CDR bytes; offsets from the start of ``raw``.
+
+    Raises:
+        BagError: not little-endian CDR, or truncated/corrupt bytes.
+    """
+    buf = memoryview(raw)
+    if len(buf) < 12 or buf[1] not in (1, 0):
+        raise BagError('JointState: unsupported CDR encapsulation')
+    if buf[1] == 0:
+        raise BagError('JointState: big-endian CDR is not supported')
+    data = buf[4:]  # alignment is relative to the end of the encapsulation header
+    try:
+        sec, nsec = _STAMP.unpack_from(data, 0)
+        off = 12 + _count(data, 8, 1, 'JointState frame_id')
+        count = _count(data, _align(off, 4), 4, 'JointState names')
+        off = _align(off, 4) + 4
+        names = []
+        for _ in range(count):
+            off = _align(off, 4)
+            (slen,) = _U32.unpack_from(data, off)
+            names.append(bytes(data[off + 4:off + 3 + slen]).decode())
+            off += 4 + slen
+        arrays = []
+        for _ in range(3):
+            off = _align(off, 4)
+            k = _count(data, off, 8, 'JointState array')
+            start = _align(off + 4, 8) if k else off + 4
+            arrays.append((4 + off, 4 + start, k))
+            off = start + 8 * k
+        if off > len(data):
+            raise BagError(f'JointState: truncated CDR ({len(buf)} bytes, arrays end at '
+                           f'{4 + off})')
+    except (struct.error, UnicodeDecodeError) as exc:
+        raise BagError(f'JointState: truncated or corrupt CDR ({len(buf)} bytes): '
+                       f'{exc}') from None
+    return sec + nsec * 1e-9, tuple(names), tuple(arrays)
+
+
+def _values(raw, field):
+    _, start, k = field
+    return np.frombuffer(raw, dtype='<f8', count=k, offset=start) if k else np.zeros(0)
+
+
 def parse_joint_state(
         raw: bytes | memoryview) -> tuple[float, tuple[str, ...], np.ndarray, np.ndarray,
                                           np.ndarray]:
@@ -42,44 +96,46 @@ def parse_joint_state(
     Raises:
         BagError: not little-endian CDR, or truncated/corrupt bytes.
     """
-    buf = memoryview(raw)
-    if len(buf) < 12 or buf[1] not in (1, 0):
-        raise BagError('JointState: unsupported CDR encapsulation')
-    if buf[1] == 0:
-        raise BagError('JointState: big-endian CDR is not supported')
-    try:
-        return _joint_state(buf[4:])
-    except (struct.error, ValueError, UnicodeDecodeError) as exc:
-        raise BagError(f'JointState: truncated or corrupt CDR ({len(buf)} bytes): '
-                       f'{exc}') from None
+    stamp, names, arrays = _scan(raw)
+    return (stamp, names, *(_values(raw, field) for field in arrays))
 
 
-def _joint_state(data):
-    sec, nsec = _STAMP.unpack_from(data, 0)
-    off = 8
-    (flen,) = _U32.unpack_from(data, off)
-    off += 4 + flen
-    off = _align(off, 4)
-    count = _count(data, off, 4, 'JointState names')
-    off += 4
-    names = []
-    for _ in range(count):
-        off = _align(off, 4)
-        (slen,) = _U32.unpack_from(data, off)
-        names.append(bytes(data[off + 4:off + 3 + slen]).decode())
-        off += 4 + slen
-    arrays = []
-    for _ in range(3):
-        off = _align(off, 4)
-        k = _count(data, off, 8, 'JointState array')
-        off += 4
-        if k:
-            off = _align(off, 8)
-            arrays.append(np.frombuffer(data, dtype='<f8', count=k, offset=off))
-            off += 8 * k
-        else:
-            arrays.append(np.zeros(0))
-    return sec + nsec * 1e-9, tuple(names), arrays[0], arrays[1], arrays[2]
+class JointStateLayout:
+    """Where a JointState's values sit in its CDR bytes; valid for every message with the
+    same length, frame_id, names and array sizes (:meth:`matches`).
+
+    Attributes:
+        names: joint names. length: bytes per message.
+        arrays: (count offset, data offset, count) of position, velocity and effort.
+        key: the bytes that fix the layout (frame_id, names, position count).
+        packed: one position and one velocity per name.
+        offsets: byte offsets of the position and velocity values (float64, little-endian).
+    """
+
+    def __init__(self, raw: bytes) -> None:
+        _, self.names, self.arrays = _scan(raw)
+        self.length = len(raw)
+        self._key_end = self.arrays[0][0] + 4
+        self.key = bytes(raw[12:self._key_end])
+        self._counts = [(c, bytes(raw[c:c + 4])) for c, _, _ in self.arrays[1:]]
+        self.packed = all(k == len(self.names) for _, _, k in self.arrays[:2])
+        self.offsets = (self.arrays[0][1], self.arrays[1][1])
+
+    def matches(self, raw: bytes) -> bool:
+        """Whether ``raw`` (CDR bytes of a JointState) has this layout."""
+        if len(raw) != self.length or raw[1] != 1 or raw[12:self._key_end] != self.key:
+            return False
+        return all(raw[c:c + 4] == count for c, count in self._counts)
+
+    def stamp(self, raw: bytes) -> float:
+        """header.stamp [s] of a matching message."""
+        sec, nsec = _STAMP.unpack_from(raw, 4)
+        return sec + nsec * 1e-9
+
+    def values(self, raw: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Read-only (position, velocity, effort) views of a matching message."""
+        return _values(raw, self.arrays[0]), _values(raw, self.arrays[1]), \
+            _values(raw, self.arrays[2])
 
 
 def _string(name):
@@ -91,15 +147,20 @@ def _pad(buf, align):
     return buf + b'\0' * ((-len(buf)) % align)
 
 
-def encode_joint_state(stamp: float, names: Sequence[str], position: ArrayLike,
-                       velocity: ArrayLike = (), effort: ArrayLike = (),
-                       frame_id: str = '') -> bytes:
-    """CDR bytes of a sensor_msgs/JointState (little-endian, with encapsulation header)."""
+def stamp_parts(stamp: float) -> tuple[int, int]:
+    """(sec, nanosec) of a time [s], nanosec in [0, 1e9)."""
     sec = int(np.floor(stamp))
     nsec = int(round((stamp - sec) * 1e9))
     if nsec >= 1_000_000_000:
         sec, nsec = sec + 1, nsec - 1_000_000_000
-    body = struct.pack('<iI', sec, nsec) + _string(frame_id)
+    return sec, nsec
+
+
+def encode_joint_state(stamp: float, names: Sequence[str], position: ArrayLike,
+                       velocity: ArrayLike = (), effort: ArrayLike = (),
+                       frame_id: str = '') -> bytes:
+    """CDR bytes of a sensor_msgs/JointState (little-endian, with encapsulation header)."""
+    body = struct.pack('<iI', *stamp_parts(stamp)) + _string(frame_id)
     body = _pad(body, 4) + struct.pack('<I', len(names))
     for name in names:
         body = _pad(body, 4) + _string(name)
@@ -108,7 +169,47 @@ def encode_joint_state(stamp: float, names: Sequence[str], position: ArrayLike,
         body = _pad(body, 4) + struct.pack('<I', len(arr))
         if len(arr):
             body = _pad(body, 8) + arr.tobytes()
-    return b'\x00\x01\x00\x00' + body
+    return _HEADER + body
+
+
+class JointStateWriter:
+    """CDR bytes of JointStates with fixed names and one value per name in each array,
+    written into one reused buffer (no message objects).
+
+    Args:
+        names: joint names; frame_id: header.frame_id.
+    """
+
+    def __init__(self, names: Sequence[str], frame_id: str = '') -> None:
+        n = len(names)
+        self._buf = bytearray(encode_joint_state(0.0, names, np.zeros(n), np.zeros(n),
+                                                 np.zeros(n), frame_id))
+        self._fields = [np.frombuffer(self._buf, dtype='<f8', count=k, offset=start)
+                        for _, start, k in JointStateLayout(bytes(self._buf)).arrays]
+
+    def __call__(self, sec: int, nanosec: int, position: ArrayLike, velocity: ArrayLike,
+                 effort: ArrayLike) -> bytes:
+        """The message stamped (sec, nanosec) with these values (n each)."""
+        _STAMP.pack_into(self._buf, 4, sec, nanosec)
+        for field, values in zip(self._fields, (position, velocity, effort)):
+            field[:] = values
+        return bytes(self._buf)
+
+
+class Float64MultiArrayWriter:
+    """CDR bytes of std_msgs/Float64MultiArray with an empty layout and ``n`` values,
+    written into one reused buffer."""
+
+    def __init__(self, n: int) -> None:
+        body = struct.pack('<III', 0, 0, n)  # no dims, data_offset 0, n values
+        body = _pad(body, 8) if n else body
+        self._buf = bytearray(_HEADER + body + bytes(8 * n))
+        self._data = np.frombuffer(self._buf, dtype='<f8', count=n, offset=4 + len(body))
+
+    def __call__(self, values: ArrayLike) -> bytes:
+        """The message carrying ``values`` (n)."""
+        self._data[:] = values
+        return bytes(self._buf)
 
 
 def float64_multi_array(raw: bytes | memoryview) -> np.ndarray:
@@ -121,8 +222,6 @@ def float64_multi_array(raw: bytes | memoryview) -> np.ndarray:
         return _float64_multi_array(bytes(memoryview(raw)[4:]))
     except (struct.error, ValueError) as exc:
         raise BagError(f'Float64MultiArray: truncated or corrupt CDR: {exc}') from None
-
-
 def _float64_multi_array(data):
     off = 0
     ndim = _count(data, off, 12, 'Float64MultiArray dims')

@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import BagError
-from .cdr import parse_joint_state
+from .cdr import JointStateLayout, parse_joint_state
 
 __all__ = ['JointStateBatch', 'StateArrays', 'CLOCK_RESET']
 
@@ -29,29 +29,14 @@ CLOCK_RESET = 1.0
 
 class _Layout:
     def __init__(self, raw):
-        _, names, pos, vel, eff = parse_joint_state(raw)
-        self.names = names
-        self.length = len(raw)
-        mv = memoryview(raw)
-        base = np.frombuffer(mv, dtype=np.uint8)
-        # Offsets of the three arrays (4 = encapsulation header) from their memory address.
-        start = base.__array_interface__['data'][0]
-        self.offsets = []
-        self.counts = []  # (byte offset of the uint32 count, count) of every non-empty array
-        for arr in (pos, vel, eff):
-            if len(arr):
-                off = arr.__array_interface__['data'][0] - start
-                self.offsets.append((off, len(arr)))
-                for cpos in (off - 4, off - 8):
-                    if int.from_bytes(raw[cpos:cpos + 4], 'little') == len(arr):
-                        self.counts.append((cpos, len(arr)))
-                        break
-            else:
-                self.offsets.append((None, 0))
-        first = min(o for o, k in self.offsets if o is not None) if any(
-            o is not None for o, _ in self.offsets) else len(raw)
-        self.header_end = first
-        self.key = bytes(raw[12:first])
+        wire = JointStateLayout(raw)
+        self.names = wire.names
+        self.length = wire.length
+        self.offsets = [(start if k else None, k) for _, start, k in wire.arrays]
+        # (byte offset of the uint32 count, count) of every non-empty array
+        self.counts = [(c, k) for c, _, k in wire.arrays if k]
+        self.header_end = min((start for _, start, k in wire.arrays if k), default=len(raw))
+        self.key = bytes(raw[12:self.header_end])
         self.batch = []
         self.stamps_ns = []
         self.seq = []

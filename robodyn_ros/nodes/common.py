@@ -12,6 +12,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
 from ..errors import RobodynError
+from ..io.cdr import stamp_parts as sec_nanosec
 from ..model import load_urdf
 from ..model.registry import robot_path
 
@@ -102,12 +103,6 @@ def diagnostic_array(name, hardware_id, level, message, values):
                               message=message)
     status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
     return DiagnosticArray(status=[status])
-
-
-def sec_nanosec(seconds):
-    """(sec, nanosec) of a time or duration in seconds, nanosec in [0, 1e9)."""
-    sec = int(seconds // 1)
-    return sec, min(int(round((seconds - sec) * 1e9)), 999_999_999)
 
 
 def to_time(seconds):

@@ -6,10 +6,11 @@ first valid state; deactivate / shutdown / SIGINT / SIGTERM = ramp (within the t
 limit) to the safe command and publish it last. ``autostart: true`` configures and
 activates at start-up (launch files, the demo).
 
-Topics (relative names): in joint_states (keep-last 1: the freshest state),
-~/joint_trajectory, robot_description (transient local, when no URDF parameter is set);
-out <command_topic> (Float64MultiArray effort [N m or N], ``joints`` order), ~/reference
-(JointState q_r, qd_r, effort, stamped in the states' time base), /diagnostics. All pacing
+Topics (relative names): in joint_states (keep-last 1: the freshest state; CDR bytes read
+in place, see io.cdr.JointStateLayout), ~/joint_trajectory, robot_description (transient
+local, when no URDF parameter is set); out <command_topic> (Float64MultiArray effort [N m or
+N], ``joints`` order) and ~/reference (JointState q_r, qd_r, effort, stamped in the states'
+time base), both written as CDR bytes without message objects; /diagnostics. All pacing
 uses the steady clock; the core (robodyn_ros.control.ControllerCore) does everything else.
 """
 
@@ -28,22 +29,21 @@ from trajectory_msgs.msg import JointTrajectory
 from ..control import ControllerConfig, ControllerCore
 from ..defaults import JOINT_STATES
 from ..errors import RobodynError
+from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter
 from .common import (
     ROBOT_DESCRIPTION_QOS,
     declare,
     declare_robot,
     diagnostic_array,
-    float_array,
     guarded,
     log_events,
     model_from_parameters,
     robot_named,
     run_node,
     sec_nanosec,
-    stamp_to_sec,
 )
 from .controller_parameters import PARAMETERS, RUNTIME, apply_runtime_parameters
-from .trajectory_interfaces import create_trajectory_interfaces
+from .trajectory_interfaces import TrajectoryInterfaces
 
 __all__ = ['ControllerNode', 'main']
 
@@ -62,7 +62,7 @@ class ControllerNode(LifecycleNode):
         self.core = self.xml = self.cmd_pub = self.ref_pub = None
         self.status = 'unconfigured: not configured yet'
         self.entities = []
-        self.bridge = self.state_message = None
+        self.bridge = self.jtc = None
         self.command_count, self.last_publish = 0, 0.0
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -115,13 +115,13 @@ class ControllerNode(LifecycleNode):
         self.cmd_pub = self.create_publisher(Float64MultiArray,
                                              self.get_parameter('command_topic').value, 1)
         self.ref_pub = self.create_publisher(JointState, '~/reference', 10)
-        self.ref_msg = JointState()
-        self.cmd_msg = Float64MultiArray()
-        self.ref_msg.name = list(self.core.model.joint_names)
+        self.cmd_wire = Float64MultiArrayWriter(self.core.model.n)
+        self.ref_wire = JointStateWriter(self.core.model.joint_names)
+        self.layout = None  # of the last JointState received
         self.entities = [
             self.cmd_pub, self.ref_pub,
             self.create_subscription(JointState, JOINT_STATES, self.on_joint_states,
-                                     STATE_QOS),
+                                     STATE_QOS, raw=True),
             self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                      self.on_trajectory, 10),
         ]
@@ -137,11 +137,10 @@ class ControllerNode(LifecycleNode):
         self.entities.append(self.timer)
         self.period_ns = int(round(self.period * 1e9))
         self.watchdog_ns = int(round(config.state_timeout * 1e9))
-        self.bridge, self.state_pub, self.state_every, self.state_message = \
-            create_trajectory_interfaces(self, config)
-        if self.state_pub is not None:
-            self.entities.append(self.state_pub)
-        self.state_countdown = self.state_every
+        self.jtc = TrajectoryInterfaces(self, config)
+        self.bridge = self.jtc.bridge
+        if self.jtc.publisher is not None:
+            self.entities.append(self.jtc.publisher)
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -172,8 +171,8 @@ class ControllerNode(LifecycleNode):
     on_error = on_shutdown
 
     def _destroy_entities(self):
-        if self.bridge is not None:
-            self.bridge.close()
+        if self.jtc is not None:
+            self.jtc.close()
             self.bridge = None
         for entity in self.entities:
             if hasattr(entity, 'cancel'):
@@ -202,17 +201,28 @@ class ControllerNode(LifecycleNode):
                 self.autostart()
 
     @guarded
-    def on_joint_states(self, msg):
-        """Validate and store; answer at once with trigger 'state'."""
+    def on_joint_states(self, raw):
+        """A JointState's CDR bytes: validate and store; answer at once with trigger
+        'state'. Read in place while the layout (names, sizes) stays the same."""
         core = self.core
         now = time.monotonic()
         if self.bridge is not None and self.bridge.requests:
             self.bridge.apply_requests(now)
-        stamp = stamp_to_sec(msg.header.stamp)
+        layout = self.layout
+        if layout is None or not layout.matches(raw):
+            try:
+                layout = self.layout = JointStateLayout(raw)
+            except RobodynError as exc:  # truncated, corrupt or big-endian CDR
+                core.reject(now, str(exc))
+                return
+        stamp = layout.stamp(raw)
         if not self.trigger_state:
-            core.on_state(now, msg.name, msg.position, msg.velocity, stamp)
+            core.on_state(now, layout.names, *layout.values(raw)[:2], stamp)
             return
-        command = core.cycle(now, msg.name, msg.position, msg.velocity, stamp)
+        if layout.packed:
+            command = core.cycle_packed(now, layout.names, raw, layout.offsets, stamp)
+        else:
+            command = core.cycle(now, layout.names, *layout.values(raw)[:2], stamp)
         if command is not None:
             self.publish(command, now)
             if self.timer_fast:  # back from safe mode: the timer is a watchdog again
@@ -271,28 +281,14 @@ class ControllerNode(LifecycleNode):
         """Send a Command (None: nothing may be sent yet)."""
         if command is None:
             return
-        cmd = self.cmd_msg
-        cmd.data = float_array(command.effort)
-        self.cmd_pub.publish(cmd)
+        self.cmd_pub.publish(self.cmd_wire(command.effort))
         self.command_count += 1
         self.last_publish = now
-        ref = self.ref_msg
-        stamp = ref.header.stamp
-        stamp.sec, stamp.nanosec = sec_nanosec(command.t_ref)
-        ref.position = float_array(command.q_ref)
-        ref.velocity = float_array(command.qd_ref)
-        ref.effort = float_array(command.effort)
-        self.ref_pub.publish(ref)
+        effort = self.core.chain_order(command.effort)
+        self.ref_pub.publish(self.ref_wire(*sec_nanosec(command.t_ref), command.q_ref,
+                                           command.qd_ref, effort))
         core = self.core
-        if self.state_message is not None:
-            snapshot = (command.t_ref, command.q_ref, command.qd_ref, core.q, core.qd,
-                        command.mode)
-            if self.bridge is not None:
-                self.bridge.snapshot = snapshot
-            self.state_countdown -= 1
-            if self.state_pub is not None and self.state_countdown <= 0:
-                self.state_countdown = self.state_every
-                self.state_pub.publish(self.state_message(snapshot, command.effort))
+        self.jtc.after_command(command, core.q, core.qd, effort)
         if core.supervisor.events or core.events:
             self._log_events()
 
@@ -304,7 +300,7 @@ class ControllerNode(LifecycleNode):
                 core.supervisor.deactivate(time.monotonic(), reason)
             return
         for effort in core.final_commands(time.monotonic(), reason):
-            self.cmd_pub.publish(Float64MultiArray(data=float_array(effort)))
+            self.cmd_pub.publish(self.cmd_wire(effort))
             self.command_count += 1
             time.sleep(self.period)
         # Let reliable delivery finish before the process may exit.

@@ -1,26 +1,57 @@
 """The controller's JTC-compatible interfaces, when control_msgs is installed:
 FollowJointTrajectory (see follow_joint_trajectory) and ~/controller_state."""
 
-__all__ = ['create_trajectory_interfaces']
+__all__ = ['TrajectoryInterfaces']
 
 
-def create_trajectory_interfaces(node, config):
-    """(bridge, state publisher, publish every N cycles, message builder) for ``node``;
-    (None, None, 0, None) without control_msgs (logged once)."""
-    try:
-        from control_msgs.msg import JointTrajectoryControllerState
+class TrajectoryInterfaces:
+    """FollowJointTrajectory bridge and ~/controller_state publisher of a configured
+    controller node; without control_msgs neither (logged once).
 
-        from .follow_joint_trajectory import ControllerStateMessage, FollowJointTrajectoryBridge
-    except ImportError:
-        node.get_logger().warning('control_msgs is not installed: no FollowJointTrajectory '
-                                  'action, no ~/controller_state')
-        return None, None, 0, None
-    bridge = FollowJointTrajectoryBridge(node, config.action_feedback_rate,
-                                         config.goal_defaults(node.core.model.n)) \
-        if config.follow_joint_trajectory else None
-    message = ControllerStateMessage(node.core.model.joint_names)
-    if config.state_publish_rate <= 0:
-        return bridge, None, 0, message
-    publisher = node.create_publisher(JointTrajectoryControllerState, '~/controller_state', 10)
-    every = max(1, int(round(config.rate / config.state_publish_rate)))
-    return bridge, publisher, every, message
+    Attributes:
+        bridge: the FollowJointTrajectoryBridge, or None (no action).
+        publisher: the JointTrajectoryControllerState publisher, or None.
+    """
+
+    def __init__(self, node, config):
+        self.bridge = self.publisher = self.message = None
+        self.every = self.countdown = 0
+        try:
+            from control_msgs.msg import JointTrajectoryControllerState
+
+            from .follow_joint_trajectory import (
+                ControllerStateMessage,
+                FollowJointTrajectoryBridge,
+            )
+        except ImportError:
+            node.get_logger().warning('control_msgs is not installed: no '
+                                      'FollowJointTrajectory action, no ~/controller_state')
+            return
+        if config.follow_joint_trajectory:
+            self.bridge = FollowJointTrajectoryBridge(node, config.action_feedback_rate,
+                                                      config.goal_defaults(node.core.model.n))
+        self.message = ControllerStateMessage(node.core.model.joint_names)
+        if config.state_publish_rate > 0:
+            self.publisher = node.create_publisher(JointTrajectoryControllerState,
+                                                   '~/controller_state', 10)
+            self.every = max(1, int(round(config.rate / config.state_publish_rate)))
+            self.countdown = self.every
+
+    def after_command(self, command, q, qd, effort):
+        """Hand a published Command (``effort`` in chain order) and the state it answered
+        (q, qd) to the action and, every ``every`` commands, to ~/controller_state."""
+        if self.message is None:
+            return
+        snapshot = (command.t_ref, command.q_ref, command.qd_ref, q, qd, command.mode)
+        if self.bridge is not None:
+            self.bridge.snapshot = snapshot
+        self.countdown -= 1
+        if self.publisher is not None and self.countdown <= 0:
+            self.countdown = self.every
+            self.publisher.publish(self.message(snapshot, effort))
+
+    def close(self):
+        """Stop the action's thread (the node destroys the publisher)."""
+        if self.bridge is not None:
+            self.bridge.close()
+            self.bridge = None

@@ -15,6 +15,7 @@ import pytest
 from robodyn_ros.control import ControllerConfig, ControllerCore
 from robodyn_ros.control.active_cycle import ActiveCycle
 from robodyn_ros.control.supervisor import ACTIVE
+from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.registry import robot_path
 
@@ -65,6 +66,13 @@ def _state(event, k, rng):
     return names, position, velocity, stamp
 
 
+def _packed(names, position, velocity, stamp):
+    """The same state as the node hands it to cycle_packed: (names, CDR bytes, offsets,
+    stamp)."""
+    data = encode_joint_state(stamp, names, position, velocity)
+    return names, data, JointStateLayout(data).offsets, stamp
+
+
 def _trajectory(k):
     point = SimpleNamespace(positions=list(Q0 + 0.02), velocities=[], accelerations=[],
                             time_from_start=SimpleNamespace(sec=0, nanosec=200_000_000))
@@ -102,7 +110,7 @@ def test_fused_and_general_paths_agree_bit_for_bit(name, events, seed):
             assert fused.on_trajectory(now, _trajectory(k)) == \
                 general.on_trajectory(now, _trajectory(k))
             continue
-        a = fused.cycle(now, *_state(event, k, rngs[0]))
+        a = fused.cycle_packed(now, *_packed(*_state(event, k, rngs[0])))
         b = _general(general, now, *_state(event, k, rngs[1]))
         assert (a is None) == (b is None), (k, event)
         if a is not None:
@@ -119,7 +127,7 @@ def test_steady_state_runs_fused():
     core.activate(0.0)
     rng = np.random.default_rng(0)
     for k in range(200):
-        assert core.cycle(k * DT, *_state('ok', k, rng)) is not None
+        assert core.cycle_packed(k * DT, *_packed(*_state('ok', k, rng))) is not None
     assert core.supervisor.mode == ACTIVE
     assert core.fast.cycles > 150  # all but ramp-in
 
@@ -146,8 +154,9 @@ def test_a_non_finite_law_torque_faults_on_both_paths():
         core.activate(0.0)
         for k in range(5):
             e = np.eye(7)[0] if k == 4 else np.zeros(7)  # 1e308 (1.5 rad + 1 rad/s) = inf
-            command = core.cycle(k * DT, NAMES, array('d', Q0 + 1.5 * e), array('d', e),
-                                 1.0 + k * DT)
+            state = (NAMES, array('d', Q0 + 1.5 * e), array('d', e), 1.0 + k * DT)
+            command = core.cycle_packed(k * DT, *_packed(*state)) if core.fast else \
+                core.cycle(k * DT, *state)
             assert command is None or np.all(np.isfinite(command.effort))
     assert cores[0].fast.cycles == 3
     assert [c.supervisor.mode for c in cores] == ['safe', 'safe']
@@ -159,7 +168,7 @@ NO_COMPILE_SCRIPT = """
 import sys
 import numpy as np
 sys.path.insert(0, sys.argv[1])
-from test_active_cycle import DT, _core, _state, _trajectory
+from test_active_cycle import DT, _core, _packed, _state, _trajectory
 from robodyn_ros.control import active_cycle, cycle_kernels
 from robodyn_ros.dynamics import recursive
 
@@ -177,7 +186,7 @@ for name in ('sim', 'franka'):
         if k == 150:
             core.on_trajectory(k * DT, _trajectory(k))
         if not 250 <= k < 320:  # a 70 ms gap: safe mode, then recovery on a hold
-            core.cycle(k * DT, *_state('ok', k, rng))
+            core.cycle_packed(k * DT, *_packed(*_state('ok', k, rng)))
         elif core.supervisor.publishing:
             core.update(k * DT)
     assert core.supervisor.mode == 'active' and core.reference.kind == 'hold', name

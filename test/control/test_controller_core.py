@@ -268,3 +268,20 @@ def test_payload_at_runtime_changes_the_model_between_cycles():
     np.testing.assert_array_equal(core.dyn.gravity_vector(q), loaded)  # unchanged
     core.set_payload(0.0, [0.0] * 3, [0.0] * 6)
     np.testing.assert_allclose(core.dyn.gravity_vector(q), plain)
+
+
+@pytest.mark.parametrize('offsets, size', [((4, 60), 100), ((-8, 4), 200), ((4, 4), 40)])
+def test_packed_state_outside_its_bytes_is_rejected_not_read(offsets, size):
+    core = _started()
+    before = core.stats.counters.get('rejected_states', 0)
+    data = np.full(size // 8, 0.1).tobytes()
+    assert core.cycle_packed(11 * DT, NAMES, data, offsets, 111.0) is None
+    assert core.stats.counters['rejected_states'] == before + 1
+    assert 'do not fit' in core.last_rejection
+
+
+def test_reference_effort_in_chain_order_when_the_command_order_differs():
+    core = _core(joints=NAMES[::-1])
+    effort = np.arange(7.0)  # command order: joint 7 first
+    np.testing.assert_array_equal(core.chain_order(effort), effort[::-1])
+    assert _core().chain_order(effort) is effort

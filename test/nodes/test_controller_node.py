@@ -16,12 +16,14 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.parameter import Parameter  # noqa: E402
+from rclpy.serialization import serialize_message  # noqa: E402
 from ros_helpers import spin_until  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 from robodyn_ros.dynamics import RigidBodyDynamics  # noqa: E402
+from robodyn_ros.io import float64_multi_array  # noqa: E402
 from robodyn_ros.model import load_urdf  # noqa: E402
 from robodyn_ros.model.registry import robot_path  # noqa: E402
 from robodyn_ros.nodes.controller import ControllerNode  # noqa: E402
@@ -146,7 +148,7 @@ def test_deactivate_publishes_the_final_hold_last(ros):
     now = time.monotonic()
     node.core.on_state(now, NAMES, Q0, np.zeros(7), 5.0)
     sent = []
-    node.cmd_pub.publish = lambda m: sent.append(np.array(m.data))
+    node.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
     node.publish(node.core.update(now), now)
     node.trigger_deactivate()
     np.testing.assert_allclose(sent[-1], RigidBodyDynamics(MODEL).gravity_vector(Q0),
@@ -186,21 +188,34 @@ def _trajectories(draw):
     return msg
 
 
+@st.composite
+def _raw_states(draw):
+    """CDR bytes as a broken publisher could send them: truncated, overwritten, garbage."""
+    raw = bytearray(serialize_message(draw(_joint_states())))
+    cut = draw(st.integers(0, len(raw)))
+    junk = draw(st.binary(max_size=16))
+    return bytes(draw(st.sampled_from([raw[:cut], raw[:cut] + junk + raw[cut + len(junk):],
+                                       junk])))
+
+
 def test_random_messages_never_raise_nor_publish_non_finite(ros):
     node = _node(ros, reference='hold', state_timeout=0.5)
     errors, sent = [], []
     node.on_internal_error = errors.append
-    node.cmd_pub.publish = lambda m: sent.append(np.array(m.data))
+    node.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
     good = _state(Q0, np.zeros(7), 1.0)
 
     @settings(max_examples=300, deadline=None, derandomize=True)
-    @given(st.lists(st.one_of(_joint_states(), _trajectories()), min_size=1, max_size=6))
+    @given(st.lists(st.one_of(_joint_states(), _trajectories(), _raw_states()), min_size=1,
+                    max_size=6))
     def run(messages):
         good.header.stamp.sec += 1
-        node.on_joint_states(good)
+        node.on_joint_states(serialize_message(good))
         for msg in messages:
-            if isinstance(msg, JointState):
+            if isinstance(msg, bytes):
                 node.on_joint_states(msg)
+            elif isinstance(msg, JointState):
+                node.on_joint_states(serialize_message(msg))
             else:
                 node.on_trajectory(msg)
             node.on_timer()
