@@ -33,29 +33,34 @@ __all__ = ['ActiveCycle', 'active_cycle_kernel', 'NOT_FINITE_STATE', 'GUARDED',
 NOT_FINITE_STATE, GUARDED, NOT_FINITE_TORQUE = -1, -2, -3
 
 _F64 = np.dtype(float)
+ROW_FRICTION, ROW_MINUS_GRAVITY, ROW_ZERO = 6, 7, 8  # rows of ActiveCycle.limits
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
-def active_cycle_kernel(data, position_offset, velocity_offset, index, limits, q_ref, qd_ref,
-                        qdd_ref, params, flags, tau, buf, out, zero, output, step, state):
-    """One active cycle on a packed state (see :func:`gather_packed`). ``limits`` rows:
-    lower, upper guard [rad or m], velocity guard [rad/s or m/s], kp, kd, effort limit
-    [N m or N]; ``flags``: (friction, minus gravity).
+def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau, buf, out,
+                        output, step, state):
+    """One active cycle on a packed state: ``where`` = [position offset, velocity offset,
+    values per field, message index of each chain joint] (see :func:`gather_packed`).
+    ``limits`` rows: lower, upper guard [rad or m], velocity guard [rad/s or m/s], kp, kd,
+    effort limit [N m or N], friction on (any non-zero), gravity compensated by the robot
+    (non-zero), zeros.
 
     Writes q, qd into ``state`` rows 0, 1 (chain order); on success ``output`` becomes the
     rate-limited, clamped law torque and the limiter's flags (>= 0) are returned. A negative
     result (NOT_FINITE_STATE, GUARDED, NOT_FINITE_TORQUE) leaves ``output`` unchanged.
+    Few arguments on purpose: numba's dispatch costs about 1 us per argument on a cold
+    cache.
     """
     q, qd = state[0], state[1]
-    if not gather_packed(data, position_offset, velocity_offset, index, q, qd):
+    if not gather_packed(data, where[0], where[1], where[2], where[3:], q, qd):
         return NOT_FINITE_STATE
     if first_violation(q, qd, limits[0], limits[1], limits[2]) >= 0:
         return GUARDED
     if not computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, limits[3], limits[4],
-                                  params, flags[0], tau, buf):
+                                  params, limits[ROW_FRICTION, 0] != 0.0, tau, buf):
         return NOT_FINITE_TORQUE
-    if flags[1]:
-        terms_kernel(q, zero, params, out, buf, MODE_G)
+    if limits[ROW_MINUS_GRAVITY, 0] != 0.0:
+        terms_kernel(q, limits[ROW_ZERO], params, out, buf, MODE_G)
         g = out[out.shape[0] - 1]
         for j in range(tau.shape[0]):
             tau[j] -= g[j]
@@ -79,12 +84,13 @@ class ActiveCycle:
         law, sup = core.law, core.supervisor
         lim = sup.limits
         self.core = core
-        self.params, self.tau, self.buf, self.out, self.zero = workspace
+        self.params, self.tau, self.buf, self.out, _ = workspace
+        n = core.model.n
+        flags = (core.config.include_friction, not core.config.include_gravity)
         self.limits = np.array([lim.lower, lim.upper, lim.velocity, law.kp, law.kd,
-                                lim.effort], dtype=float)
-        self.flags = np.array([core.config.include_friction,
-                               not core.config.include_gravity])
-        self.state = np.empty((2, core.model.n))  # q, qd of the cycle
+                                lim.effort, *(np.full(n, float(f)) for f in flags),
+                                np.zeros(n)], dtype=float)
+        self.names = self.offsets = self.where = None  # the last layout's
         self.cycles = 0
 
     @classmethod
@@ -101,9 +107,19 @@ class ActiveCycle:
         the cycle's (numba specialises on read-only arrays too); nothing is changed."""
         n = q.shape[0]
         data = np.full(2 * n, np.nan).tobytes()  # stops at the first check
-        active_cycle_kernel(data, 0, 8 * n, np.arange(n), self.limits, *reference,
-                            self.params, self.flags, self.tau, self.buf, self.out, self.zero,
-                            np.zeros(n), 0.0, self.state)
+        where = np.concatenate([[0, 8 * n, n], np.arange(n)])
+        active_cycle_kernel(data, where, self.limits, *reference, self.params, self.tau,
+                            self.buf, self.out, np.zeros(n), 0.0, np.empty((2, n)))
+
+    def _where(self, names, offsets):
+        """The kernel's ``where`` for this layout (kept while it repeats), or None."""
+        if names is not self.names or offsets != self.offsets:
+            index = self.core.joint_map.cached_index(names)
+            if index is None:
+                return None
+            self.where = np.concatenate([offsets, [len(names)], index]).astype(np.int64)
+            self.names, self.offsets = names, offsets
+        return self.where
 
     def __call__(self, now, names, data, offsets, stamp):
         """The cycle's Command, or None (nothing changed: run the general path)."""
@@ -111,8 +127,8 @@ class ActiveCycle:
         sup = core.supervisor
         if sup.mode != ACTIVE or type(data) is not bytes:
             return None
-        index = core.joint_map.cached_index(names)
-        if index is None:
+        where = self._where(names, offsets)
+        if where is None:
             return None
         offset = core.clock.steady_offset(stamp, now)
         if offset is None:
@@ -122,14 +138,13 @@ class ActiveCycle:
         q_r, qd_r, qdd_r = core.reference(t)
         if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
             return None
-        state = self.state
-        code = active_cycle_kernel(data, offsets[0], offsets[1], index, self.limits, q_r,
-                                   qd_r, qdd_r, self.params, self.flags, self.tau, self.buf,
-                                   self.out, self.zero, sup.output, sup.step_at(now), state)
+        state = np.empty((2, where.shape[0] - 3))  # kept as the last valid state
+        code = active_cycle_kernel(data, where, self.limits, q_r, qd_r, qdd_r, self.params,
+                                   self.tau, self.buf, self.out, sup.output,
+                                   sup.step_at(now), state)
         if code < 0:
             return None
-        q, qd = state[0].copy(), state[1].copy()
-        core.accept_fused_state(now, q, qd, stamp, offset)
+        core.accept_fused_state(now, state[0], state[1], stamp, offset)
         sup.record_output(now, code)
         self.cycles += 1
         core.stats.record(now, (time.thread_time() - c0) * 1e6,

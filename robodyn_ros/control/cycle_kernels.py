@@ -30,20 +30,25 @@ def gather_finite(position, velocity, index, q, qd):
 
 
 @numba.njit(cache=True)
-def gather_packed(data, position_offset, velocity_offset, index, q, qd):
-    """:func:`gather_finite` from packed bytes: q[j], qd[j] = the little-endian float64 at
-    byte ``position_offset`` (``velocity_offset``) + 8 index[j] of ``data`` (a JointState's
-    CDR bytes); False when any is non-finite or outside ``data``."""
+def gather_packed(data, position_offset, velocity_offset, count, index, q, qd):
+    """:func:`gather_finite` from packed bytes: ``count`` little-endian float64 positions
+    (velocities) from byte ``position_offset`` (``velocity_offset``) of ``data`` (a
+    JointState's CDR bytes); q[j], qd[j] = those at index[j]. False when any is non-finite
+    or the values do not lie inside ``data``."""
     raw = np.frombuffer(data, np.uint8)
-    size = raw.shape[0]
+    size = 8 * count
+    if position_offset < 0 or velocity_offset < 0 or \
+            max(position_offset, velocity_offset) + size > raw.shape[0]:
+        return False
+    position = raw[position_offset:position_offset + size].view(np.float64)
+    velocity = raw[velocity_offset:velocity_offset + size].view(np.float64)
     total = 0.0
     for j in range(index.shape[0]):
-        a = position_offset + 8 * index[j]
-        b = velocity_offset + 8 * index[j]
-        if a < 0 or b < 0 or a + 8 > size or b + 8 > size:
+        k = index[j]
+        if k < 0 or k >= count:
             return False
-        q[j] = raw[a:a + 8].view(np.float64)[0]
-        qd[j] = raw[b:b + 8].view(np.float64)[0]
+        q[j] = position[k]
+        qd[j] = velocity[k]
         total += q[j] + qd[j]
     return total - total == 0.0  # NaN for NaN or +-inf anywhere
 
