@@ -5,7 +5,9 @@ Three processes on this machine (each its own DDS participant, localhost only):
 * ``publish``: JointState at ``rate`` with header stamps taken from CLOCK_MONOTONIC;
 * the target: the robodyn controller (trigger 'state', hold reference) or, as the floor,
   a bare rclpy ``echo`` node answering each state with the same two messages (a
-  Float64MultiArray command and a JointState reference carrying the state's stamp);
+  Float64MultiArray command and a JointState reference carrying the state's stamp), once
+  with rclpy's message objects and once serialized as the controller does (raw
+  subscription, CDR read and written in place: io.cdr);
 * ``listen``: receives the reference (the controller publishes it right after the
   command, with the answered state's stamp): latency = receipt - stamp on the shared
   monotonic clock; and /diagnostics for the controller's own compute time.
@@ -99,7 +101,8 @@ def _listen(args):
 
 def _echo(args):
     """The floor: answer each state with the controller's two messages, nothing else, in
-    the controller's own main loop (run_node, EventsExecutor)."""
+    the controller's own main loop (run_node, EventsExecutor); ``raw``: with the
+    controller's serialized input and output instead of message objects."""
     import array
 
     from rclpy.node import Node
@@ -107,6 +110,12 @@ def _echo(args):
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
+    from ..io.cdr import (
+        Float64MultiArrayWriter,
+        JointStateLayout,
+        JointStateWriter,
+        stamp_parts,
+    )
     from .common import run_node
 
     def build():
@@ -115,14 +124,26 @@ def _echo(args):
         ref = node.create_publisher(JointState, '~/reference', 10)
         out = JointState()
         out.name = PANDA_JOINTS
+        layout, cmd_wire, ref_wire = [None], Float64MultiArrayWriter(7), \
+            JointStateWriter(PANDA_JOINTS)
 
         def on_state(msg):
             cmd.publish(Float64MultiArray(data=array.array('d', msg.position)))
             out.header.stamp = msg.header.stamp
             out.position, out.velocity, out.effort = msg.position, msg.velocity, msg.position
             ref.publish(out)
-        node.create_subscription(JointState, JOINT_STATES, on_state,
-                                 QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
+
+        def on_raw_state(data):
+            if layout[0] is None or not layout[0].matches(data):
+                layout[0] = JointStateLayout(data)
+            position, velocity, _ = layout[0].values(data)
+            cmd.publish(cmd_wire(position))
+            ref.publish(ref_wire(*stamp_parts(layout[0].stamp(data)), position, velocity,
+                                 position))
+        node.create_subscription(JointState, JOINT_STATES,
+                                 on_raw_state if args.get('raw') else on_state,
+                                 QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT),
+                                 raw=bool(args.get('raw')))
         print('configured', flush=True)
         return node
     run_node(build, 'echo', events_executor=True)
@@ -161,7 +182,8 @@ def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
                       'include_friction:=true', '-p', 'diagnostics_period:=1.0', *extra,
                       cpus=target_cpus, fifo=fifo)
     else:
-        proc = _spawn('-m', module, 'echo', '{}', cpus=target_cpus, fifo=fifo)
+        proc = _spawn('-m', module, 'echo', json.dumps({'raw': target == 'echo_raw'}),
+                      cpus=target_cpus, fifo=fifo)
     answers, stamps = (os.path.join(tmp, f'{target}_{k}.npy') for k in ('answers', 'stamps'))
     warmup = 2.0
     try:
@@ -211,7 +233,8 @@ def _figures(stamps, answers, compute):
 
 
 def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp', pin=False, fifo=0):
-    """Echo floor, then the controller, each for ``duration`` [s] at ``rate`` [Hz].
+    """Echo floors (message objects, then serialized), then the controller, each for
+    ``duration`` [s] at ``rate`` [Hz].
 
     ``pin``: the node under test on the last CPU, publisher and listener on the others
     (as a real-time deployment isolates its controller), the same for both runs.
@@ -220,13 +243,13 @@ def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp', pin=False, fifo=0):
     """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', '43')
-    echo = _one_run('echo', duration, rate, tmp, pin, fifo=fifo)
-    controller = _one_run('controller', duration, rate, tmp, pin, fifo=fifo)
-    ratio = {k: controller['latency_ms'][k] / max(echo['latency_ms'][k], 1e-9)
-             for k in ('p50', 'p99')}
-    return {'duration_s': duration, 'rate_hz': rate, 'pinned': pin, 'fifo': fifo, 'echo': echo,
-            'controller': controller,
-            'latency_ratio': ratio}
+    runs = {name: _one_run(name, duration, rate, tmp, pin, fifo=fifo)
+            for name in ('echo', 'echo_raw', 'controller')}
+    controller = runs['controller']['latency_ms']
+    ratios = {floor: {k: controller[k] / max(runs[floor]['latency_ms'][k], 1e-9)
+                      for k in ('p50', 'p99')} for floor in ('echo', 'echo_raw')}
+    return {'duration_s': duration, 'rate_hz': rate, 'pinned': pin, 'fifo': fifo, **runs,
+            'latency_ratio': ratios['echo'], 'latency_ratio_raw': ratios['echo_raw']}
 
 
 def format_loop_bench(result):
@@ -237,7 +260,7 @@ def format_loop_bench(result):
              + (f', SCHED_FIFO {result["fifo"]}' if result['fifo'] else ''),
              f'{"node":<12}{"answered":>16}{"p50 ms":>9}{"p99 ms":>9}{"max ms":>9}'
              f'{"compute p50/p99 us":>22}{"wall p50/p99 us":>20}']
-    for name in ('echo', 'controller'):
+    for name in ('echo', 'echo_raw', 'controller'):
         r = result[name]
         lat = r['latency_ms']
         comp, wall = r['compute_us'], r['cycle_wall_us']
@@ -249,8 +272,10 @@ def format_loop_bench(result):
     if comp:
         lines.append(f'compute = CPU time of a cycle, p50/p99 over the whole run (1 us bins); '
                      f'worst 2000-cycle window p99 {comp["worst_window_p99"]:.1f} us')
-    ratio = result['latency_ratio']
-    lines.append(f'latency controller / echo: p50 {ratio["p50"]:.2f}x, p99 {ratio["p99"]:.2f}x')
+    ratio, raw = result['latency_ratio'], result['latency_ratio_raw']
+    lines.append(f'latency controller / echo: p50 {ratio["p50"]:.2f}x, p99 {ratio["p99"]:.2f}x; '
+                 f'/ echo_raw (serialized like the controller): p50 {raw["p50"]:.2f}x, '
+                 f'p99 {raw["p99"]:.2f}x')
     return '\n'.join(lines)
 
 
