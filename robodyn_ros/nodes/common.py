@@ -17,7 +17,7 @@ from ..model import load_urdf
 from ..model.registry import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
-           'run_node', 'to_time', 'sec_nanosec', 'stamp_to_sec', 'float_array', 'guarded',
+           'run_node', 'to_time', 'sec_nanosec', 'float_array', 'guarded',
            'robot_named', 'diagnostic_array', 'log_events']
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -109,11 +109,6 @@ def to_time(seconds):
     """builtin_interfaces/Time from seconds."""
     sec, nanosec = sec_nanosec(seconds)
     return Time(sec=sec, nanosec=nanosec)
-
-
-def stamp_to_sec(stamp):
-    """Seconds from a builtin_interfaces/Time."""
-    return stamp.sec + stamp.nanosec * 1e-9
 
 
 def float_array(values):
