@@ -72,6 +72,13 @@ def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau
     return limit_into(tau, output, step, limits[5])
 
 
+def _where_array(offsets, count, index):
+    """active_cycle_kernel's ``where``: (position, velocity) byte offsets, values per
+    field, the chain joints' message index; int64, the one type the kernel is compiled
+    for."""
+    return np.concatenate([offsets, [count], index]).astype(np.int64)
+
+
 class ActiveCycle:
     """The fused cycle of one :class:`ControllerCore` (its dynamics and law as they are
     now; rebuild it when they change).
@@ -107,7 +114,7 @@ class ActiveCycle:
         the cycle's (numba specialises on read-only arrays too); nothing is changed."""
         n = q.shape[0]
         data = np.full(2 * n, np.nan).tobytes()  # stops at the first check
-        where = np.concatenate([[0, 8 * n, n], np.arange(n)])
+        where = _where_array((0, 8 * n), n, np.arange(n))
         active_cycle_kernel(data, where, self.limits, *reference, self.params, self.tau,
                             self.buf, self.out, np.zeros(n), 0.0, np.empty((2, n)))
 
@@ -117,7 +124,7 @@ class ActiveCycle:
             index = self.core.joint_map.cached_index(names)
             if index is None:
                 return None
-            self.where = np.concatenate([offsets, [len(names)], index]).astype(np.int64)
+            self.where = _where_array(offsets, len(names), index)
             self.names, self.offsets = names, offsets
         return self.where
 

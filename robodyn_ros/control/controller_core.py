@@ -9,7 +9,6 @@ them). States with a zero stamp use ``now``; a jump of the states' clock (reset,
 switched on) shifts the reference with it.
 """
 
-from array import array
 from collections.abc import Sequence
 import time
 from typing import Any, NamedTuple
@@ -99,8 +98,6 @@ class ControllerCore:
 
     def _active_cycle(self):
         """The fused active cycle (active_cycle.py) of the current dynamics, or None."""
-        if self.dyn.kernel_workspace() is None:
-            return None
         from .active_cycle import ActiveCycle
         return ActiveCycle.build(self)
 
@@ -125,7 +122,6 @@ class ControllerCore:
         t0 = time.perf_counter()
         q = self.model.mid_range
         z = np.zeros(self.model.n)
-        self.joint_map.extract(self.model.joint_names, array('d', q), array('d', z))
         references = [(q, z, z), Hold(q)(0.0)]  # writeable, and Hold's read-only arrays
         for reference in references:
             self.law(q, z, *reference)

@@ -7,31 +7,15 @@ Plain loops over n joints: cheaper per cycle than a chain of small numpy calls.
 import numba
 import numpy as np
 
-__all__ = ['gather_finite', 'gather_packed', 'limit_into', 'first_violation', 'RATE_LIMITED',
-           'CLAMPED', 'NON_FINITE']
+__all__ = ['gather_packed', 'limit_into', 'first_violation', 'RATE_LIMITED', 'CLAMPED',
+           'NON_FINITE']
 
 RATE_LIMITED, CLAMPED, NON_FINITE = 1, 2, 4
 
 
 @numba.njit(cache=True)
-def gather_finite(position, velocity, index, q, qd):
-    """q[j] = position[index[j]], qd[j] = velocity[index[j]]; False when any is non-finite.
-
-    ``position``/``velocity``: float64 buffers (a JointState's array('d') fields or arrays).
-    """
-    total = 0.0
-    for j in range(index.shape[0]):
-        a = position[index[j]]
-        b = velocity[index[j]]
-        q[j] = a
-        qd[j] = b
-        total += a + b
-    return total - total == 0.0  # NaN for NaN or +-inf anywhere
-
-
-@numba.njit(cache=True)
 def gather_packed(data, position_offset, velocity_offset, count, index, q, qd):
-    """:func:`gather_finite` from packed bytes: ``count`` little-endian float64 positions
+    """The chain's joints out of packed bytes: ``count`` little-endian float64 positions
     (velocities) from byte ``position_offset`` (``velocity_offset``) of ``data`` (a
     JointState's CDR bytes); q[j], qd[j] = those at index[j]. False when any is non-finite
     or the values do not lie inside ``data``."""

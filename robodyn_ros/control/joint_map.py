@@ -1,12 +1,10 @@
 """Joint-name mapping between messages (any order, extra joints) and the chain order."""
 
-from array import array
 import math
 
 import numpy as np
 
 from ..errors import InputError
-from .cycle_kernels import gather_finite
 
 __all__ = ['JointMap']
 
@@ -57,15 +55,9 @@ class JointMap:
         if len(position) != m or len(velocity) != m:
             raise InputError(f'position and velocity must have {m} values (one per name), '
                              f'got {len(position)} and {len(velocity)}')
-        if type(position) is array and type(velocity) is array and \
-                position.typecode == velocity.typecode == 'd':  # rclpy's double[] fields
-            q, qd = np.empty(self.n), np.empty(self.n)
-            finite = gather_finite(position, velocity, index, q, qd)
-        else:
-            q = np.asarray(position, dtype=float)[index]
-            qd = np.asarray(velocity, dtype=float)[index]
-            finite = math.isfinite(q.sum() + qd.sum())
-        if not finite:
+        q = np.asarray(position, dtype=float)[index]
+        qd = np.asarray(velocity, dtype=float)[index]
+        if not math.isfinite(q.sum() + qd.sum()):
             raise InputError('non-finite position or velocity')
         return q, qd
 

@@ -12,12 +12,12 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
 from ..errors import RobodynError
-from ..io.cdr import stamp_parts as sec_nanosec
+from ..io.cdr import stamp_parts
 from ..model import load_urdf
 from ..model.registry import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
-           'run_node', 'to_time', 'sec_nanosec', 'float_array', 'guarded',
+           'run_node', 'to_time', 'float_array', 'guarded',
            'robot_named', 'diagnostic_array', 'log_events']
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
@@ -107,7 +107,7 @@ def diagnostic_array(name, hardware_id, level, message, values):
 
 def to_time(seconds):
     """builtin_interfaces/Time from seconds."""
-    sec, nanosec = sec_nanosec(seconds)
+    sec, nanosec = stamp_parts(seconds)
     return Time(sec=sec, nanosec=nanosec)
 
 

@@ -29,7 +29,7 @@ from trajectory_msgs.msg import JointTrajectory
 from ..control import ControllerConfig, ControllerCore
 from ..defaults import JOINT_STATES
 from ..errors import RobodynError
-from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter
+from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .common import (
     ROBOT_DESCRIPTION_QOS,
     declare,
@@ -40,7 +40,6 @@ from .common import (
     model_from_parameters,
     robot_named,
     run_node,
-    sec_nanosec,
 )
 from .controller_parameters import PARAMETERS, RUNTIME, apply_runtime_parameters
 from .trajectory_interfaces import TrajectoryInterfaces
@@ -62,7 +61,7 @@ class ControllerNode(LifecycleNode):
         self.core = self.xml = self.cmd_pub = self.ref_pub = None
         self.status = 'unconfigured: not configured yet'
         self.entities = []
-        self.bridge = self.jtc = None
+        self.jtc = None
         self.command_count, self.last_publish = 0, 0.0
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -138,7 +137,6 @@ class ControllerNode(LifecycleNode):
         self.period_ns = int(round(self.period * 1e9))
         self.watchdog_ns = int(round(config.state_timeout * 1e9))
         self.jtc = TrajectoryInterfaces(self, config)
-        self.bridge = self.jtc.bridge
         if self.jtc.publisher is not None:
             self.entities.append(self.jtc.publisher)
 
@@ -173,7 +171,6 @@ class ControllerNode(LifecycleNode):
     def _destroy_entities(self):
         if self.jtc is not None:
             self.jtc.close()
-            self.bridge = None
         for entity in self.entities:
             if hasattr(entity, 'cancel'):
                 entity.cancel()
@@ -190,6 +187,11 @@ class ControllerNode(LifecycleNode):
         self.publish_final('shutdown')
         self._destroy_entities()
         self.core = None
+
+    @property
+    def bridge(self):
+        """The FollowJointTrajectory bridge, or None (not configured, or no action)."""
+        return None if self.jtc is None else self.jtc.bridge
 
     # -- callbacks --------------------------------------------------------------------
     @guarded
@@ -285,7 +287,7 @@ class ControllerNode(LifecycleNode):
         self.command_count += 1
         self.last_publish = now
         effort = self.core.chain_order(command.effort)
-        self.ref_pub.publish(self.ref_wire(*sec_nanosec(command.t_ref), command.q_ref,
+        self.ref_pub.publish(self.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
                                            command.qd_ref, effort))
         core = self.core
         self.jtc.after_command(command, core.q, core.qd, effort)

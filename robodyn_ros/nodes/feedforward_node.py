@@ -22,13 +22,13 @@ from ..control.trajectory_message import trajectory_from_message
 from ..defaults import GRAVITY, JOINT_STATES
 from ..dynamics import RigidBodyDynamics
 from ..errors import InputError, RobodynError
+from ..io.cdr import stamp_parts
 from .common import (
     declare,
     declare_robot,
     float_array,
     model_from_parameters,
     run_node,
-    sec_nanosec,
 )
 
 __all__ = ['FeedforwardNode', 'main']
@@ -101,7 +101,7 @@ class FeedforwardNode(Node):
             point.velocities = float_array(traj.qd[k])
             point.accelerations = float_array(traj.qdd[k])
             point.effort = float_array(traj.effort[k])
-            point.time_from_start.sec, point.time_from_start.nanosec = sec_nanosec(t)
+            point.time_from_start.sec, point.time_from_start.nanosec = stamp_parts(t)
             out.points.append(point)
         return out
 

@@ -16,7 +16,7 @@ VELOCITY = [-9.0, -3.0, -1.0, -2.0]
 
 @pytest.mark.parametrize('kind', [list, tuple, np.array, lambda v: array('d', v)])
 def test_extract_reorders_any_buffer(kind):
-    """array('d') (rclpy's double[] fields) takes the compiled path: same answer as lists."""
+    """array('d') (rclpy's double[] fields), arrays, lists: the same answer."""
     q, qd = JointMap(CHAIN).extract(NAMES, kind(POSITION), kind(VELOCITY))
     np.testing.assert_array_equal(q, [1.0, 2.0, 3.0])
     np.testing.assert_array_equal(qd, [-1.0, -2.0, -3.0])
