@@ -21,8 +21,7 @@ import time
 import numba
 import numpy as np
 
-from ..dynamics.recursive import computed_torque_kernel, terms_kernel
-from ..dynamics.recursive_params import MODE_G
+from ..dynamics.newton_euler import computed_torque_kernel, newton_euler
 from .cycle_kernels import first_violation, gather_packed, limit_into
 from .supervisor import ACTIVE
 
@@ -59,9 +58,9 @@ def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau
     if not computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, limits[3], limits[4],
                                   params, limits[ROW_FRICTION, 0] != 0.0, tau, buf):
         return NOT_FINITE_TORQUE
-    if limits[ROW_MINUS_GRAVITY, 0] != 0.0:
-        terms_kernel(q, limits[ROW_ZERO], params, out, buf, MODE_G)
+    if limits[ROW_MINUS_GRAVITY, 0] != 0.0:  # g(q): Newton-Euler at rest
         g = out[out.shape[0] - 1]
+        newton_euler(q, limits[ROW_ZERO], limits[ROW_ZERO], params, g, buf)
         for j in range(tau.shape[0]):
             tau[j] -= g[j]
     total = 0.0

@@ -8,27 +8,20 @@ Spatial-vector formulation in DH frame 0 (Featherstone's notation, motion vector
   body factor B(I, v) = 1/2 (v x* I + (I v) xbar - I v x). B + B^T = dI/dt, hence
   Mdot - 2C is skew-symmetric, and C equals the Christoffel C (seed 003 eq. 55) and
   seed 000's Kronecker C (eq. 52);
-* gravity: g_i = -S_i^T I^C_i [0; g0];
-* inverse dynamics: recursive Newton-Euler.
+* gravity: g_i = -S_i^T I^C_i [0; g0].
+
+Inverse dynamics and the computed-torque law need neither M nor C: newton_euler.py.
 
 All kernels write into preallocated arrays and allocate nothing.
 """
 
 import numba
-import numpy as np
 
-from .recursive_params import (
-    COL_COM,
-    COL_COULOMB,
-    COL_INERTIA,
-    COL_MASS,
-    COL_PRISMATIC,
-    COL_SMOOTHING,
-    COL_VISCOUS,
-    SCRATCH,
-)
+from .newton_euler import _all_finite, _dh_joint
+from .recursive_params import COL_COM, COL_INERTIA, COL_MASS, SCRATCH
 
-__all__ = ['terms_kernel', 'rnea_kernel', 'computed_torque_kernel']
+__all__ = ['terms_kernel']
+
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def _views(buf, n):
@@ -37,8 +30,8 @@ def _views(buf, n):
     o += 9 * (n + 1)
     pos = buf[o:o + 3 * (n + 1)].reshape((n + 1, 3))
     o += 3 * (n + 1)
-    vec = buf[o:o + 42 * n].reshape((7, n, 6))
-    o += 42 * n
+    vec = buf[o:o + 36 * n].reshape((6, n, 6))
+    o += 36 * n
     mat = buf[o:o + 144 * n].reshape((4, n, 6, 6))
     o += 144 * n
     scr = buf[o:o + SCRATCH]
@@ -62,13 +55,8 @@ def _kinematics(q, qd, params, rot, pos, vec, mat, scr, with_b):
     tmp = scr[24:33].reshape((3, 3))
     x = scr[33:69].reshape((6, 6))
     for i in range(n):
-        a, alpha, d, th = params[i, 0], params[i, 1], params[i, 2], params[i, 3]
-        prism = params[i, COL_PRISMATIC] > 0.5
-        if prism:
-            d += q[i]
-        else:
-            th += q[i]
-        ct, st, ca, sa = np.cos(th), np.sin(th), np.cos(alpha), np.sin(alpha)
+        ct, st, ca, sa, d, prism = _dh_joint(params, i, q[i])
+        a = params[i, 0]
         # Local rotation/translation of the standard DH transform.
         l00, l01, l02 = ct, -st * ca, st * sa
         l10, l11, l12 = st, ct * ca, -ct * sa
@@ -183,14 +171,6 @@ def _skew_into(v, out):
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
-def _finite(x):
-    for k in range(x.shape[0]):
-        if not np.isfinite(x[k]):
-            return False
-    return True
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
 def terms_kernel(q, qd, params, out, buf, mode):
     """M, C, g into ``out`` (2n + 1, n): rows [0, n) M, [n, 2n) C, row 2n g (the matrices
     of seed 000 eqs. 28, 52, 45, by composite rigid bodies).
@@ -198,7 +178,7 @@ def terms_kernel(q, qd, params, out, buf, mode):
     ``mode`` bits: 1 = M, 2 = C, 4 = g. Returns False (``out`` untouched) when q or
     qd is not finite.
     """
-    if not (_finite(q) and _finite(qd)):
+    if not (_all_finite(q) and _all_finite(qd)):
         return False
     n = q.shape[0]
     want_m, want_c, want_g = (mode & 1) != 0, (mode & 2) != 0, (mode & 4) != 0
@@ -247,79 +227,4 @@ def terms_kernel(q, qd, params, out, buf, mode):
                     for k in range(6):
                         acc += s_all[j, k] * fv[i, k]
                     out[n + j, i] = acc
-    return True
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _rnea(q, qd, qdd, params, tau, buf):
-    n = q.shape[0]
-    rot, pos, vec, mat, scr = _views(buf, n)
-    _kinematics(q, qd, params, rot, pos, vec, mat, scr, False)
-    s_all, sd_all, v_all, force, acc = vec[0], vec[1], vec[2], vec[5], vec[6]
-    inert = mat[0]
-    h = scr[0:6]
-    f = scr[6:12]
-    for i in range(n):
-        for k in range(6):
-            prev = acc[i - 1, k] if i > 0 else (-params[n, k - 3] if k >= 3 else 0.0)
-            acc[i, k] = prev + sd_all[i, k] * qd[i] + s_all[i, k] * qdd[i]
-        for r in range(6):
-            a_h = 0.0
-            a_f = 0.0
-            for k in range(6):
-                a_h += inert[i, r, k] * v_all[i, k]
-                a_f += inert[i, r, k] * acc[i, k]
-            h[r] = a_h
-            f[r] = a_f
-        w0, w1, w2 = v_all[i, 0], v_all[i, 1], v_all[i, 2]
-        u0, u1, u2 = v_all[i, 3], v_all[i, 4], v_all[i, 5]
-        # v x* h = [w x n + u x f; w x f].
-        force[i, 0] = f[0] + w1 * h[2] - w2 * h[1] + u1 * h[5] - u2 * h[4]
-        force[i, 1] = f[1] + w2 * h[0] - w0 * h[2] + u2 * h[3] - u0 * h[5]
-        force[i, 2] = f[2] + w0 * h[1] - w1 * h[0] + u0 * h[4] - u1 * h[3]
-        force[i, 3] = f[3] + w1 * h[5] - w2 * h[4]
-        force[i, 4] = f[4] + w2 * h[3] - w0 * h[5]
-        force[i, 5] = f[5] + w0 * h[4] - w1 * h[3]
-    for i in range(n - 1, -1, -1):
-        if i < n - 1:
-            for k in range(6):
-                force[i, k] += force[i + 1, k]
-        acc_t = 0.0
-        for k in range(6):
-            acc_t += s_all[i, k] * force[i, k]
-        tau[i] = acc_t
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def rnea_kernel(q, qd, qdd, params, tau, buf):
-    """tau = M qdd + C qd + g (seed 000 eq. 29) by recursive Newton-Euler; False on
-    non-finite input."""
-    if not (_finite(q) and _finite(qd) and _finite(qdd)):
-        return False
-    _rnea(q, qd, qdd, params, tau, buf)
-    return True
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, params, friction, tau, buf):
-    """tau = M(q)(qdd_r + Kd (qd_r - qd) + Kp (q_r - q)) + C(q, qd) qd + g(q) [+ tau_f(qd)]
-    (seed 000 eq. 29 at that acceleration; friction: seed 004).
-
-    One RNEA pass with the commanded acceleration gives M a + C qd + g exactly; the
-    commanded acceleration is staged in the last n entries of ``buf``. Returns False
-    on non-finite input.
-    """
-    if not (_finite(q) and _finite(qd) and _finite(q_ref) and _finite(qd_ref)
-            and _finite(qdd_ref) and _finite(kp) and _finite(kd)):
-        return False
-    n = q.shape[0]
-    aq = buf[buf.shape[0] - n:]
-    for i in range(n):
-        aq[i] = qdd_ref[i] + kd[i] * (qd_ref[i] - qd[i]) + kp[i] * (q_ref[i] - q[i])
-    _rnea(q, qd, aq, params, tau, buf)
-    if friction:
-        for i in range(n):
-            eps = params[i, COL_SMOOTHING]
-            sgn = np.tanh(qd[i] / eps) if eps > 0.0 else np.sign(qd[i])
-            tau[i] += params[i, COL_VISCOUS] * qd[i] + params[i, COL_COULOMB] * sgn
     return True

@@ -48,4 +48,4 @@ def workspace(n):
 
 def workspace_size(n):
     """Length of the flat scratch buffer for n joints."""
-    return 9 * (n + 1) + 3 * (n + 1) + 7 * 6 * n + 4 * 36 * n + SCRATCH + n
+    return 9 * (n + 1) + 3 * (n + 1) + 6 * 6 * n + 4 * 36 * n + SCRATCH + n

@@ -1,5 +1,6 @@
 """RigidBodyDynamics: one object per robot, choosing a formulation by ``method``."""
 
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,7 @@ from .friction import friction_torque
 from .gravity_vector import gravity_jacobian
 from .link_kinematics import link_kinematics
 from .mass_matrix import mass_matrix_derivative, mass_matrix_jacobian
-from .recursive_params import MODE_ALL, MODE_C, MODE_G, MODE_M, pack_params, workspace
+from .recursive_params import MODE_ALL, MODE_C, MODE_M, pack_params, workspace
 
 __all__ = ['RigidBodyDynamics', 'METHODS']
 
@@ -65,8 +66,10 @@ class RigidBodyDynamics:
         n = self.n
         self._compiled = method == 'recursive'
         if self._compiled:  # numba loads here, on first use, not on import
-            from . import recursive
-            self._k: Any = recursive
+            from . import newton_euler, recursive
+            self._k: Any = SimpleNamespace(
+                terms_kernel=recursive.terms_kernel, rnea_kernel=newton_euler.rnea_kernel,
+                computed_torque_kernel=newton_euler.computed_torque_kernel)
         self._shape = (n,)
         self._buf = workspace(n)
         self._out = np.zeros((2 * n + 1, n))
@@ -140,11 +143,14 @@ class RigidBodyDynamics:
                               qd)
 
     def gravity_vector(self, q: ArrayLike) -> np.ndarray:
-        """(n,) gravity torques g(q) = (dP/dq)^T (seed 000 eq. 45)."""
+        """(n,) gravity torques g(q) = (dP/dq)^T (seed 000 eq. 45); recursive: Newton-Euler
+        at rest (the same vector, as the controller's fused cycle computes it)."""
         q = self._fast(q, 'q')
         if self.method == 'recursive':
-            self._run_terms(q, self._zero, MODE_G)
-            return self._g.copy()
+            if not self._k.rnea_kernel(q, self._zero, self._zero, self._params, self._tau,
+                                       self._buf):
+                self._non_finite(q=q)
+            return self._tau.copy()
         return gravity_jacobian(self.chain, link_kinematics(self.chain, q, False))
 
     def terms(self, q: ArrayLike,
