@@ -32,20 +32,25 @@ __all__ = ['ActiveCycle', 'active_cycle_kernel', 'NOT_FINITE_STATE', 'GUARDED',
 NOT_FINITE_STATE, GUARDED, NOT_FINITE_TORQUE = -1, -2, -3
 
 _F64 = np.dtype(float)
-ROW_FRICTION, ROW_MINUS_GRAVITY, ROW_ZERO = 6, 7, 8  # rows of ActiveCycle.limits
+# Rows of ActiveCycle.limits after the per-joint ones (each a constant over the joints).
+ROW_FRICTION, ROW_MINUS_GRAVITY, ROW_ZERO, ROW_RATE, ROW_PERIOD = range(6, 11)
+#: States per preallocated block: each cycle's q, qd get rows of their own, never reused
+#: (they become the last valid state; a later cycle must not overwrite them).
+STATE_BLOCK = 1024
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau, buf, out,
-                        output, step, state):
+                        output, elapsed, state):
     """One active cycle on a packed state: ``where`` = [position offset, velocity offset,
     values per field, message index of each chain joint] (see :func:`gather_packed`).
     ``limits`` rows: lower, upper guard [rad or m], velocity guard [rad/s or m/s], kp, kd,
     effort limit [N m or N], friction on (any non-zero), gravity compensated by the robot
-    (non-zero), zeros.
+    (non-zero), zeros, max torque rate [N m/s or N/s], nominal period [s].
 
     Writes q, qd into ``state`` rows 0, 1 (chain order); on success ``output`` becomes the
-    rate-limited, clamped law torque and the limiter's flags (>= 0) are returned. A negative
+    law torque rate-limited for ``elapsed`` [s] since the last output (as
+    Supervisor.step_at), clamped, and the limiter's flags (>= 0) are returned. A negative
     result (NOT_FINITE_STATE, GUARDED, NOT_FINITE_TORQUE) leaves ``output`` unchanged.
     Few arguments on purpose: numba's dispatch costs about 1 us per argument on a cold
     cache.
@@ -68,6 +73,7 @@ def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau
         total += tau[j]
     if not total - total == 0.0:
         return NOT_FINITE_TORQUE
+    step = limits[ROW_RATE, 0] * min(max(elapsed, 0.0), limits[ROW_PERIOD, 0])
     return limit_into(tau, output, step, limits[5])
 
 
@@ -92,11 +98,13 @@ class ActiveCycle:
         self.core = core
         self.params, self.tau, self.buf, self.out, _ = workspace
         n = core.model.n
-        flags = (core.config.include_friction, not core.config.include_gravity)
+        constants = (core.config.include_friction, not core.config.include_gravity, 0.0,
+                     lim.max_torque_rate, lim.period)
         self.limits = np.array([lim.lower, lim.upper, lim.velocity, law.kp, law.kd,
-                                lim.effort, *(np.full(n, float(f)) for f in flags),
-                                np.zeros(n)], dtype=float)
+                                lim.effort, *(np.full(n, float(c)) for c in constants)],
+                               dtype=float)
         self.names = self.offsets = self.where = None  # the last layout's
+        self.states, self.slot = np.empty((STATE_BLOCK, 2, n)), 0
         self.cycles = 0
 
     @classmethod
@@ -131,7 +139,7 @@ class ActiveCycle:
         """The cycle's Command, or None (nothing changed: run the general path)."""
         core = self.core
         sup = core.supervisor
-        if sup.mode != ACTIVE or type(data) is not bytes:
+        if sup.mode != ACTIVE or type(data) is not bytes or sup.output_time is None:
             return None
         where = self._where(names, offsets)
         if where is None:
@@ -144,10 +152,14 @@ class ActiveCycle:
         q_r, qd_r, qdd_r = core.reference(t)
         if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
             return None
-        state = np.empty((2, where.shape[0] - 3))  # kept as the last valid state
+        slot = self.slot
+        if slot == STATE_BLOCK:
+            self.states, slot = np.empty_like(self.states), 0
+        state = self.states[slot]  # kept as the last valid state
+        self.slot = slot + 1
         code = active_cycle_kernel(data, where, self.limits, q_r, qd_r, qdd_r, self.params,
                                    self.tau, self.buf, self.out, sup.output,
-                                   sup.step_at(now), state)
+                                   now - sup.output_time, state)
         if code < 0:
             return None
         core.accept_fused_state(now, state[0], state[1], stamp, offset)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import numpy as np
 import pytest
 
-from robodyn_ros.control import ControllerConfig, ControllerCore
+from robodyn_ros.control import ControllerConfig, ControllerCore, active_cycle
 from robodyn_ros.control.active_cycle import ActiveCycle
 from robodyn_ros.control.supervisor import ACTIVE
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
@@ -130,6 +130,21 @@ def test_steady_state_runs_fused():
         assert core.cycle_packed(k * DT, *_packed(*_state('ok', k, rng))) is not None
     assert core.supervisor.mode == ACTIVE
     assert core.fast.cycles > 150  # all but ramp-in
+
+
+def test_each_fused_state_keeps_its_own_rows_across_blocks(monkeypatch):
+    """The last valid state is never overwritten by a later cycle, also when the
+    preallocated block of states runs out (a fresh block, not a wrap-around)."""
+    monkeypatch.setattr(active_cycle, 'STATE_BLOCK', 4)
+    core = _core('sim')
+    core.activate(0.0)
+    rng = np.random.default_rng(1)
+    kept = []
+    for k in range(40):
+        core.cycle_packed(k * DT, *_packed(*_state('ok', k, rng)))
+        kept.append((core.q, core.q.copy()))
+    assert core.fast.cycles > 12  # three blocks at least
+    assert all(np.array_equal(q, value) for q, value in kept)
 
 
 @pytest.mark.parametrize('params', [dict(mode='gravity'), dict(cross_check_every=10)])
