@@ -3,8 +3,9 @@
 While the supervisor is ``active`` and a joint state triggers the cycle (the common case
 at 1 kHz), the controller's work is: pick the chain's joints out of the message, check
 them (finite, inside the guard bands), evaluate the computed-torque law (seed 000 eq. 29
-at the commanded acceleration, one RNEA pass; seed 004 friction; minus g(q), seed 000 eq.
-45, when the robot compensates gravity itself), then rate-limit and clamp the output.
+at the commanded acceleration, one Newton-Euler pass; seed 004 friction; minus g(q), seed
+000 eq. 45, Newton-Euler at rest, when the robot compensates gravity itself), then
+rate-limit and clamp the output.
 :func:`active_cycle_kernel` does all of it in one numba call around the Python reference,
 instead of a dozen Python layers: across processes, on 2 cores, the Python interpreter is
 where a cold cycle spends its time.
