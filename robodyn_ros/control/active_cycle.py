@@ -23,7 +23,7 @@ import numba
 import numpy as np
 
 from ..dynamics.newton_euler import computed_torque_kernel, newton_euler
-from .cycle_kernels import first_violation, gather_packed, limit_into
+from .cycle_kernels import first_violation, gather_packed, limit_into, rate_step
 from .supervisor import ACTIVE
 
 __all__ = ['ActiveCycle', 'active_cycle_kernel', 'NOT_FINITE_STATE', 'GUARDED',
@@ -74,8 +74,8 @@ def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau
         total += tau[j]
     if not total - total == 0.0:
         return NOT_FINITE_TORQUE
-    step = limits[ROW_RATE, 0] * min(max(elapsed, 0.0), limits[ROW_PERIOD, 0])
-    return limit_into(tau, output, step, limits[5])
+    return limit_into(tau, output, rate_step(limits[ROW_RATE, 0], elapsed,
+                                             limits[ROW_PERIOD, 0]), limits[5])
 
 
 def _where_array(offsets, count, index):

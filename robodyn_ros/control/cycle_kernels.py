@@ -7,8 +7,8 @@ Plain loops over n joints: cheaper per cycle than a chain of small numpy calls.
 import numba
 import numpy as np
 
-__all__ = ['gather_packed', 'limit_into', 'first_violation', 'RATE_LIMITED', 'CLAMPED',
-           'NON_FINITE']
+__all__ = ['gather_packed', 'rate_step', 'limit_into', 'first_violation', 'RATE_LIMITED',
+           'CLAMPED', 'NON_FINITE']
 
 RATE_LIMITED, CLAMPED, NON_FINITE = 1, 2, 4
 
@@ -35,6 +35,14 @@ def gather_packed(data, position_offset, velocity_offset, count, index, q, qd):
         qd[j] = velocity[k]
         total += q[j] + qd[j]
     return total - total == 0.0  # NaN for NaN or +-inf anywhere
+
+
+@numba.njit(cache=True)
+def rate_step(max_rate, elapsed, period):
+    """Largest change of any torque allowed ``elapsed`` [s] after the last output:
+    ``max_rate`` [N m/s or N/s] times the elapsed time, at least 0 and at most one nominal
+    ``period`` [s]."""
+    return max_rate * min(max(elapsed, 0.0), period)
 
 
 @numba.njit(cache=True)

@@ -28,7 +28,14 @@ import math
 
 import numpy as np
 
-from .cycle_kernels import CLAMPED, NON_FINITE, RATE_LIMITED, first_violation, limit_into
+from .cycle_kernels import (
+    CLAMPED,
+    NON_FINITE,
+    RATE_LIMITED,
+    first_violation,
+    limit_into,
+    rate_step,
+)
 
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE',
            'SAFE', 'LEVELS']
@@ -229,8 +236,8 @@ class SafetySupervisor:
         """Largest change of any torque allowed for an output at ``now`` [N m or N]."""
         if self.output_time is None:
             return self._step
-        return self.limits.max_torque_rate * min(max(now - self.output_time, 0.0),
-                                                 self.limits.period)
+        return rate_step(self.limits.max_torque_rate, now - self.output_time,
+                         self.limits.period)
 
     def record_output(self, now, flags):
         """The output was limited at ``now`` with limit_into's ``flags``."""
@@ -245,6 +252,7 @@ class SafetySupervisor:
         lim = self.limits
         first_violation(q, np.zeros(self.n), lim.lower, lim.upper, lim.velocity)
         limit_into(np.zeros(self.n), np.zeros(self.n), self._step, lim.effort)
+        rate_step(lim.max_torque_rate, 0.0, lim.period)
 
     def final_ramp(self, now):
         """Commands, one per nominal period from ``now``, that reach the final safe command

@@ -222,6 +222,8 @@ def float64_multi_array(raw: bytes | memoryview) -> np.ndarray:
         return _float64_multi_array(bytes(memoryview(raw)[4:]))
     except (struct.error, ValueError) as exc:
         raise BagError(f'Float64MultiArray: truncated or corrupt CDR: {exc}') from None
+
+
 def _float64_multi_array(data):
     off = 0
     ndim = _count(data, off, 12, 'Float64MultiArray dims')
