@@ -206,7 +206,8 @@ def loop_bench(args):
     """``robodyn bench --loop``."""
     import tempfile
 
-    from .nodes.loop_bench import format_loop_bench, run_loop_bench
+    from .nodes.loop_bench import run_loop_bench
+    from .validation.loop_figures import format_loop_bench
     if args.loop_seconds <= 0:
         raise ConfigError(f'--loop-seconds must be > 0, got {args.loop_seconds}')
     if not 0 <= args.loop_fifo <= 99:

@@ -2,7 +2,8 @@
 
 Three processes on this machine (each its own DDS participant, localhost only):
 
-* ``publish``: JointState at ``rate`` with header stamps taken from CLOCK_MONOTONIC;
+* ``publish``: JointState at ``rate`` with header stamps taken from CLOCK_MONOTONIC; a
+  tick already past is skipped, as an rcl timer does (validation.loop_figures.next_tick);
 * the target: the robodyn controller (trigger 'state', hold reference) or, as the floor,
   a bare rclpy ``echo`` node answering each state with the same two messages (a
   Float64MultiArray command and a JointState reference carrying the state's stamp), once
@@ -12,8 +13,9 @@ Three processes on this machine (each its own DDS participant, localhost only):
   command, with the answered state's stamp): latency = receipt - stamp on the shared
   monotonic clock; and /diagnostics for the controller's own compute time.
 
-``run_loop_bench`` orchestrates both runs and returns the figures; ``robodyn bench --loop``
-prints them. Not a timed test: numbers depend on the machine and its load.
+``run_loop_bench`` orchestrates the runs and returns the figures (validation.loop_figures);
+``robodyn bench --loop`` prints them. Not a timed test: numbers depend on the machine and
+its load.
 """
 
 import json
@@ -25,8 +27,9 @@ import time
 import numpy as np
 
 from ..defaults import COMMAND_TOPIC, JOINT_STATES, REFERENCE_TOPIC
+from ..validation.loop_figures import cpu_times, loop_figures, next_tick, steal_percent
 
-__all__ = ['run_loop_bench', 'format_loop_bench']
+__all__ = ['run_loop_bench']
 
 PANDA_JOINTS = [f'panda_joint{i}' for i in range(1, 8)]
 PANDA_Q0 = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]
@@ -44,10 +47,9 @@ def _publish(args):
     period = 1.0 / args['rate']
     start = time.monotonic()
     window = (start + args['warmup'], start + args['warmup'] + args['duration'])
-    stamps = []
-    tick = start
+    stamps, skipped = [], 0
+    tick = start + period
     while tick < window[1]:
-        tick += period
         wait = tick - time.monotonic()
         if wait > 0:
             time.sleep(wait)
@@ -56,7 +58,10 @@ def _publish(args):
         pub.publish(msg)
         if window[0] <= now:
             stamps.append(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9)
+        tick, missed = next_tick(tick, period, now)
+        skipped += missed if window[0] <= now else 0
     np.save(args['out'], np.array(stamps))
+    np.save(args['out'].replace('.npy', '_skipped.npy'), np.array([skipped]))
     node.destroy_node()
     rclpy.shutdown()
 
@@ -193,9 +198,11 @@ def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
             reference_topic=REFERENCE_TOPIC)), cpus=others)
         _wait_for(listener, 'ready', 60.0)
         time.sleep(1.0)
+        before = cpu_times()
         publisher = _spawn('-m', module, 'publish', json.dumps(dict(
             out=stamps, rate=rate, warmup=warmup, duration=duration)), cpus=others)
         publisher.wait(timeout=warmup + duration + 60)
+        after = cpu_times()
         listener.wait(timeout=60)
     finally:
         proc.send_signal(2)
@@ -204,32 +211,11 @@ def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-    return _figures(np.load(stamps), np.load(answers),
-                    np.load(answers.replace('.npy', '_compute.npy')))
-
-
-def _figures(stamps, answers, compute):
-    sent = set(np.round(stamps, 6))
-    latency = {}
-    for stamp, received in answers:
-        key = round(stamp, 6)
-        if key in sent and key not in latency:
-            latency[key] = received - stamp
-    lat = np.array(list(latency.values())) * 1e3 if latency else np.zeros(1)
-    start, end = stamps.min(), stamps.max()
-    inside = compute[(compute[:, 0] > start + 1.0) & (compute[:, 0] < end)] \
-        if len(compute) else compute
-    return {
-        'states': int(len(stamps)), 'answered': int(len(latency)),
-        'answered_pct': 100.0 * len(latency) / max(len(stamps), 1),
-        'latency_ms': {'p50': float(np.percentile(lat, 50)),
-                       'p99': float(np.percentile(lat, 99)), 'max': float(lat.max())},
-        'compute_us': None if not len(inside) else {
-            'p50': float(inside[-1, 5]), 'p99': float(inside[-1, 6]),
-            'worst_window_p99': float(inside[:, 2].max())},
-        'cycle_wall_us': None if not len(inside) else {
-            'p50': float(np.median(inside[:, 3])), 'p99': float(inside[:, 4].max())},
-    }
+    figures = loop_figures(np.load(stamps), np.load(answers),
+                           np.load(answers.replace('.npy', '_compute.npy')))
+    figures['ticks_skipped'] = int(np.load(stamps.replace('.npy', '_skipped.npy'))[0])
+    figures['steal_pct'] = steal_percent(before, after)
+    return figures
 
 
 def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp', pin=False, fifo=0):
@@ -250,33 +236,6 @@ def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp', pin=False, fifo=0):
                       for k in ('p50', 'p99')} for floor in ('echo', 'echo_raw')}
     return {'duration_s': duration, 'rate_hz': rate, 'pinned': pin, 'fifo': fifo, **runs,
             'latency_ratio': ratios['echo'], 'latency_ratio_raw': ratios['echo_raw']}
-
-
-def format_loop_bench(result):
-    """Human-readable table of :func:`run_loop_bench`'s result."""
-    lines = [f'loop: {result["duration_s"]:.0f} s of joint states at {result["rate_hz"]:.0f} Hz '
-             'per run, each node in its own process'
-             + (', node under test pinned to its own CPU' if result['pinned'] else '')
-             + (f', SCHED_FIFO {result["fifo"]}' if result['fifo'] else ''),
-             f'{"node":<12}{"answered":>16}{"p50 ms":>9}{"p99 ms":>9}{"max ms":>9}'
-             f'{"compute p50/p99 us":>22}{"wall p50/p99 us":>20}']
-    for name in ('echo', 'echo_raw', 'controller'):
-        r = result[name]
-        lat = r['latency_ms']
-        comp, wall = r['compute_us'], r['cycle_wall_us']
-        lines.append(f'{name:<12}{r["answered"]:>7}/{r["states"]:<5} {r["answered_pct"]:5.1f}%'
-                     f'{lat["p50"]:>6.2f}{lat["p99"]:>9.2f}{lat["max"]:>9.2f}'
-                     + (f'{comp["p50"]:>13.1f} / {comp["p99"]:<6.1f}'
-                        f'{wall["p50"]:>11.1f} / {wall["p99"]:<6.1f}' if comp else ''))
-    comp = result['controller']['compute_us']
-    if comp:
-        lines.append(f'compute = CPU time of a cycle, p50/p99 over the whole run (1 us bins); '
-                     f'worst 2000-cycle window p99 {comp["worst_window_p99"]:.1f} us')
-    ratio, raw = result['latency_ratio'], result['latency_ratio_raw']
-    lines.append(f'latency controller / echo: p50 {ratio["p50"]:.2f}x, p99 {ratio["p99"]:.2f}x; '
-                 f'/ echo_raw (serialized like the controller): p50 {raw["p50"]:.2f}x, '
-                 f'p99 {raw["p99"]:.2f}x')
-    return '\n'.join(lines)
 
 
 if __name__ == '__main__':
