@@ -35,9 +35,6 @@ NOT_FINITE_STATE, GUARDED, NOT_FINITE_TORQUE = -1, -2, -3
 _F64 = np.dtype(float)
 # Rows of ActiveCycle.limits after the per-joint ones (each a constant over the joints).
 ROW_FRICTION, ROW_MINUS_GRAVITY, ROW_ZERO, ROW_RATE, ROW_PERIOD = range(6, 11)
-#: States per preallocated block: each cycle's q, qd get rows of their own, never reused
-#: (they become the last valid state; a later cycle must not overwrite them).
-STATE_BLOCK = 1024
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
@@ -105,7 +102,10 @@ class ActiveCycle:
                                 lim.effort, *(np.full(n, float(c)) for c in constants)],
                                dtype=float)
         self.names = self.offsets = self.where = None  # the last layout's
-        self.states, self.slot = np.empty((STATE_BLOCK, 2, n)), 0
+        # Two state buffers, taken in turn: a cycle writes the one that is not the last
+        # valid state, so a rejected cycle leaves that state as it was. Views made once:
+        # no array is created per cycle. (state, q, qd) each.
+        self.buffers = tuple((s, s[0], s[1]) for s in np.empty((2, 2, n)))
         self.cycles = 0
 
     @classmethod
@@ -153,17 +153,15 @@ class ActiveCycle:
         q_r, qd_r, qdd_r = core.reference(t)
         if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
             return None
-        slot = self.slot
-        if slot == STATE_BLOCK:
-            self.states, slot = np.empty_like(self.states), 0
-        state = self.states[slot]  # kept as the last valid state
-        self.slot = slot + 1
+        state, q, qd = self.buffers[0]
+        if q is sup.q_valid:  # keep the last valid state: write the other buffer
+            state, q, qd = self.buffers[1]
         code = active_cycle_kernel(data, where, self.limits, q_r, qd_r, qdd_r, self.params,
                                    self.tau, self.buf, self.out, sup.output,
                                    now - sup.output_time, state)
         if code < 0:
             return None
-        core.accept_fused_state(now, state[0], state[1], stamp, offset)
+        core.accept_fused_state(now, q, qd, stamp, offset)
         sup.record_output(now, code)
         self.cycles += 1
         core.stats.record(now, (time.thread_time() - c0) * 1e6,

@@ -50,6 +50,11 @@ class ControllerCore:
         model: RobotModel of the chain.
         config: ControllerConfig (validated).
 
+    Attributes:
+        q, qd: the last valid state, chain order [rad or m, rad/s or m/s]; None before
+            the first. The fused cycle writes states into two buffers in turn: copy them
+            to keep them past the next cycle.
+
     Raises:
         ConfigError: joints that do not match the chain, per-joint lists of the wrong
             length, effort limits missing or 0 without an ``effort_limits`` override.

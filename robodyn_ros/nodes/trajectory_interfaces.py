@@ -39,12 +39,18 @@ class TrajectoryInterfaces:
 
     def after_command(self, command, q, qd, effort):
         """Hand a published Command (``effort`` in chain order) and the state it answered
-        (q, qd) to the action and, every ``every`` commands, to ~/controller_state."""
+        (q, qd, the core's buffers) to the action and, every ``every`` commands, to
+        ~/controller_state."""
         if self.message is None:
             return
+        bridge = self.bridge
+        if bridge is not None and bridge.active is not None:
+            # A goal reads the snapshot from the action thread, later: the core reuses the
+            # state's buffers (ControllerCore.q), so the snapshot gets copies.
+            q, qd = q.copy(), qd.copy()
         snapshot = (command.t_ref, command.q_ref, command.qd_ref, q, qd, command.mode)
-        if self.bridge is not None:
-            self.bridge.snapshot = snapshot
+        if bridge is not None:
+            bridge.snapshot = snapshot
         self.countdown -= 1
         if self.publisher is not None and self.countdown <= 0:
             self.countdown = self.every

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import numpy as np
 import pytest
 
-from robodyn_ros.control import ControllerConfig, ControllerCore, active_cycle
+from robodyn_ros.control import ControllerConfig, ControllerCore
 from robodyn_ros.control.active_cycle import ActiveCycle
 from robodyn_ros.control.supervisor import ACTIVE
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
@@ -132,19 +132,26 @@ def test_steady_state_runs_fused():
     assert core.fast.cycles > 150  # all but ramp-in
 
 
-def test_each_fused_state_keeps_its_own_rows_across_blocks(monkeypatch):
-    """The last valid state is never overwritten by a later cycle, also when the
-    preallocated block of states runs out (a fresh block, not a wrap-around)."""
-    monkeypatch.setattr(active_cycle, 'STATE_BLOCK', 4)
+def test_a_cycle_never_overwrites_the_last_valid_state():
+    """The fused cycle writes its state into the buffer that is not the last valid state,
+    so a rejected or guarded state leaves the hold command's state as it was, and every
+    accepted state is the one sent."""
     core = _core('sim')
     core.activate(0.0)
     rng = np.random.default_rng(1)
-    kept = []
-    for k in range(40):
-        core.cycle_packed(k * DT, *_packed(*_state('ok', k, rng)))
-        kept.append((core.q, core.q.copy()))
-    assert core.fast.cycles > 12  # three blocks at least
-    assert all(np.array_equal(q, value) for q, value in kept)
+    events = ['ok'] * 20 + ['nan', 'ok', 'glitch', 'ok', 'ok', 'nan', 'nan', 'ok'] * 3
+    kept = 0
+    for k, event in enumerate(events):
+        last = core.supervisor.q_valid
+        value = None if last is None else last.copy()
+        names, position, velocity, stamp = _state(event, k, rng)
+        core.cycle_packed(k * DT, *_packed(names, position, velocity, stamp))
+        if core.supervisor.q_valid is last:
+            kept += last is not None
+            assert last is None or np.array_equal(last, value)
+        else:
+            assert np.array_equal(core.supervisor.q_valid, position)
+    assert core.fast.cycles > 20 and kept >= 6  # fused cycles, and rejections after them
 
 
 @pytest.mark.parametrize('params', [dict(mode='gravity'), dict(cross_check_every=10)])
