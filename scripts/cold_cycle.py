@@ -23,8 +23,9 @@ from robodyn_ros.control import ControllerConfig, ControllerCore
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.registry import robot_path
+from robodyn_ros.nodes.loop_bench import PANDA_Q0
 
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+Q0 = np.array(PANDA_Q0)
 
 
 def main():

@@ -94,7 +94,7 @@ class ActiveCycle:
         law, sup = core.law, core.supervisor
         lim = sup.limits
         self.core = core
-        self.params, self.tau, self.buf, self.out, _ = workspace
+        self.params, self.tau, self.buf, self.out = workspace
         n = core.model.n
         constants = (core.config.include_friction, not core.config.include_gravity, 0.0,
                      lim.max_torque_rate, lim.period)

@@ -106,12 +106,12 @@ class RigidBodyDynamics:
         return coriolis_christoffel(dm, qd)
 
     def kernel_workspace(self) -> tuple[np.ndarray, ...] | None:
-        """(params, tau, buf, out, zero): the arrays the compiled kernels work in, for a
+        """(params, tau, buf, out): the arrays the compiled kernels work in, for a
         caller fusing its own cycle around them (single-threaded, like every call here);
         None without compiled kernels."""
         if not self._compiled:
             return None
-        return self._params, self._tau, self._buf, self._out, self._zero
+        return self._params, self._tau, self._buf, self._out
 
     # -- public API -------------------------------------------------------------------
     def mass_matrix(self, q: ArrayLike) -> np.ndarray:

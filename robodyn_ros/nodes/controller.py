@@ -286,10 +286,10 @@ class ControllerNode(LifecycleNode):
         self.cmd_pub.publish(self.cmd_wire(command.effort))
         self.command_count += 1
         self.last_publish = now
-        effort = self.core.chain_order(command.effort)
+        core = self.core
+        effort = core.chain_order(command.effort)
         self.ref_pub.publish(self.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
                                            command.qd_ref, effort))
-        core = self.core
         self.jtc.after_command(command, core.q, core.qd, effort)
         if core.supervisor.events or core.events:
             self._log_events()

@@ -67,7 +67,7 @@ def steal_percent(before, after):
 
 
 def format_loop_bench(result):
-    """Human-readable table of :func:`run_loop_bench`'s result."""
+    """Human-readable table of nodes.loop_bench.run_loop_bench's result."""
     lines = [f'loop: {result["duration_s"]:.0f} s of joint states at {result["rate_hz"]:.0f} Hz '
              'per run, each node in its own process'
              + (', node under test pinned to its own CPU' if result['pinned'] else '')

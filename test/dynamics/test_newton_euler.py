@@ -20,7 +20,7 @@ from robodyn_ros.model.random_chain import random_chain
 def test_scratch_is_the_first_entries_and_the_staged_acceleration_is_untouched(seed):
     model = load_urdf(random_chain(7, seed), tip_link='tip')
     dyn = RigidBodyDynamics(model)
-    params, tau, buf, _, _ = dyn.kernel_workspace()
+    params, tau, buf, _ = dyn.kernel_workspace()
     n = model.n
     rng = np.random.default_rng(seed)
     q, qd, qdd = rng.uniform(-2, 2, (3, n))
@@ -36,7 +36,7 @@ def test_scratch_is_the_first_entries_and_the_staged_acceleration_is_untouched(s
 def test_computed_torque_kernel_is_one_newton_euler_pass():
     model = load_urdf(random_chain(6, 11), tip_link='tip')
     dyn = RigidBodyDynamics(model)
-    params, tau, buf, _, _ = dyn.kernel_workspace()
+    params, tau, buf, _ = dyn.kernel_workspace()
     rng = np.random.default_rng(2)
     q, qd, q_r, qd_r, qdd_r = rng.uniform(-1, 1, (5, model.n))
     kp, kd = np.full(model.n, 400.0), np.full(model.n, 40.0)
