@@ -23,7 +23,14 @@ import numba
 import numpy as np
 
 from ..dynamics.newton_euler import computed_torque_kernel, newton_euler
-from .cycle_kernels import first_violation, gather_packed, limit_into, rate_step
+from .cycle_kernels import (
+    JUMP_TOLERANCE,
+    first_violation,
+    gather_packed,
+    limit_into,
+    position_jump,
+    rate_step,
+)
 from .supervisor import ACTIVE
 
 __all__ = ['ActiveCycle', 'active_cycle_kernel', 'NOT_FINITE_STATE', 'GUARDED',
@@ -34,17 +41,21 @@ NOT_FINITE_STATE, GUARDED, NOT_FINITE_TORQUE = -1, -2, -3
 
 _F64 = np.dtype(float)
 # Rows of ActiveCycle.limits after the per-joint ones (each a constant over the joints).
-ROW_FRICTION, ROW_MINUS_GRAVITY, ROW_ZERO, ROW_RATE, ROW_PERIOD = range(6, 11)
+ROW_FRICTION, ROW_MINUS_GRAVITY, ROW_ZERO, ROW_RATE, ROW_PERIOD, ROW_WRAP, ROW_JUMP = \
+    range(6, 13)
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau, buf, out,
-                        output, elapsed, state):
+                        output, elapsed, state, previous, since_valid):
     """One active cycle on a packed state: ``where`` = [position offset, velocity offset,
     values per field, message index of each chain joint] (see :func:`gather_packed`).
     ``limits`` rows: lower, upper guard [rad or m], velocity guard [rad/s or m/s], kp, kd,
     effort limit [N m or N], friction on (any non-zero), gravity compensated by the robot
-    (non-zero), zeros, max torque rate [N m/s or N/s], nominal period [s].
+    (non-zero), zeros, max torque rate [N m/s or N/s], nominal period [s], continuous
+    joint (non-zero), jump tolerance [rad or m]. ``previous``: the last valid state's
+    positions, ``since_valid`` [s] ago (a farther jump than the velocity guard allows is
+    GUARDED: the general path rejects it).
 
     Writes q, qd into ``state`` rows 0, 1 (chain order); on success ``output`` becomes the
     law torque rate-limited for ``elapsed`` [s] since the last output (as
@@ -56,7 +67,9 @@ def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau
     q, qd = state[0], state[1]
     if not gather_packed(data, where[0], where[1], where[2], where[3:], q, qd):
         return NOT_FINITE_STATE
-    if first_violation(q, qd, limits[0], limits[1], limits[2]) >= 0:
+    if first_violation(q, qd, limits[0], limits[1], limits[2]) >= 0 or \
+            position_jump(q, previous, limits[2], limits[ROW_WRAP], since_valid,
+                          limits[ROW_JUMP, 0]) >= 0:
         return GUARDED
     if not computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, limits[3], limits[4],
                                   params, limits[ROW_FRICTION, 0] != 0.0, tau, buf):
@@ -99,8 +112,8 @@ class ActiveCycle:
         constants = (core.config.include_friction, not core.config.include_gravity, 0.0,
                      lim.max_torque_rate, lim.period)
         self.limits = np.array([lim.lower, lim.upper, lim.velocity, law.kp, law.kd,
-                                lim.effort, *(np.full(n, float(c)) for c in constants)],
-                               dtype=float)
+                                lim.effort, *(np.full(n, float(c)) for c in constants),
+                                sup.wrap, np.full(n, JUMP_TOLERANCE)], dtype=float)
         self.names = self.offsets = self.where = None  # the last layout's
         # Two state buffers, taken in turn: a cycle writes the one that is not the last
         # valid state, so a rejected cycle leaves that state as it was. Views made once:
@@ -124,7 +137,8 @@ class ActiveCycle:
         data = np.full(2 * n, np.nan).tobytes()  # stops at the first check
         where = _where_array((0, 8 * n), n, np.arange(n))
         active_cycle_kernel(data, where, self.limits, *reference, self.params, self.tau,
-                            self.buf, self.out, np.zeros(n), 0.0, np.empty((2, n)))
+                            self.buf, self.out, np.zeros(n), 0.0, np.empty((2, n)),
+                            np.zeros(n), 0.0)
 
     def _where(self, names, offsets):
         """The kernel's ``where`` for this layout (kept while it repeats), or None."""
@@ -158,7 +172,8 @@ class ActiveCycle:
             state, q, qd = self.buffers[1]
         code = active_cycle_kernel(data, where, self.limits, q_r, qd_r, qdd_r, self.params,
                                    self.tau, self.buf, self.out, sup.output,
-                                   now - sup.output_time, state)
+                                   now - sup.output_time, state, sup.q_valid,
+                                   now - sup.valid_time)
         if code < 0:
             return None
         core.accept_fused_state(now, q, qd, stamp, offset)

@@ -9,10 +9,11 @@ offending value and what is valid. Integers are accepted where floats are meant 
 
 from dataclasses import dataclass, field, fields
 import math
+import re
 
 import numpy as np
 
-from ..defaults import GRAVITY
+from ..defaults import COMMAND_TOPIC, GRAVITY
 from ..errors import ConfigError
 from .laws import MODES
 from .supervisor import SafetyLimits
@@ -23,6 +24,27 @@ TRIGGERS = ('timer', 'state')
 SAFE_COMMANDS = ('hold', 'zero')
 REFERENCES = ('hold', 'one_minus_cos', 'sum_of_sines')
 INTERPOLATIONS = ('quintic', 'cubic')
+#: Control rate range [Hz]: below 100 Hz a torque loop is not a torque loop; above 20 kHz no
+#: ROS transport keeps up.
+RATE_RANGE = (100.0, 20000.0)
+#: Largest accepted torque rate limit [N m/s]: 100 N m per millisecond, beyond any arm's
+#: effort range in one 1 kHz step.
+MAX_TORQUE_RATE = 1e5
+#: The final ramp (deactivate, shutdown, SIGINT) must reach the safe command from any output
+#: within this time [s], so a process exits within 2 s of a signal: max_torque_rate must be
+#: at least 2 x the largest effort limit / this.
+FINAL_RAMP_BUDGET = 1.0
+#: Earth's gravity [m/s^2] and the accepted deviation of |gravity| from it (the Earth's
+#: surface spans 9.78-9.83) unless ``earth_gravity`` is false.
+EARTH_GRAVITY, EARTH_GRAVITY_TOLERANCE = 9.81, 0.1
+#: With ``earth_gravity: false``: largest accepted |gravity| [m/s^2] (3 g).
+MAX_GRAVITY = 30.0
+#: Largest accepted effort limit [N m or N].
+MAX_EFFORT = 1e4
+#: Largest JointTrajectory / FollowJointTrajectory goal accepted (points).
+MAX_TRAJECTORY_POINTS = 100000
+#: A valid ROS 2 topic name (relative, absolute or private), as rcl accepts.
+_TOPIC = re.compile(r'^(~/|/)?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$')
 
 
 @dataclass(frozen=True)
@@ -48,6 +70,9 @@ class ControllerConfig:
     friction_smoothing: float = 0.01
     feedforward_pd: bool = True
     gravity: tuple = GRAVITY
+    earth_gravity: bool = True
+    command_topic: str = COMMAND_TOPIC
+    max_trajectory_points: int = 10000
     state_timeout: float = 0.05
     diagnostics_period: float = 0.1
     max_torque_rate: float = 1000.0
@@ -96,19 +121,27 @@ class ControllerConfig:
         _choice('safe_command', self.safe_command, SAFE_COMMANDS)
         _choice('initial_output', self.initial_output, SAFE_COMMANDS)
         _choice('interpolation', self.interpolation, INTERPOLATIONS)
-        _positive('rate', self.rate, upper=20000.0)
-        for name in ('state_timeout', 'diagnostics_period', 'max_torque_rate',
-                     'cross_check_tolerance', 'action_feedback_rate'):
-            _positive(name, getattr(self, name))
-        for name in ('ramp', 'ramp_time', 'friction_smoothing', 'position_margin',
-                     'reference_margin', 'velocity_margin', 'state_publish_rate', 'goal_time',
-                     'stopped_velocity_tolerance'):
-            _non_negative(name, getattr(self, name))
+        _within('rate', self.rate, *RATE_RANGE, 'Hz')
+        _within('state_timeout', self.state_timeout, 2.0 / self.rate, 1.0, 's',
+                '(at least 2 control periods)')
+        _within('diagnostics_period', self.diagnostics_period, 0.01, 10.0, 's')
+        _positive('max_torque_rate', self.max_torque_rate, upper=MAX_TORQUE_RATE)
+        _positive('cross_check_tolerance', self.cross_check_tolerance, upper=1e3)
+        _positive('action_feedback_rate', self.action_feedback_rate, upper=1000.0)
+        for name, upper in (('ramp', 60.0), ('ramp_time', 10.0), ('friction_smoothing', 10.0),
+                            ('position_margin', 1.0), ('reference_margin', 1.0),
+                            ('velocity_margin', 10.0), ('state_publish_rate', self.rate),
+                            ('goal_time', 3600.0), ('stopped_velocity_tolerance', 10.0)):
+            _within(name, getattr(self, name), 0.0, upper)
+        _within('max_trajectory_points', self.max_trajectory_points, 2,
+                MAX_TRAJECTORY_POINTS, 'points')
+        if not _TOPIC.match(self.command_topic):
+            raise ConfigError(f'command_topic: {self.command_topic!r} is not a valid topic name '
+                              "(letters, digits, '_' and '/', e.g. effort_controller/commands)")
+        self._check_gravity()
         if self.cross_check_every < 0:
             raise ConfigError(f'cross_check_every: expected >= 0 (0 = off), '
                               f'got {self.cross_check_every}')
-        if len(self.gravity) != 3:
-            raise ConfigError(f'gravity: expected 3 values [m/s^2], got {list(self.gravity)}')
         if len(self.payload_com) != 3 or len(self.payload_inertia) != 6 or \
                 self.payload_mass < 0:
             raise ConfigError(f'payload: expected mass >= 0, com 3 and inertia 6 values, got '
@@ -122,13 +155,25 @@ class ControllerConfig:
             values = getattr(self, name)
             if not values or any(v < 0 for v in values):
                 raise ConfigError(f'{name}: expected values >= 0, got {list(values)}')
-        for name in ('effort_limits', 'velocity_limits'):
-            if any(v <= 0 for v in getattr(self, name)):
-                raise ConfigError(f'{name}: expected values > 0, got '
+        for name, upper in (('effort_limits', MAX_EFFORT), ('velocity_limits', 1e3)):
+            if any(not 0 < v <= upper for v in getattr(self, name)):
+                raise ConfigError(f'{name}: expected values > 0 and <= {upper:g}, got '
                                   f'{list(getattr(self, name))}')
         if self.reference_margin < self.position_margin:
             raise ConfigError(f'reference_margin ({self.reference_margin}) must be >= '
                               f'position_margin ({self.position_margin})')
+
+    def _check_gravity(self):
+        if len(self.gravity) != 3:
+            raise ConfigError(f'gravity: expected 3 values [m/s^2], got {list(self.gravity)}')
+        norm = math.sqrt(sum(g * g for g in self.gravity))
+        if self.earth_gravity and abs(norm - EARTH_GRAVITY) > EARTH_GRAVITY_TOLERANCE:
+            raise ConfigError(f'gravity: |{list(self.gravity)}| = {norm:.4g} m/s^2 is not '
+                              f"Earth's ({EARTH_GRAVITY} +- {EARTH_GRAVITY_TOLERANCE}); set "
+                              'earth_gravity: false to allow another magnitude')
+        if norm > MAX_GRAVITY:
+            raise ConfigError(f'gravity: |{list(self.gravity)}| = {norm:.4g} m/s^2 is above '
+                              f'{MAX_GRAVITY} m/s^2')
 
     def goal_defaults(self, n):
         """Default tolerances of FollowJointTrajectory goals ((n,) arrays, inf = not
@@ -204,9 +249,11 @@ def _positive(name, value, upper=math.inf):
         raise ConfigError(f'{name}: expected a value > 0{bound}, got {value!r}')
 
 
-def _non_negative(name, value):
-    if value < 0:
-        raise ConfigError(f'{name}: expected a value >= 0, got {value!r}')
+def _within(name, value, lower, upper, unit='', why=''):
+    if not lower <= value <= upper:
+        unit = f' {unit}' if unit else ''
+        why = f' {why}' if why else ''
+        raise ConfigError(f'{name}: expected {lower:g} to {upper:g}{unit}{why}, got {value!r}')
 
 
 def safety_limits(model, config: ControllerConfig) -> SafetyLimits:
@@ -218,6 +265,15 @@ def safety_limits(model, config: ControllerConfig) -> SafetyLimits:
     if bad:
         raise ConfigError(f'effort limits missing or 0 in the URDF for joints {bad}; '
                           'give them with the effort_limits parameter [N m or N]')
+    if np.any(effort > MAX_EFFORT):
+        raise ConfigError(f'effort limits {list(effort)} above {MAX_EFFORT:g} [N m or N]; give '
+                          'the real ones with the effort_limits parameter')
+    need = 2.0 * float(np.max(effort, initial=0.0)) / FINAL_RAMP_BUDGET
+    if cfg.max_torque_rate < need:
+        raise ConfigError(f'max_torque_rate: {cfg.max_torque_rate:g} N m/s cannot ramp the '
+                          f'largest effort range (2 x {need * FINAL_RAMP_BUDGET / 2:g}) to the '
+                          f'safe command within {FINAL_RAMP_BUDGET:g} s on shutdown; expected '
+                          f'>= {need:g}')
     velocity = cfg.per_joint('velocity_limits', n, model.velocity_limits)
     velocity = np.where(velocity > 0, velocity * (1.0 + cfg.velocity_margin), np.inf)
     return SafetyLimits(

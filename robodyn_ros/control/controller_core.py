@@ -21,7 +21,7 @@ from .controller_config import ControllerConfig, safety_limits
 from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
-from .reference_manager import ReferenceManager
+from .reference_manager import PreparedTrajectory, ReferenceManager
 from .state_clock import CLOCK_RESET, StateClock
 from .supervisor import LEVELS, SAFE, WAITING, SafetySupervisor
 from .trajectories import Hold
@@ -75,7 +75,7 @@ class ControllerCore:
         self.out_order = None if order == list(range(n)) else np.array(order)
         self.in_order = None if self.out_order is None else np.argsort(order)
         self.payload = payload_body(config.payload_mass, config.payload_com,
-                                    config.payload_inertia)
+                                    config.payload_inertia, model, self._gravity_norm())
         self.dyn, self.law = controller_dynamics(model, config, self.payload)
         self.supervisor = SafetySupervisor(safety_limits(model, config),
                                            self.dyn.gravity_vector
@@ -91,6 +91,9 @@ class ControllerCore:
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
         self.last_rejection = ''
+
+    def _gravity_norm(self):
+        return float(np.linalg.norm(self.config.gravity))
 
     def _cross_check(self, dyn):
         """Pinocchio's RNEA against ``dyn`` every ``cross_check_every`` cycles, or None."""
@@ -111,7 +114,7 @@ class ControllerCore:
         """Carry a new payload at the tip (mass [kg], com [m] and inertia about the com
         [kg m^2] in the tip frame; mass 0: none). Call between cycles: the next cycle uses
         it. ConfigError (nothing changed) when it is not physical."""
-        body = payload_body(mass, com, inertia)
+        body = payload_body(mass, com, inertia, self.model, self._gravity_norm())
         dyn, law = controller_dynamics(self.model, self.config, body)
         self.cross_check = self._cross_check(dyn)
         self.dyn, self.law, self.payload = dyn, law, body
@@ -162,6 +165,10 @@ class ControllerCore:
             self.clock.check(stamp)
         except InputError as exc:
             self.reject(now, str(exc))
+            return False
+        jump = self.supervisor.jump(now, q, self.model.joint_names)
+        if jump:
+            self.reject(now, jump)
             return False
         self.q, self.qd = q, qd
         jump = self.clock.take(stamp, now, self.reference)
@@ -231,15 +238,39 @@ class ControllerCore:
 
     def on_trajectory(self, now: float, msg: Any) -> tuple[bool, str]:
         """Follow a JointTrajectory (duck-typed). Returns (accepted, one-line text)."""
+        prepared = self.prepare_trajectory(now, msg)
+        if isinstance(prepared, str) and not self.supervisor.commanding:
+            prepared = f'trajectory rejected: controller is {self.supervisor.mode}'
+        if isinstance(prepared, str):
+            self.events.append((1, prepared))
+            return False, prepared
+        return self.adopt_trajectory(now, prepared)
+
+    def prepare_trajectory(self, now: float, msg: Any) -> 'PreparedTrajectory | str':
+        """A JointTrajectory converted to start at ``now`` (monotonic [s]), or the text of
+        its rejection. Changes nothing: call it from any thread (a long trajectory is
+        converted off the control thread), then :meth:`adopt_trajectory` on the control
+        thread."""
+        if len(msg.points) > self.config.max_trajectory_points:
+            return (f'trajectory rejected: {len(msg.points)} points, more than '
+                    f'max_trajectory_points ({self.config.max_trajectory_points})')
+        try:
+            return self.reference.prepare(msg, now + self.clock.offset)
+        except (InputError, TypeError, AttributeError, ValueError) as exc:
+            return f'trajectory rejected: {exc}'
+
+    def adopt_trajectory(self, now: float, prepared: PreparedTrajectory) -> tuple[bool, str]:
+        """Follow a prepared trajectory (control thread; O(1)). (accepted, text)."""
         if not self.supervisor.commanding:
             text = f'trajectory rejected: controller is {self.supervisor.mode}'
         else:
             try:
-                duration = self.reference.follow(msg, now + self.clock.offset)
-                text = f'following a {len(msg.points)}-point trajectory over {duration:.3f} s'
+                duration = self.reference.adopt(prepared)
+                text = (f'following a {len(prepared.spline.knots) - 1}-point trajectory over '
+                        f'{duration:.3f} s')
                 self.events.append((0, text))
                 return True, text
-            except (InputError, TypeError, AttributeError, ValueError) as exc:
+            except InputError as exc:
                 text = f'trajectory rejected: {exc}'
         self.events.append((1, text))
         return False, text

@@ -1,19 +1,44 @@
 """The controller's dynamics and law for its model, friction overrides and payload: built
 at configure and again when the payload changes (between two cycles)."""
 
+import numpy as np
+
 from ..dynamics import RigidBodyDynamics
 from ..errors import ConfigError, InputError, ModelError
 from ..model.payload import payload_inertial, with_payload
 from .laws import ControlLaw, LawConfig
 
-__all__ = ['controller_dynamics', 'payload_body']
+__all__ = ['controller_dynamics', 'payload_body', 'arm_reach']
 
 
-def payload_body(mass, com, inertia):
+def arm_reach(model):
+    """Upper bound of the distance from joint 1 to the tip frame [m]: the sum of the
+    chain's joint-to-joint and tool offsets."""
+    offsets = [np.linalg.norm(j.origin[:3, 3]) for j in model.joints[1:]]
+    return float(sum(offsets) + np.linalg.norm(model.tool[:3, 3]))
+
+
+def payload_body(mass, com, inertia, model=None, gravity=9.81):
     """The payload Inertial (tip frame) of the parameters, None for mass 0; ConfigError
-    naming what is not physical."""
+    naming what is not physical or what ``model`` cannot carry: a centre of mass farther from
+    the tip than the arm's reach, or a weight whose moment at that distance plus the reach
+    exceeds every joint's effort limit (no joint could hold it)."""
+    if not all(np.isfinite(v) for v in (mass, *com, *inertia)):
+        raise ConfigError(f'payload: non-finite values: mass {mass}, com {list(com)}, '
+                          f'inertia {list(inertia)}')
     if mass == 0:
         return None
+    if model is not None:
+        reach, distance = arm_reach(model), float(np.linalg.norm(com))
+        if distance > reach:
+            raise ConfigError(f'payload.com: {list(com)} is {distance:.3g} m from the tip, '
+                              f'beyond the arm\'s reach ({reach:.3g} m)')
+        moment = float(mass) * gravity * (reach + distance)
+        strongest = float(np.max(model.effort_limits))
+        if moment > strongest:
+            raise ConfigError(f'payload.mass: {mass:g} kg weighs {moment:.4g} N m at the arm\'s '
+                              f'reach, more than the strongest joint\'s effort limit '
+                              f'({strongest:.4g} N m): not a payload this arm can carry')
     try:
         return payload_inertial(float(mass), com, inertia)
     except ModelError as exc:

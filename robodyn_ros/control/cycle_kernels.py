@@ -7,10 +7,13 @@ Plain loops over n joints: cheaper per cycle than a chain of small numpy calls.
 import numba
 import numpy as np
 
-__all__ = ['gather_packed', 'rate_step', 'limit_into', 'first_violation', 'RATE_LIMITED',
-           'CLAMPED', 'NON_FINITE']
+__all__ = ['gather_packed', 'rate_step', 'limit_into', 'first_violation', 'position_jump',
+           'RATE_LIMITED', 'CLAMPED', 'NON_FINITE', 'JUMP_TOLERANCE']
 
 RATE_LIMITED, CLAMPED, NON_FINITE = 1, 2, 4
+#: A joint may move this much [rad or m] between two states beyond what its velocity guard
+#: allows in the time between them (sensor noise, quantisation, receipt jitter).
+JUMP_TOLERANCE = 0.01
 
 
 @numba.njit(cache=True)
@@ -86,4 +89,21 @@ def first_violation(q, qd, lower, upper, velocity):
     for j in range(n):
         if abs(qd[j]) > velocity[j]:
             return n + j
+    return -1
+
+
+@numba.njit(cache=True)
+def position_jump(q, previous, velocity, wrap, elapsed, tolerance):
+    """-1 when every joint moved from ``previous`` by at most velocity[j] * ``elapsed`` +
+    ``tolerance`` (``wrap[j]`` non-zero: a continuous joint, distance modulo 2 pi); else
+    the first joint that moved farther: a second joint_states publisher or a glitch,
+    not motion. A joint without velocity limit (inf) is not checked."""
+    for j in range(q.shape[0]):
+        delta = abs(q[j] - previous[j])
+        if wrap[j] != 0.0:
+            delta = delta % (2.0 * np.pi)
+            delta = min(delta, 2.0 * np.pi - delta)
+        allowed = velocity[j] * max(elapsed, 0.0) + tolerance
+        if delta > allowed:
+            return j
     return -1

@@ -6,13 +6,15 @@ against the admissible positions (joint limits minus ``reference_margin``) befor
 accepted; a rejected one leaves the current reference in place.
 """
 
+from typing import Any, NamedTuple
+
 import numpy as np
 
 from ..errors import InputError
 from .trajectories import Hold, SumOfSines, make_reference
 from .trajectory_message import trajectory_from_message
 
-__all__ = ['ReferenceManager']
+__all__ = ['ReferenceManager', 'PreparedTrajectory']
 
 
 class ReferenceManager:
@@ -70,13 +72,40 @@ class ReferenceManager:
                              f'[{self.lower[j]:.4g}, {self.upper[j]:.4g}]')
         self.generator, self.t0, self.kind = generator, t, kind
 
+    def prepare(self, msg, t):
+        """A JointTrajectory as a :class:`PreparedTrajectory` starting at time ``t`` from the
+        current reference (InputError if rejected). Reads the reference and changes nothing:
+        a thread other than the control thread may call it (a long trajectory is converted
+        there); :meth:`adopt` then swaps it in."""
+        generator, t0 = self.generator, self.t0
+        if generator is None:
+            raise InputError('no reference yet (no valid joint state since activation)')
+        start = self(t) if t >= t0 else self(t0)
+        spline = trajectory_from_message(msg, self.joint_map, start, 0.0,
+                                         self.interpolation, self.lower, self.upper)
+        return PreparedTrajectory(spline, t, generator, t0)
+
+    def adopt(self, prepared):
+        """Follow a prepared trajectory from its start time; InputError when the reference
+        it starts from was replaced meanwhile (it would not start where the arm is
+        going). Returns its duration [s]."""
+        if prepared.base is not self.generator or prepared.base_t0 != self.t0:
+            raise InputError('the reference changed while the trajectory was converted; '
+                             'send it again')
+        self.generator, self.t0, self.kind = prepared.spline, prepared.t, 'trajectory'
+        return prepared.spline.duration
+
     def follow(self, msg, t):
         """Follow a JointTrajectory from the current reference at time t (InputError if
         rejected; the current reference stays)."""
-        start = self(t) if self.started else None
-        if start is None:
-            raise InputError('no reference yet (no valid joint state since activation)')
-        self.generator = trajectory_from_message(msg, self.joint_map, start, 0.0,
-                                                 self.interpolation, self.lower, self.upper)
-        self.t0, self.kind = t, 'trajectory'
-        return self.generator.duration
+        return self.adopt(self.prepare(msg, t))
+
+
+class PreparedTrajectory(NamedTuple):
+    """A converted trajectory (``spline`` from time ``t``) and the reference it starts from
+    (``base`` generator started at ``base_t0``)."""
+
+    spline: Any
+    t: float
+    base: Any
+    base_t0: float

@@ -2,8 +2,13 @@
 clock stands against the monotonic clock.
 
 The reference runs at ``t_ref = now + offset``, ``offset`` = stamp - receipt time of the
-last valid state (0 for unstamped states), so the published reference shares the states'
-stamps whatever the robot PC's clock says, while the watchdog stays on the monotonic clock.
+last valid state, so the published reference shares the states' stamps whatever the robot
+PC's clock says, while the watchdog stays on the monotonic clock.
+
+A stamp of exactly 0 is ambiguous: simulated time at its start, or a publisher that does
+not stamp. The first one is taken as time 0 (a simulator's first state); a second one
+means the stream is unstamped (offset 0: the reference runs on the receipt time, said
+once); after stamped states, a missing stamp keeps the offset (time goes on).
 """
 
 from ..errors import InputError
@@ -21,6 +26,8 @@ class StateClock:
     def __init__(self) -> None:
         self.stamp = 0.0  # last accepted stamp [s]; 0: none yet or unstamped
         self.offset = 0.0
+        self.stamped = False  # a non-zero stamp was taken
+        self.zeros = 0  # zero stamps taken before any non-zero one
 
     def _refusal(self, stamp):
         """Why a stamp [s] (0 = unset) is refused: it repeats the last one or is older than
@@ -38,10 +45,13 @@ class StateClock:
         if reason:
             raise InputError(reason)
 
-    @staticmethod
-    def _offset(stamp, now):
-        """Stamp minus receipt time [s]; 0 for an unstamped state."""
-        return stamp - now if stamp else 0.0
+    def _offset(self, stamp, now):
+        """Stamp minus receipt time [s] (for a zero stamp see the module docstring)."""
+        if stamp:
+            return stamp - now
+        if self.stamped:
+            return self.offset
+        return -now if self.zeros == 0 else 0.0
 
     def take(self, stamp: float, now: float, reference) -> str:
         """Accept a checked state received at monotonic ``now`` [s]. A jump of the states'
@@ -53,6 +63,9 @@ class StateClock:
         if abs(jump) > CLOCK_RESET and reference.started:
             reference.t0 += jump
             text = f'joint state clock jumped by {jump:.3f} s; reference time shifted with it'
+            if not stamp and not self.stamped:
+                text = ('joint states carry no stamp (0): the reference runs on their '
+                        'receipt time')
         self.take_steady(stamp, offset)
         return text
 
@@ -69,3 +82,6 @@ class StateClock:
         self.offset = offset
         if stamp:
             self.stamp = stamp
+            self.stamped = True
+        elif not self.stamped:
+            self.zeros += 1

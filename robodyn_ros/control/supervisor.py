@@ -30,10 +30,12 @@ import numpy as np
 
 from .cycle_kernels import (
     CLAMPED,
+    JUMP_TOLERANCE,
     NON_FINITE,
     RATE_LIMITED,
     first_violation,
     limit_into,
+    position_jump,
     rate_step,
 )
 
@@ -42,6 +44,9 @@ __all__ = ['SafetyLimits', 'SafetySupervisor', 'INACTIVE', 'WAITING', 'RAMP_IN',
 
 INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE = 'inactive', 'waiting', 'ramp_in', 'active', 'safe'
 OK, WARN, ERROR = 0, 1, 2
+#: This many position jumps (see :meth:`SafetySupervisor.jump`) within JUMP_WINDOW [s]:
+#: two joint_states sources disagree.
+JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
 #: Diagnostic level of each state (diagnostic_msgs/DiagnosticStatus OK=0, WARN=1, ERROR=2).
 LEVELS = {INACTIVE: WARN, WAITING: WARN, RAMP_IN: OK, ACTIVE: OK, SAFE: ERROR}
 
@@ -107,6 +112,8 @@ class SafetySupervisor:
         self.rate_limited = 0
         self.clamped = 0
         self._step = limits.max_torque_rate * limits.period
+        self.jumps = []  # monotonic times of recent rejected jumps
+        self.wrap = (~np.isfinite(limits.lower) | ~np.isfinite(limits.upper)).astype(float)
 
     # -- transitions ------------------------------------------------------------------
     def _enter(self, mode, reason, now):
@@ -164,6 +171,35 @@ class SafetySupervisor:
             self._enter(RAMP_IN, 'valid joint states again; holding the current position', now)
             return True
         return False
+
+    def jump(self, now, q, names):
+        """'' when ``q`` is within reach of the last valid state at the velocity guard
+        (see cycle_kernels.position_jump); else the reason (the caller rejects the state).
+        A single jump is a glitch; JUMPS_TO_FAULT within JUMP_WINDOW seconds are two
+        publishers that disagree: safe mode, latched (neither may drive the arm).
+        """
+        if self.q_valid is None or self.mode not in (RAMP_IN, ACTIVE, SAFE):
+            return ''
+        elapsed = now - self.valid_time
+        j = position_jump(q, self.q_valid, self.limits.velocity, self.wrap, elapsed,
+                          JUMP_TOLERANCE)
+        if j < 0:
+            return ''
+        self.jumps = [t for t in self.jumps if now - t < JUMP_WINDOW] + [now]
+        text = (f'joint {names[j]} jumped {q[j] - self.q_valid[j]:+.4g} in '
+                f'{elapsed * 1e3:.1f} ms, beyond its velocity guard')
+        if len(self.jumps) >= JUMPS_TO_FAULT:
+            self.fault(now, f'{len(self.jumps)} joint states within {JUMP_WINDOW:g} s jumped '
+                            'beyond the velocity guard: two joint_states publishers that '
+                            f'disagree? ({text})', latch=True)
+        return text
+
+    def continue_from(self, output, time):
+        """Start the rate limit from ``output`` (chain order), published at monotonic
+        ``time`` [s] by a previous controller: its first command steps from there."""
+        self.output = np.clip(np.asarray(output, dtype=float), -self.limits.effort,
+                              self.limits.effort)
+        self.output_time = time
 
     def note_valid(self, now, q, qd):
         """The last valid state (it feeds the watchdog and the hold command); the guards
@@ -251,6 +287,7 @@ class SafetySupervisor:
         """Compile (or load) the per-cycle kernels on a throw-away state."""
         lim = self.limits
         first_violation(q, np.zeros(self.n), lim.lower, lim.upper, lim.velocity)
+        position_jump(q, q, lim.velocity, self.wrap, 0.0, JUMP_TOLERANCE)
         limit_into(np.zeros(self.n), np.zeros(self.n), self._step, lim.effort)
         rate_step(lim.max_torque_rate, 0.0, lim.period)
 

@@ -12,6 +12,8 @@ place, without building message objects.
 
 from collections.abc import Sequence
 import struct
+from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,6 +21,8 @@ from numpy.typing import ArrayLike
 from ..errors import BagError
 
 __all__ = ['parse_joint_state', 'encode_joint_state', 'float64_multi_array',
+           'joint_trajectory_size', 'parse_joint_trajectory', 'TrajectoryPoint',
+           'TrajectoryData',
            'JointStateLayout', 'JointStateWriter', 'Float64MultiArrayWriter', 'stamp_parts']
 
 _U32 = struct.Struct('<I')
@@ -78,6 +82,97 @@ def _scan(raw):
         raise BagError(f'JointState: truncated or corrupt CDR ({len(buf)} bytes): '
                        f'{exc}') from None
     return sec + nsec * 1e-9, tuple(names), tuple(arrays)
+
+
+def _trajectory_head(raw):
+    """(data view, joint names, offset of the point count) of a JointTrajectory's CDR."""
+    buf = memoryview(raw)
+    if len(buf) < 16 or buf[1] != 1:
+        raise BagError('JointTrajectory: expected little-endian CDR')
+    data = buf[4:]
+    off = 12 + _count(data, 8, 1, 'JointTrajectory frame_id')
+    count = _count(data, _align(off, 4), 4, 'JointTrajectory joint_names')
+    off = _align(off, 4) + 4
+    names = []
+    for _ in range(count):
+        off = _align(off, 4)
+        (slen,) = _U32.unpack_from(data, off)
+        if slen == 0 or off + 4 + slen > len(data):
+            raise BagError('JointTrajectory: corrupt joint name')
+        names.append(bytes(data[off + 4:off + 3 + slen]).decode())
+        off += 4 + slen
+    return data, names, _align(off, 4)
+
+
+def joint_trajectory_size(raw: bytes) -> tuple[int, int]:
+    """(joint names, points) of a trajectory_msgs/JointTrajectory's CDR bytes, read without
+    decoding the points (O(joints): the control thread may call it on any message).
+
+    Raises:
+        BagError: not little-endian CDR, or truncated/corrupt bytes.
+    """
+    try:
+        data, names, off = _trajectory_head(raw)
+        (points,) = _U32.unpack_from(data, off)
+    except (struct.error, UnicodeDecodeError) as exc:
+        raise BagError(f'JointTrajectory: truncated or corrupt CDR: {exc}') from None
+    return len(names), points
+
+
+class TrajectoryPoint(NamedTuple):
+    """One point as trajectory_message reads it (duck-typed like the ROS message)."""
+
+    positions: np.ndarray
+    velocities: np.ndarray
+    accelerations: np.ndarray
+    effort: np.ndarray
+    time_from_start: SimpleNamespace
+
+
+class TrajectoryData(NamedTuple):
+    """A decoded JointTrajectory: ``joint_names`` and ``points``."""
+
+    joint_names: list
+    points: list
+
+
+def parse_joint_trajectory(raw: bytes, max_points: int) -> TrajectoryData:
+    """Decode a trajectory_msgs/JointTrajectory's CDR bytes (at most ``max_points``).
+
+    Pure Python, one point at a time: run it off the control thread, where the interpreter
+    hands the lock back every switch interval (rclpy's C deserializer would hold it for the
+    whole message).
+
+    Raises:
+        BagError: more than ``max_points`` points, not little-endian CDR, truncated or
+            corrupt bytes.
+    """
+    try:
+        data, names, off = _trajectory_head(raw)
+        count = _count(data, off, 24, 'JointTrajectory points')
+        if count > max_points:
+            raise BagError(f'JointTrajectory: {count} points, more than max_trajectory_points '
+                           f'({max_points})')
+        off += 4
+        points = []
+        for _ in range(count):
+            fields = []
+            for _ in range(4):
+                off = _align(off, 4)
+                k = _count(data, off, 8, 'JointTrajectory point array')
+                start = _align(off + 4, 8) if k else off + 4
+                fields.append(np.frombuffer(data, '<f8', k, start) if k else _EMPTY)
+                off = start + 8 * k
+            off = _align(off, 4)
+            sec, nanosec = _STAMP.unpack_from(data, off)
+            off += 8
+            points.append(TrajectoryPoint(*fields, SimpleNamespace(sec=sec, nanosec=nanosec)))
+    except (struct.error, UnicodeDecodeError, ValueError) as exc:
+        raise BagError(f'JointTrajectory: truncated or corrupt CDR: {exc}') from None
+    return TrajectoryData(names, points)
+
+
+_EMPTY = np.zeros(0)
 
 
 def _values(raw, field):

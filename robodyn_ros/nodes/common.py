@@ -1,7 +1,11 @@
 """Helpers shared by the nodes: parameters, model loading, messages, the main loop."""
 
 import array
+import os
+import re
 import signal
+import threading
+import time
 
 from builtin_interfaces.msg import Time
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
@@ -11,14 +15,17 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
-from ..errors import RobodynError
+from ..errors import ConfigError, RobodynError
 from ..io.cdr import stamp_parts
 from ..model import load_urdf
 from ..model.registry import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
            'run_node', 'to_time', 'float_array', 'guarded',
-           'robot_named', 'diagnostic_array', 'log_events']
+           'robot_named', 'diagnostic_array', 'log_events', 'EventGate', 'EXIT_DEADLINE']
+
+#: A process exits at most this long [s] after SIGINT/SIGTERM, whatever it is doing.
+EXIT_DEADLINE = 1.8
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                    reliability=ReliabilityPolicy.RELIABLE)
@@ -37,11 +44,12 @@ def declare(node, name, default, description, dynamic=False, read_only=True):
 
 def declare_robot(node):
     """Declare robot_description / urdf_file / robot / base_link / tip_link."""
-    declare(node, 'robot_description', '', 'URDF XML (as robot_state_publisher gets it)')
-    declare(node, 'urdf_file', '', 'URDF file path (used when robot_description is empty)')
-    declare(node, 'robot', '', 'named robot (panda, ur5, three_link, ...) as a fallback')
-    declare(node, 'base_link', '', 'chain base link (default: URDF root)')
-    declare(node, 'tip_link', '', 'chain tip link (default: unique deepest leaf)')
+    declare(node, 'robot_description', '', 'URDF XML (as robot_state_publisher gets it)', True)
+    declare(node, 'urdf_file', '', 'URDF file path (used when robot_description is empty)',
+            True)
+    declare(node, 'robot', '', 'named robot (panda, ur5, three_link, ...) as a fallback', True)
+    declare(node, 'base_link', '', 'chain base link (default: URDF root)', True)
+    declare(node, 'tip_link', '', 'chain tip link (default: unique deepest leaf)', True)
     declare(node, 'xacro_args', [], "xacro arguments ['name:=value', ...] or 'a:=1 b:=2' "
             '(for a xacro description)', True)
 
@@ -49,27 +57,46 @@ def declare_robot(node):
 def model_from_parameters(node, xml=None):
     """RobotModel from robot_description (or ``xml``), urdf_file or robot (URDF or xacro,
     with ``xacro_args``; ``effort_limits`` when the node declares it); None if none set."""
-    get = node.get_parameter
-    base = get('base_link').value or None
-    tip = get('tip_link').value or None
-    source = xml or get('robot_description').value or get('urdf_file').value
-    if not source and get('robot').value:
-        source, rbase, rtip = robot_path(get('robot').value)
+    get = _string_parameter(node)
+    base = get('base_link') or None
+    tip = get('tip_link') or None
+    source = xml or get('robot_description') or get('urdf_file')
+    if not source and get('robot'):
+        source, rbase, rtip = robot_path(get('robot'))
         base, tip = base or rbase, tip or rtip
     if not source:
         return None
-    mappings = get('xacro_args').value or []
+    mappings = node.get_parameter('xacro_args').value or []
     if isinstance(mappings, str):
         mappings = mappings.split()
-    effort = get('effort_limits').value if node.has_parameter('effort_limits') else None
+    if not isinstance(mappings, (list, tuple)) or \
+            not all(isinstance(m, str) and ':=' in m for m in mappings):
+        raise ConfigError(f"xacro_args: expected 'name:=value' strings, got {mappings!r}")
+    effort = node.get_parameter('effort_limits').value \
+        if node.has_parameter('effort_limits') else None
+    if effort is not None and (not isinstance(effort, (list, tuple)) or not all(
+            isinstance(e, (int, float)) and not isinstance(e, bool) for e in effort)):
+        raise ConfigError(f'effort_limits: expected a list of numbers, got {effort!r}')
     return load_urdf(source, base, tip, mappings=list(mappings),
                      effort_limits=list(effort) if effort else None)
 
 
+def _string_parameter(node):
+    """get(name) -> the string parameter's value; ConfigError naming a non-string."""
+    def get(name):
+        value = node.get_parameter(name).value
+        if value is None:
+            return ''
+        if not isinstance(value, str):
+            raise ConfigError(f'{name}: expected a string, got {value!r}')
+        return value
+    return get
+
+
 def robot_named(node):
     """True when a parameter names the robot (no robot_description topic needed)."""
-    return any(node.get_parameter(k).value for k in ('robot_description', 'urdf_file',
-                                                      'robot'))
+    return any(isinstance(node.get_parameter(k).value, str) and node.get_parameter(k).value
+               for k in ('robot_description', 'urdf_file', 'robot'))
 
 
 def guarded(method):
@@ -85,10 +112,40 @@ def guarded(method):
     return wrapper
 
 
-def log_events(logger, events):
-    """Log (level, text) events once each: 0 info, 1 warning, 2 error (separate call sites:
-    rclpy refuses one site logging at several severities)."""
+class EventGate:
+    """At most one log line per kind of event per ``period`` [s] (monotonic): a kind is the
+    text with its numbers blanked, so alternating faults or clocks cannot flood the log.
+    The line after a quiet spell says how many of its kind were held back."""
+
+    _NUMBER = re.compile(r'[-+]?\d[\d.e+-]*')
+
+    def __init__(self, period=1.0):
+        self.period = period
+        self.last = {}  # kind -> (time logged, held back since)
+
+    def __call__(self, level, text, now=None):
+        """The line to log for this event, or None (held back)."""
+        now = time.monotonic() if now is None else now
+        kind = (level, self._NUMBER.sub('#', text))
+        logged, held = self.last.get(kind, (None, 0))
+        if logged is not None and now - logged < self.period:
+            self.last[kind] = (logged, held + 1)
+            return None
+        if len(self.last) > 1000:  # bounded memory whatever the texts
+            self.last.clear()
+        self.last[kind] = (now, 0)
+        return text if not held else f'{text} ({held} more like it in the last ' \
+                                      f'{now - logged:.1f} s)'
+
+
+def log_events(logger, events, gate=None):
+    """Log (level, text) events: 0 info, 1 warning, 2 error (separate call sites: rclpy
+    refuses one site logging at several severities); ``gate`` (an EventGate) thins them."""
     for level, text in events:
+        if gate is not None:
+            text = gate(level, text)
+            if text is None:
+                continue
         if level == 2:
             logger.error(text)
         elif level == 1:
@@ -129,9 +186,26 @@ class _Stop:
 
     def __init__(self):
         self.signal = None
+        self.node = None
+        self.closing = False
 
     def __call__(self, signum, frame):
+        first = self.signal is None
         self.signal = self.signal or signum
+        if not first:
+            return
+        # Whatever the process is doing, it is gone EXIT_DEADLINE after the signal.
+        threading.Thread(target=_exit_later, daemon=True).start()
+        # Nothing commanded (building the node, a cold configure compiling kernels, idle):
+        # end now instead of at the end of the work under way. Never while closing: the
+        # close publishes the safe command.
+        if not self.closing and not getattr(self.node, 'commanding', False):
+            raise KeyboardInterrupt
+
+
+def _exit_later():
+    time.sleep(EXIT_DEADLINE)
+    os._exit(0)
 
 
 def _ignore_signals():
@@ -180,10 +254,20 @@ def run_node(factory, name, args=None, events_executor=False):
         rclpy.try_shutdown()
         _ignore_signals()
         return 2
+    except KeyboardInterrupt:  # a signal while the node was being built
+        rclpy.try_shutdown()
+        _ignore_signals()
+        return 0
+    except Exception as exc:  # noqa: BLE001 - e.g. a parameter override rclpy refuses
+        print(f'{name}: error: {type(exc).__name__}: {exc}'.splitlines()[0], flush=True)
+        rclpy.try_shutdown()
+        _ignore_signals()
+        return 2
+    stop.node = node
     executor = _executor(events_executor)
     executor.add_node(node)
     try:
-        while stop.signal is None and rclpy.ok():
+        while stop.signal is None and rclpy.ok() and not getattr(node, 'finished', False):
             try:
                 executor.spin_once(timeout_sec=0.1)
             except (ExternalShutdownException, KeyboardInterrupt):
@@ -192,7 +276,10 @@ def run_node(factory, name, args=None, events_executor=False):
                 node.get_logger().error(f'callback raised {type(exc).__name__}: {exc}')
                 if hasattr(node, 'on_internal_error'):
                     node.on_internal_error(exc)
+    except KeyboardInterrupt:  # a signal while nothing was commanded (see _Stop)
+        pass
     finally:
+        stop.closing = True  # from here a signal is only recorded: the close must finish
         if hasattr(node, 'close'):
             node.close()
         executor.remove_node(node)

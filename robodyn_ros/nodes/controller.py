@@ -15,6 +15,7 @@ uses the steady clock; the core (robodyn_ros.control.ControllerCore) does everyt
 """
 
 import gc
+import sys
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray
@@ -28,10 +29,12 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..control import ControllerConfig, ControllerCore
 from ..defaults import JOINT_STATES
+from ..control.controller_config import ControllerConfig as _Config
 from ..errors import RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .common import (
     ROBOT_DESCRIPTION_QOS,
+    EventGate,
     declare,
     declare_robot,
     diagnostic_array,
@@ -43,10 +46,17 @@ from .common import (
 )
 from .controller_parameters import PARAMETERS, RUNTIME, apply_runtime_parameters
 from .trajectory_interfaces import TrajectoryInterfaces
+from .trajectory_worker import TrajectoryWorker
 
 __all__ = ['ControllerNode', 'main']
 
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+#: The controller's own topics (relative names): command_topic must differ from each.
+OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_state',
+              'robot_description', '/diagnostics', '~/follow_joint_trajectory')
+#: The interpreter's switch interval [s] in the controller: a worker thread (trajectory
+#: conversion, the action) gives the lock back to the control thread this often.
+SWITCH_INTERVAL = 5e-4
 
 
 class ControllerNode(LifecycleNode):
@@ -54,26 +64,48 @@ class ControllerNode(LifecycleNode):
 
     def __init__(self, **kwargs):
         super().__init__('robodyn_controller', **kwargs)
+        sys.setswitchinterval(SWITCH_INTERVAL)
+        # Every parameter takes any type at declaration (a wrong one must not end the
+        # process with rclpy's traceback); ControllerConfig checks each at configure.
         declare_robot(self)
-        for name, (default, description, dynamic) in PARAMETERS.items():
-            declare(self, name, default, description, dynamic, name not in RUNTIME)
+        for name, (default, description, _) in PARAMETERS.items():
+            declare(self, name, default, description, True, name not in RUNTIME)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.core = self.xml = self.cmd_pub = self.ref_pub = None
         self.status = 'unconfigured: not configured yet'
         self.entities = []
-        self.jtc = None
+        self.jtc = self.worker = None
+        self.finished = False
+        self.log_gate = EventGate()
         self.command_count, self.last_publish = 0, 0.0
+        self.last_output = None  # (joint names, chain-order torque, monotonic time)
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
-        period = self.get_parameter('diagnostics_period').value
-        self.create_timer(period if isinstance(period, (int, float)) and period > 0 else 0.1,
-                          self.on_diagnostics, clock=self.steady)
+        self.create_timer(self._diagnostics_period(), self.on_diagnostics, clock=self.steady)
         if not robot_named(self):
             self.create_subscription(String, 'robot_description', self.on_description,
                                      ROBOT_DESCRIPTION_QOS)
             self.get_logger().info('waiting for robot_description')
-        if self.get_parameter('autostart').value:
+        if self.get_parameter('autostart').value is True:
             self.autostart()
+        elif self.core is None:
+            self.get_logger().info(
+                'autostart is false: configure and activate with `ros2 lifecycle set '
+                f'{self.get_fully_qualified_name()} configure` (then activate)')
+
+    def _diagnostics_period(self):
+        """The diagnostics timer's period [s]: the parameter when valid, else the default
+        (configure then fails, naming the parameter, and diagnostics say so)."""
+        period = self.get_parameter('diagnostics_period').value
+        ok = isinstance(period, (int, float)) and not isinstance(period, bool) and \
+            0.01 <= period <= 10.0
+        return float(period) if ok else _Config.diagnostics_period
+
+    @property
+    def commanding(self):
+        """True while commands go out (a signal must then let the final ramp finish)."""
+        core = self.core
+        return core is not None and self.cmd_pub is not None and core.supervisor.publishing
 
     # -- lifecycle --------------------------------------------------------------------
     def autostart(self):
@@ -91,14 +123,21 @@ class ControllerNode(LifecycleNode):
             if model is None:
                 raise RobodynError('no robot description yet: set robot_description, '
                                    'urdf_file or robot, or publish robot_description')
+            self._check_command_topic(config.command_topic)
             core = ControllerCore(model, config)
             warm = core.warm_up()
-        except RobodynError as exc:
-            self.status = f'unconfigured: configure failed: {exc}'
-            self.get_logger().error(f'configure failed: {exc}')
+            self._continue_output(core)
+            self.core = core
+            self._create_entities(config)
+        except Exception as exc:  # noqa: BLE001 - one line and a diagnostics ERROR, always
+            text = str(exc) if isinstance(exc, RobodynError) else \
+                f'{type(exc).__name__}: {exc}'
+            text = text.splitlines()[0] if text else type(exc).__name__
+            self._destroy_entities()
+            self.core = None
+            self.status = f'unconfigured: configure failed: {text}'
+            self.get_logger().error(f'configure failed: {text}')
             return TransitionCallbackReturn.FAILURE
-        self.core = core
-        self._create_entities(config)
         # Everything built so far lives as long as the node: move it out of the garbage
         # collector's reach so a full collection cannot stall a control cycle.
         gc.collect()
@@ -110,9 +149,24 @@ class ControllerNode(LifecycleNode):
             f'{config.safe_command}, kernels warm in {warm:.2f} s')
         return TransitionCallbackReturn.SUCCESS
 
+    def _check_command_topic(self, topic):
+        """RobodynError when ``topic`` resolves to one of the controller's own topics."""
+        resolved = self.resolve_topic_name(topic)
+        for own in OWN_TOPICS:
+            if resolved == self.resolve_topic_name(own):
+                raise RobodynError(f'command_topic: {topic!r} resolves to {resolved}, one of '
+                                   'the controller\'s own topics; give the effort '
+                                   'controller\'s, e.g. /effort_controller/commands')
+
+    def _continue_output(self, core):
+        """A reconfigured core's rate limit starts from the last published command (same
+        joints), not from a fresh hold torque: no step across cleanup/configure."""
+        last = self.last_output
+        if last is not None and last[0] == core.model.joint_names:
+            core.supervisor.continue_from(last[1], last[2])
+
     def _create_entities(self, config):
-        self.cmd_pub = self.create_publisher(Float64MultiArray,
-                                             self.get_parameter('command_topic').value, 1)
+        self.cmd_pub = self.create_publisher(Float64MultiArray, config.command_topic, 1)
         self.ref_pub = self.create_publisher(JointState, '~/reference', 10)
         self.cmd_wire = Float64MultiArrayWriter(self.core.model.n)
         self.ref_wire = JointStateWriter(self.core.model.joint_names)
@@ -122,8 +176,9 @@ class ControllerNode(LifecycleNode):
             self.create_subscription(JointState, JOINT_STATES, self.on_joint_states,
                                      STATE_QOS, raw=True),
             self.create_subscription(JointTrajectory, '~/joint_trajectory',
-                                     self.on_trajectory, 10),
+                                     self.on_trajectory, 10, raw=True),
         ]
+        self.worker = TrajectoryWorker(self.core)
         self.trigger_state = config.trigger == 'state'
         self.period = 1.0 / config.rate
         # trigger 'timer': the cycle at rate. trigger 'state': a watchdog that sleeps until
@@ -143,6 +198,8 @@ class ControllerNode(LifecycleNode):
     def on_activate(self, state):
         """Ramp in at the first valid state."""
         self.core.activate(time.monotonic())
+        if self.bridge is not None:
+            self.bridge.resume()
         self.status = 'active'
         self._log_events()
         return TransitionCallbackReturn.SUCCESS
@@ -150,6 +207,8 @@ class ControllerNode(LifecycleNode):
     def on_deactivate(self, state):
         """Ramp to the safe command and publish it last."""
         self.publish_final('deactivated')
+        if self.bridge is not None:
+            self.bridge.end_goals('controller deactivated')
         self.status = 'configured'
         return TransitionCallbackReturn.SUCCESS
 
@@ -164,13 +223,23 @@ class ControllerNode(LifecycleNode):
         """Safe command out, then release everything (also on_error: back to
         unconfigured)."""
         self.close()
+        self.status = 'finalized'
+        self.finished = True  # run_node ends the process
         return TransitionCallbackReturn.SUCCESS
 
-    on_error = on_shutdown
+    def on_error(self, state):
+        """Safe command out, release everything, back to unconfigured."""
+        self.close()
+        self.status = 'unconfigured: after an error'
+        return TransitionCallbackReturn.SUCCESS
 
     def _destroy_entities(self):
         if self.jtc is not None:
             self.jtc.close()
+            self.jtc = None
+        if self.worker is not None:
+            self.worker.close()
+            self.worker = None
         for entity in self.entities:
             if hasattr(entity, 'cancel'):
                 entity.cancel()
@@ -208,8 +277,7 @@ class ControllerNode(LifecycleNode):
         'state'. Read in place while the layout (names, sizes) stays the same."""
         core = self.core
         now = time.monotonic()
-        if self.bridge is not None and self.bridge.requests:
-            self.bridge.apply_requests(now)
+        self._apply_requests(now)
         layout = self.layout
         if layout is None or not layout.matches(raw):
             try:
@@ -236,8 +304,7 @@ class ControllerNode(LifecycleNode):
         safe command at rate while states are missing or the supervisor is in safe mode."""
         core = self.core
         now = time.monotonic()
-        if self.bridge is not None and self.bridge.requests:
-            self.bridge.apply_requests(now)
+        self._apply_requests(now)
         sup = core.supervisor
         fire = not self.trigger_state or sup.needs_timer(now)
         if fire:
@@ -250,6 +317,13 @@ class ControllerNode(LifecycleNode):
             left = sup.valid_time + core.config.state_timeout - now
             self._arm_timer(max(int(left * 1e9) + 1, self.period_ns), fast=False)
 
+    def _apply_requests(self, now):
+        """Swap in converted trajectories and the action's requests (O(1) each)."""
+        if self.worker is not None and self.worker.has_result:
+            self.worker.apply(now)
+        if self.bridge is not None and self.bridge.requests:
+            self.bridge.apply_requests(now)
+
     def _arm_timer(self, period_ns, fast):
         """Set the cycle/watchdog timer's period and restart it from now."""
         self.timer.timer_period_ns = period_ns
@@ -257,10 +331,13 @@ class ControllerNode(LifecycleNode):
         self.timer_fast = fast
 
     @guarded
-    def on_trajectory(self, msg):
-        """Follow a JointTrajectory (rejected ones are logged, the reference stays)."""
-        self.core.on_trajectory(time.monotonic(), msg)
-        self._log_events()
+    def on_trajectory(self, raw):
+        """A JointTrajectory's CDR bytes: handed to the worker thread (rejected ones are
+        logged, the reference stays); the control thread swaps the result in."""
+        text = self.worker.submit(raw, time.monotonic())
+        if text:
+            self.core.events.append((1, text))
+            self._log_events()
 
     def on_set_parameters(self, params):
         """The payload may change while running (see apply_runtime_parameters)."""
@@ -288,6 +365,7 @@ class ControllerNode(LifecycleNode):
         self.last_publish = now
         core = self.core
         effort = core.chain_order(command.effort)
+        self.last_output = (core.model.joint_names, effort, now)
         self.ref_pub.publish(self.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
                                            command.qd_ref, effort))
         self.jtc.after_command(command, core.q, core.qd, effort)
@@ -301,23 +379,30 @@ class ControllerNode(LifecycleNode):
             if core is not None:
                 core.supervisor.deactivate(time.monotonic(), reason)
             return
+        effort = None
         for effort in core.final_commands(time.monotonic(), reason):
             self.cmd_pub.publish(self.cmd_wire(effort))
             self.command_count += 1
             time.sleep(self.period)
-        # Let reliable delivery finish before the process may exit.
-        self.cmd_pub.wait_for_all_acked(Duration(seconds=1.0))
+        if effort is not None:
+            self.last_output = (core.model.joint_names, core.chain_order(effort),
+                                time.monotonic())
+        # Let reliable delivery finish before the process may exit (bounded: exit within
+        # 2 s of a signal, the final ramp included).
+        self.cmd_pub.wait_for_all_acked(Duration(seconds=0.3))
         self._log_events()
         self.get_logger().info(f'{reason}: safe command published')
 
     def _log_events(self):
-        log_events(self.get_logger(), self.core.drain_events())
+        log_events(self.get_logger(), self.core.drain_events(), self.log_gate)
 
     @guarded
     def on_diagnostics(self, _info=None):
         """/diagnostics: state, reason, timing and counters (also when unconfigured)."""
         if self.core is None:
             level = 2 if 'failed' in self.status else 1
+            if self.finished:
+                level = 1
             msg = diagnostic_array('robodyn_controller', '', level, self.status, {})
         else:
             self._log_events()

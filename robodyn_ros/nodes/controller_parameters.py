@@ -16,7 +16,8 @@ RUNTIME = ('payload.mass', 'payload.com', 'payload.inertia')
 PARAMETERS = {
     'autostart': (False, 'configure and activate at start-up (launch files, the demo)', False),
     'joints': ([], 'joint order of the commands (default: chain order)', True),
-    'rate': (1000.0, 'control rate [Hz] (trigger timer; watchdog and safe command rate)',
+    'rate': (1000.0, 'control rate [Hz], 100 to 20000 (trigger timer; watchdog and safe '
+             'command rate)',
              True),
     'trigger': ('state', "'state': answer each new joint state; 'timer': fixed rate", False),
     'mode': ('computed_torque', 'computed_torque | feedforward | gravity', False),
@@ -35,11 +36,21 @@ PARAMETERS = {
                          'that compensate friction', False),
     'friction_smoothing': (0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]', True),
     'feedforward_pd': (True, 'feedforward mode: add the PD term', False),
-    'gravity': (list(GRAVITY), 'gravity in the base frame [m/s^2]', True),
+    'gravity': (list(GRAVITY), 'gravity in the base frame [m/s^2]; |g| must be Earth\'s '
+                '(9.81 +- 0.1) unless earth_gravity is false', True),
+    'earth_gravity': (True, 'refuse a gravity whose magnitude is not Earth\'s; false: any '
+                      '|g| <= 30 m/s^2', False),
+    'max_trajectory_points': (10000, 'largest JointTrajectory or FollowJointTrajectory goal '
+                              'accepted [points] (2 to 100000); converted off the control '
+                              'thread', True),
     'command_topic': (COMMAND_TOPIC, 'effort command topic (relative)', False),
-    'state_timeout': (0.05, 'watchdog: no valid joint state for this long -> safe [s]', True),
-    'diagnostics_period': (0.1, 'period of /diagnostics [s]', True),
-    'max_torque_rate': (1000.0, 'largest change of any published torque [N m/s]', True),
+    'state_timeout': (0.05, 'watchdog: no valid joint state for this long -> safe [s], 2 '
+                      'periods to 1 s', True),
+    'diagnostics_period': (0.1, 'period of /diagnostics [s], 0.01 to 10', True),
+    'max_torque_rate': (1000.0, 'largest change of any published torque [N m/s], applied '
+                        'per message on the time since the last one; at least 2 x the '
+                        'largest effort limit per second (the shutdown ramp fits in 1 s), '
+                        'at most 1e5', True),
     'ramp_time': (0.2, 'blend from the current output to the law on activation and '
                   'recovery [s]', True),
     'safe_command': ('hold', "'hold': g(q) (if gravity is included) - D qd; 'zero'", False),

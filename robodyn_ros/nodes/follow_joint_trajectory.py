@@ -74,11 +74,25 @@ class ControllerStateMessage:
 
 
 class _Request:
+    """A request to the control thread; taken by it or withdrawn by the action thread,
+    never both (``claim`` under the lock)."""
+
     def __init__(self, kind, trajectory=None):
         self.kind = kind
         self.trajectory = trajectory
         self.done = threading.Event()
         self.result = None
+        self.lock = threading.Lock()
+        self.state = 'pending'
+
+    def claim(self, state):
+        """Move from pending to ``state`` ('taken' or 'withdrawn'); False if already
+        claimed."""
+        with self.lock:
+            if self.state != 'pending':
+                return False
+            self.state = state
+            return True
 
 
 class FollowJointTrajectoryBridge:
@@ -97,6 +111,7 @@ class FollowJointTrajectoryBridge:
         self.requests = deque()
         self.snapshot = None
         self.active = None
+        self.ending = ''  # why running goals end now (deactivate, cleanup, shutdown)
         name = controller.get_fully_qualified_name()
         # Without the process's global arguments: a launch file's ``__node:=`` remap would
         # otherwise rename this helper to the controller's own name (two nodes, one name).
@@ -118,10 +133,23 @@ class FollowJointTrajectoryBridge:
         except Exception:  # noqa: BLE001 - context shut down: the thread ends
             pass
 
+    def end_goals(self, reason, timeout=0.5):
+        """End the running goal (aborted with ``reason``) and refuse new ones until
+        :meth:`resume`; waits up to ``timeout`` [s] for the result to be sent."""
+        self.ending = reason
+        deadline = time.monotonic() + timeout
+        while self.active is not None and time.monotonic() < deadline:
+            time.sleep(0.005)
+
+    def resume(self):
+        """Take goals again (after activate)."""
+        self.ending = ''
+
     def close(self):
-        """Stop the executor thread and destroy the helper node."""
-        self.executor.shutdown(timeout_sec=1.0)
-        self.thread.join(timeout=2.0)
+        """End the running goal, stop the executor thread and destroy the helper node."""
+        self.end_goals('controller shutting down')
+        self.executor.shutdown(timeout_sec=0.5)
+        self.thread.join(timeout=0.5)
         self.server.destroy()
         self.node.destroy_node()
 
@@ -131,8 +159,10 @@ class FollowJointTrajectoryBridge:
         core = self.controller.core
         while self.requests:
             request = self.requests.popleft()
+            if not request.claim('taken'):
+                continue  # withdrawn: its client was already answered
             if request.kind == 'follow':
-                accepted, text = core.on_trajectory(now, request.trajectory)
+                accepted, text = core.adopt_trajectory(now, request.trajectory)
                 generator = core.reference.generator
                 request.result = (accepted, text, core.reference.t0,
                                   getattr(generator, 'duration', 0.0))
@@ -147,8 +177,12 @@ class FollowJointTrajectoryBridge:
     def _submit(self, kind, trajectory=None):
         request = _Request(kind, trajectory)
         self.requests.append(request)
-        if not request.done.wait(timeout=2.0):
-            return False, 'controller did not take the request (not running?)', 0.0, 0.0
+        if not request.done.wait(timeout=0.5) and request.claim('withdrawn'):
+            # Withdrawn under the lock: the control thread will never apply it, so the
+            # client may be told it was not executed.
+            return False, 'controller did not take the request (no joint states?)', 0.0, 0.0
+        if not request.done.wait(timeout=1.0):  # taken: the control thread is applying it
+            return False, 'controller did not finish the request', 0.0, 0.0
         return request.result
 
     def execute(self, handle):
@@ -164,7 +198,15 @@ class FollowJointTrajectoryBridge:
                 self.defaults)
         except InputError as exc:
             return self._finish(handle, result, INVALID_JOINTS, str(exc))
-        accepted, text, t0, duration = self._submit('follow', goal.trajectory)
+        core = self.controller.core
+        if self.ending or core is None:
+            return self._finish(handle, result, INVALID_GOAL,
+                                f'controller not active ({self.ending or "not configured"})')
+        prepared = core.prepare_trajectory(time.monotonic(), goal.trajectory)  # this thread
+        if isinstance(prepared, str):
+            accepted, text, t0, duration = False, prepared, 0.0, 0.0
+        else:
+            accepted, text, t0, duration = self._submit('follow', prepared)
         if not accepted:
             unknown = 'unknown' in text or 'duplicate' in text
             return self._finish(handle, result, INVALID_JOINTS if unknown else INVALID_GOAL,
@@ -180,7 +222,11 @@ class FollowJointTrajectoryBridge:
                 return result
             if self.active is not handle:
                 return self._finish(handle, result, INVALID_GOAL, 'preempted by a new goal')
-            supervisor = self.controller.core.supervisor
+            core = self.controller.core
+            if self.ending or core is None:
+                return self._finish(handle, result, INVALID_GOAL,
+                                    f'{self.ending or "controller cleaned up"}: goal ended')
+            supervisor = core.supervisor
             if supervisor.mode == 'safe':
                 self._submit('hold')
                 return self._finish(handle, result, PATH_TOLERANCE_VIOLATED,

@@ -9,7 +9,7 @@ from robodyn_ros.errors import ConfigError
 
 def test_integers_are_accepted_where_floats_are_meant():
     cfg = ControllerConfig.from_parameters(dict(kp=[400, 400], rate=1000, state_timeout=1,
-                                                gravity=[0, 0, -9]))
+                                                gravity=[0, 0, -9], earth_gravity=False))
     assert cfg.kp == (400.0, 400.0) and isinstance(cfg.rate, float)
     assert cfg.gravity == (0.0, 0.0, -9.0)
 
@@ -19,8 +19,8 @@ def test_integers_are_accepted_where_floats_are_meant():
     (dict(trigger='Timer'), ["trigger: unknown value 'Timer'", 'timer, state']),
     (dict(kp=[-1.0]), ['kp: expected values >= 0', '-1.0']),
     (dict(gravity=[0, 0]), ['gravity: expected 3 values']),
-    (dict(rate=0.0), ['rate: expected a value > 0']),
-    (dict(rate=1e9), ['rate:', '<= 20000']),
+    (dict(rate=0.0), ['rate: expected 100 to 20000 Hz', '0.0']),
+    (dict(rate=1e9), ['rate:', '100 to 20000']),
     (dict(rate='fast'), ["rate: expected a number, got 'fast'"]),
     (dict(state_timeout=float('nan')), ['state_timeout: expected a finite number']),
     (dict(include_gravity='yes'), ['include_gravity: expected true or false']),

@@ -91,7 +91,7 @@ def test_future_stamped_states_do_not_disable_the_watchdog():
 
 
 def test_torque_equals_the_law_with_reordered_and_extra_joints():
-    core = _started(reference='hold', max_torque_rate=1e6)
+    core = _started(reference='hold', max_torque_rate=1e5)
     rng = np.random.default_rng(0)
     q = Q0 + rng.uniform(-0.01, 0.01, 7)
     qd = rng.uniform(-0.1, 0.1, 7)
