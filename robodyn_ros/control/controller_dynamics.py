@@ -32,12 +32,12 @@ def payload_body(mass, com, inertia, model=None, gravity=9.81):
         reach, distance = arm_reach(model), float(np.linalg.norm(com))
         if distance > reach:
             raise ConfigError(f'payload.com: {list(com)} is {distance:.3g} m from the tip, '
-                              f'beyond the arm\'s reach ({reach:.3g} m)')
+                              f"beyond the arm's reach ({reach:.3g} m)")
         moment = float(mass) * gravity * (reach + distance)
         strongest = float(np.max(model.effort_limits))
         if moment > strongest:
-            raise ConfigError(f'payload.mass: {mass:g} kg weighs {moment:.4g} N m at the arm\'s '
-                              f'reach, more than the strongest joint\'s effort limit '
+            raise ConfigError(f"payload.mass: {mass:g} kg weighs {moment:.4g} N m at the arm's "
+                              f"reach, more than the strongest joint's effort limit "
                               f'({strongest:.4g} N m): not a payload this arm can carry')
     try:
         return payload_inertial(float(mass), com, inertia)

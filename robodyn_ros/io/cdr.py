@@ -166,7 +166,8 @@ def parse_joint_trajectory(raw: bytes, max_points: int) -> TrajectoryData:
             off = _align(off, 4)
             sec, nanosec = _STAMP.unpack_from(data, off)
             off += 8
-            points.append(TrajectoryPoint(*fields, SimpleNamespace(sec=sec, nanosec=nanosec)))
+            points.append(TrajectoryPoint(fields[0], fields[1], fields[2], fields[3],
+                                          SimpleNamespace(sec=sec, nanosec=nanosec)))
     except (struct.error, UnicodeDecodeError, ValueError) as exc:
         raise BagError(f'JointTrajectory: truncated or corrupt CDR: {exc}') from None
     return TrajectoryData(names, points)

@@ -28,8 +28,8 @@ from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
 from ..control import ControllerConfig, ControllerCore
-from ..defaults import JOINT_STATES
 from ..control.controller_config import ControllerConfig as _Config
+from ..defaults import JOINT_STATES
 from ..errors import RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .common import (
@@ -155,8 +155,8 @@ class ControllerNode(LifecycleNode):
         for own in OWN_TOPICS:
             if resolved == self.resolve_topic_name(own):
                 raise RobodynError(f'command_topic: {topic!r} resolves to {resolved}, one of '
-                                   'the controller\'s own topics; give the effort '
-                                   'controller\'s, e.g. /effort_controller/commands')
+                                   "the controller's own topics; give the effort "
+                                   "controller's, e.g. /effort_controller/commands")
 
     def _continue_output(self, core):
         """A reconfigured core's rate limit starts from the last published command (same

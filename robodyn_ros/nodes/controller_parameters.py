@@ -36,9 +36,9 @@ PARAMETERS = {
                          'that compensate friction', False),
     'friction_smoothing': (0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]', True),
     'feedforward_pd': (True, 'feedforward mode: add the PD term', False),
-    'gravity': (list(GRAVITY), 'gravity in the base frame [m/s^2]; |g| must be Earth\'s '
+    'gravity': (list(GRAVITY), "gravity in the base frame [m/s^2]; |g| must be Earth's "
                 '(9.81 +- 0.1) unless earth_gravity is false', True),
-    'earth_gravity': (True, 'refuse a gravity whose magnitude is not Earth\'s; false: any '
+    'earth_gravity': (True, "refuse a gravity whose magnitude is not Earth's; false: any "
                       '|g| <= 30 m/s^2', False),
     'max_trajectory_points': (10000, 'largest JointTrajectory or FollowJointTrajectory goal '
                               'accepted [points] (2 to 100000); converted off the control '
