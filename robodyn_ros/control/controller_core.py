@@ -166,7 +166,9 @@ class ControllerCore:
         except InputError as exc:
             self.reject(now, str(exc))
             return False
-        jump = self.supervisor.jump(now, q, self.model.joint_names)
+        jump = self.supervisor.jump(now, q, self.model.joint_names,
+                                    stamp - self.clock.stamp if stamp and self.clock.stamp
+                                    else 0.0)
         if jump:
             self.reject(now, jump)
             return False

@@ -26,13 +26,14 @@ def payload_body(mass, com, inertia, model=None, gravity=9.81):
     if not all(np.isfinite(v) for v in (mass, *com, *inertia)):
         raise ConfigError(f'payload: non-finite values: mass {mass}, com {list(com)}, '
                           f'inertia {list(inertia)}')
-    if mass == 0:
-        return None
     if model is not None:
         reach, distance = arm_reach(model), float(np.linalg.norm(com))
         if distance > reach:
             raise ConfigError(f'payload.com: {list(com)} is {distance:.3g} m from the tip, '
                               f"beyond the arm's reach ({reach:.3g} m)")
+    if mass == 0:
+        return None
+    if model is not None:
         moment = float(mass) * gravity * (reach + distance)
         strongest = float(np.max(model.effort_limits))
         if moment > strongest:

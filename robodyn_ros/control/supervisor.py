@@ -23,6 +23,7 @@ States::
   on robots compensating gravity themselves) or from zero (``initial_output: zero``).
 """
 
+from collections import deque
 from dataclasses import dataclass
 import math
 
@@ -112,7 +113,7 @@ class SafetySupervisor:
         self.rate_limited = 0
         self.clamped = 0
         self._step = limits.max_torque_rate * limits.period
-        self.jumps = []  # monotonic times of recent rejected jumps
+        self.jumps = deque(maxlen=JUMPS_TO_FAULT)  # times of the last rejected jumps
         self.wrap = (~np.isfinite(limits.lower) | ~np.isfinite(limits.upper)).astype(float)
 
     # -- transitions ------------------------------------------------------------------
@@ -172,24 +173,28 @@ class SafetySupervisor:
             return True
         return False
 
-    def jump(self, now, q, names):
+    def jump(self, now, q, names, stamp_elapsed=0.0):
         """'' when ``q`` is within reach of the last valid state at the velocity guard
-        (see cycle_kernels.position_jump); else the reason (the caller rejects the state).
+        (see cycle_kernels.position_jump) in the time between the two: the longer of the
+        receipt times' and the stamps' difference (``stamp_elapsed`` [s]; a stalled control
+        thread takes a late state and then a fresh one, closer in receipt time than they
+        were sampled); else the reason (the caller rejects the state).
         A single jump is a glitch; JUMPS_TO_FAULT within JUMP_WINDOW seconds are two
         publishers that disagree: safe mode, latched (neither may drive the arm).
         """
         if self.q_valid is None or self.mode not in (RAMP_IN, ACTIVE, SAFE):
             return ''
-        elapsed = now - self.valid_time
+        elapsed = max(now - self.valid_time, stamp_elapsed)
         j = position_jump(q, self.q_valid, self.limits.velocity, self.wrap, elapsed,
                           JUMP_TOLERANCE)
         if j < 0:
             return ''
-        self.jumps = [t for t in self.jumps if now - t < JUMP_WINDOW] + [now]
+        self.jumps.append(now)
         text = (f'joint {names[j]} jumped {q[j] - self.q_valid[j]:+.4g} in '
                 f'{elapsed * 1e3:.1f} ms, beyond its velocity guard')
-        if len(self.jumps) >= JUMPS_TO_FAULT:
-            self.fault(now, f'{len(self.jumps)} joint states within {JUMP_WINDOW:g} s jumped '
+        if len(self.jumps) == JUMPS_TO_FAULT and now - self.jumps[0] < JUMP_WINDOW and \
+                not (self.mode == SAFE and self.latched):
+            self.fault(now, f'{JUMPS_TO_FAULT} joint states within {JUMP_WINDOW:g} s jumped '
                             'beyond the velocity guard: two joint_states publishers that '
                             f'disagree? ({text})', latch=True)
         return text

@@ -166,7 +166,9 @@ class ControllerNode(LifecycleNode):
             core.supervisor.continue_from(last[1], last[2])
 
     def _create_entities(self, config):
-        self.cmd_pub = self.create_publisher(Float64MultiArray, config.command_topic, 1)
+        # Keep-last 10: a reliable subscriber that falls behind by a few messages still gets
+        # every one (a lost message would look like a torque step); publishing never blocks.
+        self.cmd_pub = self.create_publisher(Float64MultiArray, config.command_topic, 10)
         self.ref_pub = self.create_publisher(JointState, '~/reference', 10)
         self.cmd_wire = Float64MultiArrayWriter(self.core.model.n)
         self.ref_wire = JointStateWriter(self.core.model.joint_names)

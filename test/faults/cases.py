@@ -1,0 +1,332 @@
+"""The fault campaign's cases: inputs a real cell produces, each with what must hold.
+
+Every case also checks the common invariants (harness._check_common): commands finite and
+within the effort limits, no step above max_torque_rate x period between consecutive
+messages, the first command within a step of the hold torque, no silence above
+state_timeout + 2 periods while commanding, no traceback, at most one log line per kind of
+event per second, and (where the script ends the process) an exit within 2 s.
+``path``: the numbered hostile-input path a case reproduces, or '' for an extra case.
+"""
+
+from dataclasses import dataclass, field
+import signal
+import tempfile
+import time
+from typing import Callable
+
+from harness import PANDA_Q0, model
+import numpy as np
+
+__all__ = ['Case', 'CASES', 'FAST']
+
+
+@dataclass
+class Case:
+    """One scripted fault."""
+
+    name: str
+    path: str
+    script: Callable
+    parameters: dict = field(default_factory=dict)
+    env: dict = field(default_factory=dict)
+    stamp_start: float = 1000.0
+    raw_args: tuple = ()
+    expect_exit: bool = False  # the script ends the process: exit within 2 s
+    may_exit: bool = False  # the process may end by itself (e.g. after shutdown)
+    check_silence: bool = True
+    silence_slack: float = 0.0
+    references: bool = False  # record the controller's ~/reference (1 kHz)
+
+
+def _start(h, result, count=300):
+    """Stream states and wait for ``count`` commands."""
+    h.feed()
+    ok = h.wait_commands(count)
+    result.check('commands flow', ok, f'{len(h.commands)} commands; '
+                 f'output: {h.output()[-300:]}' if not ok else '')
+    return ok
+
+
+def _quiet_for(h, seconds):
+    time.sleep(seconds)
+
+
+def _configure_fails(words):
+    """Script: configure fails with one line naming ``words``; diagnostics ERROR; no
+    command; the process stays up."""
+    def script(h, result):
+        h.feed()
+        ok = h.wait_output('configure failed', 60.0)
+        deadline = time.monotonic() + 5.0  # diagnostics: discovery may take a moment
+        while time.monotonic() < deadline and not any(d[1] == 2 for d in h.diagnostics):
+            time.sleep(0.05)
+        out = h.output()
+        lines = [line for line in out.splitlines() if 'configure failed' in line]
+        result.check('one configure line naming the parameter',
+                     ok and len(lines) == 1 and all(w in lines[0] for w in words),
+                     lines[0] if lines else out[-300:])
+        errors = [d for d in h.diagnostics if d[1] == 2 and 'configure failed' in d[2]]
+        result.check('diagnostics ERROR', bool(errors),
+                     f'{h.diagnostics[-1] if h.diagnostics else "no diagnostics"}')
+        result.check('no command', not h.commands, f'{len(h.commands)} commands')
+        result.check('process alive', h.proc.poll() is None, 'exited')
+    return script
+
+
+def _big_trajectory(points, accepted):
+    def script(h, result):
+        from rclpy.serialization import serialize_message
+        # Serialized before the stream starts: rclpy's serializer holds this process's
+        # interpreter lock for the whole message, which would stall the probe's stream.
+        raw = serialize_message(h.trajectory(points, 4.0))
+        if not _start(h, result):
+            return
+        n0 = len(h.commands)
+        h.publish_trajectory(raw)
+        time.sleep(3.0)
+        out = h.output()
+        text = 'following a' if accepted else 'more than max_trajectory_points'
+        result.check('trajectory ' + ('followed' if accepted else 'refused'), text in out,
+                     out[-300:])
+        result.check('commands keep flowing', len(h.commands) - n0 > 2000,
+                     f'{len(h.commands) - n0} commands in 3 s')
+        h.mark_stop()
+    return script
+
+
+def _action_big(points):
+    def script(h, result):
+        if not _start(h, result):
+            return
+        client = h.action_client()
+        handle, future = h.send_goal(client, h.trajectory(points, 2.0))
+        ok = future is not None and h._wait_future(future, 15.0)
+        result.check('goal gets a result', ok, 'no result')
+        if ok:
+            result.check('goal succeeded or was refused with a reason',
+                         future.result().result.error_code in (0, -1, -2),
+                         future.result().result.error_string)
+        h.mark_stop()
+    return script
+
+
+def _aborted_goal_never_moves(h, result):
+    """A goal sent while no states arrive is refused; it must never run later."""
+    if not _start(h, result):
+        return
+    client = h.action_client()
+    h.feed(False)
+    time.sleep(0.2)
+    h.mark_stop()
+    target = h.trajectory(3, 1.0, delta=0.3)
+    _, future = h.send_goal(client, target)
+    ok = future is not None and h._wait_future(future, 10.0)
+    code = future.result().result.error_code if ok else None
+    result.check('goal refused', ok and code != 0, f'code {code}')
+    n0 = len(h.references)
+    h.feed(True)
+    time.sleep(2.0)
+    last = [r[2] for r in h.references[n0:]]
+    moved = max((float(np.max(np.abs(q - PANDA_Q0))) for q in last), default=0.0)
+    result.check('refused goal never executed', moved < 0.25,
+                 f'reference reached {moved:.3f} rad from Q0 (goal: +0.3)')
+
+
+def _runtime_payload(name, value):
+    def script(h, result):
+        if not _start(h, result):
+            return
+        ok, reason = h.set_parameter(name, value)
+        result.check('payload refused with a reason', not ok and reason, reason)
+        time.sleep(0.5)
+    return script
+
+
+def _two_sources(h, result):
+    if not _start(h, result):
+        return
+    h.feed_mode = 'two_sources'
+    time.sleep(1.5)
+    diag = [d for d in h.diagnostics[-5:]]
+    result.check('diagnostics ERROR naming the sources',
+                 any(d[1] == 2 and 'disagree' in d[2] for d in diag), str(diag[-1:]))
+    late = np.diff(np.array([c for t, c in h.commands[-500:]]), axis=0)
+    flips = 0
+    for column in late.T:  # sign reversals of each joint's changes (chatter), zeros skipped
+        signs = np.sign(column[np.abs(column) > 1e-9])
+        flips += int(np.sum(signs[1:] != signs[:-1]))
+    result.check('no chatter', flips < 20, f'{flips} reversals in the last 500 commands')
+
+
+def _reconfigure(h, result):
+    if not _start(h, result):
+        return
+    for label in ('deactivate', 'cleanup', 'configure', 'activate'):
+        if label == 'deactivate':
+            h.pause()
+        result.check(f'{label} succeeds', h.transition(label, 30.0), label)
+    h.resume()
+    h.wait_commands(len(h.commands) + 500)
+    h.mark_stop()
+
+
+def _signal_during_goal(h, result):
+    if not _start(h, result):
+        return
+    client = h.action_client()
+    _, future = h.send_goal(client, h.trajectory(4, 4.0, delta=0.1))
+    time.sleep(0.5)
+    h.signal(signal.SIGINT)
+    ok = future is not None and h._wait_future(future, 2.0)
+    result.check('goal gets a result', ok, 'no result')
+
+
+def _goal_then(labels):
+    """Script: a goal runs, then the transitions ``labels``: it gets a result within 2 s."""
+    def script(h, result):
+        if not _start(h, result):
+            return
+        client = h.action_client()
+        _, future = h.send_goal(client, h.trajectory(4, 4.0, delta=0.1))
+        time.sleep(0.5)
+        h.mark_stop()
+        t0 = time.monotonic()
+        for label in labels:
+            result.check(f'{label} succeeds', h.transition(label, 10.0), label)
+        ok = future is not None and h._wait_future(future, 2.0 - (time.monotonic() - t0))
+        result.check('goal gets a result within 2 s', ok, 'no result')
+    return script
+
+
+def _shutdown_transition(h, result):
+    if not _start(h, result):
+        return
+    h.mark_stop()
+    t0 = time.monotonic()
+    result.check('shutdown succeeds', h.transition('shutdown'), 'failed')
+    try:
+        h.proc.wait(timeout=5.0)
+        h.exit_time = time.monotonic() - t0
+    except Exception:  # noqa: BLE001 - still alive: the check below fails
+        pass
+
+
+def _signal_cold_configure(h, result):
+    h.feed()
+    time.sleep(4.0)  # numba compiling into an empty cache
+    h.signal(signal.SIGINT)
+
+
+def _signal_at(phase, signum):
+    def script(h, result):
+        if phase == 'active':
+            if not _start(h, result):
+                return
+        else:
+            h.wait_output('autostart is false' if phase == 'idle' else 'configured', 60.0)
+        if phase == 'active':
+            h.feed(False)  # the last state published is the last valid one
+            time.sleep(0.05)
+        h.signal(signum)
+        if phase == 'active' and h.commands:
+            last = h.commands[-1][1]
+            q = h.state_log[-1][1]
+            hold = _hold(q)
+            result.check('safe command published last', np.max(np.abs(last - hold)) < 0.05,
+                         f'{np.max(np.abs(last - hold)):.3g} N m from g(q)')
+    return script
+
+
+def _hold(q):
+    from robodyn_ros.dynamics import RigidBodyDynamics
+    return RigidBodyDynamics(model()).gravity_vector(q)
+
+
+def _flood(mode, seconds=2.0):
+    def script(h, result):
+        if not _start(h, result):
+            return
+        h.feed_mode = mode
+        time.sleep(seconds)
+    return script
+
+
+def _zero_stamp(h, result):
+    if not _start(h, result, 1000):
+        return
+    out = h.output()
+    result.check('no clock jump logged', 'clock jumped' not in out, out[-200:])
+    stamps = [s for _, s, _ in h.references]
+    result.check("reference stamps on the states' time base (from 0)",
+                 stamps and max(stamps) < 100.0 and min(np.diff(stamps)) >= 0,
+                 f'{min(stamps):.3f}..{max(stamps):.3f} s' if stamps else 'none')
+
+
+def _nan_and_stall(h, result):
+    if not _start(h, result):
+        return
+    h.feed(False)
+    time.sleep(0.3)
+    h.feed(True)
+    time.sleep(1.0)
+
+
+_COLD = {'NUMBA_CACHE_DIR': tempfile.mkdtemp(prefix='robodyn_cold_')}
+
+CASES = [
+    Case('trajectory_10000_points', '1', _big_trajectory(10000, True)),
+    Case('trajectory_100000_points', '1', _big_trajectory(100000, False)),
+    Case('action_goal_5000_points', '1', _action_big(5000)),
+    Case('refused_goal_never_runs', '2', _aborted_goal_never_moves, references=True),
+    Case('rate_0.001', '3', _configure_fails(['rate', '0.001']), {'rate': 0.001}),
+    Case('max_torque_rate_1e300', '3', _configure_fails(['max_torque_rate']),
+         {'max_torque_rate': 1e300}),
+    Case('gravity_-981', '4', _configure_fails(['gravity', '981']),
+         {'gravity': [0.0, 0.0, -981.0]}),
+    Case('gravity_1e300', '4', _configure_fails(['gravity']), {'gravity': [0.0, 0.0, 1e300]}),
+    Case('payload_mass_1e300', '4', _runtime_payload('payload.mass', 1e300)),
+    Case('payload_com_100m', '4', _runtime_payload('payload.com', [100.0, 0.0, 0.0])),
+    Case('two_disagreeing_publishers', '5', _two_sources),
+    Case('cleanup_configure_activate', '6', _reconfigure),
+    Case('sigint_during_goal', '7', _signal_during_goal, expect_exit=True),
+    Case('goal_then_deactivate', '8', _goal_then(['deactivate'])),
+    Case('goal_then_deactivate_cleanup', '8', _goal_then(['deactivate', 'cleanup'])),
+    Case('active_shutdown', '9', _shutdown_transition, expect_exit=True),
+    Case('sigint_cold_configure', '10', _signal_cold_configure, env=_COLD, expect_exit=True),
+    Case('command_topic_empty', '11', _configure_fails(['command_topic']),
+         {'command_topic': "''"}),
+    Case('command_topic_invalid', '11', _configure_fails(['command_topic']),
+         {'command_topic': 'bad_topic!!'}),
+    Case('command_topic_own', '11', _configure_fails(['command_topic', 'own topics']),
+         {'command_topic': '/robodyn_controller/joint_trajectory'}),
+    Case('state_timeout_1e300', '11', _configure_fails(['state_timeout']),
+         {'state_timeout': 1e300}),
+    Case('xacro_args_5', '11', _configure_fails(['xacro_args']), {'xacro_args': 5}),
+    Case('trigger_5', '12', _configure_fails(['trigger']), {'trigger': 5}),
+    Case('include_gravity_1', '12', _configure_fails(['include_gravity']),
+         {'include_gravity': 1}),
+    Case('include_friction_1', '12', _configure_fails(['include_friction']),
+         {'include_friction': 1}),
+    Case('follow_joint_trajectory_x', '12', _configure_fails(['follow_joint_trajectory']),
+         {'follow_joint_trajectory': 'x'}),
+    Case('diagnostics_period_1e300', '12', _configure_fails(['diagnostics_period']),
+         {'diagnostics_period': 1e300}),
+    Case('effort_limits_1e300', '12', _configure_fails(['effort_limits', '1e+300']),
+         {'effort_limits': [1e300]}),
+    Case('alternating_clocks', '14', _flood('alternating_clock')),
+    Case('alternating_rejections', '14', _flood('alternating_rejects'), check_silence=False),
+    Case('state_timeout_1e-9', '14', _configure_fails(['state_timeout']),
+         {'state_timeout': 1e-9}),
+    Case('stamp_zero_at_start', '15', _zero_stamp, stamp_start=0.0, references=True),
+    Case('sigint_active', '', _signal_at('active', signal.SIGINT), expect_exit=True),
+    Case('sigterm_active', '', _signal_at('active', signal.SIGTERM), expect_exit=True),
+    Case('sigint_idle_unconfigured', '', _signal_at('idle', signal.SIGINT),
+         {'autostart': False}, expect_exit=True),
+    Case('stall_and_recovery', '', _nan_and_stall, check_silence=True),
+]
+
+#: The CI subset (about a minute): one case per kind of fault.
+FAST = ('trajectory_10000_points', 'refused_goal_never_runs', 'gravity_-981',
+        'two_disagreeing_publishers', 'cleanup_configure_activate', 'goal_then_deactivate',
+        'active_shutdown', 'command_topic_own', 'trigger_5', 'alternating_rejections',
+        'stamp_zero_at_start', 'sigint_active')

@@ -1,0 +1,492 @@
+"""The fault campaign's harness: the controller in its own process, fed and probed from this
+one, every command recorded with its monotonic receipt time, and the invariants checked.
+
+A case (see cases.py) starts the controller with its parameters, runs a script against it
+(states, trajectories, action goals, parameter sets, lifecycle transitions, signals) and
+names what it expects; :func:`run_case` returns a :class:`Result` with every invariant's
+verdict and the figures of the summary (worst step, longest silence, exit time).
+"""
+
+from dataclasses import dataclass, field
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+import rclpy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+
+from robodyn_ros.dynamics import RigidBodyDynamics
+from robodyn_ros.io.cdr import encode_joint_state, float64_multi_array
+from robodyn_ros.model import load_urdf
+from robodyn_ros.model.registry import robot_path
+
+__all__ = ['Harness', 'Result', 'run_case', 'PANDA_Q0', 'STEP_TOLERANCE']
+
+PANDA_Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+NAMES = [f'panda_joint{i}' for i in range(1, 8)]
+#: Torque steps and the safe command are compared with this tolerance [N m].
+STEP_TOLERANCE = 1e-6
+BASE_PARAMETERS = {'robot': 'panda', 'tip_link': 'panda_hand', 'autostart': True,
+                   'kp': [400.0], 'kd': [40.0]}
+_MODEL = None
+
+
+def model():
+    """The Panda chain the controller loads (for the hold torque g(q))."""
+    global _MODEL
+    if _MODEL is None:
+        _MODEL = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
+    return _MODEL
+
+
+def _ros_value(value):
+    if isinstance(value, bool):
+        return 'true' if value else 'false'
+    if isinstance(value, (list, tuple)):
+        return '[' + ','.join(_ros_value(v) for v in value) + ']'
+    return str(value)
+
+
+@dataclass
+class Result:
+    """One case's verdicts: invariant -> (passed, detail) and the summary figures."""
+
+    name: str
+    checks: dict = field(default_factory=dict)
+    worst_step: float = 0.0  # largest |change| of a torque between messages [N m]
+    longest_silence: float = 0.0  # longest gap between commands while commanding [s]
+    exit_time: float | None = None  # signal or shutdown to process exit [s]
+    commands: int = 0
+    output: str = ''
+
+    def check(self, invariant, passed, detail=''):
+        """Record an invariant's verdict."""
+        self.checks[invariant] = (bool(passed), detail)
+
+    @property
+    def passed(self):
+        """True when every invariant held."""
+        return all(ok for ok, _ in self.checks.values())
+
+    def failures(self):
+        """'invariant: detail' of each failed invariant."""
+        return [f'{k}: {d}' for k, (ok, d) in self.checks.items() if not ok]
+
+
+class Harness:
+    """The controller process and the probe node of one case.
+
+    Args:
+        parameters: controller parameters over BASE_PARAMETERS (None drops one).
+        env: extra environment of the controller process.
+        stamp_start: the fake states' first stamp [s] (0: simulated time from its start).
+    """
+
+    def __init__(self, parameters=None, env=None, stamp_start=1000.0, raw_args=(),
+                 references=False):
+        params = dict(BASE_PARAMETERS)
+        for key, value in (parameters or {}).items():
+            if value is None:
+                params.pop(key, None)
+            else:
+                params[key] = value
+        self.parameters = params
+        args = [a for k, v in params.items() for a in ('-p', f'{k}:={_ros_value(v)}')]
+        self.log = tempfile.NamedTemporaryFile('w+b', suffix='.log', delete=False)
+        environment = dict(os.environ, PYTHONUNBUFFERED='1', **(env or {}))
+        self.t_start = time.monotonic()
+        self.proc = subprocess.Popen(
+            [sys.executable, '-m', 'robodyn_ros.nodes.controller', '--ros-args', *args,
+             *raw_args], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context)
+        self.node = rclpy.create_node('fault_probe', context=self.context)
+        self.commands = []  # (monotonic receipt time, effort)
+        self.diagnostics = []  # (time, level, message)
+        self.references = []  # (time, stamp [s], positions)
+        self.state_log = []  # (time, q) of every state published
+        self.stamp_start = stamp_start
+        self.feeding = False
+        self.feed_mode = 'normal'
+        self._subscribe(references)
+        from rclpy.executors import SingleThreadedExecutor
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.spin_thread = threading.Thread(target=self._spin, daemon=True)
+        self.spin_thread.start()
+        self.feeder = None
+        self.exit_time = None
+        self.stop_time = None  # when the script stopped commanding on purpose
+        self.pauses = []  # [start, end] of intentional inactive spells
+
+    def _spin(self):
+        try:
+            self.executor.spin()
+        except Exception:  # noqa: BLE001 - context shut down at the end of the case
+            pass
+
+    def _subscribe(self, references):
+        from diagnostic_msgs.msg import DiagnosticArray
+        from sensor_msgs.msg import JointState
+        from std_msgs.msg import Float64MultiArray
+        node = self.node
+        self.state_pub = node.create_publisher(
+            JointState, 'joint_states', QoSProfile(depth=1,
+                                                   reliability=ReliabilityPolicy.BEST_EFFORT))
+        self.state_pub2 = self.state_pub
+        reliable = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+        topic = self.parameters.get('command_topic', 'effort_controller/commands')
+        if isinstance(topic, str) and re.match(r'^/?[A-Za-z_][A-Za-z0-9_/]*$', topic):
+            node.create_subscription(Float64MultiArray, topic, self._on_command, reliable,
+                                     raw=True)
+        node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 100)
+        if references:  # 1 kHz: only where a case needs them (the probe must keep up)
+            node.create_subscription(JointState, '/robodyn_controller/reference',
+                                     self._on_reference, reliable)
+        self.JointState = JointState
+
+    def _on_command(self, raw):
+        self.commands.append((time.monotonic(), float64_multi_array(raw)))
+
+    def _on_diagnostics(self, msg):
+        for status in msg.status:
+            if status.name == 'robodyn_controller':
+                self.diagnostics.append((time.monotonic(), status.level[0]
+                                         if isinstance(status.level, bytes) else status.level,
+                                         status.message))
+
+    def _on_reference(self, msg):
+        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        self.references.append((time.monotonic(), stamp, np.array(msg.position)))
+
+    # -- inputs -----------------------------------------------------------------------
+    def q_at(self, t):
+        """The fake arm's position at harness time t [s]: 0.2 rad sinusoid around Q0."""
+        return PANDA_Q0 + 0.2 * np.sin(2 * np.pi * 0.25 * t)
+
+    def state(self, t, q=None, stamp=None, names=NAMES, velocity=None):
+        """A JointState of the fake arm at time t, as CDR bytes (published as they are:
+        the probe must keep 1 kHz beside the controller on 2 cores)."""
+        q = self.q_at(t) if q is None else q
+        if velocity is None:
+            velocity = 0.2 * 2 * np.pi * 0.25 * np.cos(2 * np.pi * 0.25 * t) * np.ones(7)
+        stamp = self.stamp_start + t if stamp is None else stamp
+        return encode_joint_state(stamp, list(names), q[:len(names)],
+                                  velocity[:len(names)])
+
+    def feed(self, on=True):
+        """Start (stop) the 1 kHz state stream (its own thread, skipping late ticks)."""
+        self.feeding = on
+        if on and self.feeder is None:
+            self.feeder = threading.Thread(target=self._feed, daemon=True)
+            self.feeder.start()
+
+    def _feed(self):
+        t0 = time.monotonic()
+        k = 0
+        while self.feeder is not None:
+            k += 1
+            due = t0 + k * 1e-3
+            delay = due - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+            elif delay < -1e-3:
+                k = int((time.monotonic() - t0) / 1e-3)
+                continue
+            if not self.feeding:
+                continue
+            t = k * 1e-3
+            try:
+                q, msg = self._feed_message(t, k)
+                self.state_log.append((time.monotonic(), q))
+                self.state_pub.publish(msg)
+            except Exception:  # noqa: BLE001 - context shut down at the end of the case
+                return
+
+    def _feed_message(self, t, k):
+        """(q, CDR bytes) of tick k at time t under the current feed mode."""
+        mode, q = self.feed_mode, self.q_at(t)
+        if mode == 'two_sources' and k % 2:
+            return q + 0.3, self.state(t, q + 0.3)
+        if mode == 'alternating_clock':
+            return q, self.state(t, stamp=self.stamp_start + t + (5.0 if k % 2 else 0.0))
+        if mode == 'alternating_rejects':
+            if k % 2:
+                return q, self.state(t, names=NAMES[:-1])
+            return q, self.state(t, velocity=np.full(7, np.nan))
+        return q, self.state(t)
+
+    def wait_commands(self, count, timeout=60.0):
+        """Wait until ``count`` commands arrived; False on timeout or process exit."""
+        deadline = time.monotonic() + timeout
+        while len(self.commands) < count and time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                return False
+            time.sleep(0.01)
+        return len(self.commands) >= count
+
+    def wait_output(self, text, timeout=60.0):
+        """Wait until the controller printed ``text``; False on timeout or exit."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.output():
+                return True
+            if self.proc.poll() is not None:
+                return text in self.output()
+            time.sleep(0.02)
+        return False
+
+    def trajectory(self, points, duration, delta=0.05):
+        """A JointTrajectory of ``points`` points over ``duration`` [s] from Q0 (+ delta)."""
+        from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+        msg = JointTrajectory()
+        msg.joint_names = list(NAMES)
+        base = PANDA_Q0.tolist()
+        for k in range(points):
+            t = duration * (k + 1) / points
+            p = JointTrajectoryPoint()
+            p.positions = [v + delta * (k + 1) / points for v in base]
+            p.time_from_start.sec = int(t)
+            p.time_from_start.nanosec = int(round((t - int(t)) * 1e9)) % 1_000_000_000
+            msg.points.append(p)
+        return msg
+
+    def publish_trajectory(self, msg):
+        """Publish on the controller's ~/joint_trajectory (reliable)."""
+        from trajectory_msgs.msg import JointTrajectory
+        pub = self.node.create_publisher(JointTrajectory, '/robodyn_controller/joint_trajectory',
+                                         10)
+        deadline = time.monotonic() + 5.0
+        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        pub.publish(msg)
+
+    def transition(self, label, timeout=5.0):
+        """A lifecycle transition by label (configure, activate, deactivate, cleanup,
+        shutdown); True when it succeeded."""
+        from lifecycle_msgs.msg import Transition
+        from lifecycle_msgs.srv import ChangeState
+        ids = {'configure': Transition.TRANSITION_CONFIGURE,
+               'activate': Transition.TRANSITION_ACTIVATE,
+               'deactivate': Transition.TRANSITION_DEACTIVATE,
+               'cleanup': Transition.TRANSITION_CLEANUP,
+               'shutdown': Transition.TRANSITION_ACTIVE_SHUTDOWN}
+        client = self.node.create_client(ChangeState, '/robodyn_controller/change_state')
+        if not client.wait_for_service(timeout_sec=timeout):
+            return False
+        future = client.call_async(ChangeState.Request(transition=Transition(id=ids[label])))
+        return self._wait_future(future, timeout) and future.result().success
+
+    def set_parameter(self, name, value, timeout=5.0):
+        """Set one parameter at runtime; (successful, reason)."""
+        from rcl_interfaces.srv import SetParameters
+        from rclpy.parameter import Parameter
+        client = self.node.create_client(SetParameters, '/robodyn_controller/set_parameters')
+        if not client.wait_for_service(timeout_sec=timeout):
+            return False, 'no service'
+        message = Parameter(name, value=value).to_parameter_msg()
+        request = SetParameters.Request(parameters=[message])
+        future = client.call_async(request)
+        if not self._wait_future(future, timeout):
+            return False, 'timeout'
+        result = future.result().results[0]
+        return result.successful, result.reason
+
+    @staticmethod
+    def _wait_future(future, timeout):
+        deadline = time.monotonic() + timeout
+        while not future.done() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        return future.done()
+
+    def action_client(self):
+        """A FollowJointTrajectory client of the controller's action."""
+        from control_msgs.action import FollowJointTrajectory
+        from rclpy.action import ActionClient
+        client = ActionClient(self.node, FollowJointTrajectory,
+                              '/robodyn_controller/follow_joint_trajectory')
+        client.wait_for_server(timeout_sec=10.0)
+        return client
+
+    def send_goal(self, client, trajectory, timeout=10.0):
+        """Send a goal; (goal handle or None, result future or None)."""
+        from control_msgs.action import FollowJointTrajectory
+        goal = FollowJointTrajectory.Goal(trajectory=trajectory)
+        future = client.send_goal_async(goal)
+        if not self._wait_future(future, timeout):
+            return None, None
+        handle = future.result()
+        if not handle.accepted:
+            return handle, None
+        return handle, handle.get_result_async()
+
+    def signal(self, signum=signal.SIGINT, timeout=5.0):
+        """Send a signal; the time until the process exited [s] (None: still alive after
+        ``timeout``, then killed)."""
+        if self.stop_time is None:
+            self.stop_time = time.monotonic()
+        t0 = time.monotonic()
+        self.proc.send_signal(signum)
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        self.exit_time = time.monotonic() - t0
+        return self.exit_time
+
+    def pause(self):
+        """The controller stops commanding on purpose (inactive) until :meth:`resume`."""
+        self.pauses.append([time.monotonic(), None])
+
+    def resume(self):
+        """Commanding again (see :meth:`pause`)."""
+        self.pauses[-1][1] = time.monotonic()
+
+    def mark_stop(self):
+        """The script stops commanding on purpose from now (gaps after it are not
+        silences)."""
+        self.stop_time = time.monotonic()
+
+    def output(self):
+        """What the controller printed so far."""
+        self.log.flush()
+        with open(self.log.name, 'rb') as handle:
+            return handle.read().decode(errors='replace')
+
+    def close(self):
+        """Stop the stream, end the process (SIGKILL if it hangs), shut the probe down."""
+        feeder, self.feeder = self.feeder, None
+        if feeder is not None:
+            feeder.join(timeout=1.0)
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout=5.0)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        time.sleep(0.2)
+        self.executor.shutdown(timeout_sec=1.0)
+        self.spin_thread.join(timeout=2.0)
+        self.node.destroy_node()
+        rclpy.try_shutdown(context=self.context)
+        self.log.close()
+        os.unlink(self.log.name)
+
+
+def run_case(case):
+    """Run one case (cases.Case); its Result."""
+    harness = Harness(case.parameters, case.env, case.stamp_start, case.raw_args,
+                      case.references)
+    result = Result(case.name)
+    try:
+        case.script(harness, result)
+    except Exception as exc:  # noqa: BLE001 - a script failure is a failed case, said why
+        result.check('script', False, f'{type(exc).__name__}: {exc}')
+    finally:
+        output = harness.output()
+        alive = harness.proc.poll() is None
+        harness.close()
+    result.output = output
+    result.commands = len(harness.commands)
+    if harness.exit_time is not None:
+        result.exit_time = harness.exit_time
+    _check_common(case, harness, result, output, alive)
+    return result
+
+
+def _check_common(case, h, result, output, alive):
+    """The invariants every case checks."""
+    effort = model().effort_limits
+    commands = h.commands
+    values = np.array([c for _, c in commands]) if commands else np.zeros((0, 7))
+    finite = bool(np.all(np.isfinite(values)))
+    result.check('finite and within effort limits',
+                 finite and bool(np.all(np.abs(values) <= effort + 1e-9)),
+                 f'{len(commands)} commands')
+    rate = float(h.parameters.get('max_torque_rate', 1000.0))
+    period = 1.0 / float(h.parameters.get('rate', 1000.0))
+    step = rate * period
+    if len(values) > 1 and finite:
+        steps = np.abs(np.diff(values, axis=0)).max(axis=1)
+        result.worst_step = float(steps.max())
+        k = int(np.argmax(steps))
+        result.check('no step above max_torque_rate x period', steps.max() <= step +
+                     STEP_TOLERANCE, f'worst {steps.max():.4g} N m at message {k + 1} '
+                     f'(limit {step:.4g})')
+    if commands:
+        _check_first(h, result, commands[0], step)
+        _check_silence(case, h, result, commands)
+    if 'Traceback' in output:
+        result.check('no traceback', False, output[output.index('Traceback'):][:300])
+    else:
+        result.check('no traceback', True)
+    _check_log_rate(result, output)
+    if case.expect_exit:
+        result.check('exits within 2 s', result.exit_time is not None and
+                     result.exit_time <= 2.0, f'exit after {result.exit_time} s')
+    elif alive is False and not case.may_exit:
+        result.check('process alive', False, 'the controller exited on its own')
+
+
+def _check_first(h, result, first, step):
+    """The first command starts from the hold torque at the state it answers (g(q) from an
+    independent evaluation) within one rate-limit step, or from zero."""
+    t, effort = first
+    if h.parameters.get('include_gravity', True) is False or \
+            h.parameters.get('initial_output', 'hold') == 'zero':
+        hold = np.zeros(7)
+    else:
+        q = min(h.state_log, key=lambda s: abs(s[0] - t))[1] if h.state_log else PANDA_Q0
+        hold = RigidBodyDynamics(model()).gravity_vector(q)
+    gap = float(np.max(np.abs(effort - hold)))
+    result.check('first command within a step of the hold torque', gap <= step + 0.5,
+                 f'{gap:.4g} N m from g(q) (step {step:.4g}, + 0.5 N m for the state it '
+                 'answered)')
+
+
+def _check_silence(case, h, result, commands):
+    """No gap above state_timeout + 2 periods between commands from the first command to
+    the script's stop (or the end)."""
+    timeout = float(h.parameters.get('state_timeout', 0.05))
+    period = 1.0 / float(h.parameters.get('rate', 1000.0))
+    end = h.stop_time if h.stop_time is not None else commands[-1][0]
+    times = np.array([t for t, _ in commands if t <= end])
+    if len(times) < 2:
+        return
+    gaps = np.diff(times)
+    for start, stop in h.pauses:  # inactive on purpose: not a silence
+        stop = stop if stop is not None else np.inf
+        gaps[(times[1:] >= start) & (times[:-1] <= stop)] = 0.0
+    result.longest_silence = float(gaps.max())
+    if case.check_silence:
+        result.check('no silence above state_timeout + 2 periods',
+                     gaps.max() <= timeout + 2 * period + case.silence_slack,
+                     f'longest {gaps.max() * 1e3:.1f} ms (limit '
+                     f'{(timeout + 2 * period + case.silence_slack) * 1e3:.1f} ms)')
+
+
+_LOG = re.compile(r'^\[(INFO|WARN|ERROR)\] \[(\d+)\.\d+\] \[robodyn_controller\]: (.*)$')
+
+
+def _check_log_rate(result, output):
+    """At most one log line per kind of event (numbers blanked) per second (+1 at a second's
+    edge)."""
+    seen = {}
+    for line in output.splitlines():
+        match = _LOG.match(line.strip())
+        if not match:
+            continue
+        kind = re.sub(r'[-+]?\d[\d.e+-]*', '#', match.group(3))
+        key = (kind, int(match.group(2)))
+        seen[key] = seen.get(key, 0) + 1
+    worst = max(seen.values(), default=0)
+    kind = max(seen, key=seen.get)[0][:80] if seen else ''
+    result.check('at most one log line per event kind per second', worst <= 2,
+                 f'{worst} lines of {kind!r} in one second' if worst > 2 else '')
