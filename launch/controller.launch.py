@@ -4,13 +4,15 @@
       [config:=<share>/config/panda_real.yaml] [urdf_file:=/path/robot.urdf.xacro] \
       [xacro_args:='arm_id:=fr3 hand:=true'] \
       [command_topic:=/effort_controller/commands] [mode:=computed_torque] \
-      [include_gravity:=false] [autostart:=true] [use_sim_time:=false]
+      [include_gravity:=false] [autostart:=false] [use_sim_time:=false]
 
 Every parameter comes from the YAML; an argument given on the command line overrides the
 YAML value, one not given leaves it alone. Without urdf_file (or robot_description / robot
 in the YAML) the controller takes the robot_description topic (transient local), as
 robot_state_publisher publishes it. The default config is for a real Franka arm: hold
-position until a trajectory arrives, gravity and friction left to the robot.
+position until a trajectory arrives, gravity and friction left to the robot. The controller
+configures and activates at start-up (``autostart:=false``: it waits unconfigured for
+``ros2 lifecycle set /robodyn_controller configure`` and ``activate``, and says so).
 """
 
 import os
@@ -32,9 +34,11 @@ OVERRIDES = {
     'include_gravity': 'true | false (false on robots that compensate gravity)',
     'include_friction': 'true | false',
     'reference': 'hold | one_minus_cos | sum_of_sines',
-    'autostart': 'true | false: configure and activate at start-up',
+    'autostart': 'true (default) | false: configure and activate at start-up',
     'use_sim_time': 'true | false',
 }
+#: Launch-argument defaults ('' = the YAML's value).
+DEFAULTS = {'autostart': 'true'}
 BOOLEANS = ('include_gravity', 'include_friction', 'autostart', 'use_sim_time')
 
 
@@ -58,6 +62,6 @@ def generate_launch_description():
     share = get_package_share_directory('robodyn_ros')
     args = [DeclareLaunchArgument('config', default_value=os.path.join(
         share, 'config', 'panda_real.yaml'), description='robodyn parameter YAML')]
-    args += [DeclareLaunchArgument(name, default_value='', description=text)
-             for name, text in OVERRIDES.items()]
+    args += [DeclareLaunchArgument(name, default_value=DEFAULTS.get(name, ''),
+                                   description=text) for name, text in OVERRIDES.items()]
     return LaunchDescription(args + [OpaqueFunction(function=_controller)])

@@ -7,6 +7,8 @@ Exit codes: 0 success / pass, 1 check or validation failed, 2 bad input.
 """
 
 import argparse
+import math
+import os
 import sys
 
 from .defaults import JOINT_STATES
@@ -40,7 +42,7 @@ def build_parser():
 def _reproduce_parser(sub):
     p = sub.add_parser('reproduce', help="seed 000's feed-forward validation (eq. 72-73) on "
                                          'the three-link arm')
-    p.add_argument('--duration', type=float, default=2.0, help='[s] (default 2)')
+    p.add_argument('--duration', type=_seconds, default=2.0, help='[s] (default 2)')
     p.add_argument('--out', default='out/reproduce', help='figures directory')
 
 
@@ -67,8 +69,8 @@ def _inspect_parser(sub):
 def _check_parser(sub):
     p = sub.add_parser('check', help='cross-check M, C, g, ID against Pinocchio')
     _add_robot(p)
-    p.add_argument('--samples', type=int, default=100)
-    p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--samples', type=_count(1), default=100)
+    p.add_argument('--seed', type=_count(0), default=0)
     p.add_argument('--method', choices=('kronecker', 'christoffel', 'recursive', 'all'),
                    default='all')
     p.add_argument('--tolerance', type=float, default=1e-10)
@@ -80,7 +82,7 @@ def _bench_parser(sub):
     p.add_argument('urdf', nargs='?', default='panda', help='URDF path or robot name')
     p.add_argument('--base', default=None)
     p.add_argument('--tip', default=None)
-    p.add_argument('--repeats', type=int, default=2000, help='calls per measurement')
+    p.add_argument('--repeats', type=_count(1), default=2000, help='calls per measurement')
     p.add_argument('--scaling', action='store_true', help='time vs n over random chains')
     p.add_argument('--memory-calls', type=int, default=100000,
                    help='calls for the heap-growth check (0 skips it)')
@@ -90,7 +92,7 @@ def _bench_parser(sub):
     p.add_argument('--loop', action='store_true',
                    help='only the loop benchmark: controller vs a bare echo node, each in '
                         'its own process, fed 1 kHz joint states')
-    p.add_argument('--loop-seconds', type=float, default=30.0,
+    p.add_argument('--loop-seconds', type=_seconds, default=30.0,
                    help='measured seconds per loop run')
     p.add_argument('--loop-pin', action='store_true',
                    help='pin the node under test to the last CPU, the feeders to the others')
@@ -112,7 +114,7 @@ def _demo_parser(sub):
                         '(no DDS; Panda only)')
     p.add_argument('--reference', choices=('sum_of_sines', 'one_minus_cos', 'hold'),
                    default='sum_of_sines')
-    p.add_argument('--duration', type=float, default=10.0, help='[s] of simulated time')
+    p.add_argument('--duration', type=_seconds, default=10.0, help='[s] of simulated time')
     p.add_argument('--rate', type=float, default=1000.0, help='controller rate [Hz]')
     p.add_argument('--out', default='out/demo', help='output directory (bag, report, plots)')
     p.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap')
@@ -139,15 +141,55 @@ def _validate_parser(sub):
 
 
 def run(args):
-    """Execute parsed arguments; return the exit code (RobodynError -> 2)."""
+    """Execute parsed arguments; return the exit code: a RobodynError (bad input), an
+    OSError (unwritable output, disk full) or a RecursionError (a description including
+    itself) is one line and 2; a closed output pipe ends quietly."""
     from .commands import COMMANDS, loop_bench
     try:
         if args.command == 'bench' and args.loop:
             return loop_bench(args)
         return COMMANDS[args.command](args)
     except RobodynError as exc:
-        print(f'robodyn {args.command}: error: {exc}', file=sys.stderr)
-        return 2
+        return _error(args, str(exc))
+    except BrokenPipeError:  # `robodyn inspect ... | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:
+        where = f': {exc.filename}' if exc.filename else ''
+        return _error(args, f'{exc.strerror or exc}{where}')
+    except RecursionError:
+        return _error(args, 'recursion too deep: a description that includes itself, or a '
+                            'chain too long to read')
+
+
+def _error(args, text):
+    print(f'robodyn {args.command}: error: {text.splitlines()[0] if text else "failed"}',
+          file=sys.stderr)
+    return 2
+
+
+def _count(minimum):
+    """argparse type: an integer >= ``minimum``."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f'expected an integer, got {text!r}') from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f'expected an integer >= {minimum}, got {value}')
+        return value
+    return parse
+
+
+def _seconds(text):
+    """argparse type: a finite duration > 0 [s]."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected seconds, got {text!r}') from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f'expected a finite duration > 0 [s], got {text}')
+    return value
 
 
 def main(argv=None):

@@ -65,3 +65,63 @@ def test_demo_writes_bag_report_and_plots(tmp_path, capsys):
 def test_demo_bad_robot_exit_2(capsys):
     code = run(build_parser().parse_args(['demo', '--robot', 'no_such_robot']))
     assert code == 2 and 'unknown robot' in capsys.readouterr().err
+
+
+def _self_including_xacro(path):
+    path.write_text('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/xacro" '
+                    f'name="r"><xacro:include filename="{path.name}"/></robot>\n')
+    return str(path)
+
+
+def test_environment_faults_are_one_line_and_exit_2(tmp_path, capsys):
+    import os
+    loop = tmp_path / 'a.urdf'
+    os.symlink(tmp_path / 'b.urdf', loop)
+    os.symlink(loop, tmp_path / 'b.urdf')
+    fifo = tmp_path / 'f.urdf'
+    os.mkfifo(fifo)
+    (tmp_path / 'd.urdf').mkdir()
+    cases = [
+        (['inspect', _self_including_xacro(tmp_path / 'self.urdf.xacro')], 'recursion'),
+        (['inspect', str(loop)], 'symbolic link'),
+        (['inspect', str(fifo)], 'not a regular file'),
+        (['inspect', str(tmp_path / 'd.urdf')], 'is a directory'),
+        (['reproduce', '--duration', '0.2', '--out', '/proc/robodyn/out'], '/proc/robodyn'),
+    ]
+    for argv, words in cases:
+        code = run(build_parser().parse_args(argv))
+        err = capsys.readouterr().err.strip()
+        assert code == 2 and len(err.splitlines()) == 1 and words in err, (argv, err)
+
+
+@pytest.mark.parametrize('argv', [['check', 'panda', '--seed', '-1'],
+                                  ['bench', '--loop', '--loop-seconds', 'nan'],
+                                  ['check', 'panda', '--samples', '0']])
+def test_bad_numbers_are_argparse_errors(argv, capsys):
+    with pytest.raises(SystemExit) as exc:
+        build_parser().parse_args(argv)
+    assert exc.value.code == 2 and 'expected' in capsys.readouterr().err
+
+
+def test_validate_refuses_a_damaged_bag_saying_how_much_was_lost(tmp_path, capsys):
+    from robodyn_ros.validation.synthetic import write_tracking_bag
+    bag = tmp_path / 'bag'
+    write_tracking_bag(bag, duration=2.0)
+    mcap = next(bag.glob('*.mcap'))
+    data = bytearray(mcap.read_bytes())
+    middle = int(len(data) * 0.45)
+    data[middle:middle + 4096] = bytes(4096)  # as a disk error would leave it
+    mcap.write_bytes(bytes(data))
+    code = run(build_parser().parse_args(['validate', str(bag), '--no-plots']))
+    err = capsys.readouterr().err
+    assert code == 2 and 'damaged' in err and 'unreadable' in err, err
+
+
+def test_identify_names_the_joints_no_state_carries(tmp_path, capsys):
+    from robodyn_ros.validation.synthetic import write_tracking_bag
+    bag = tmp_path / 'bag'
+    write_tracking_bag(bag, duration=1.0, joints=list('abcdefg'))
+    code = run(build_parser().parse_args(['identify', str(bag), '--robot', 'panda',
+                                          '--out', str(tmp_path / 'out')]))
+    err = capsys.readouterr().err
+    assert code == 2 and 'panda_joint1' in err and len(err.strip().splitlines()) == 1, err

@@ -102,8 +102,9 @@ def identify(model, t, q, tau, payload=True, friction=True, cutoff=10.0, holdout
             parameters (condition number above MAX_CONDITION).
     """
     n = model.n
-    if len(t) < 200 or t[-1] - t[0] < MIN_SECONDS:
-        raise InputError(f'identify: {t[-1] - t[0]:.2f} s and {len(t)} states is too short; '
+    span = float(t[-1] - t[0]) if len(t) else 0.0
+    if len(t) < 200 or span < MIN_SECONDS:
+        raise InputError(f'identify: {span:.2f} s and {len(t)} states is too short; '
                          f'record at least {MIN_SECONDS:g} s of exciting motion')
     if not np.all(np.isfinite(tau)):
         raise InputError('identify: the torques contain non-finite values')

@@ -97,7 +97,7 @@ def read_description(source: str | os.PathLike, mappings: Mappings | None = None
         xml = text
     else:
         if not os.path.isfile(text):
-            raise UrdfError(f'robot description file not found: {text!r}')
+            raise UrdfError(f'robot description {text!r}: {_not_a_file(text)}')
         try:
             with open(text, encoding='utf-8') as handle:
                 xml = handle.read()
@@ -109,3 +109,17 @@ def read_description(source: str | os.PathLike, mappings: Mappings | None = None
         raise InputError(f'xacro arguments {sorted(mappings)} given, but the robot '
                          'description is plain URDF (no xacro in it)')
     return xml
+
+
+def _not_a_file(path):
+    """Why ``path`` is not a readable regular file (for the one-line error)."""
+    if os.path.islink(path) and not os.path.exists(path):
+        try:
+            os.stat(path)
+        except OSError as exc:
+            return f'broken or looping symbolic link ({exc.strerror})'
+    if os.path.isdir(path):
+        return 'is a directory, not a file'
+    if os.path.exists(path):
+        return 'is not a regular file (a FIFO, socket or device)'
+    return 'file not found'

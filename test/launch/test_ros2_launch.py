@@ -185,7 +185,7 @@ def test_controller_launch_yaml_values_reach_the_node_and_only_given_arguments_o
     for name, value in params.items():
         expected = '/given/commands' if name == 'command_topic' else value
         assert got[name] == expected and type(got[name]) is type(expected), (name, got[name])
-    assert got['autostart'] is False  # not given: the node's default, not a launch default
+    assert got['autostart'] is True  # not given: the launch file's default (configure + activate)
 
 
 def test_show_args_lists_every_documented_argument(ros_launch_env):
