@@ -32,7 +32,7 @@ def motion_from_bag(path, joints, state_topic='/' + JOINT_STATES, command_topic=
         raise BagError(f'{state_topic} has no messages')
     states = batch.take()
     if not len(states.t):
-        raise InputError(f'identify: no message on {state_topic} names all the chain\'s joints '
+        raise InputError(f"identify: no message on {state_topic} names all the chain's joints "
                          f'{list(joints)}; wrong --robot or --tip?')
     if np.all(np.isfinite(states.effort)):
         return states.t, states.q, states.effort, 'measured'

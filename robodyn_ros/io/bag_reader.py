@@ -110,7 +110,7 @@ class BagReader:
                            f'{type(exc).__name__}: {exc}') from None
         lost = {t: self.counts[t] - n for t, n in read.items() if self.counts.get(t, 0) > n}
         if lost:
-            topic = max(lost, key=lost.get)
+            topic = max(lost, key=lambda t: lost[t])
             raise BagError(f'bag {self.path} is damaged: {lost[topic]} of '
                            f'{self.counts[topic]} messages on {topic} unreadable '
                            f'({sum(lost.values())} in all); no verdict on part of the data')
