@@ -30,7 +30,8 @@ def _imports(paths):
                 found.update(a.name.split('.')[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split('.')[0])
-    local = {'robodyn_ros', 'ros_helpers', 'model_helpers', 'conftest', 'launch_module'}
+    local = {'robodyn_ros', 'ros_helpers', 'model_helpers', 'conftest', 'launch_module',
+             'cases', 'harness'}
     return {ROSDEP.get(m, m) for m in found
             if m not in sys.stdlib_module_names and m not in local}
 

@@ -22,7 +22,7 @@ def test_no_function_over_60_lines_outside_numba_kernels():
     assert [f for path in SOURCES for f in _long_functions(path)] == []
 
 
-def test_no_module_far_over_300_lines():
+def test_no_module_far_over_400_lines():
     sizes = {os.path.relpath(p, ROOT): len(open(p, encoding='utf-8').read().splitlines())
              for p in SOURCES}
-    assert {p: n for p, n in sizes.items() if n > 340} == {}
+    assert {p: n for p, n in sizes.items() if n > 440} == {}
