@@ -4,6 +4,7 @@ import array
 import os
 import re
 import signal
+import sys
 import threading
 import time
 
@@ -196,11 +197,14 @@ class _Stop:
             return
         # Whatever the process is doing, it is gone EXIT_DEADLINE after the signal.
         threading.Thread(target=_exit_later, daemon=True).start()
-        # Nothing commanded (building the node, a cold configure compiling kernels, idle):
-        # end now instead of at the end of the work under way. Never while closing: the
-        # close publishes the safe command.
-        if not self.closing and not getattr(self.node, 'commanding', False):
-            raise KeyboardInterrupt
+        # Still building the node (an autostart's cold configure compiling kernels): nothing
+        # was ever commanded, so end now, not at the end of the compile (an exception raised
+        # here could land inside the compiler's callbacks). Otherwise the main loop ends at
+        # its next turn, and the daemon thread above bounds whatever runs until then.
+        if self.node is None and not self.closing:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)
 
 
 def _exit_later():
@@ -254,10 +258,6 @@ def run_node(factory, name, args=None, events_executor=False):
         rclpy.try_shutdown()
         _ignore_signals()
         return 2
-    except KeyboardInterrupt:  # a signal while the node was being built
-        rclpy.try_shutdown()
-        _ignore_signals()
-        return 0
     except Exception as exc:  # noqa: BLE001 - e.g. a parameter override rclpy refuses
         print(f'{name}: error: {type(exc).__name__}: {exc}'.splitlines()[0], flush=True)
         rclpy.try_shutdown()
@@ -276,8 +276,6 @@ def run_node(factory, name, args=None, events_executor=False):
                 node.get_logger().error(f'callback raised {type(exc).__name__}: {exc}')
                 if hasattr(node, 'on_internal_error'):
                     node.on_internal_error(exc)
-    except KeyboardInterrupt:  # a signal while nothing was commanded (see _Stop)
-        pass
     finally:
         stop.closing = True  # from here a signal is only recorded: the close must finish
         if hasattr(node, 'close'):

@@ -138,8 +138,11 @@ class FollowJointTrajectoryBridge:
         :meth:`resume`; waits up to ``timeout`` [s] for the result to be sent."""
         self.ending = reason
         deadline = time.monotonic() + timeout
+        running = self.active is not None
         while self.active is not None and time.monotonic() < deadline:
             time.sleep(0.005)
+        if running:  # let the action thread send the result to a waiting client
+            time.sleep(0.1)
 
     def resume(self):
         """Take goals again (after activate)."""
