@@ -170,9 +170,7 @@ class ActiveCycle:
         state, q, qd = self.buffers[0]
         if q is sup.q_valid:  # keep the last valid state: write the other buffer
             state, q, qd = self.buffers[1]
-        since = now - sup.valid_time  # as SafetySupervisor.jump: the longer of receipt
-        if stamp and core.clock.stamp and stamp - core.clock.stamp > since:  # and stamps
-            since = stamp - core.clock.stamp
+        since = sup.since_valid(now, core.clock.stamp_interval(stamp))
         code = active_cycle_kernel(data, where, self.limits, q_r, qd_r, qdd_r, self.params,
                                    self.tau, self.buf, self.out, sup.output,
                                    now - sup.output_time, state, sup.q_valid, since)

@@ -39,6 +39,8 @@ FINAL_RAMP_BUDGET = 1.0
 EARTH_GRAVITY, EARTH_GRAVITY_TOLERANCE = 9.81, 0.1
 #: With ``earth_gravity: false``: largest accepted |gravity| [m/s^2] (3 g).
 MAX_GRAVITY = 30.0
+#: Period range of /diagnostics [s].
+DIAGNOSTICS_PERIOD_RANGE = (0.01, 10.0)
 #: Largest accepted effort limit [N m or N].
 MAX_EFFORT = 1e4
 #: Largest JointTrajectory / FollowJointTrajectory goal accepted (points).
@@ -124,7 +126,7 @@ class ControllerConfig:
         _within('rate', self.rate, *RATE_RANGE, 'Hz')
         _within('state_timeout', self.state_timeout, 2.0 / self.rate, 1.0, 's',
                 '(at least 2 control periods)')
-        _within('diagnostics_period', self.diagnostics_period, 0.01, 10.0, 's')
+        _within('diagnostics_period', self.diagnostics_period, *DIAGNOSTICS_PERIOD_RANGE, 's')
         _positive('max_torque_rate', self.max_torque_rate, upper=MAX_TORQUE_RATE)
         _positive('cross_check_tolerance', self.cross_check_tolerance, upper=1e3)
         _positive('action_feedback_rate', self.action_feedback_rate, upper=1000.0)

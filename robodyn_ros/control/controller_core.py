@@ -167,8 +167,7 @@ class ControllerCore:
             self.reject(now, str(exc))
             return False
         jump = self.supervisor.jump(now, q, self.model.joint_names,
-                                    stamp - self.clock.stamp if stamp and self.clock.stamp
-                                    else 0.0)
+                                    self.clock.stamp_interval(stamp))
         if jump:
             self.reject(now, jump)
             return False
@@ -240,13 +239,16 @@ class ControllerCore:
 
     def on_trajectory(self, now: float, msg: Any) -> tuple[bool, str]:
         """Follow a JointTrajectory (duck-typed). Returns (accepted, one-line text)."""
+        if not self.supervisor.commanding:
+            return self._refuse(f'trajectory rejected: controller is {self.supervisor.mode}')
         prepared = self.prepare_trajectory(now, msg)
-        if isinstance(prepared, str) and not self.supervisor.commanding:
-            prepared = f'trajectory rejected: controller is {self.supervisor.mode}'
         if isinstance(prepared, str):
-            self.events.append((1, prepared))
-            return False, prepared
+            return self._refuse(prepared)
         return self.adopt_trajectory(now, prepared)
+
+    def _refuse(self, text):
+        self.events.append((1, text))
+        return False, text
 
     def prepare_trajectory(self, now: float, msg: Any) -> 'PreparedTrajectory | str':
         """A JointTrajectory converted to start at ``now`` (monotonic [s]), or the text of
@@ -264,18 +266,15 @@ class ControllerCore:
     def adopt_trajectory(self, now: float, prepared: PreparedTrajectory) -> tuple[bool, str]:
         """Follow a prepared trajectory (control thread; O(1)). (accepted, text)."""
         if not self.supervisor.commanding:
-            text = f'trajectory rejected: controller is {self.supervisor.mode}'
-        else:
-            try:
-                duration = self.reference.adopt(prepared)
-                text = (f'following a {len(prepared.spline.knots) - 1}-point trajectory over '
-                        f'{duration:.3f} s')
-                self.events.append((0, text))
-                return True, text
-            except InputError as exc:
-                text = f'trajectory rejected: {exc}'
-        self.events.append((1, text))
-        return False, text
+            return self._refuse(f'trajectory rejected: controller is {self.supervisor.mode}')
+        try:
+            duration = self.reference.adopt(prepared)
+        except InputError as exc:
+            return self._refuse(f'trajectory rejected: {exc}')
+        text = f'following a {len(prepared.spline.knots) - 1}-point trajectory over ' \
+            f'{duration:.3f} s'
+        self.events.append((0, text))
+        return True, text
 
     # -- the cycle --------------------------------------------------------------------
     def update(self, now: float) -> Command | None:

@@ -43,10 +43,7 @@ class ReferenceManager:
     def __call__(self, t):
         """(q_r, qd_r, qdd_r) at reference time t [s]; before its start, the start point
         at rest."""
-        if t < self.t0:  # fresh writeable arrays, as every generator but Hold returns
-            q = np.array(self.generator(0.0)[0])
-            return q, np.zeros_like(q), np.zeros_like(q)
-        return self.generator(t - self.t0)
+        return _sample(self.generator, self.t0, t)
 
     def hold(self, q, t):
         """Hold position ``q`` (no limit check: it is where the arm is)."""
@@ -77,10 +74,10 @@ class ReferenceManager:
         current reference (InputError if rejected). Reads the reference and changes nothing:
         a thread other than the control thread may call it (a long trajectory is converted
         there); :meth:`adopt` then swaps it in."""
-        generator, t0 = self.generator, self.t0
+        generator, t0 = self.generator, self.t0  # one snapshot: the control thread may swap
         if generator is None:
             raise InputError('no reference yet (no valid joint state since activation)')
-        start = self(t) if t >= t0 else self(t0)
+        start = _sample(generator, t0, t)
         spline = trajectory_from_message(msg, self.joint_map, start, 0.0,
                                          self.interpolation, self.lower, self.upper)
         return PreparedTrajectory(spline, t, generator, t0)
@@ -99,6 +96,15 @@ class ReferenceManager:
         """Follow a JointTrajectory from the current reference at time t (InputError if
         rejected; the current reference stays)."""
         return self.adopt(self.prepare(msg, t))
+
+
+def _sample(generator, t0, t):
+    """(q, qd, qdd) of ``generator`` started at ``t0``, at time t [s]; before t0 its start
+    point at rest."""
+    if t < t0:  # fresh writeable arrays, as every generator but Hold returns
+        q = np.array(generator(0.0)[0])
+        return q, np.zeros_like(q), np.zeros_like(q)
+    return generator(t - t0)
 
 
 class PreparedTrajectory(NamedTuple):

@@ -27,7 +27,7 @@ class StateClock:
         self.stamp = 0.0  # last accepted stamp [s]; 0: none yet or unstamped
         self.offset = 0.0
         self.stamped = False  # a non-zero stamp was taken
-        self.zeros = 0  # zero stamps taken before any non-zero one
+        self.zero_seen = False  # a zero stamp was taken before any non-zero one
 
     def _refusal(self, stamp):
         """Why a stamp [s] (0 = unset) is refused: it repeats the last one or is older than
@@ -45,13 +45,17 @@ class StateClock:
         if reason:
             raise InputError(reason)
 
+    def stamp_interval(self, stamp: float) -> float:
+        """Seconds between ``stamp`` and the last accepted stamp (0 when either is unset)."""
+        return stamp - self.stamp if stamp and self.stamp else 0.0
+
     def _offset(self, stamp, now):
         """Stamp minus receipt time [s] (for a zero stamp see the module docstring)."""
         if stamp:
             return stamp - now
         if self.stamped:
             return self.offset
-        return -now if self.zeros == 0 else 0.0
+        return 0.0 if self.zero_seen else -now
 
     def take(self, stamp: float, now: float, reference) -> str:
         """Accept a checked state received at monotonic ``now`` [s]. A jump of the states'
@@ -84,4 +88,4 @@ class StateClock:
             self.stamp = stamp
             self.stamped = True
         elif not self.stamped:
-            self.zeros += 1
+            self.zero_seen = True

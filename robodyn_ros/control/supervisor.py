@@ -173,18 +173,23 @@ class SafetySupervisor:
             return True
         return False
 
-    def jump(self, now, q, names, stamp_elapsed=0.0):
+    def since_valid(self, now, stamp_interval=0.0):
+        """Time between the last valid state and one received at ``now`` [s]: the longer of
+        the receipt times' and the stamps' difference (``stamp_interval``; a stalled
+        control thread takes a late state and then a fresh one, closer in receipt time than
+        they were sampled)."""
+        return max(now - self.valid_time, stamp_interval)
+
+    def jump(self, now, q, names, stamp_interval=0.0):
         """'' when ``q`` is within reach of the last valid state at the velocity guard
-        (see cycle_kernels.position_jump) in the time between the two: the longer of the
-        receipt times' and the stamps' difference (``stamp_elapsed`` [s]; a stalled control
-        thread takes a late state and then a fresh one, closer in receipt time than they
-        were sampled); else the reason (the caller rejects the state).
+        (see cycle_kernels.position_jump) in the time between the two (:meth:`since_valid`);
+        else the reason (the caller rejects the state).
         A single jump is a glitch; JUMPS_TO_FAULT within JUMP_WINDOW seconds are two
         publishers that disagree: safe mode, latched (neither may drive the arm).
         """
         if self.q_valid is None or self.mode not in (RAMP_IN, ACTIVE, SAFE):
             return ''
-        elapsed = max(now - self.valid_time, stamp_elapsed)
+        elapsed = self.since_valid(now, stamp_interval)
         j = position_jump(q, self.q_valid, self.limits.velocity, self.wrap, elapsed,
                           JUMP_TOLERANCE)
         if j < 0:

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike
 from ..errors import BagError
 
 __all__ = ['parse_joint_state', 'encode_joint_state', 'float64_multi_array',
-           'joint_trajectory_size', 'parse_joint_trajectory', 'TrajectoryPoint',
+           'parse_joint_trajectory', 'TrajectoryPoint',
            'TrajectoryData',
            'JointStateLayout', 'JointStateWriter', 'Float64MultiArrayWriter', 'stamp_parts']
 
@@ -58,16 +58,7 @@ def _scan(raw):
         raise BagError('JointState: big-endian CDR is not supported')
     data = buf[4:]  # alignment is relative to the end of the encapsulation header
     try:
-        sec, nsec = _STAMP.unpack_from(data, 0)
-        off = 12 + _count(data, 8, 1, 'JointState frame_id')
-        count = _count(data, _align(off, 4), 4, 'JointState names')
-        off = _align(off, 4) + 4
-        names = []
-        for _ in range(count):
-            off = _align(off, 4)
-            (slen,) = _U32.unpack_from(data, off)
-            names.append(bytes(data[off + 4:off + 3 + slen]).decode())
-            off += 4 + slen
+        sec, nsec, names, off = _header_and_names(data, 'JointState names')
         arrays = []
         for _ in range(3):
             off = _align(off, 4)
@@ -84,39 +75,24 @@ def _scan(raw):
     return sec + nsec * 1e-9, tuple(names), tuple(arrays)
 
 
-def _trajectory_head(raw):
-    """(data view, joint names, offset of the point count) of a JointTrajectory's CDR."""
-    buf = memoryview(raw)
-    if len(buf) < 16 or buf[1] != 1:
-        raise BagError('JointTrajectory: expected little-endian CDR')
-    data = buf[4:]
-    off = 12 + _count(data, 8, 1, 'JointTrajectory frame_id')
-    count = _count(data, _align(off, 4), 4, 'JointTrajectory joint_names')
+def _header_and_names(data, what):
+    """(sec, nanosec, names, offset after them) of a message that opens with a
+    std_msgs/Header and a sequence of names (JointState, JointTrajectory); ``data`` after
+    the encapsulation header, ``what`` names the sequence in errors."""
+    sec, nsec = _STAMP.unpack_from(data, 0)
+    kind = what.split()[0]
+    off = 12 + _count(data, 8, 1, f'{kind} frame_id')
+    count = _count(data, _align(off, 4), 4, what)
     off = _align(off, 4) + 4
     names = []
     for _ in range(count):
         off = _align(off, 4)
         (slen,) = _U32.unpack_from(data, off)
-        if slen == 0 or off + 4 + slen > len(data):
-            raise BagError('JointTrajectory: corrupt joint name')
+        if slen == 0 or off + 4 + slen > len(data):  # a CDR string holds its terminator
+            raise BagError(f'{what}: corrupt name length {slen}')
         names.append(bytes(data[off + 4:off + 3 + slen]).decode())
         off += 4 + slen
-    return data, names, _align(off, 4)
-
-
-def joint_trajectory_size(raw: bytes) -> tuple[int, int]:
-    """(joint names, points) of a trajectory_msgs/JointTrajectory's CDR bytes, read without
-    decoding the points (O(joints): the control thread may call it on any message).
-
-    Raises:
-        BagError: not little-endian CDR, or truncated/corrupt bytes.
-    """
-    try:
-        data, names, off = _trajectory_head(raw)
-        (points,) = _U32.unpack_from(data, off)
-    except (struct.error, UnicodeDecodeError) as exc:
-        raise BagError(f'JointTrajectory: truncated or corrupt CDR: {exc}') from None
-    return len(names), points
+    return sec, nsec, names, off
 
 
 class TrajectoryPoint(NamedTuple):
@@ -147,8 +123,13 @@ def parse_joint_trajectory(raw: bytes, max_points: int) -> TrajectoryData:
         BagError: more than ``max_points`` points, not little-endian CDR, truncated or
             corrupt bytes.
     """
+    buf = memoryview(raw)
+    if len(buf) < 16 or buf[1] != 1:
+        raise BagError('JointTrajectory: expected little-endian CDR')
+    data = buf[4:]
     try:
-        data, names, off = _trajectory_head(raw)
+        _, _, names, off = _header_and_names(data, 'JointTrajectory joint_names')
+        off = _align(off, 4)
         count = _count(data, off, 24, 'JointTrajectory points')
         if count > max_points:
             raise BagError(f'JointTrajectory: {count} points, more than max_trajectory_points '

@@ -73,11 +73,9 @@ def model_from_parameters(node, xml=None):
     if not isinstance(mappings, (list, tuple)) or \
             not all(isinstance(m, str) and ':=' in m for m in mappings):
         raise ConfigError(f"xacro_args: expected 'name:=value' strings, got {mappings!r}")
+    # The controller checked effort_limits (ControllerConfig) before loading the model.
     effort = node.get_parameter('effort_limits').value \
         if node.has_parameter('effort_limits') else None
-    if effort is not None and (not isinstance(effort, (list, tuple)) or not all(
-            isinstance(e, (int, float)) and not isinstance(e, bool) for e in effort)):
-        raise ConfigError(f'effort_limits: expected a list of numbers, got {effort!r}')
     return load_urdf(source, base, tip, mappings=list(mappings),
                      effort_limits=list(effort) if effort else None)
 

@@ -28,7 +28,7 @@ from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
 from ..control import ControllerConfig, ControllerCore
-from ..control.controller_config import ControllerConfig as _Config
+from ..control.controller_config import DIAGNOSTICS_PERIOD_RANGE
 from ..defaults import JOINT_STATES
 from ..errors import RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
@@ -77,7 +77,7 @@ class ControllerNode(LifecycleNode):
         self.jtc = self.worker = None
         self.finished = False
         self.log_gate = EventGate()
-        self.command_count, self.last_publish = 0, 0.0
+        self.command_count = 0
         self.last_output = None  # (joint names, chain-order torque, monotonic time)
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
@@ -97,9 +97,10 @@ class ControllerNode(LifecycleNode):
         """The diagnostics timer's period [s]: the parameter when valid, else the default
         (configure then fails, naming the parameter, and diagnostics say so)."""
         period = self.get_parameter('diagnostics_period').value
+        lower, upper = DIAGNOSTICS_PERIOD_RANGE
         ok = isinstance(period, (int, float)) and not isinstance(period, bool) and \
-            0.01 <= period <= 10.0
-        return float(period) if ok else _Config.diagnostics_period
+            lower <= period <= upper
+        return float(period) if ok else ControllerConfig.diagnostics_period
 
     @property
     def commanding(self):
@@ -334,12 +335,9 @@ class ControllerNode(LifecycleNode):
 
     @guarded
     def on_trajectory(self, raw):
-        """A JointTrajectory's CDR bytes: handed to the worker thread (rejected ones are
-        logged, the reference stays); the control thread swaps the result in."""
-        text = self.worker.submit(raw, time.monotonic())
-        if text:
-            self.core.events.append((1, text))
-            self._log_events()
+        """A JointTrajectory's CDR bytes: handed to the worker thread; the control thread
+        swaps the result in (rejected ones are logged, the reference stays)."""
+        self.worker.submit(raw, time.monotonic())
 
     def on_set_parameters(self, params):
         """The payload may change while running (see apply_runtime_parameters)."""
@@ -364,7 +362,6 @@ class ControllerNode(LifecycleNode):
             return
         self.cmd_pub.publish(self.cmd_wire(command.effort))
         self.command_count += 1
-        self.last_publish = now
         core = self.core
         effort = core.chain_order(command.effort)
         self.last_output = (core.model.joint_names, effort, now)
@@ -403,8 +400,6 @@ class ControllerNode(LifecycleNode):
         """/diagnostics: state, reason, timing and counters (also when unconfigured)."""
         if self.core is None:
             level = 2 if 'failed' in self.status else 1
-            if self.finished:
-                level = 1
             msg = diagnostic_array('robodyn_controller', '', level, self.status, {})
         else:
             self._log_events()

@@ -3,18 +3,17 @@
 A trajectory of m points costs O(m) to decode and to turn into splines (about 35 us per
 point in Python); on the control thread 10 000 points would silence the controller for a
 third of a second. The controller's ~/joint_trajectory subscription is raw: its callback
-(control thread) only reads the point count from the CDR bytes (O(joints)) and refuses
-more than ``max_trajectory_points``; this worker thread decodes and converts the rest
+(control thread) only queues the CDR bytes (O(1)); this worker thread refuses more than
+``max_trajectory_points`` before decoding any point, and decodes and converts the rest
 (the interpreter hands the lock to the control thread every switch interval), and the
 control thread swaps the result in at its next cycle (:meth:`TrajectoryWorker.apply`,
 O(1)). A newer message replaces one still waiting; the newest wins.
 """
 
 import threading
-import time
 
 from ..errors import RobodynError
-from ..io.cdr import joint_trajectory_size, parse_joint_trajectory
+from ..io.cdr import parse_joint_trajectory
 
 __all__ = ['TrajectoryWorker']
 
@@ -40,19 +39,11 @@ class TrajectoryWorker:
         self.thread.start()
 
     def submit(self, raw, now):
-        """A JointTrajectory's CDR bytes received at ``now`` (control thread, O(joints)).
-        Returns the rejection text, or '' when queued."""
-        try:
-            _, points = joint_trajectory_size(raw)
-        except RobodynError as exc:
-            return f'trajectory rejected: {exc}'
-        if points > self.max_points:
-            return (f'trajectory rejected: {points} points, more than max_trajectory_points '
-                    f'({self.max_points})')
+        """Queue a JointTrajectory's CDR bytes received at ``now`` (control thread, O(1));
+        its result, or why it was refused, comes through :meth:`apply`."""
         with self._wake:
             self._pending = (raw, now)
             self._wake.notify()
-        return ''
 
     def apply(self, now):
         """Swap in a converted trajectory, if one is ready (control thread, O(1)); the
@@ -104,5 +95,4 @@ class TrajectoryWorker:
         with self._wake:
             self._stop = True
             self._wake.notify()
-        deadline = time.monotonic() + timeout
-        self.thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        self.thread.join(timeout=timeout)

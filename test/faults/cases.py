@@ -39,16 +39,14 @@ class Case:
 
 
 def _start(h, result, count=300):
-    """Stream states and wait for ``count`` commands."""
+    """Stream states (once the probe hears the controller) and wait for ``count``
+    commands."""
+    h.wait_command_publisher()
     h.feed()
     ok = h.wait_commands(count)
     result.check('commands flow', ok, f'{len(h.commands)} commands; '
                  f'output: {h.output()[-300:]}' if not ok else '')
     return ok
-
-
-def _quiet_for(h, seconds):
-    time.sleep(seconds)
 
 
 def _configure_fails(words):
@@ -100,7 +98,7 @@ def _action_big(points):
             return
         client = h.action_client()
         handle, future = h.send_goal(client, h.trajectory(points, 2.0))
-        ok = future is not None and h._wait_future(future, 15.0)
+        ok = future is not None and h.wait_future(future, 15.0)
         result.check('goal gets a result', ok, 'no result')
         if ok:
             code = future.result().result.error_code  # the fake arm does not follow:
@@ -120,7 +118,7 @@ def _aborted_goal_never_moves(h, result):
     h.mark_stop()
     target = h.trajectory(3, 1.0, delta=0.3)
     _, future = h.send_goal(client, target)
-    ok = future is not None and h._wait_future(future, 10.0)
+    ok = future is not None and h.wait_future(future, 10.0)
     code = future.result().result.error_code if ok else None
     result.check('goal refused', ok and code != 0, f'code {code}')
     n0 = len(h.references)
@@ -170,30 +168,36 @@ def _reconfigure(h, result):
     h.mark_stop()
 
 
-def _signal_during_goal(h, result):
+def _running_goal(h, result):
+    """Stream states, send a 4 s goal and let it run 0.5 s: (commands flow, the goal's
+    result future or None when it was not accepted)."""
     if not _start(h, result):
-        return
-    client = h.action_client()
-    _, future = h.send_goal(client, h.trajectory(4, 4.0, delta=0.1))
+        return False, None
+    _, future = h.send_goal(h.action_client(), h.trajectory(4, 4.0, delta=0.1))
     time.sleep(0.5)
+    return True, future
+
+
+def _signal_during_goal(h, result):
+    started, future = _running_goal(h, result)
+    if not started:
+        return
     h.signal(signal.SIGINT)
-    ok = future is not None and h._wait_future(future, 2.0)
+    ok = future is not None and h.wait_future(future, 2.0)
     result.check('goal gets a result', ok, 'no result')
 
 
 def _goal_then(labels):
     """Script: a goal runs, then the transitions ``labels``: it gets a result within 2 s."""
     def script(h, result):
-        if not _start(h, result):
+        started, future = _running_goal(h, result)
+        if not started:
             return
-        client = h.action_client()
-        _, future = h.send_goal(client, h.trajectory(4, 4.0, delta=0.1))
-        time.sleep(0.5)
         h.mark_stop()
         t0 = time.monotonic()
         for label in labels:
             result.check(f'{label} succeeds', h.transition(label, 10.0), label)
-        ok = future is not None and h._wait_future(future, 2.0 - (time.monotonic() - t0))
+        ok = future is not None and h.wait_future(future, 2.0 - (time.monotonic() - t0))
         result.check('goal gets a result within 2 s', ok, 'no result')
     return script
 

@@ -139,9 +139,9 @@ class Harness:
         self.state_pub = node.create_publisher(
             JointState, 'joint_states', QoSProfile(depth=1,
                                                    reliability=ReliabilityPolicy.BEST_EFFORT))
-        self.state_pub2 = self.state_pub
         reliable = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
         topic = self.parameters.get('command_topic', 'effort_controller/commands')
+        self.command_topic = '/' + topic.lstrip('/') if isinstance(topic, str) else ''
         if isinstance(topic, str) and re.match(r'^/?[A-Za-z_][A-Za-z0-9_/]*$', topic):
             node.create_subscription(Float64MultiArray, topic, self._on_command, reliable,
                                      raw=True)
@@ -149,7 +149,6 @@ class Harness:
         if references:  # 1 kHz: only where a case needs them (the probe must keep up)
             node.create_subscription(JointState, '/robodyn_controller/reference',
                                      self._on_reference, reliable)
-        self.JointState = JointState
 
     def _on_command(self, raw):
         self.commands.append((time.monotonic(), float64_multi_array(raw)))
@@ -179,6 +178,18 @@ class Harness:
         stamp = self.stamp_start + t if stamp is None else stamp
         return encode_joint_state(stamp, list(names), q[:len(names)],
                                   velocity[:len(names)])
+
+    def wait_command_publisher(self, timeout=60.0, settle=0.2):
+        """Wait until the controller's command publisher is in the graph, then ``settle``
+        [s] for the reliable match: a command sent before would never reach this probe, and
+        the first command is checked. False on timeout or exit."""
+        deadline = time.monotonic() + timeout
+        while self.node.count_publishers(self.command_topic) == 0:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        time.sleep(settle)
+        return True
 
     def feed(self, on=True):
         """Start (stop) the 1 kHz state stream (its own thread, skipping late ticks)."""
@@ -281,7 +292,7 @@ class Harness:
         if not client.wait_for_service(timeout_sec=timeout):
             return False
         future = client.call_async(ChangeState.Request(transition=Transition(id=ids[label])))
-        return self._wait_future(future, timeout) and future.result().success
+        return self.wait_future(future, timeout) and future.result().success
 
     def set_parameter(self, name, value, timeout=5.0):
         """Set one parameter at runtime; (successful, reason)."""
@@ -293,13 +304,14 @@ class Harness:
         message = Parameter(name, value=value).to_parameter_msg()
         request = SetParameters.Request(parameters=[message])
         future = client.call_async(request)
-        if not self._wait_future(future, timeout):
+        if not self.wait_future(future, timeout):
             return False, 'timeout'
         result = future.result().results[0]
         return result.successful, result.reason
 
     @staticmethod
-    def _wait_future(future, timeout):
+    def wait_future(future, timeout):
+        """Wait up to ``timeout`` [s] for an rclpy future; True when done."""
         deadline = time.monotonic() + timeout
         while not future.done() and time.monotonic() < deadline:
             time.sleep(0.005)
@@ -319,7 +331,7 @@ class Harness:
         from control_msgs.action import FollowJointTrajectory
         goal = FollowJointTrajectory.Goal(trajectory=trajectory)
         future = client.send_goal_async(goal)
-        if not self._wait_future(future, timeout):
+        if not self.wait_future(future, timeout):
             return None, None
         handle = future.result()
         if not handle.accepted:
