@@ -300,6 +300,10 @@ class ControllerNode(LifecycleNode):
             self.publish(command, now)
             if self.timer_fast:  # back from safe mode: the timer is a watchdog again
                 self._arm_timer(self.watchdog_ns, fast=False)
+        elif not self.timer_fast and core.supervisor.needs_timer(now):
+            # A fault while states arrive (guard, jump, law): the safe command at rate from
+            # the next period, not when the sleeping watchdog would have woken.
+            self._arm_timer(self.period_ns, fast=True)
 
     @guarded
     def on_timer(self, _info=None):
