@@ -22,7 +22,7 @@ import rclpy
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from robodyn_ros.dynamics import RigidBodyDynamics
-from robodyn_ros.io.cdr import encode_joint_state, float64_multi_array
+from robodyn_ros.io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.registry import robot_path
 
@@ -107,7 +107,8 @@ class Harness:
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
         self.node = rclpy.create_node('fault_probe', context=self.context)
-        self.commands = []  # (monotonic receipt time, effort)
+        self.commands = []  # (monotonic receipt time, effort), reliable: none lost
+        self.arrivals = []  # monotonic receipt times of the best-effort copy
         self.diagnostics = []  # (time, level, message)
         self.references = []  # (time, stamp [s], positions)
         self.state_log = []  # (time, q) of every state published
@@ -145,13 +146,21 @@ class Harness:
         if isinstance(topic, str) and re.match(r'^/?[A-Za-z_][A-Za-z0-9_/]*$', topic):
             node.create_subscription(Float64MultiArray, topic, self._on_command, reliable,
                                      raw=True)
+            # Silences are timed on a best-effort copy of the stream: a reliable reader
+            # holds every message behind a lost one until the writer repairs it, which
+            # would show the transport's repair delay as a silence of the controller.
+            node.create_subscription(Float64MultiArray, topic, self._on_arrival, QoSProfile(
+                depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT), raw=True)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 100)
         if references:  # 1 kHz: only where a case needs them (the probe must keep up)
             node.create_subscription(JointState, '/robodyn_controller/reference',
-                                     self._on_reference, reliable)
+                                     self._on_reference, reliable, raw=True)
 
     def _on_command(self, raw):
         self.commands.append((time.monotonic(), float64_multi_array(raw)))
+
+    def _on_arrival(self, _raw):
+        self.arrivals.append(time.monotonic())
 
     def _on_diagnostics(self, msg):
         for status in msg.status:
@@ -160,9 +169,9 @@ class Harness:
                                          if isinstance(status.level, bytes) else status.level,
                                          status.message))
 
-    def _on_reference(self, msg):
-        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-        self.references.append((time.monotonic(), stamp, np.array(msg.position)))
+    def _on_reference(self, raw):  # CDR bytes: no message objects at 1 kHz in the probe
+        stamp, _, position, _, _ = parse_joint_state(raw)
+        self.references.append((time.monotonic(), stamp, position))
 
     # -- inputs -----------------------------------------------------------------------
     def q_at(self, t):
@@ -179,7 +188,7 @@ class Harness:
         return encode_joint_state(stamp, list(names), q[:len(names)],
                                   velocity[:len(names)])
 
-    def wait_command_publisher(self, timeout=60.0, settle=0.2):
+    def wait_command_publisher(self, timeout=60.0, settle=1.0):
         """Wait until the controller's command publisher is in the graph, then ``settle``
         [s] for the reliable match: a command sent before would never reach this probe, and
         the first command is checked. False on timeout or exit."""
@@ -469,7 +478,8 @@ def _check_silence(case, h, result, commands):
     timeout = float(h.parameters.get('state_timeout', 0.05))
     period = 1.0 / float(h.parameters.get('rate', 1000.0))
     end = h.stop_time if h.stop_time is not None else commands[-1][0]
-    times = np.array([t for t, _ in commands if t <= end])
+    times = np.array([t for t in h.arrivals or [t for t, _ in commands]
+                      if commands[0][0] <= t <= end])
     if len(times) < 2:
         return
     gaps = np.diff(times)
