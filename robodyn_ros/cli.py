@@ -29,9 +29,16 @@ def _add_robot(parser):
                                             "(replace the URDF's; needed when it has none)")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with its error as one line (``--help`` shows the usage)."""
+
+    def error(self, message):
+        self.exit(2, f'{self.prog}: error: {message}\n')
+
+
 def build_parser():
     """The argparse parser of the ``robodyn`` command."""
-    parser = argparse.ArgumentParser(prog='robodyn', description=__doc__.splitlines()[0])
+    parser = _Parser(prog='robodyn', description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest='command', required=True)
     for add in (_inspect_parser, _check_parser, _bench_parser, _demo_parser,
                 _validate_parser, _reproduce_parser, _identify_parser):

@@ -36,6 +36,8 @@ class Case:
     check_silence: bool = True
     silence_slack: float = 0.0
     references: bool = False  # record the controller's ~/reference (1 kHz)
+    cli: Callable | None = None  # folder -> robodyn argv: a command-line case instead
+    words: tuple = ()  # what the command's one error line must name
 
 
 def _start(h, result, count=300):
@@ -128,6 +130,28 @@ def _aborted_goal_never_moves(h, result):
     moved = max((float(np.max(np.abs(q - PANDA_Q0))) for q in last), default=0.0)
     result.check('refused goal never executed', moved < 0.25,
                  f'reference reached {moved:.3f} rad from Q0 (goal: +0.3)')
+
+
+def _goal_result_is_final(h, result):
+    """A goal the controller converts for longer than the action's wait (80 000 points,
+    max_trajectory_points raised for it): whatever its result, the reference must not
+    start following it after the client was told the result."""
+    if not _start(h, result):
+        return
+    sent = time.monotonic()
+    before = h.references[-1][2] if h.references else None
+    proc = h.goal_process(80000, 8.0, 0.3)
+    line = proc.communicate(timeout=90)[0].strip()
+    answered = time.monotonic()
+    time.sleep(3.0)
+    h.mark_stop()
+    result.check('goal answered', line.startswith(('result', 'refused')), line)
+    moved = [t for t, _, q in h.references
+             if t > sent and before is not None and np.max(np.abs(q - before)) > 0.02]
+    late = moved and moved[0] > answered
+    result.check('no motion after the result', not late,
+                 f'{line!r}; reference left its value {moved[0] - answered:.2f} s after the '
+                 'result' if late else line)
 
 
 def _runtime_payload(name, value):
@@ -275,6 +299,48 @@ def _nan_and_stall(h, result):
     time.sleep(1.0)
 
 
+def _damaged_bag(folder):
+    """A recorded bag with 4 KB zeroed in the middle, as a disk error leaves it."""
+    from pathlib import Path
+
+    from robodyn_ros.validation.synthetic import write_tracking_bag
+    bag = Path(folder) / 'bag'
+    write_tracking_bag(bag, duration=2.0)
+    mcap = next(bag.glob('*.mcap'))
+    data = bytearray(mcap.read_bytes())
+    middle = int(len(data) * 0.45)
+    data[middle:middle + 4096] = bytes(4096)
+    mcap.write_bytes(bytes(data))
+    return str(bag)
+
+
+def _foreign_bag(folder):
+    from robodyn_ros.validation.synthetic import write_tracking_bag
+    write_tracking_bag(f'{folder}/bag', duration=1.0, joints=list('abcdefg'))
+    return f'{folder}/bag'
+
+
+def _self_including(folder):
+    path = f'{folder}/self.urdf.xacro'
+    with open(path, 'w') as handle:
+        handle.write('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/'
+                     'xacro" name="r"><xacro:include filename="self.urdf.xacro"/></robot>\n')
+    return path
+
+
+def _symlink_loop(folder):
+    import os
+    os.symlink(f'{folder}/b.urdf', f'{folder}/a.urdf')
+    os.symlink(f'{folder}/a.urdf', f'{folder}/b.urdf')
+    return f'{folder}/a.urdf'
+
+
+def _fifo(folder):
+    import os
+    os.mkfifo(f'{folder}/f.urdf')
+    return f'{folder}/f.urdf'
+
+
 _COLD = {'NUMBA_CACHE_DIR': tempfile.mkdtemp(prefix='robodyn_cold_')}
 
 CASES = [
@@ -282,6 +348,9 @@ CASES = [
     Case('trajectory_100000_points', '1', _big_trajectory(100000, False)),
     Case('action_goal_5000_points', '1', _action_big(5000)),
     Case('refused_goal_never_runs', '2', _aborted_goal_never_moves, references=True),
+    # The silence of this case is rclpy's goal deserialization (docs/reliability.md).
+    Case('slow_goal_result_is_final', '2', _goal_result_is_final,
+         {'max_trajectory_points': 100000}, references=True, check_silence=False),
     Case('rate_0.001', '3', _configure_fails(['rate', '0.001']), {'rate': 0.001}),
     Case('max_torque_rate_1e300', '3', _configure_fails(['max_torque_rate']),
          {'max_torque_rate': 1e300}),
@@ -322,6 +391,24 @@ CASES = [
     Case('state_timeout_1e-9', '14', _configure_fails(['state_timeout']),
          {'state_timeout': 1e-9}),
     Case('stamp_zero_at_start', '15', _zero_stamp, stamp_start=0.0, references=True),
+    Case('validate_damaged_bag', '16', None, cli=lambda d: ['validate', _damaged_bag(d)],
+         words=('damaged', 'unreadable')),
+    Case('identify_foreign_joints', '17', None,
+         cli=lambda d: ['identify', _foreign_bag(d), '--robot', 'panda', '--out', f'{d}/o'],
+         words=('panda_joint1',)),
+    Case('reproduce_unwritable_out', '18', None,
+         cli=lambda d: ['reproduce', '--duration', '0.2', '--out', '/proc/robodyn/out'],
+         words=('/proc/robodyn',)),
+    Case('self_including_xacro', '18', None, cli=lambda d: ['inspect', _self_including(d)],
+         words=('recursion',)),
+    Case('check_seed_negative', '18', None, cli=lambda d: ['check', 'panda', '--seed', '-1'],
+         words=('--seed',)),
+    Case('loop_seconds_nan', '18', None,
+         cli=lambda d: ['bench', '--loop', '--loop-seconds', 'nan'], words=('--loop-seconds',)),
+    Case('symlink_loop', '18', None, cli=lambda d: ['inspect', _symlink_loop(d)],
+         words=('symbolic link',)),
+    Case('fifo_description', '18', None, cli=lambda d: ['inspect', _fifo(d)],
+         words=('not a regular file',)),
     Case('sigint_active', '', _signal_at('active', signal.SIGINT), expect_exit=True),
     Case('sigterm_active', '', _signal_at('active', signal.SIGTERM), expect_exit=True),
     Case('sigint_idle_unconfigured', '', _signal_at('idle', signal.SIGINT),
@@ -329,8 +416,8 @@ CASES = [
     Case('stall_and_recovery', '', _nan_and_stall, check_silence=True),
 ]
 
-#: The CI subset (about a minute): one case per kind of fault.
+#: The CI subset (about 80 s): one case per kind of fault.
 FAST = ('trajectory_10000_points', 'refused_goal_never_runs', 'gravity_-981',
         'two_disagreeing_publishers', 'cleanup_configure_activate', 'goal_then_deactivate',
         'active_shutdown', 'command_topic_own', 'trigger_5', 'alternating_rejections',
-        'stamp_zero_at_start', 'sigint_active')
+        'stamp_zero_at_start', 'sigint_active', 'validate_damaged_bag', 'self_including_xacro')

@@ -45,6 +45,23 @@ def model():
     return _MODEL
 
 
+def trajectory(points, duration, delta=0.05):
+    """A Panda JointTrajectory of ``points`` points over ``duration`` [s] from Q0 to Q0 +
+    ``delta`` on every joint."""
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    msg = JointTrajectory()
+    msg.joint_names = list(NAMES)
+    base = PANDA_Q0.tolist()
+    for k in range(points):
+        t = duration * (k + 1) / points
+        p = JointTrajectoryPoint()
+        p.positions = [v + delta * (k + 1) / points for v in base]
+        p.time_from_start.sec = int(t)
+        p.time_from_start.nanosec = int(round((t - int(t)) * 1e9)) % 1_000_000_000
+        msg.points.append(p)
+    return msg
+
+
 def _ros_value(value):
     if isinstance(value, bool):
         return 'true' if value else 'false'
@@ -221,7 +238,7 @@ class Harness:
                 continue
             if not self.feeding:
                 continue
-            t = k * 1e-3
+            t = (k - 1) * 1e-3  # the stream's first state is stamped stamp_start exactly
             try:
                 q, msg = self._feed_message(t, k)
                 self.state_log.append((time.monotonic(), q))
@@ -262,20 +279,18 @@ class Harness:
             time.sleep(0.02)
         return False
 
-    def trajectory(self, points, duration, delta=0.05):
+    @staticmethod
+    def trajectory(points, duration, delta=0.05):
         """A JointTrajectory of ``points`` points over ``duration`` [s] from Q0 (+ delta)."""
-        from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
-        msg = JointTrajectory()
-        msg.joint_names = list(NAMES)
-        base = PANDA_Q0.tolist()
-        for k in range(points):
-            t = duration * (k + 1) / points
-            p = JointTrajectoryPoint()
-            p.positions = [v + delta * (k + 1) / points for v in base]
-            p.time_from_start.sec = int(t)
-            p.time_from_start.nanosec = int(round((t - int(t)) * 1e9)) % 1_000_000_000
-            msg.points.append(p)
-        return msg
+        return trajectory(points, duration, delta)
+
+    def goal_process(self, points, duration, delta):
+        """A FollowJointTrajectory goal sent from a process of its own (its serializer
+        holds that process's interpreter lock, not the probe's): the Popen; it prints
+        'refused' or 'result CODE TEXT'."""
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'goal_client.py')
+        return subprocess.Popen([sys.executable, script, str(points), str(duration),
+                                 str(delta)], stdout=subprocess.PIPE, text=True)
 
     def publish_trajectory(self, msg):
         """Publish on the controller's ~/joint_trajectory (reliable)."""
@@ -403,6 +418,8 @@ class Harness:
 
 def run_case(case):
     """Run one case (cases.Case); its Result."""
+    if case.cli is not None:
+        return _run_cli_case(case)
     harness = Harness(case.parameters, case.env, case.stamp_start, case.raw_args,
                       case.references)
     result = Result(case.name)
@@ -419,6 +436,27 @@ def run_case(case):
     if harness.exit_time is not None:
         result.exit_time = harness.exit_time
     _check_common(case, harness, result, output, alive)
+    return result
+
+
+def _run_cli_case(case):
+    """A ``robodyn`` command on a bad input made by ``case.cli(folder)``: exit 2 within 60 s
+    with one line on stderr naming ``case.words``, no traceback."""
+    result = Result(case.name)
+    with tempfile.TemporaryDirectory() as folder:
+        argv = case.cli(folder)
+        try:
+            out = subprocess.run([sys.executable, '-m', 'robodyn_ros.cli', *argv],
+                                 capture_output=True, text=True, timeout=60, cwd=folder)
+        except subprocess.TimeoutExpired:
+            result.check('ends within 60 s', False, 'hung')
+            return result
+    err = out.stderr.strip()
+    result.output = out.stdout + out.stderr
+    result.check('exit 2', out.returncode == 2, f'exit {out.returncode}')
+    result.check('one line naming the fault', len(err.splitlines()) == 1 and
+                 all(w in err for w in case.words), err[-300:])
+    result.check('no traceback', 'Traceback' not in result.output, err[-300:])
     return result
 
 

@@ -1,0 +1,45 @@
+"""Send one FollowJointTrajectory goal to the controller from this process and print
+'refused' or 'result CODE TEXT' (used by the fault campaign: a large goal's serialization
+holds this process's interpreter lock, not the probe's).
+
+    goal_client.py POINTS DURATION DELTA
+"""
+
+import sys
+
+from harness import trajectory
+import rclpy
+from rclpy.action import ActionClient
+
+
+def main(points, duration, delta):
+    from control_msgs.action import FollowJointTrajectory
+    rclpy.init()
+    node = rclpy.create_node('fault_goal_client')
+    client = ActionClient(node, FollowJointTrajectory,
+                          '/robodyn_controller/follow_joint_trajectory')
+    try:
+        if not client.wait_for_server(timeout_sec=10.0):
+            print('refused no server', flush=True)
+            return
+        goal = FollowJointTrajectory.Goal(trajectory=trajectory(points, duration, delta))
+        future = client.send_goal_async(goal)
+        rclpy.spin_until_future_complete(node, future, timeout_sec=30.0)
+        handle = future.result()
+        if handle is None or not handle.accepted:
+            print('refused', flush=True)
+            return
+        result = handle.get_result_async()
+        rclpy.spin_until_future_complete(node, result, timeout_sec=60.0)
+        if result.result() is None:
+            print('result none', flush=True)
+        else:
+            res = result.result().result
+            print(f'result {res.error_code} {res.error_string}', flush=True)
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+if __name__ == '__main__':
+    main(int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]))
