@@ -22,6 +22,7 @@ from .cdr import JointStateLayout, parse_joint_state
 
 __all__ = ['JointStateBatch', 'StateArrays', 'CLOCK_RESET']
 
+_ZERO_STAMP = bytes(8)
 #: A stamp this far [s] behind the latest one is a clock reset, not an out-of-order state
 #: (the controller core uses the same bound).
 CLOCK_RESET = 1.0
@@ -76,6 +77,9 @@ class JointStateBatch:
         self.max_t = -np.inf
         self.prev_t = None
         self.duplicates = self.out_of_order = self.backward_jumps = self.ignored = 0
+        # A stamp of 0 is the bag time (an unstamped publisher) until a non-zero stamp is
+        # seen; then it is time 0 (a simulator's first state), as the controller takes it.
+        self.stamped = False
 
     def _layout(self, raw):
         n = len(raw)
@@ -99,6 +103,8 @@ class JointStateBatch:
             layout = self._last = self._layout(raw)
         layout.batch.append(raw)
         layout.stamps_ns.append(bag_ns)
+        if not self.stamped and raw[4:12] != _ZERO_STAMP:
+            self.stamped = True
         layout.seq.append(self.seq)
         self.seq += 1
         self.count += 1
@@ -128,7 +134,7 @@ class JointStateBatch:
         sec = data[:, 4:8].copy().view('<i4')[:, 0].astype(float)
         nsec = data[:, 8:12].copy().view('<u4')[:, 0].astype(float)
         t = sec + nsec * 1e-9
-        unstamped = t == 0.0
+        unstamped = (t == 0.0) & (not self.stamped)
         t[unstamped] = np.asarray(layout.stamps_ns, dtype=float)[unstamped] * 1e-9
         src = np.array([lookup[self.joints[j]] for j in present])
         arrays = []
@@ -163,7 +169,7 @@ class JointStateBatch:
                 out.append(row)
             known = np.zeros(n, bool)
             known[present] = len(arrays[0]) == len(names)
-            rows.append((t or bag_ns * 1e-9, *out, known))
+            rows.append((t if t or self.stamped else bag_ns * 1e-9, *out, known))
         return (np.asarray(layout.seq), np.array([r[0] for r in rows]),
                 *(np.array([r[k] for r in rows]).reshape(-1, n) for k in range(1, 5)))
 

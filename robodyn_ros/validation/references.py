@@ -66,9 +66,13 @@ class SampledReference:
         return ok, q
 
     def pending_after(self, ts):
-        """States later than the last reference sample (they wait for more samples)."""
+        """States later than the last reference sample (they wait for more samples); all
+        of them while fewer than two samples exist (nothing can be interpolated yet, so
+        whether a state is compared must not depend on how the bag interleaves them)."""
         self._merge()
-        return ts > (self.t[-1] if len(self.t) else -np.inf)
+        if self.q is None or len(self.t) < 2:
+            return np.ones(len(ts), bool)
+        return ts > self.t[-1]
 
 
 class TrajectoryReference:

@@ -525,11 +525,25 @@ def _check_silence(case, h, result, commands):
         stop = stop if stop is not None else np.inf
         gaps[(times[1:] >= start) & (times[:-1] <= stop)] = 0.0
     result.longest_silence = float(gaps.max())
+    k = int(np.argmax(gaps))
     if case.check_silence:
         result.check('no silence above state_timeout + 2 periods',
                      gaps.max() <= timeout + 2 * period + case.silence_slack,
                      f'longest {gaps.max() * 1e3:.1f} ms (limit '
-                     f'{(timeout + 2 * period + case.silence_slack) * 1e3:.1f} ms)')
+                     f'{(timeout + 2 * period + case.silence_slack) * 1e3:.1f} ms), '
+                     f"{times[k] - times[0]:.3f} s after the first command; the probe's own "
+                     f'state stream paused {_probe_pause(h, times[k], times[k + 1]) * 1e3:.1f} '
+                     'ms across it')
+
+
+def _probe_pause(h, start, stop):
+    """Longest pause [s] of the probe's own state stream overlapping [start, stop]: a
+    silence the probe shares was not (only) the controller's."""
+    sent = np.array([t for t, _ in h.state_log])
+    inside = sent[(sent >= start) & (sent <= stop)]
+    before, after = sent[sent < start], sent[sent > stop]
+    edges = np.concatenate([before[-1:], inside, after[:1]])
+    return float(np.diff(edges).max()) if len(edges) > 1 else float(stop - start)
 
 
 _LOG = re.compile(r'^\[(INFO|WARN|ERROR)\] \[(\d+)\.\d+\] \[robodyn_controller\]: (.*)$')
