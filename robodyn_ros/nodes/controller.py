@@ -57,6 +57,8 @@ OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_s
 #: The interpreter's switch interval [s] in the controller: a worker thread (trajectory
 #: conversion, the action) gives the lock back to the control thread this often.
 SWITCH_INTERVAL = 5e-4
+#: Shortest sleep of the watchdog timer [ns].
+WATCHDOG_MIN_NS = 100_000
 
 
 class ControllerNode(LifecycleNode):
@@ -321,8 +323,10 @@ class ControllerNode(LifecycleNode):
         if fire:
             self._arm_timer(self.period_ns, fast=True)  # publish at rate from now on
         elif sup.valid_time is not None:  # sleep until the last valid state expires
+            # (not a period later: the safe command's first message is due state_timeout
+            # after the last state; WATCHDOG_MIN_NS only keeps a late wake-up from spinning)
             left = sup.valid_time + core.config.state_timeout - now
-            self._arm_timer(max(int(left * 1e9) + 1, self.period_ns), fast=False)
+            self._arm_timer(max(int(left * 1e9) + 1, WATCHDOG_MIN_NS), fast=False)
 
     def _apply_requests(self, now):
         """Swap in converted trajectories and the action's requests (O(1) each)."""

@@ -116,8 +116,8 @@ def _aborted_goal_never_moves(h, result):
         return
     client = h.action_client()
     h.feed(False)
+    h.mark_stop()  # the watchdog's own silence is stall_and_recovery's to check
     time.sleep(0.2)
-    h.mark_stop()
     target = h.trajectory(3, 1.0, delta=0.3)
     _, future = h.send_goal(client, target)
     ok = future is not None and h.wait_future(future, 10.0)
@@ -254,6 +254,7 @@ def _signal_at(phase, signum):
             h.wait_output('autostart is false' if phase == 'idle' else 'configured', 60.0)
         if phase == 'active':
             h.feed(False)  # the last state published is the last valid one
+            h.mark_stop()  # from here the exit is checked (the watchdog: stall_and_recovery)
             time.sleep(0.05)
         h.signal(signum)
         if phase == 'active' and h.commands:
