@@ -83,6 +83,13 @@ class SafetyLimits:
     safe_command: str = 'hold'
     initial_output: str = 'hold'
 
+    @property
+    def stale_after(self):
+        """Age [s] at which the last valid state is stale: one period before state_timeout,
+        the budget to wake and compute, so that the first safe command is on the wire
+        state_timeout after the last valid state, not state_timeout plus the wake-up."""
+        return self.state_timeout - self.period
+
 
 class SafetySupervisor:
     """State machine, watchdog, guards, ramp-in and the rate limit (see module docstring).
@@ -217,18 +224,18 @@ class SafetySupervisor:
         self.q_valid, self.qd_valid, self.valid_time = q, qd, now
 
     def check_watchdog(self, now, why=''):
-        """Safe mode when the last valid state is older than state_timeout."""
+        """Safe mode when the last valid state is stale (see SafetyLimits.stale_after)."""
         if self.mode in (RAMP_IN, ACTIVE) and self.valid_time is not None and \
-                now - self.valid_time > self.limits.state_timeout:
+                now - self.valid_time > self.limits.stale_after:
             age = (now - self.valid_time) * 1e3
-            self.fault(now, f'no valid joint state for {age:.0f} ms '
-                            f'(> {self.limits.state_timeout * 1e3:.0f} ms){why}', latch=False)
+            self.fault(now, f'no valid joint state for {age:.0f} ms (state_timeout '
+                            f'{self.limits.state_timeout * 1e3:.0f} ms){why}', latch=False)
 
     def needs_timer(self, now):
         """With state-triggered cycles: True when the timer must publish instead (safe
         mode, or the watchdog has expired)."""
         return self.mode == SAFE or (self.mode in (RAMP_IN, ACTIVE) and
-                                     now - self.valid_time > self.limits.state_timeout)
+                                     now - self.valid_time > self.limits.stale_after)
 
     @property
     def commanding(self):
@@ -248,7 +255,7 @@ class SafetySupervisor:
             return tau
         if self.gravity is not None:
             tau += self.gravity(self.q_valid)
-        if not final and now - self.valid_time <= self.limits.state_timeout:
+        if not final and now - self.valid_time <= self.limits.stale_after:
             tau -= self.limits.damping * self.qd_valid
         return tau
 

@@ -191,11 +191,12 @@ class ControllerNode(LifecycleNode):
         # would wake the executor's timer thread every cycle), then runs at rate (the safe
         # command) until states return. No idle 1 kHz wake-ups in the answering loop.
         self.timer_fast = not self.trigger_state
+        self.watchdog_ns = int(round((config.state_timeout - self.period) * 1e9))
         self.timer = self.create_timer(self.period if self.timer_fast else
-                                       config.state_timeout, self.on_timer, clock=self.steady)
+                                       self.watchdog_ns * 1e-9, self.on_timer,
+                                       clock=self.steady)
         self.entities.append(self.timer)
         self.period_ns = int(round(self.period * 1e9))
-        self.watchdog_ns = int(round(config.state_timeout * 1e9))
         self.jtc = TrajectoryInterfaces(self, config)
         if self.jtc.publisher is not None:
             self.entities.append(self.jtc.publisher)
@@ -323,9 +324,9 @@ class ControllerNode(LifecycleNode):
         if fire:
             self._arm_timer(self.period_ns, fast=True)  # publish at rate from now on
         elif sup.valid_time is not None:  # sleep until the last valid state expires
-            # (not a period later: the safe command's first message is due state_timeout
+            # (stale_after: the safe command's first message is due on the wire state_timeout
             # after the last state; WATCHDOG_MIN_NS only keeps a late wake-up from spinning)
-            left = sup.valid_time + core.config.state_timeout - now
+            left = sup.valid_time + sup.limits.stale_after - now
             self._arm_timer(max(int(left * 1e9) + 1, WATCHDOG_MIN_NS), fast=False)
 
     def _apply_requests(self, now):

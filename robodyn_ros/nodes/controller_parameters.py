@@ -44,8 +44,9 @@ PARAMETERS = {
                               'accepted [points] (2 to 100000); converted off the control '
                               'thread', True),
     'command_topic': (COMMAND_TOPIC, 'effort command topic (relative)', False),
-    'state_timeout': (0.05, 'watchdog: no valid joint state for this long -> safe [s], 2 '
-                      'periods to 1 s', True),
+    'state_timeout': (0.05, 'watchdog: no valid joint state for this long -> the safe '
+                      'command is on the wire (stale one period earlier) [s], 2 periods to 1 s',
+                      True),
     'diagnostics_period': (0.1, 'period of /diagnostics [s], 0.01 to 10', True),
     'max_torque_rate': (1000.0, 'largest change of any published torque [N m/s], applied '
                         'per message on the time since the last one; at least 2 x the '

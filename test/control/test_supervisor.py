@@ -68,9 +68,10 @@ def test_first_output_is_the_hold_torque_and_rate_limit_applies_after():
 def test_watchdog_on_monotonic_time_enters_safe_and_recovers_with_hold_reference():
     sup = _active()
     sup.command(0.0, np.zeros(N))
-    sup.check_watchdog(0.05)
-    assert sup.mode == RAMP_IN  # exactly at the timeout: still fine
-    sup.check_watchdog(0.0501)
+    stale = 0.05 - PERIOD  # a period to wake and compute: the safe command is out at 0.05
+    sup.check_watchdog(stale)
+    assert sup.mode == RAMP_IN  # exactly stale_after: still fine
+    sup.check_watchdog(stale + 1e-4)
     assert sup.mode == SAFE and 'no valid joint state' in sup.reason and not sup.latched
     assert sup.accept_state(0.06, np.zeros(N), np.zeros(N))  # caller restarts reference
     assert sup.mode == RAMP_IN
