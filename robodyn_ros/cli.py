@@ -27,6 +27,9 @@ def _add_robot(parser):
     parser.add_argument('--effort-limits', type=float, nargs='+', default=None,
                         metavar='TAU', help='effort limits [N m or N], 1 or one per joint '
                                             "(replace the URDF's; needed when it has none)")
+    parser.add_argument('--strict-inertia', action='store_true',
+                        help='refuse an inertia that violates the triangle inequality '
+                             '(default: a warning; the model uses it as given)')
 
 
 class _Parser(argparse.ArgumentParser):

@@ -16,9 +16,39 @@ __all__ = ['COMMANDS', 'loop_bench']
 
 def _load(args):
     from .model import load_robot
-    return load_robot(args.urdf, args.base, args.tip,
-                     mappings=getattr(args, 'xacro_args', None),
-                     effort_limits=getattr(args, 'effort_limits', None))
+    model = load_robot(args.urdf, args.base, args.tip,
+                       mappings=getattr(args, 'xacro_args', None),
+                       effort_limits=getattr(args, 'effort_limits', None),
+                       strict_inertia=getattr(args, 'strict_inertia', False))
+    _warn(args, model)
+    return model
+
+
+def _warn(args, model):
+    """The model's loading warnings, one line each on stderr."""
+    for text in model.warnings:
+        print(f'robodyn {args.command}: warning: {text}', file=sys.stderr)
+
+
+def _print_rows(table):
+    """The DH rows as columns two spaces apart (never merged, whatever the widths); a beta
+    column, and a note, when Hayati rows are present."""
+    hayati = any(r.beta for r in table.rows)
+    header = ['i', 'joint', 'type', 'a [m]', 'alpha [rad]', 'd [m]', 'theta0 [rad]'] + \
+        (['beta [rad]'] if hayati else [])
+    lines = [header]
+    for k, r in enumerate(table.rows, 1):
+        values = [f'{v:.6f}' for v in (r.a, r.alpha, r.d, r.theta_offset)]
+        lines.append([str(k), r.joint_name, r.joint_type] + values +
+                     ([f'{r.beta:.3e}'] if hayati else []))
+    widths = [max(len(line[c]) for line in lines) for c in range(len(header))]
+    for line in lines:
+        cells = [cell.ljust(w) if c in (1, 2) else cell.rjust(w)
+                 for c, (cell, w) in enumerate(zip(line, widths))]
+        print('  '.join(cells).rstrip())
+    if hayati:
+        rows = ', '.join(r.joint_name for r in table.rows if r.beta)
+        print(f'beta: Hayati rows (A = Rz Tz Tx Rx Ry(beta)) for nearly parallel axes: {rows}')
 
 
 def _inspect(args):
@@ -29,7 +59,7 @@ def _inspect(args):
             'robot': model.name, 'base_link': model.base_link, 'tip_link': model.tip_link,
             'convention': table.convention,
             'rows': [dict(joint=r.joint_name, type=r.joint_type, a=r.a, alpha=r.alpha, d=r.d,
-                          theta_offset=r.theta_offset) for r in table.rows],
+                          theta_offset=r.theta_offset, beta=r.beta) for r in table.rows],
             'base': table.base.tolist(), 'tool': table.tool.tolist(),
             'inertials': [dict(mass=i.mass, com=i.com.tolist(),
                                inertia_com=i.inertia.tolist(),
@@ -40,11 +70,7 @@ def _inspect(args):
         return 0
     print(f'{model.name}: {model.n} joints, {model.base_link} -> {model.tip_link}, '
           f'{table.convention} DH')
-    print(f'{"i":>2} {"joint":<24}{"type":<11}{"a [m]":>11}{"alpha [rad]":>13}{"d [m]":>11}'
-          f'{"theta0 [rad]":>14}')
-    for k, r in enumerate(table.rows, 1):
-        print(f'{k:>2} {r.joint_name:<24}{r.joint_type:<11}{r.a:>11.6f}{r.alpha:>13.6f}'
-              f'{r.d:>11.6f}{r.theta_offset:>14.6f}')
+    _print_rows(table)
     np.set_printoptions(precision=6, suppress=True)
     print('base (base_link -> frame 0):\n' + str(table.base))
     print('tool (frame n -> tip):\n' + str(table.tool))

@@ -11,6 +11,7 @@ __all__ = [
     'InputError',
     'BagError',
     'ConfigError',
+    'SimulationError',
 ]
 
 
@@ -36,3 +37,7 @@ class BagError(RobodynError):
 
 class ConfigError(RobodynError):
     """A YAML configuration or node parameter is invalid."""
+
+
+class SimulationError(RobodynError):
+    """The simulator diverged or reset (its state is no longer a result)."""

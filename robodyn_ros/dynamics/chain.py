@@ -20,6 +20,8 @@ class DHChain:
 
     Attributes:
         a, alpha, d, theta0: (n,) DH parameters (d and theta0 are the offsets).
+        beta: (n,) Hayati's rotation about y of nearly parallel axes [rad] (0 elsewhere):
+            frame i-1 -> i is Rz(theta) Tz(d) Tx(a) Rx(alpha) Ry(beta).
         prismatic: (n,) bool.
         mass: (n,) [kg]; com: (n, 3) in frame i [m]; inertia: (n, 3, 3) about the COM,
             frame-i axes [kg m^2].
@@ -30,6 +32,7 @@ class DHChain:
     alpha: np.ndarray
     d: np.ndarray
     theta0: np.ndarray
+    beta: np.ndarray
     prismatic: np.ndarray
     mass: np.ndarray
     com: np.ndarray
@@ -55,6 +58,7 @@ def dh_chain(model, gravity=GRAVITY):
         alpha=np.array([r.alpha for r in rows]),
         d=np.array([r.d for r in rows]),
         theta0=np.array([r.theta_offset for r in rows]),
+        beta=np.array([r.beta for r in rows]),
         prismatic=np.array([r.joint_type == 'prismatic' for r in rows]),
         mass=np.array([b.mass for b in table.inertials]),
         com=np.array([b.com for b in table.inertials]),

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.spatial import rot_y
+
 __all__ = ['LinkKinematics', 'link_kinematics']
 
 
@@ -52,6 +54,8 @@ def _frames(chain, q):
                         [st[i], ct[i] * ca[i], -ct[i] * sa[i], chain.a[i] * st[i]],
                         [0.0, sa[i], ca[i], d[i]],
                         [0.0, 0.0, 0.0, 1.0]])
+        if chain.beta[i]:  # Hayati's Ry(beta) on a nearly parallel axis
+            a_i[:3, :3] = a_i[:3, :3] @ rot_y(chain.beta[i])
         frames[i + 1] = frames[i] @ a_i
     return frames
 

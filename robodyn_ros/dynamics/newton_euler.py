@@ -11,9 +11,11 @@ link, all in scalars, against the spatial 6x6 algebra of the composite-rigid-bod
 less data is the speed that counts.
 
 Conventions (standard DH, seed 001): frame i-1 -> i is Rz(theta_i) Tz(d_i) Tx(a_i)
-Rx(alpha_i); joint i moves along/about z_{i-1}, which is (0, sin alpha_i, cos alpha_i) in
-frame i; the origin of frame i seen from frame i-1's, in frame i, is
-p_i = (a_i, d_i sin alpha_i, d_i cos alpha_i). Gravity enters as a base acceleration -g0.
+Rx(alpha_i) Ry(beta_i), beta_i being Hayati's rotation on nearly parallel axes (0 on
+other rows); joint i moves along/about z_{i-1}, which is the last row of R_i,
+(-cos alpha_i sin beta_i, sin alpha_i, cos alpha_i cos beta_i), in frame i; the origin of
+frame i seen from frame i-1's, in frame i, is p_i = Ry(beta_i)^T (a_i, d_i sin alpha_i,
+d_i cos alpha_i). Gravity enters as a base acceleration -g0.
 """
 
 import numba
@@ -21,10 +23,12 @@ import numpy as np
 
 from .recursive_params import (
     COL_COM,
+    COL_COS_BETA,
     COL_COULOMB,
     COL_INERTIA,
     COL_MASS,
     COL_PRISMATIC,
+    COL_SIN_BETA,
     COL_SMOOTHING,
     COL_VISCOUS,
 )
@@ -59,6 +63,15 @@ def _dh_joint(params, i, qi):
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
+def _dh_rotation(params, i, ct, st, ca, sa):
+    """Rows of R_i = Rz(theta) Rx(alpha) Ry(beta) of joint i, row-major (9 scalars)."""
+    cb, sb = params[i, COL_COS_BETA], params[i, COL_SIN_BETA]
+    return (ct * cb - st * sa * sb, -st * ca, ct * sb + st * sa * cb,
+            st * cb + ct * sa * sb, ct * ca, st * sb - ct * sa * cb,
+            -ca * sb, sa, ca * cb)
+
+
+@numba.njit(cache=True, nogil=True, error_model='numpy')
 def _outward(q, qd, qdd, params, buf):
     """Velocities and accelerations base -> tip; stores each link's R_i, p_i, and its
     inertial force m a_c and moment I w' + w x I w (about the COM, frame i) in ``buf``."""
@@ -68,12 +81,13 @@ def _outward(q, qd, qdd, params, buf):
     a0, a1, a2 = -params[n, 0], -params[n, 1], -params[n, 2]  # its origin's acceleration
     for i in range(n):
         ct, st, ca, sa, d, prismatic = _dh_joint(params, i, q[i])
-        r00, r01, r02, r10, r11, r12 = ct, -st * ca, st * sa, st, ct * ca, -ct * sa
+        r00, r01, r02, r10, r11, r12, r20, r21, r22 = _dh_rotation(params, i, ct, st, ca, sa)
         k = FRAME * i
         buf[k], buf[k + 1], buf[k + 2] = r00, r01, r02
         buf[k + 3], buf[k + 4], buf[k + 5] = r10, r11, r12
-        buf[k + 6], buf[k + 7], buf[k + 8] = 0.0, sa, ca
-        p0, p1, p2 = params[i, 0], d * sa, d * ca
+        buf[k + 6], buf[k + 7], buf[k + 8] = r20, r21, r22
+        cb, sb, dca = params[i, COL_COS_BETA], params[i, COL_SIN_BETA], d * ca
+        p0, p1, p2 = cb * params[i, 0] - sb * dca, d * sa, sb * params[i, 0] + cb * dca
         buf[k + 9], buf[k + 10], buf[k + 11] = p0, p1, p2
         if prismatic:  # in frame i-1: w, w' unchanged; the joint accelerates along z
             b0, b1, b2, c0, c1, c2 = w0, w1, w2, e0, e1, e2
@@ -81,18 +95,18 @@ def _outward(q, qd, qdd, params, buf):
         else:  # w + z qd, w' + z qdd + w x z qd
             b0, b1, b2 = w0, w1, w2 + qd[i]
             c0, c1, c2 = e0 + w1 * qd[i], e1 - w0 * qd[i], e2 + qdd[i]
-        # Into frame i: R_i^T (.), whose last row of R_i is (0, sa, ca).
-        w0, w1, w2 = r00 * b0 + r10 * b1, r01 * b0 + r11 * b1 + sa * b2, \
-            r02 * b0 + r12 * b1 + ca * b2
-        e0, e1, e2 = r00 * c0 + r10 * c1, r01 * c0 + r11 * c1 + sa * c2, \
-            r02 * c0 + r12 * c1 + ca * c2
-        v0, v1, v2 = r00 * a0 + r10 * a1, r01 * a0 + r11 * a1 + sa * a2, \
-            r02 * a0 + r12 * a1 + ca * a2
-        if prismatic:  # Coriolis term 2 w x (z qd), z = (0, sa, ca) in frame i
-            z1, z2 = sa * qd[i], ca * qd[i]
+        # Into frame i: R_i^T (.).
+        w0, w1, w2 = r00 * b0 + r10 * b1 + r20 * b2, r01 * b0 + r11 * b1 + r21 * b2, \
+            r02 * b0 + r12 * b1 + r22 * b2
+        e0, e1, e2 = r00 * c0 + r10 * c1 + r20 * c2, r01 * c0 + r11 * c1 + r21 * c2, \
+            r02 * c0 + r12 * c1 + r22 * c2
+        v0, v1, v2 = r00 * a0 + r10 * a1 + r20 * a2, r01 * a0 + r11 * a1 + r21 * a2, \
+            r02 * a0 + r12 * a1 + r22 * a2
+        if prismatic:  # Coriolis term 2 w x (z qd), z = (r20, r21, r22) in frame i
+            z0, z1, z2 = r20 * qd[i], r21 * qd[i], r22 * qd[i]
             v0 += 2.0 * (w1 * z2 - w2 * z1)
-            v1 -= 2.0 * w0 * z2
-            v2 += 2.0 * w0 * z1
+            v1 += 2.0 * (w2 * z0 - w0 * z2)
+            v2 += 2.0 * (w0 * z1 - w1 * z0)
         # Origin i: + w' x p + w x (w x p).
         x0, x1, x2 = w1 * p2 - w2 * p1, w2 * p0 - w0 * p2, w0 * p1 - w1 * p0
         a0 = v0 + e1 * p2 - e2 * p1 + w1 * x2 - w2 * x1
@@ -134,16 +148,16 @@ def _inward(params, tau, buf):
         t1 += p2 * f0 - p0 * f2 + c2 * F0 - c0 * F2 + buf[h + 4]
         t2 += p0 * f1 - p1 * f0 + c0 * F1 - c1 * F0 + buf[h + 5]
         f0, f1, f2 = f0 + F0, f1 + F1, f2 + F2
-        sa, ca = buf[k + 7], buf[k + 8]
+        z0, z1, z2 = buf[k + 6], buf[k + 7], buf[k + 8]  # last row of R_i: z_{i-1}
         if params[i, COL_PRISMATIC] > 0.5:
-            tau[i] = sa * f1 + ca * f2
+            tau[i] = z0 * f0 + z1 * f1 + z2 * f2
         else:
-            tau[i] = sa * t1 + ca * t2
+            tau[i] = z0 * t0 + z1 * t1 + z2 * t2
         # Into frame i-1: R_i (.).
         f0, f1, f2 = buf[k] * f0 + buf[k + 1] * f1 + buf[k + 2] * f2, \
-            buf[k + 3] * f0 + buf[k + 4] * f1 + buf[k + 5] * f2, sa * f1 + ca * f2
+            buf[k + 3] * f0 + buf[k + 4] * f1 + buf[k + 5] * f2, z0 * f0 + z1 * f1 + z2 * f2
         t0, t1, t2 = buf[k] * t0 + buf[k + 1] * t1 + buf[k + 2] * t2, \
-            buf[k + 3] * t0 + buf[k + 4] * t1 + buf[k + 5] * t2, sa * t1 + ca * t2
+            buf[k + 3] * t0 + buf[k + 4] * t1 + buf[k + 5] * t2, z0 * t0 + z1 * t1 + z2 * t2
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')

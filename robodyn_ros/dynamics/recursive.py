@@ -17,7 +17,7 @@ All kernels write into preallocated arrays and allocate nothing.
 
 import numba
 
-from .newton_euler import _all_finite, _dh_joint
+from .newton_euler import _all_finite, _dh_joint, _dh_rotation
 from .recursive_params import COL_COM, COL_INERTIA, COL_MASS, SCRATCH
 
 __all__ = ['terms_kernel']
@@ -57,10 +57,8 @@ def _kinematics(q, qd, params, rot, pos, vec, mat, scr, with_b):
     for i in range(n):
         ct, st, ca, sa, d, prism = _dh_joint(params, i, q[i])
         a = params[i, 0]
-        # Local rotation/translation of the standard DH transform.
-        l00, l01, l02 = ct, -st * ca, st * sa
-        l10, l11, l12 = st, ct * ca, -ct * sa
-        l20, l21, l22 = 0.0, sa, ca
+        # Local rotation/translation of the standard DH transform, Rz Rx Ry(beta) (Hayati).
+        l00, l01, l02, l10, l11, l12, l20, l21, l22 = _dh_rotation(params, i, ct, st, ca, sa)
         t0, t1, t2 = a * ct, a * st, d
         for r in range(3):
             p0, p1, p2 = rot[i, r, 0], rot[i, r, 1], rot[i, r, 2]

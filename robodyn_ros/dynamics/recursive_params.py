@@ -10,14 +10,17 @@ import numpy as np
 
 __all__ = ['PARAM_WIDTH', 'COL_A', 'COL_ALPHA', 'COL_D', 'COL_THETA0', 'COL_PRISMATIC',
            'COL_MASS', 'COL_COM', 'COL_INERTIA', 'COL_VISCOUS', 'COL_COULOMB',
-           'COL_SMOOTHING', 'MODE_M', 'MODE_C', 'MODE_G', 'MODE_ALL', 'SCRATCH',
+           'COL_SMOOTHING', 'COL_COS_BETA', 'COL_SIN_BETA', 'MODE_M', 'MODE_C', 'MODE_G',
+           'MODE_ALL', 'SCRATCH',
            'pack_params', 'workspace', 'workspace_size']
 
 COL_A, COL_ALPHA, COL_D, COL_THETA0, COL_PRISMATIC, COL_MASS = range(6)
 COL_COM = 6  # 3 columns
 COL_INERTIA = 9  # 9 columns
 COL_VISCOUS, COL_COULOMB, COL_SMOOTHING = 18, 19, 20
-PARAM_WIDTH = 21
+#: cos and sin of Hayati's beta (DHChain.beta), stored so no kernel evaluates them.
+COL_COS_BETA, COL_SIN_BETA = 21, 22
+PARAM_WIDTH = 23
 #: What terms_kernel computes: bits of M, C, g.
 MODE_M, MODE_C, MODE_G = 1, 2, 4
 MODE_ALL = MODE_M | MODE_C | MODE_G
@@ -37,6 +40,7 @@ def pack_params(chain, viscous, coulomb, smoothing):
     params[:n, COL_INERTIA:COL_INERTIA + 9] = chain.inertia.reshape(n, 9)
     params[:n, COL_VISCOUS], params[:n, COL_COULOMB] = viscous, coulomb
     params[:n, COL_SMOOTHING] = smoothing
+    params[:n, COL_COS_BETA], params[:n, COL_SIN_BETA] = np.cos(chain.beta), np.sin(chain.beta)
     params[n, 0:3] = chain.gravity
     return params
 

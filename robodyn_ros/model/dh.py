@@ -12,6 +12,14 @@ Degenerate cases are resolved so the table stays exact and short:
 
 * intersecting axes: x = +-(z_i x z_{i+1}), origin at the intersection;
 * parallel axes: the common normal through the previous origin (d = 0);
+* nearly parallel axes (vendors round pi/2 to 1.5708; calibrated kinematics tilt axes by
+  1e-4..1e-3 rad), whose common normal lies farther from the previous origin than the
+  chain is long: Hayati's extra rotation ``beta`` about the new y axis, as calibration
+  practice does (A = Rz(theta) Tz(d) Tx(a) Rx(alpha) Ry(beta) with d = 0: frame i sits
+  where axis i+1 crosses the plane through the previous origin normal to axis i), so
+  frames stay on the links and the table stays exact; ``beta`` is 0 on every other row.
+  The modified convention has no such row: a chain it cannot represent exactly is
+  refused by the FK check below;
 * collinear axes: x and the origin are carried over from the previous frame;
 * the sign of every x axis is chosen so that theta_offset lies in (-pi/2, pi/2]
   (a may then be negative);
@@ -25,17 +33,21 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InputError
-from .spatial import dh_modified, dh_standard, invert_transform
+from .spatial import dh_modified, dh_standard, invert_transform, rot_y
 
 __all__ = ['DHRow', 'DHTable', 'dh_table']
 
 EPS = 1e-9
 CONVENTIONS = ('standard', 'modified')
+#: DH FK must equal URDF FK within this fraction of the chain's reach at load (x n / 10
+#: beyond 10 joints: roundoff grows with the number of transforms multiplied).
+FK_TOLERANCE = 1e-12
 
 
 @dataclass(frozen=True)
 class DHRow:
-    """One DH row. Revolute: theta = q + theta_offset. Prismatic: d = q + d (offset)."""
+    """One DH row. Revolute: theta = q + theta_offset. Prismatic: d = q + d (offset).
+    ``beta``: Hayati's rotation about y for nearly parallel axes [rad], else 0."""
 
     joint_name: str
     joint_type: str
@@ -43,6 +55,7 @@ class DHRow:
     alpha: float
     d: float
     theta_offset: float
+    beta: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -71,8 +84,9 @@ class DHTable:
         row = self.rows[i]
         theta = row.theta_offset + (0.0 if row.joint_type == 'prismatic' else qi)
         d = row.d + (qi if row.joint_type == 'prismatic' else 0.0)
-        fn = dh_standard if self.convention == 'standard' else dh_modified
-        return fn(row.a, row.alpha, d, theta)
+        if self.convention == 'standard':
+            return dh_standard(row.a, row.alpha, d, theta, row.beta)
+        return dh_modified(row.a, row.alpha, d, theta)
 
     def frames(self, q):
         """Poses of DH frames 1..n in the base_link frame."""
@@ -138,6 +152,34 @@ def _frame(origin, x, z):
     return t
 
 
+def _reach(model):
+    """Length scale of the chain [m]: 1 m plus every joint origin's offset and the tool's.
+    A common normal farther than this from the previous origin is not on the robot."""
+    return 1.0 + sum(float(np.linalg.norm(j.origin[:3, 3])) for j in model.joints) + \
+        float(np.linalg.norm(model.tool[:3, 3]))
+
+
+def _hayati_frame(prev, point, direction):
+    """Frame i for axis i+1 (``point``, ``direction``) nearly parallel to prev's z: origin
+    where the axis crosses the plane through prev's origin normal to prev's z (d = 0),
+    x along that offset (a >= 0 side of prev's x), then Rx(alpha) Ry(beta) onto the axis."""
+    o, z = prev[:3, 3], prev[:3, 2]
+    origin = point - ((point - o) @ z) / (direction @ z) * direction
+    offset = origin - o
+    x = _unit(offset) if np.linalg.norm(offset) > EPS else prev[:3, 0]
+    if x @ prev[:3, 0] < -EPS:
+        x = -x
+    y = np.cross(z, x)
+    beta = np.arcsin(np.clip(direction @ x, -1.0, 1.0))
+    alpha = np.arctan2(-(direction @ y), direction @ z)
+    c, s = np.cos(alpha), np.sin(alpha)
+    rot_x = np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+    frame = np.eye(4)
+    frame[:3, :3] = np.column_stack([x, y, z]) @ rot_x @ rot_y(beta)
+    frame[:3, 3] = origin
+    return frame
+
+
 def _compatible(frame_prev, frame_next):
     """True when frame_next follows frame_prev by a standard DH transform."""
     rel = invert_transform(frame_prev) @ frame_next
@@ -145,10 +187,21 @@ def _compatible(frame_prev, frame_next):
 
 
 def _extract_standard(rel):
-    theta = np.arctan2(rel[1, 0], rel[0, 0])
-    alpha = np.arctan2(rel[2, 1], rel[2, 2])
+    """(a, alpha, d, theta, beta) of rel = Rz(theta) Tz(d) Tx(a) Rx(alpha) Ry(beta)."""
+    if abs(rel[2, 0]) < 1e-12:  # beta = 0: the plain DH row
+        theta = np.arctan2(rel[1, 0], rel[0, 0])
+        alpha = np.arctan2(rel[2, 1], rel[2, 2])
+        a = rel[0, 3] * np.cos(theta) + rel[1, 3] * np.sin(theta)
+        return a, alpha, rel[2, 3], theta, 0.0
+    # Row 2 of Rx(alpha) Ry(beta) is (-cos alpha sin beta, sin alpha, cos alpha cos beta);
+    # alpha is near 0 or pi on these rows, so |beta| < pi/2 is read from its ratio.
+    beta = np.arctan(-rel[2, 0] / rel[2, 2])
+    x = np.cos(beta) * rel[:3, 0] + np.sin(beta) * rel[:3, 2]  # Rz(theta) x: (c, s, 0)
+    theta = np.arctan2(x[1], x[0])
+    rx = (rel[:3, :3] @ rot_y(-beta))
+    alpha = np.arctan2(rx[2, 1], rx[2, 2])
     a = rel[0, 3] * np.cos(theta) + rel[1, 3] * np.sin(theta)
-    return a, alpha, rel[2, 3], theta
+    return a, alpha, rel[2, 3], theta, beta
 
 
 def _extract_modified(rel):
@@ -186,11 +239,15 @@ def _standard_frames(model, points, dirs, body_poses):
             x0 = _perp(np.array([0.0, 1.0, 0.0]), dirs[0])
         frame0 = _frame(origin, x0, dirs[0])
     frames = [frame0]
+    reach = _reach(model)
     for i in range(n - 1):
         prev = frames[-1]
-        _, foot2, x = _common_normal(prev[:3, 3], dirs[i], points[i + 1], dirs[i + 1],
-                                     prev[:3, 3], prev[:3, 0])
-        frames.append(_frame(foot2, x, dirs[i + 1]))
+        foot1, foot2, x = _common_normal(prev[:3, 3], dirs[i], points[i + 1], dirs[i + 1],
+                                         prev[:3, 3], prev[:3, 0])
+        if np.linalg.norm(foot1 - prev[:3, 3]) > reach:  # nearly parallel: Hayati's beta
+            frames.append(_hayati_frame(prev, points[i + 1], dirs[i + 1]))
+        else:
+            frames.append(_frame(foot2, x, dirs[i + 1]))
     prev = frames[-1]
     if _compatible(prev, tip):
         frames.append(tip.copy())
@@ -241,15 +298,47 @@ def dh_table(model, convention='standard'):
     body_poses = model.body_poses(np.zeros(model.n))
     build = _standard_frames if convention == 'standard' else _modified_frames
     frames = build(model, points, dirs, body_poses)
-    extract = _extract_standard if convention == 'standard' else _extract_modified
     rows = []
     for i, joint in enumerate(model.joints):
-        a, alpha, d, theta = extract(invert_transform(frames[i]) @ frames[i + 1])
-        rows.append(DHRow(joint.name, joint.type, float(a), float(alpha), float(d), float(theta)))
+        rel = invert_transform(frames[i]) @ frames[i + 1]
+        if convention == 'standard':
+            a, alpha, d, theta, beta = _extract_standard(rel)
+        else:
+            (a, alpha, d, theta), beta = _extract_modified(rel), 0.0
+        rows.append(DHRow(joint.name, joint.type, float(a), float(alpha), float(d),
+                          float(theta), float(beta)))
     tool = invert_transform(frames[-1]) @ body_poses[-1] @ model.tool
     body_to_dh, inertials = [], []
     for i, body in enumerate(model.bodies):
         offset = invert_transform(body_poses[i]) @ frames[i + 1]
         body_to_dh.append(offset)
         inertials.append(body.transformed(invert_transform(offset)))
-    return DHTable(convention, tuple(rows), frames[0], tool, tuple(inertials), tuple(body_to_dh))
+    table = DHTable(convention, tuple(rows), frames[0], tool, tuple(inertials),
+                    tuple(body_to_dh))
+    _verify(model, table)
+    return table
+
+
+def _verify(model, table):
+    """Refuse a table whose FK differs from the URDF's: every DH frame, mapped back to its
+    body, against the URDF's body pose at q = 0 and four fixed random configurations (a
+    model never loads silently wrong). Tolerance FK_TOLERANCE x the chain's reach."""
+    reach = _reach(model)
+    tolerance = FK_TOLERANCE * max(1.0, model.n / 10)
+    rng = np.random.default_rng(0)
+    worst, where = 0.0, 0
+    for k in range(5):
+        q = np.zeros(model.n) if k == 0 else rng.uniform(-np.pi, np.pi, model.n)
+        bodies = model.body_poses(q)
+        for i, frame in enumerate(table.frames(q)):
+            error = np.abs(frame - bodies[i] @ table.body_to_dh[i])
+            size = max(float(error[:3, 3].max()) / reach, float(error[:3, :3].max()))
+            if not size <= worst:  # NaN counts as the worst
+                worst, where = size, i
+    if not worst <= tolerance:
+        raise InputError(
+            f'DH ({table.convention}) FK differs from the URDF at joint '
+            f'{model.joints[where].name!r} by {worst:.3g} x the reach {reach:.3g} m '
+            f'(tolerance {tolerance:.3g}): the description cannot be represented exactly'
+            + ('; the standard convention can (Hayati beta rows)'
+               if table.convention == 'modified' else ''))

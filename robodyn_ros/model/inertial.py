@@ -49,13 +49,17 @@ def lump(parts):
     return Inertial(mass, com, 0.5 * (inertia + inertia.T))
 
 
-def check_physical(inertial, what, tol=1e-9):
-    """Raise :class:`ModelError` unless the inertial is physically consistent.
+def check_physical(inertial, what, tol=1e-9, strict=True):
+    """Raise :class:`ModelError` unless the inertial is physically consistent; return
+    the warnings (a list of one-line strings).
 
     Accepted: mass > 0 and an inertia about the COM that is symmetric, positive
     definite and satisfies the triangle inequality of principal moments. An
     all-zero inertia tensor (every entry <= POINT_MASS: a point mass, as in seed 004's
-    examples) is accepted.
+    examples) is accepted. ``strict`` False: a violated triangle inequality is a warning
+    naming the violation, not an error: vendors' official descriptions (Franka's FER,
+    UFactory's xArm6) have such links; Pinocchio loads them, the model uses them as
+    given (its M stays positive definite: the tensor is), the simulator balances them.
     """
     if not np.isfinite(inertial.mass) or inertial.mass <= 0.0:
         raise ModelError(f'{what}: mass must be > 0, got {inertial.mass!r}')
@@ -64,11 +68,16 @@ def check_physical(inertial, what, tol=1e-9):
         raise ModelError(f'{what}: non-finite centre of mass or inertia')
     scale = np.abs(inertia).max()
     if scale <= POINT_MASS:
-        return
+        return []
     eig = np.linalg.eigvalsh(0.5 * (inertia + inertia.T))
     if eig[0] <= tol * scale:
         raise ModelError(f'{what}: inertia is not positive definite '
                          f'(principal moments {np.array2string(eig, precision=6)})')
     if eig[0] + eig[1] < eig[2] - tol * scale:
-        raise ModelError(f'{what}: inertia violates the triangle inequality '
-                         f'(principal moments {np.array2string(eig, precision=6)})')
+        text = (f'{what}: inertia violates the triangle inequality by '
+                f'{(eig[2] - eig[0] - eig[1]) / eig[2]:.1%} of its largest principal moment '
+                f'(principal moments {np.array2string(eig, precision=6)})')
+        if strict:
+            raise ModelError(text + '; strict inertia checks refuse it')
+        return [text + '; used as given']
+    return []

@@ -30,9 +30,10 @@ def _link(name, rng, mass=None):
             f'izz="{_f(i_local[2, 2])}"/></inertial></link>')
 
 
-def _joint(name, jtype, parent, child, rng, axis=None):
+def _joint(name, jtype, parent, child, rng, axis=None, tilt=None):
+    """URDF joint; ``tilt``: rpy within +-tilt instead of any orientation."""
     xyz = rng.uniform(-0.3, 0.3, 3)
-    rpy = rng.uniform(-np.pi, np.pi, 3)
+    rpy = rng.uniform(-np.pi, np.pi, 3) if tilt is None else rng.uniform(-tilt, tilt, 3)
     if axis is None:
         axis = rng.normal(size=3)
         axis /= np.linalg.norm(axis)
@@ -47,21 +48,26 @@ def _joint(name, jtype, parent, child, rng, axis=None):
             '<dynamics damping="0.1" friction="0.05"/></joint>')
 
 
-def random_chain(n, seed=0, branches=True, special_axes=False):
-    """URDF XML of a random n-joint chain from 'base' to 'tip'."""
+def random_chain(n, seed=0, branches=True, special_axes=False, nearly_parallel=0.0):
+    """URDF XML of a random n-joint chain from 'base' to 'tip'. ``nearly_parallel`` > 0:
+    every odd joint's axis is the previous joint's tilted by up to that angle [rad] (as
+    rounded or calibrated vendor descriptions have them)."""
     rng = np.random.default_rng(seed)
     parts = ['<robot name="random_chain">', '<link name="base"/>']
-    parent = 'base'
+    parent, axis = 'base', None
     for k in range(n):
         jtype = rng.choice(['revolute', 'revolute', 'continuous', 'prismatic'])
         link = f'l{k}'
         parts.append(_link(link, rng))
-        axis = None
-        if special_axes and k % 2:
-            axis = np.eye(3)[k % 3]
-        parts.append(_joint(f'j{k}', jtype, parent, link, rng, axis))
+        tilt = nearly_parallel if nearly_parallel and k % 2 else None
+        if nearly_parallel and not k % 2:  # the odd joint after it keeps this axis
+            axis = rng.normal(size=3)
+            axis /= np.linalg.norm(axis)
+        elif not nearly_parallel:
+            axis = np.eye(3)[k % 3] if special_axes and k % 2 else None
+        parts.append(_joint(f'j{k}', jtype, parent, link, rng, axis, tilt))
         parent = link
-        if rng.uniform() < 0.5:  # fixed joint between moving ones
+        if not nearly_parallel and rng.uniform() < 0.5:  # fixed joint between moving ones
             parts.append(_link(f'l{k}_fixed', rng))
             parts.append(_joint(f'j{k}_fixed', 'fixed', parent, f'l{k}_fixed', rng))
             parent = f'l{k}_fixed'

@@ -9,8 +9,16 @@ import numpy as np
 from ..errors import ModelError
 from .description import Mappings
 from .effort_limits import EffortLimits, with_effort_limits, xml_with_efforts
-from .spatial import axis_angle_matrix, transform
-from .tree import MOVING, chain_path, check_locked, kinematic_tree, locked_value, lumped_bodies
+from .spatial import axis_angle_matrix, invert_transform, transform
+from .tree import (
+    MOVING,
+    chain_path,
+    check_locked,
+    fixed_anchor,
+    kinematic_tree,
+    locked_value,
+    lumped_bodies,
+)
 from .urdf import parse_urdf
 
 __all__ = ['Joint', 'RobotModel', 'load_urdf', 'joint_motion']
@@ -68,6 +76,9 @@ class RobotModel:
     locked: dict
     xml: str = field(repr=False)
     joint1_parent: np.ndarray = field(default_factory=lambda: np.eye(4), repr=False)
+    #: One-line warnings of loading (an inertia used as given although it violates the
+    #: triangle inequality); tools print them, nodes log them.
+    warnings: tuple = ()
 
     @property
     def n(self):
@@ -137,7 +148,8 @@ def joint_motion(joint, q):
 def load_urdf(source: str | os.PathLike, base_link: str | None = None,
               tip_link: str | None = None, locked_joints: dict[str, float] | None = None, *,
               mappings: Mappings | None = None,
-              effort_limits: EffortLimits | None = None) -> 'RobotModel':
+              effort_limits: EffortLimits | None = None,
+              strict_inertia: bool = False) -> 'RobotModel':
     """Build a :class:`RobotModel` from a robot description (URDF or xacro).
 
     Args:
@@ -151,6 +163,8 @@ def load_urdf(source: str | os.PathLike, base_link: str | None = None,
         effort_limits: effort limits [N m or N] replacing the URDF's: {joint: value} or
             one value per chain joint. Without them, every chain joint needs a positive,
             finite effort limit in the URDF.
+        strict_inertia: refuse an inertia that violates the triangle inequality (by
+            default it is used as given and named in ``RobotModel.warnings``).
 
     Raises:
         UrdfError: unreadable or invalid XML, failed xacro expansion.
@@ -161,15 +175,17 @@ def load_urdf(source: str | os.PathLike, base_link: str | None = None,
     robot = parse_urdf(source, mappings)
     root, children, parent_joint = kinematic_tree(robot)
     base = base_link or root
-    tip, path = chain_path(robot, children, parent_joint, base, tip_link)
+    anchor, base_pose = fixed_anchor(robot, children, parent_joint, base, tip_link)
+    tip, path = chain_path(robot, children, parent_joint, anchor, tip_link)
     locked = dict(locked_joints or {})
     on_path = {j.name for j in path}
     check_locked(robot, locked, on_path)
-    joints, chain_links, tool, joint1_parent = _moving_joints(path, base)
+    joints, chain_links, tool, joint1_parent = _moving_joints(
+        path, anchor, invert_transform(base_pose))
     if not joints:
         raise ModelError(f'no moving joint between {base!r} and {tip!r}')
-    bodies = lumped_bodies(robot, base, children, path, chain_links, joints, locked,
-                           joint_motion)
+    bodies, warnings = lumped_bodies(robot, anchor, children, path, chain_links, joints,
+                                     locked, joint_motion, strict_inertia)
     locked_all = {name: locked_value(j, locked, robot) for name, j in robot.joints.items()
                   if j.type in MOVING and name not in on_path}
     joints = with_effort_limits(joints, effort_limits, robot.missing_effort)
@@ -177,13 +193,14 @@ def load_urdf(source: str | os.PathLike, base_link: str | None = None,
     if effort_limits is not None or robot.missing_effort:
         xml = xml_with_efforts(xml, joints)
     return RobotModel(robot.name, root, base, tip, tuple(joints), tuple(bodies), tool,
-                      locked_all, xml, joint1_parent)
+                      locked_all, xml, joint1_parent, tuple(warnings))
 
 
-def _moving_joints(path, base):
-    """The chain's moving joints (fixed offsets folded into the next joint's origin),
+def _moving_joints(path, base, offset):
+    """The chain's moving joints (fixed offsets folded into the next joint's origin,
+    starting with ``offset``, the pose of the path's first link in the base frame),
     {link: body index}, the tool transform and the pose of joint 1's parent."""
-    joints, offset, chain_links = [], np.eye(4), {base: -1}
+    joints, chain_links = [], {base: -1}
     joint1_parent = None
     for joint in path:
         if joint.type in MOVING:

@@ -5,10 +5,12 @@ import numpy as np
 __all__ = [
     'skew',
     'rpy_to_matrix',
+    'matrix_to_rpy',
     'axis_angle_matrix',
     'transform',
     'invert_transform',
     'dh_standard',
+    'rot_y',
     'dh_modified',
 ]
 
@@ -27,6 +29,14 @@ def rpy_to_matrix(rpy):
         [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
         [-sp, cp * sr, cp * cr],
     ])
+
+
+def matrix_to_rpy(rotation):
+    """URDF roll-pitch-yaw [rad] of a rotation matrix (inverse of rpy_to_matrix; pitch in
+    [-pi/2, pi/2])."""
+    r = np.asarray(rotation, dtype=float)
+    pitch = np.arctan2(-r[2, 0], np.hypot(r[0, 0], r[1, 0]))
+    return np.array([np.arctan2(r[2, 1], r[2, 2]), pitch, np.arctan2(r[1, 0], r[0, 0])])
 
 
 def axis_angle_matrix(axis, angle):
@@ -51,15 +61,25 @@ def invert_transform(t):
     return transform(r.T, -r.T @ t[:3, 3])
 
 
-def dh_standard(a, alpha, d, theta):
-    """Standard DH link transform A = Rz(theta) Tz(d) Tx(a) Rx(alpha) (seed 001 eq. 2.5)."""
+def dh_standard(a, alpha, d, theta, beta=0.0):
+    """Standard DH link transform A = Rz(theta) Tz(d) Tx(a) Rx(alpha) (seed 001 eq. 2.5),
+    times Ry(beta): Hayati's extra rotation for nearly parallel axes (zero otherwise)."""
     ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(alpha), np.sin(alpha)
-    return np.array([
+    a_i = np.array([
         [ct, -st * ca, st * sa, a * ct],
         [st, ct * ca, -ct * sa, a * st],
         [0.0, sa, ca, d],
         [0.0, 0.0, 0.0, 1.0],
     ])
+    if beta:
+        a_i[:3, :3] = a_i[:3, :3] @ rot_y(beta)
+    return a_i
+
+
+def rot_y(angle):
+    """Rotation about y by ``angle`` [rad]."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
 
 
 def dh_modified(a, alpha, d, theta):

@@ -7,7 +7,7 @@ from ..errors import ModelError
 from .inertial import check_physical, lump
 
 __all__ = ['MOVING', 'kinematic_tree', 'chain_path', 'check_locked', 'lumped_bodies',
-           'locked_value']
+           'locked_value', 'fixed_anchor']
 
 MOVING = ('revolute', 'continuous', 'prismatic')
 
@@ -84,6 +84,37 @@ def locked_value(joint, locked, robot):
     return locked.get(joint.name, 0.0)
 
 
+def fixed_anchor(robot, children, parent_joint, base, tip_link):
+    """(anchor link, pose of ``base`` in it) when ``base`` is a fixed frame beside the
+    chain (REP-103's ``base`` under UR's ``base_link``): the nearest ancestor reached from
+    ``base`` through fixed joints only that has moving joints (and the tip) below it;
+    (base, identity) otherwise. The chain is then built from the anchor and expressed in
+    ``base`` by that constant transform."""
+    if base not in robot.links or (tip_link is not None and tip_link not in robot.links):
+        return base, np.eye(4)
+    link, pose = base, np.eye(4)
+    while True:
+        below = _path_to(tip_link, link, parent_joint) if tip_link else \
+            _has_moving_below(link, children)
+        if below or link not in parent_joint:
+            return (link, pose) if below else (base, np.eye(4))
+        joint = parent_joint[link]
+        if joint.type != 'fixed':
+            return base, np.eye(4)
+        pose = joint.origin @ pose
+        link = joint.parent
+
+
+def _has_moving_below(link, children):
+    stack = [link]
+    while stack:
+        for joint in children[stack.pop()]:
+            if joint.type in MOVING:
+                return True
+            stack.append(joint.child)
+    return False
+
+
 def chain_path(robot, children, parent_joint, base, tip_link):
     """(tip, the joints from ``base`` to the tip): the tip given or the unique deepest
     leaf; ModelError for unknown links or joints the chain cannot hold."""
@@ -116,8 +147,9 @@ def check_locked(robot, locked, on_path):
                              f'valid: {", ".join(options) or "none"}')
 
 
-def _inertial_part(robot, link, pose):
-    """The link's inertial in its body frame (None when massless); checked."""
+def _inertial_part(robot, link, pose, notes, strict):
+    """The link's inertial in its body frame (None when massless); checked (warnings
+    appended to ``notes``)."""
     inertial = robot.links[link].inertial
     if inertial is None:
         return None
@@ -125,21 +157,24 @@ def _inertial_part(robot, link, pose):
     if inertial.mass < 0:
         raise ModelError(f'{what}: negative mass {inertial.mass!r}')
     if inertial.mass > 0 or np.abs(inertial.inertia).max() > 0:
-        check_physical(inertial, what)
+        notes.extend(check_physical(inertial, what, strict=strict))
         return inertial.transformed(pose)
     return None
 
 
-def lumped_bodies(robot, base, children, path, chain_links, joints, locked, motion):
-    """One Inertial per moving joint: every link below ``base`` lumped into the chain body
-    it is rigidly attached to (off-chain joints at their locked positions; ``motion``:
-    callable(joint, q) -> 4x4). ModelError for a massless moving body."""
+def lumped_bodies(robot, base, children, path, chain_links, joints, locked, motion,
+                  strict=True):
+    """(one Inertial per moving joint, warnings): every link below ``base`` lumped into the
+    chain body it is rigidly attached to (off-chain joints at their locked positions;
+    ``motion``: callable(joint, q) -> 4x4). ModelError for a massless moving body; a
+    violated triangle inequality is a warning unless ``strict``."""
     on_path = {j.name for j in path}
     parts = [[] for _ in joints]
+    notes = []
     stack = [(base, -1, np.eye(4))]
     while stack:
         link, body, pose = stack.pop()
-        part = _inertial_part(robot, link, pose) if body >= 0 else None
+        part = _inertial_part(robot, link, pose, notes, strict) if body >= 0 else None
         if part is not None:
             parts[body].append(part)
         for joint in children[link]:
@@ -160,6 +195,8 @@ def lumped_bodies(robot, base, children, path, chain_links, joints, locked, moti
         if body.mass <= 0.0:
             raise ModelError(f'moving body after joint {joint.name!r} has no mass '
                              '(no link with a positive-mass <inertial>)')
-        check_physical(body, f'body after joint {joint.name!r}')
+        lumped = check_physical(body, f'body after joint {joint.name!r}', strict=strict)
+        if not notes:  # a link already named is not said again as its lumped body
+            notes.extend(lumped)
         bodies.append(body)
-    return bodies
+    return bodies, notes

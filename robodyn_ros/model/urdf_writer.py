@@ -6,6 +6,7 @@ import numpy as np
 
 from .dh import DHRow
 from .inertial import Inertial
+from .spatial import axis_angle_matrix, matrix_to_rpy, rot_y
 
 __all__ = ['LIMIT_DEFAULTS', 'dh_to_urdf']
 
@@ -54,9 +55,12 @@ def dh_to_urdf(name: str, rows: Sequence[DHRow], bodies: Sequence[Inertial],
             f'<axis xyz="0 0 1"/><limit lower="{lower!r}" upper="{upper!r}" '
             f'effort="{effort!r}" velocity="{velocity!r}"/>'
             f'<dynamics damping="{damping!r}" friction="{friction!r}"/></joint>')
+        # Rx(alpha) Ry(beta) as URDF's Rz Ry Rx (beta: Hayati's, usually 0).
+        rpy = _fmt(matrix_to_rpy(axis_angle_matrix([1.0, 0.0, 0.0], row.alpha)
+                                 @ rot_y(row.beta))) if row.beta else f'{float(row.alpha)!r} 0 0'
         out.append(
             f'  <joint name="{row.joint_name}_dh" type="fixed"><parent link="link_{i}_z"/>'
             f'<child link="link_{i}"/><origin xyz="{float(row.a)!r} 0 0" '
-            f'rpy="{float(row.alpha)!r} 0 0"/></joint>')
+            f'rpy="{rpy}"/></joint>')
     out.append('</robot>\n')
     return '\n'.join(out)

@@ -150,6 +150,8 @@ class ControllerNode(LifecycleNode):
             f'configured {model.name}: {model.n} joints {list(model.joint_names)}, mode '
             f'{config.mode}, trigger {config.trigger} at {config.rate:g} Hz, safe command '
             f'{config.safe_command}, kernels warm in {warm:.2f} s')
+        for text in model.warnings:
+            self.get_logger().warning(text)
         return TransitionCallbackReturn.SUCCESS
 
     def _check_command_topic(self, topic):

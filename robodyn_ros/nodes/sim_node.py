@@ -15,7 +15,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..control import JointMap
 from ..defaults import COMMAND_TOPIC, GRAVITY, JOINT_STATES
-from ..errors import RobodynError
+from ..errors import RobodynError, SimulationError
 from ..sim import MujocoSim
 from ..sim.jtc_emulation import JtcEmulator
 from .common import declare, declare_robot, model_from_parameters, run_node, to_time
@@ -58,7 +58,10 @@ class SimNode(Node):
                              1.0 / p('rate').value,
                              (p('position_noise').value, p('velocity_noise').value),
                              brakes=p('brakes').value)
+        for text in (*model.warnings, *self.sim.notes):
+            self.get_logger().warning(text)
         self.commands = 0
+        self.finished = False  # run_node ends the process when set
         self.state_pub = self.create_publisher(JointState, JOINT_STATES, 10)
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) \
             if p('publish_clock').value else None
@@ -130,8 +133,16 @@ class SimNode(Node):
         self.sim.step()
 
     def on_timer(self):
-        """Free-running mode: step and publish."""
-        self.step()
+        """Free-running mode: step and publish. A diverged simulation is said once and
+        ends the node (no state after it: the controller's watchdog goes safe)."""
+        if self.finished:
+            return
+        try:
+            self.step()
+        except SimulationError as exc:
+            self.get_logger().error(str(exc))
+            self.finished = True
+            return
         self.publish_state()
 
 

@@ -211,3 +211,18 @@ def test_gravity_is_the_gradient_of_the_potential_energy():
                       potential_energy(chain, link_kinematics(chain, q - h * e, False)))
                      / (2 * h) for e in np.eye(model.n)])
     np.testing.assert_allclose(RigidBodyDynamics(model).gravity_vector(q), grad, atol=1e-7)
+
+
+@pytest.mark.parametrize('seed', range(8))
+@pytest.mark.parametrize('tilt', [1e-5, 1e-3])
+def test_nearly_parallel_axes_use_hayati_rows_and_match_pinocchio(seed, tilt):
+    """Consecutive axes tilted like rounded (1.5708) or calibrated descriptions: their common
+    normal is kilometres away, so those rows carry Hayati's beta and stay exact."""
+    model = load_urdf(random_chain(6, seed, branches=False, nearly_parallel=tilt),
+                      tip_link='tip')
+    table = model.dh_table()
+    assert sum(row.beta != 0.0 for row in table.rows) >= 2
+    assert max(abs(row.d) for row in table.rows) < 2.0  # frames stay on the links
+    for method in METHODS:
+        report = cross_check(model, method, samples=10, seed=seed)
+        assert report.passed, (method, report)
