@@ -38,6 +38,7 @@ from launch import LaunchDescription
 
 
 def _description(context):
+    from robodyn_ros.io.params_yaml import dump_parameters
     from robodyn_ros.model import load_urdf
     from robodyn_ros.model.registry import package_share, robot_path
     from robodyn_ros.model.ros2_control_urdf import controllers_config, simulation_urdf
@@ -55,7 +56,7 @@ def _description(context):
     out = tempfile.mkdtemp(prefix='robodyn_gz_')
     controllers = os.path.join(out, 'ros2_controllers.yaml')
     with open(controllers, 'w', encoding='utf-8') as handle:
-        yaml.safe_dump(controllers_config(model, int(params.get('rate', 1000))), handle)
+        dump_parameters(controllers_config(model, int(params.get('rate', 1000))), handle)
     # model.xml is the expanded description (with any given effort limits): no 2nd xacro run
     xml, notes = simulation_urdf(model.xml, model, controllers, q0, package_dir=package_share)
     return config_path, model, xml, notes

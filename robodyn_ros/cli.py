@@ -115,6 +115,9 @@ def _bench_parser(sub):
 def _demo_parser(sub):
     p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')
     p.add_argument('--robot', default='panda', help='panda, ur5, three_link or a .urdf path')
+    p.add_argument('xacro_args', nargs='*', metavar='NAME:=VALUE',
+                   help='xacro arguments (for a xacro description)')
+    p.add_argument('--base', default=None, help='chain base link (default: URDF root)')
     p.add_argument('--tip', default=None)
     p.add_argument('--mode', choices=('computed_torque', 'feedforward', 'gravity',
                                       'jtc_feedforward'),

@@ -162,7 +162,8 @@ def _demo(args):
         return 0 if res['ratio'] <= 0.1 else 1
     from .validation.report import print_summary
     result = demo(args.robot, args.mode, args.reference, args.duration, args.rate, args.out,
-                  args.storage, args.tip, args.max_rms, args.max_abs)
+                  args.storage, args.tip, args.max_rms, args.max_abs, base=args.base,
+                  xacro_args=args.xacro_args)
     print_summary(result['report'])
     return 0 if result['report']['passed'] else 1
 

@@ -1,6 +1,7 @@
 """CLI: inspect and check on the bundled robots; a failing check exits 1."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -127,3 +128,15 @@ def test_identify_names_the_joints_no_state_carries(tmp_path, capsys):
                                           '--out', str(tmp_path / 'out')]))
     err = capsys.readouterr().err
     assert code == 2 and 'panda_joint1' in err and len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.integration  # ROS 2 nodes in process and a bag
+def test_demo_on_a_vendor_style_xacro_with_its_arguments_passes(tmp_path, capsys):
+    """Rounded axes, REP-103 base, a violated triangle inequality and KUKA-style damping on
+    a light wrist: the demo says what it left out and tracks within the bounds."""
+    arm = Path(__file__).resolve().parent / 'data' / 'descriptions' / 'vendor_arm.urdf.xacro'
+    code, text = _run(['demo', '--robot', str(arm), 'rounded:=true', 'wrist_damping:=10.0',
+                       'bad_inertia:=true', '--base', 'base', '--tip', 'tool0',
+                       '--duration', '1.0', '--out', str(tmp_path / 'demo')], capsys)
+    assert code == 0 and 'PASS' in text
+    assert "damping of ['wrist_3_joint'] left out" in text

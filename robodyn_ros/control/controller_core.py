@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import ConfigError, InputError, RobodynError
+from ..errors import ConfigError, InputError, ModelError, RobodynError
 from ..model import RobotModel
 from .controller_config import ControllerConfig, safety_limits
 from .controller_dynamics import controller_dynamics, payload_body
@@ -143,6 +143,22 @@ class ControllerCore:
             for reference in references:
                 self.fast.warm_up(q, reference)
         return time.perf_counter() - t0
+
+    def verify_model(self) -> float:
+        """M, g and inverse dynamics against Pinocchio once (check_at_load); returns the
+        worst relative difference. Raises ModelError beyond LOAD_TOLERANCE: a model that
+        loaded wrong is refused before it commands a torque. Skipped (returns NaN) when
+        Pinocchio is not installed."""
+        try:
+            from .online_cross_check import LOAD_TOLERANCE, check_at_load
+        except ImportError:
+            return float('nan')
+        worst = check_at_load(self.dyn, self.config.gravity)
+        if not worst <= LOAD_TOLERANCE:
+            raise ModelError(f'model {self.model.name!r}: M, g or inverse dynamics differ from '
+                             f"Pinocchio's by {worst:.3g} relative (tolerance "
+                             f'{LOAD_TOLERANCE:g}); refusing it')
+        return worst
 
     def activate(self, now: float) -> None:
         """Start commanding at the first valid state; ramps in from the current output."""

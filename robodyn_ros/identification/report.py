@@ -5,8 +5,8 @@ import json
 import os
 
 import numpy as np
-import yaml
 
+from ..io.params_yaml import dump_parameters
 from .inertial_parameters import from_vector
 
 __all__ = ['write_identification']
@@ -36,7 +36,7 @@ def write_identification(model, result, source, out):
                      f'payload in the {model.tip_link} '
                      'frame (mass [kg], com [m], inertia about the com [kg m^2]: xx xy xz yy '
                      'yz zz)\n')
-        yaml.safe_dump({'robodyn_controller': {'ros__parameters': params}}, handle)
+        dump_parameters({'robodyn_controller': {'ros__parameters': params}}, handle)
     report = dict(robot=model.name, joints=list(model.joint_names), tip_link=model.tip_link,
                   effort_source=source, samples=result.samples, held_out=result.held_out,
                   condition_number=result.condition_number, parameters=params,

@@ -38,8 +38,9 @@ def with_effort_limits(joints, given, missing):
                                  f'chain joints: {names}')
             values = [given.get(name, joint.effort) for name, joint in zip(names, joints)]
         else:
-            values = np.broadcast_to(np.asarray(given, dtype=float), (len(names),)) \
-                if np.ndim(given) == 0 or len(given) == len(names) else None
+            values = np.broadcast_to(np.asarray(given, dtype=float).reshape(-1),
+                                     (len(names),)) \
+                if np.ndim(given) == 0 or len(given) in (1, len(names)) else None
             if values is None:
                 raise ModelError(f'effort limits: expected 1 or {len(names)} values (one per '
                                  f'chain joint {names}), got {len(given)}')

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..errors import ModelError, UrdfError
 from .description import read_description
+from .spatial import axis_angle_matrix, matrix_to_rpy, rpy_to_matrix, transform
 
 __all__ = ['GZ_SYSTEM', 'ros2_control_element', 'simulation_urdf', 'hardware_urdf',
            'controllers_config', 'initial_positions']
@@ -104,6 +105,42 @@ def _resolve_meshes(root, package_dir):
             for package, count in sorted(dropped.items())]
 
 
+def _lock_off_chain(root, model):
+    """Off-chain moving joints (fingers, mimics among them) -> fixed at the positions the
+    model locks them at, so the simulator holds them as the model assumes. Returns notes."""
+    locked = []
+    for elem in root.findall('joint'):
+        name = elem.get('name')
+        if name not in model.locked or elem.get('type') not in ('revolute', 'continuous',
+                                                                 'prismatic'):
+            continue
+        value = float(model.locked[name])
+        if value:
+            origin = elem.find('origin')
+            pose = transform(rpy_to_matrix([float(v) for v in (origin.get('rpy') or '0 0 0')
+                                            .split()]) if origin is not None else None,
+                             [float(v) for v in (origin.get('xyz') or '0 0 0').split()]
+                             if origin is not None else None)
+            axis = elem.find('axis')
+            direction = np.array([float(v) for v in axis.get('xyz').split()]) \
+                if axis is not None else np.array([1.0, 0.0, 0.0])
+            direction /= np.linalg.norm(direction)
+            motion = transform(None, direction * value) if elem.get('type') == 'prismatic' \
+                else transform(axis_angle_matrix(direction, value))
+            pose = pose @ motion
+            if origin is None:
+                origin = ET.SubElement(elem, 'origin')
+            origin.set('xyz', ' '.join(repr(float(v)) for v in pose[:3, 3]))
+            origin.set('rpy', ' '.join(repr(float(v)) for v in matrix_to_rpy(pose[:3, :3])))
+        elem.set('type', 'fixed')
+        for child in [c for c in elem if c.tag in ('mimic', 'limit', 'axis', 'dynamics',
+                                                     'safety_controller', 'calibration')]:
+            elem.remove(child)
+        locked.append(name)
+    return [f'off-chain joints {locked} locked (fixed at the positions the model holds them '
+            'at)'] if locked else []
+
+
 def simulation_urdf(source, model, controllers_yaml, q0=None, mappings=None,
                     package_dir=None):
     """URDF for gz sim + gz_ros2_control. Returns (xml text, notes).
@@ -130,6 +167,7 @@ def simulation_urdf(source, model, controllers_yaml, q0=None, mappings=None,
                 notes.append(f'gazebo plugin {plugin.get("filename")!r} replaced')
     if _bolt_to_world(root, model):
         notes.append(f'added link world and fixed joint world_joint -> {model.root_link}')
+    notes += _lock_off_chain(root, model)
     notes += _resolve_meshes(root, package_dir)
     root.append(ros2_control_element(model, q0, GZ_SYSTEM))
     plugin = ET.SubElement(ET.SubElement(root, 'gazebo'), 'plugin', filename=GZ_PLUGIN[0],

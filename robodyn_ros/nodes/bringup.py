@@ -6,7 +6,7 @@ holds it for one step. The recorder writes everything to a rosbag2 directory, wh
 then validated.
 """
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 import os
 import time
 
@@ -23,11 +23,14 @@ def _params(values):
 
 
 def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rate=1000.0,
-                bag_path=None, storage='mcap', tip=None, hook=None, controller_overrides=None):
+                bag_path=None, storage='mcap', tip=None, hook=None, controller_overrides=None,
+                base=None, xacro_args=(), log=print):
     """Run sim + controller (+ recorder) in lock step on one executor.
 
     Args:
         robot: robot name or URDF path (config/<robot>.yaml supplies gains and q0).
+        base, xacro_args: chain base link and xacro arguments ('name:=value') of a
+            description path.
         hook: optional ``hook(step, nodes, executor)`` called before each step (tests
             publish trajectories from it).
 
@@ -38,7 +41,10 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
     """
     if duration <= 0:
         raise ConfigError(f'duration must be > 0, got {duration}')
-    ctrl, sim_cfg = demo_parameters(robot, mode, reference, rate, tip, controller_overrides)
+    ctrl, sim_cfg, notes = demo_parameters(robot, mode, reference, rate, tip,
+                                           controller_overrides, base, xacro_args)
+    for text in notes:
+        log(f'demo: {text}')
     import rclpy
     context = rclpy.Context()
     rclpy.init(context=context)
@@ -154,7 +160,8 @@ def demo(robot: str = 'panda', mode: str = 'computed_torque',
          reference: str = 'sum_of_sines', duration: float = 10.0, rate: float = 1000.0,
          out: str = 'out/demo', storage: str = 'mcap', tip: str | None = None,
          max_rms: float | None = None, max_abs: float | None = None,
-         log: Callable[[str], None] = print) -> dict:
+         log: Callable[[str], None] = print, base: str | None = None,
+         xacro_args: Sequence[str] = ()) -> dict:
     """``robodyn demo``: closed loop in lock step, recorded to ``out``/bag, then validated
     (computed torque: within 1e-3 rad RMS and 5e-3 rad max unless given). Returns the
     run's figures and the validation report; ``log`` receives progress lines."""
@@ -169,7 +176,8 @@ def demo(robot: str = 'panda', mode: str = 'computed_torque',
     log(f'demo: URDF {robot_path(robot)[0]}, config '
         f'{config if os.path.isfile(config) else "none (generic gains, mid-range start)"}')
     run = closed_loop(robot, mode, None if reference == 'sum_of_sines' and not plain
-                      else reference, duration, rate, bag_path, storage, tip)
+                      else reference, duration, rate, bag_path, storage, tip,
+                      base=base, xacro_args=xacro_args, log=log)
     log(f'demo: {robot}, mode {mode}, {run["steps"]} steps of {1e3 / rate:.3f} ms (simulated '
         f'{duration:.1f} s in {run["wall"]:.1f} s wall), {run["timeouts"]} step timeouts, '
         f'{run["recorded"]} messages in {bag_path}')

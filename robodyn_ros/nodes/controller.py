@@ -129,6 +129,7 @@ class ControllerNode(LifecycleNode):
             self._check_command_topic(config.command_topic)
             core = ControllerCore(model, config)
             warm = core.warm_up()
+            exact = core.verify_model()
             self._continue_output(core)
             self.core = core
             self._create_entities(config)
@@ -149,7 +150,8 @@ class ControllerNode(LifecycleNode):
         self.get_logger().info(
             f'configured {model.name}: {model.n} joints {list(model.joint_names)}, mode '
             f'{config.mode}, trigger {config.trigger} at {config.rate:g} Hz, safe command '
-            f'{config.safe_command}, kernels warm in {warm:.2f} s')
+            f"{config.safe_command}, kernels warm in {warm:.2f} s, M g ID = Pinocchio's "
+            f'within {exact:.1e}')
         for text in model.warnings:
             self.get_logger().warning(text)
         return TransitionCallbackReturn.SUCCESS
@@ -306,8 +308,10 @@ class ControllerNode(LifecycleNode):
             if self.timer_fast:  # back from safe mode: the timer is a watchdog again
                 self._arm_timer(self.watchdog_ns, fast=False)
         elif not self.timer_fast and core.supervisor.needs_timer(now):
-            # A fault while states arrive (guard, jump, law): the safe command at rate from
-            # the next period, not when the sleeping watchdog would have woken.
+            # A fault while states arrive (guard, jump, law, or the watchdog expiring
+            # between rejected states): the safe command now and at rate from here, not
+            # when the sleeping watchdog would have woken.
+            self.publish(core.update(now), now)
             self._arm_timer(self.period_ns, fast=True)
 
     @guarded

@@ -6,6 +6,8 @@ applied effort) and, optionally, /clock. URDF position limits are hard stops; wi
 ``brakes`` the arm is held at q0 until the first command arrives.
 """
 
+import dataclasses
+
 import numpy as np
 from rclpy.node import Node
 from rosgraph_msgs.msg import Clock
@@ -35,6 +37,10 @@ class SimNode(Node):
                 dynamic=True)
         declare(self, 'command_topic', COMMAND_TOPIC, 'effort command topic')
         declare(self, 'brakes', True, 'hold the joints at q0 until the first effort command')
+        declare(self, 'damping', [-1.0], 'joint damping override, 1 or n [N m s/rad] '
+                "(negative: the URDF's)")
+        declare(self, 'dry_friction', True, "simulate the URDF's joint friction (Coulomb, as "
+                'frictionloss); false: only its damping')
         declare(self, 'publish_clock', True, 'publish /clock (simulated time)')
         declare(self, 'lockstep', False, 'step only when driven (in-process bringup)')
         declare(self, 'position_noise', 0.0, 'std of position noise [rad or m]', dynamic=True)
@@ -53,11 +59,12 @@ class SimNode(Node):
         if model is None:
             raise RobodynError('sim: set robot_description, urdf_file or robot')
         q0 = [float(v) for v in p('q0').value]
+        model = _with_damping(model, p('damping').value)
         self.model = model
         self.sim = MujocoSim(model, q0 if len(q0) == model.n else None, p('gravity').value,
                              1.0 / p('rate').value,
                              (p('position_noise').value, p('velocity_noise').value),
-                             brakes=p('brakes').value)
+                             brakes=p('brakes').value, dry_friction=p('dry_friction').value)
         for text in (*model.warnings, *self.sim.notes):
             self.get_logger().warning(text)
         self.commands = 0
@@ -144,6 +151,17 @@ class SimNode(Node):
             self.finished = True
             return
         self.publish_state()
+
+
+def _with_damping(model, damping):
+    """The model with the damping override applied (negative entries: the URDF's)."""
+    values = np.resize(np.asarray(damping, dtype=float), model.n)
+    if len(damping) not in (1, model.n) or not np.all(np.isfinite(values)):
+        raise RobodynError(f'damping: expected 1 or {model.n} finite values, got '
+                           f'{list(damping)}')
+    joints = tuple(j if v < 0 else dataclasses.replace(j, damping=float(v))
+                   for j, v in zip(model.joints, values))
+    return dataclasses.replace(model, joints=joints)
 
 
 def main(args=None):

@@ -45,8 +45,9 @@ def _fmt(values):
     return ' '.join(repr(float(v)) for v in values)
 
 
-def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True):
-    """MJCF XML of the chain (base fixed to the world)."""
+def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True, dry_friction=True):
+    """MJCF XML of the chain (base fixed to the world); ``friction``: URDF damping and,
+    with ``dry_friction``, URDF friction as frictionloss."""
     lines = [f'<mujoco model="{model.name}">',
              f'  <option timestep="{timestep!r}" gravity="{_fmt(gravity)}" '
              'integrator="RK4"><flag contact="disable"/></option>',
@@ -63,7 +64,7 @@ def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True):
                      f'fullinertia="{_fmt(inertia)}"/>')
         kind = 'slide' if joint.prismatic else 'hinge'
         damping = joint.damping if friction else 0.0
-        loss = joint.friction if friction else 0.0
+        loss = joint.friction if friction and dry_friction else 0.0
         limits = f'limited="true" range="{float(joint.lower)!r} {float(joint.upper)!r}"' \
             if np.isfinite(joint.lower) and np.isfinite(joint.upper) else 'limited="false"'
         lines.append(f'{indent}  <joint name="{joint.name}" type="{kind}" '
@@ -89,16 +90,19 @@ class MujocoSim:
         noise_std: standard deviation of position/velocity noise on the reported state.
         seed: noise generator seed.
         friction: URDF damping and friction in the simulated joints.
+        dry_friction: with ``friction``, the URDF friction too (frictionloss); off, only
+            the damping (what a controller compensates exactly: it is linear in qd).
         brakes: hold the joints until the first command (:meth:`set_command`).
     """
 
     def __init__(self, model, q0=None, gravity=GRAVITY, timestep=0.001,
-                 noise_std=(0.0, 0.0), seed=0, friction=True, brakes=False):
+                 noise_std=(0.0, 0.0), seed=0, friction=True, brakes=False,
+                 dry_friction=True):
         import mujoco
         self.mujoco = mujoco
         self.robot = model
         self.mj_model = mujoco.MjModel.from_xml_string(
-            mjcf_from_model(model, gravity, timestep, friction))
+            mjcf_from_model(model, gravity, timestep, friction, dry_friction))
         self.data = mujoco.MjData(self.mj_model)
         n = model.n
         if q0 is not None:
@@ -123,9 +127,10 @@ class MujocoSim:
             np.zeros(model.n)
         if not np.any(damping > 0):
             return
-        mass = np.zeros((model.n, model.n))
-        self.mujoco.mj_fullM(self.mj_model, mass, self.data.qM)
-        constant = np.diag(mass) / np.where(damping > 0, damping, np.inf)
+        from ..dynamics import dh_chain, mass_matrix_jacobian
+        mass = mass_matrix_jacobian(dh_chain(model), self.data.qpos.copy())
+        constant = np.where(damping > 0, np.diag(mass) / np.where(damping > 0, damping, 1.0),
+                            np.inf)
         k = int(np.argmin(constant))
         if constant[k] < STIFF_STEPS * timestep:
             self.mj_model.opt.integrator = self.mujoco.mjtIntegrator.mjINT_IMPLICITFAST

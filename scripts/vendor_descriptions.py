@@ -1,0 +1,148 @@
+"""Load vendors' own ROS 2 description packages with robodyn and report, per robot: DH
+rows using Hayati's beta, loading warnings, DH FK against the URDF's, and M, g, ID against
+Pinocchio (or the one-line refusal).
+
+The packages come from their public repositories as bare git directories (``--mirror
+NAME=PATH``, e.g. from ``git clone --bare``); each package folder is exported without its
+meshes into a temporary ament prefix, so the vendors' xacros run with their ``$(find ...)``
+exactly as under ROS. Prints a Markdown table (docs/vendor_descriptions.md has the last one).
+
+    python scripts/vendor_descriptions.py --mirror xarm_ros2=/path/xarm_ros2.git ...
+"""
+
+import argparse
+import os
+from pathlib import Path
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+#: The packages each repository provides: {repository: [(folder in it, package name)]}.
+PACKAGES = {
+    'xarm_ros2': [('xarm_description', 'xarm_description'),
+                  ('xarm_controller', 'xarm_controller')],
+    'franka_description': [('', 'franka_description')],
+    'Universal_Robots_ROS2_Description': [('', 'ur_description')],
+    'lbr_fri_ros2_stack': [('lbr_description', 'lbr_description'),
+                           ('lbr_ros2_control', 'lbr_ros2_control')],
+    'ros2_kortex': [('kortex_description', 'kortex_description')],
+    'doosan-robot2': [('dsr_description2', 'dsr_description2'),
+                      ('dsr_control2', 'dsr_control2')],
+    'interbotix_ros_manipulators': [
+        ('interbotix_ros_xsarms/interbotix_xsarm_descriptions', 'interbotix_xsarm_descriptions')],
+}
+#: (label, repository, package, xacro in the package, xacro arguments, base, tip).
+ROBOTS = [
+    ('Lite 6', 'xarm_ros2', 'xarm_description', 'urdf/xarm_device.urdf.xacro',
+     ['robot_type:=lite', 'dof:=6'], None, 'link6'),
+    ('xArm6', 'xarm_ros2', 'xarm_description', 'urdf/xarm_device.urdf.xacro',
+     ['robot_type:=xarm', 'dof:=6'], None, 'link6'),
+    ('xArm7', 'xarm_ros2', 'xarm_description', 'urdf/xarm_device.urdf.xacro',
+     ['robot_type:=xarm', 'dof:=7'], None, 'link7'),
+    ('FER (Panda)', 'franka_description', 'franka_description', 'robots/fer/fer.urdf.xacro',
+     ['hand:=false'], None, 'fer_link8'),
+    ('FR3', 'franka_description', 'franka_description', 'robots/fr3/fr3.urdf.xacro',
+     ['hand:=false'], None, 'fr3_link8'),
+    *[(f'{t.upper()}', 'Universal_Robots_ROS2_Description', 'ur_description',
+       'urdf/ur.urdf.xacro', [f'ur_type:={t}', 'name:=ur'], 'base', 'tool0')
+      for t in ('ur3e', 'ur5e', 'ur10e', 'ur16e', 'ur20', 'ur30')],
+    *[(f'KUKA {r}', 'lbr_fri_ros2_stack', 'lbr_description', f'urdf/{r}/{r}.xacro', [],
+       None, 'lbr_link_ee') for r in ('iiwa7', 'iiwa14', 'med7', 'med14')],
+    ('Kinova Gen3 7-DOF', 'ros2_kortex', 'kortex_description', 'robots/gen3.xacro',
+     ['dof:=7'], None, 'end_effector_link'),
+    ('Kinova Gen3 6-DOF', 'ros2_kortex', 'kortex_description', 'robots/gen3.xacro',
+     ['dof:=6'], None, 'end_effector_link'),
+    ('Doosan M1013', 'doosan-robot2', 'dsr_description2', 'xacro/m1013.urdf.xacro', [],
+     None, 'link6'),
+    ('Doosan M0609', 'doosan-robot2', 'dsr_description2', 'xacro/m0609.urdf.xacro', [],
+     None, 'link6'),
+    ('Interbotix WX250s', 'interbotix_ros_manipulators', 'interbotix_xsarm_descriptions',
+     'urdf/wx250s.urdf.xacro', ['use_gripper:=true'], None, 'wx250s/ee_gripper_link'),
+]
+
+
+def export(mirror, folder, package, prefix):
+    """The package folder of a bare repository as share/<package>: every file but meshes
+    (a snapshot may lack its largest files)."""
+    share = prefix / 'share' / package
+    listing = subprocess.run(['git', '--git-dir', mirror, 'ls-tree', '-r', 'HEAD', '--',
+                              folder or '.'], check=True, capture_output=True,
+                             text=True).stdout
+    for line in listing.splitlines():
+        meta, path = line.split('\t', 1)
+        if meta.split()[1] != 'blob' or '/meshes/' in f'/{path}':
+            continue
+        blob = subprocess.run(['git', '--git-dir', mirror, 'cat-file', 'blob',
+                               meta.split()[2]], capture_output=True)
+        if blob.returncode:
+            continue
+        target = share / (path[len(folder) + 1:] if folder else path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob.stdout)
+    index = prefix / 'share' / 'ament_index' / 'resource_index' / 'packages'
+    index.mkdir(parents=True, exist_ok=True)
+    (index / package).touch()
+
+
+def measure(path, args, base, tip):
+    """One robot: dict of the measured figures, or the refusal's line."""
+    from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
+    from robodyn_ros.dynamics.rigid_body_dynamics import RigidBodyDynamics
+    from robodyn_ros.errors import RobodynError
+    from robodyn_ros.model import load_urdf
+    try:
+        model = load_urdf(path, base, tip, mappings=args, effort_limits=[100.0])
+        table = model.dh_table()
+    except RobodynError as exc:
+        return {'refused': str(exc)}
+    pin, dyn = PinocchioChain(model), RigidBodyDynamics(model)
+    rng = np.random.default_rng(0)
+    reach = 1.0 + sum(np.linalg.norm(j.origin[:3, 3]) for j in model.joints)
+    fk = m_err = g_err = id_err = 0.0
+    for _ in range(20):
+        q, qd, qdd = rng.uniform(-2.0, 2.0, (3, model.n))
+        fk = max(fk, np.abs(table.fk(q) - model.fk(q))[:3].max() / reach)
+        pm, _, pg = pin.terms(q, qd)
+        m, _, g = dyn.terms(q, qd)
+        m_err = max(m_err, np.abs(m - pm).max() / np.abs(pm).max())
+        g_err = max(g_err, np.abs(g - pg).max() / max(np.abs(pg).max(), 1e-300))
+        tau = pin.rnea(q, qd, qdd)
+        id_err = max(id_err, np.abs(dyn.inverse_dynamics(q, qd, qdd) - tau).max()
+                     / np.abs(tau).max())
+    return {'n': model.n, 'hayati': [r.joint_name for r in table.rows if r.beta],
+            'max_d': max(abs(r.d) for r in table.rows), 'fk': fk, 'M': m_err, 'g': g_err,
+            'ID': id_err, 'warnings': list(model.warnings)}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--mirror', action='append', default=[], metavar='NAME=GIT_DIR',
+                        help='a bare repository of a ROBOTS entry (repeat)')
+    args = parser.parse_args()
+    mirrors = dict(item.split('=', 1) for item in args.mirror)
+    with tempfile.TemporaryDirectory() as tmp:
+        prefix = Path(tmp)
+        for repo, packages in PACKAGES.items():
+            for folder, package in packages if repo in mirrors else []:
+                export(mirrors[repo], folder, package, prefix)
+        for label, repo, package, xacro, xargs, base, tip in ROBOTS:
+            if repo not in mirrors:
+                print(f'| {label} | {repo} | skipped: no --mirror {repo}=... | | | | |')
+                continue
+            os.environ['AMENT_PREFIX_PATH'] = str(prefix)
+            r = measure(str(prefix / 'share' / package / xacro), xargs, base, tip)
+            if 'refused' in r:
+                print(f'| {label} | {repo} | refused: {r["refused"]} | | | | |')
+                continue
+            notes = '; '.join(w.split(' (principal')[0] for w in r['warnings'])
+            print(f'| {label} | {repo} `{xacro}` {" ".join(xargs)} | exact, {r["n"]} joints'
+                  f'{", beta on " + ", ".join(r["hayati"]) if r["hayati"] else ""} | '
+                  f'{r["max_d"]:.3f} | {r["fk"]:.1e} | {r["M"]:.1e} | {r["g"]:.1e} | '
+                  f'{r["ID"]:.1e} | {notes} |')
+            sys.stdout.flush()
+
+
+if __name__ == '__main__':
+    main()

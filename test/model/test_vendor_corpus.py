@@ -1,0 +1,111 @@
+"""Vendor-style descriptions (test/data/descriptions/vendor_arm.urdf.xacro): one argument
+per failure class met in vendors' own packages. Every chain that loads is exact: DH FK
+equals the URDF's within 1e-12 x the reach, M, g and ID equal Pinocchio's within 1e-12
+relative; what cannot be represented is refused with one line."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robodyn_ros.dynamics import RigidBodyDynamics
+from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
+from robodyn_ros.errors import InputError, ModelError, SimulationError
+from robodyn_ros.model import load_urdf
+from robodyn_ros.model.ros2_control_urdf import simulation_urdf
+
+DATA = Path(__file__).resolve().parents[1] / 'data' / 'descriptions'
+ARM = str(DATA / 'vendor_arm.urdf.xacro')
+CALIBRATION = f'calibration:={DATA / "calibration.yaml"}'
+
+
+def _load(*args, **kwargs):
+    kwargs.setdefault('tip_link', 'tool0')
+    return load_urdf(ARM, mappings=list(args), **kwargs)
+
+
+def _exactness(model):
+    """(FK error / reach, worst relative M, g, ID error vs Pinocchio) over 20 states."""
+    table, pin, dyn = model.dh_table(), PinocchioChain(model), RigidBodyDynamics(model)
+    reach = 1.0 + sum(np.linalg.norm(j.origin[:3, 3]) for j in model.joints)
+    rng = np.random.default_rng(4)
+    worst = np.zeros(4)
+    for _ in range(20):
+        q, qd, qdd = rng.uniform(-2.5, 2.5, (3, model.n))
+        pm, _, pg = pin.terms(q, qd)
+        m, _, g = dyn.terms(q, qd)
+        tau = pin.rnea(q, qd, qdd)
+        worst = np.maximum(worst, [
+            np.abs(table.fk(q) - model.fk(q))[:3].max() / reach,
+            np.abs(m - pm).max() / np.abs(pm).max(), np.abs(g - pg).max() / np.abs(pg).max(),
+            np.abs(dyn.inverse_dynamics(q, qd, qdd) - tau).max() / np.abs(tau).max()])
+    return worst
+
+
+@pytest.mark.parametrize('args, hayati', [
+    ((), []),
+    (('rounded:=true',), ['shoulder_lift_joint']),  # Rx(3.1416) Ry(3.1416): 7e-6 rad off
+    ((CALIBRATION,), ['shoulder_lift_joint']),  # the elbow tilted by 3e-4 rad
+])
+def test_nearly_parallel_axes_are_exact_with_hayati_rows(args, hayati):
+    model = _load(*args)
+    table = model.dh_table()
+    assert [r.joint_name for r in table.rows if r.beta] == hayati
+    assert max(abs(r.d) for r in table.rows) < 1.0  # no frame kilometres away
+    assert (_exactness(model) <= 1e-12).all()
+
+
+def test_the_modified_convention_refuses_what_it_cannot_represent():
+    with pytest.raises(InputError, match='cannot be represented exactly; the standard'):
+        _load('rounded:=true').dh_table('modified')
+
+
+def test_rep103_base_frame_beside_base_link_is_a_base():
+    """UR's `base` is a fixed child of `base_link` (rotated by pi about z): accepted, and
+    the chain is expressed in it."""
+    model = _load('rounded:=true', base_link='base')
+    reference = _load('rounded:=true')
+    q = np.linspace(-1.0, 1.0, model.n)
+    turn = np.diag([-1.0, -1.0, 1.0, 1.0])  # base_link seen from base: Rz(pi)
+    assert model.base_link == 'base'
+    np.testing.assert_allclose(model.fk(q), turn @ reference.fk(q), atol=1e-4)  # 3.1416
+    assert (_exactness(model) <= 1e-12).all()
+
+
+def test_an_inertia_violating_the_triangle_inequality_is_a_warning_or_refused_when_strict():
+    model = _load('bad_inertia:=true')
+    assert len(model.warnings) == 1
+    assert "link 'forearm_link'" in model.warnings[0] and '8.3%' in model.warnings[0]
+    assert (_exactness(model) <= 1e-12).all()  # used as given, as Pinocchio uses it
+    with pytest.raises(ModelError, match='forearm_link.*strict'):
+        _load('bad_inertia:=true', strict_inertia=True)
+    from robodyn_ros.sim import MujocoSim
+    sim = MujocoSim(model)
+    assert any('balanced by MuJoCo' in note for note in sim.notes)
+
+
+def test_heavy_damping_on_a_light_joint_is_simulated_stably_or_refused():
+    """10 N m s/rad on 3e-4 kg m^2 (a 30 us time constant) at 1 ms: implicitfast, said."""
+    from robodyn_ros.sim import MujocoSim
+    model = _load('wrist_damping:=10.0')
+    sim = MujocoSim(model, q0=model.mid_range)
+    assert any('implicitfast' in note and 'wrist_3_joint' in note for note in sim.notes)
+    sim.set_command(np.full(model.n, 1.0))
+    for _ in range(2000):
+        sim.step()
+    assert np.all(np.isfinite(sim.state()[1])) and np.abs(sim.state()[1]).max() < 50.0
+    rk4 = MujocoSim(model, q0=model.mid_range)
+    rk4.mj_model.opt.integrator = rk4.mujoco.mjtIntegrator.mjINT_RK4  # what diverged
+    rk4.set_command(np.full(model.n, 1.0))
+    with pytest.raises(SimulationError, match='diverged'):
+        for _ in range(2000):
+            rk4.step()
+
+
+def test_off_chain_mimic_fingers_are_locked_in_the_simulation_description(tmp_path):
+    model = _load()
+    assert set(model.locked) == {'left_finger_joint', 'right_finger_joint'}
+    xml, notes = simulation_urdf(ARM, model, tmp_path / 'c.yaml')
+    assert any("off-chain joints ['left_finger_joint', 'right_finger_joint'] locked" in n
+               for n in notes)
+    assert '<mimic' not in xml and 'type="prismatic"' not in xml
