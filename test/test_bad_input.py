@@ -30,7 +30,6 @@ CASES = [
     ('zero_mass', arm(mass=0.0, inertia=(0, 0, 0)), ModelError, 'no mass'),
     ('negative_mass', arm(mass=-1.0), ModelError, 'negative mass'),
     ('not_pd', arm(inertia=(0.1, -0.1, 0.1)), ModelError, 'not positive definite'),
-    ('triangle', arm(inertia=(0.1, 0.1, 0.5)), ModelError, 'triangle inequality'),
     ('two_tips', arm(extra=LINK.format(n='l2', m=1, i=(1, 1, 1))
                      + LINK.format(n='l3', m=1, i=(1, 1, 1))
                      + JOINT.format(n='j2', t='revolute', p='l1', c='l2')
@@ -46,6 +45,22 @@ CASES = [
 def test_api_raises_typed_error(name, xml, exc, text):
     with pytest.raises(exc, match=text):
         load_urdf(xml)
+
+
+def test_a_violated_triangle_inequality_warns_or_is_refused_when_strict(tmp_path, capsys):
+    """Vendors ship such inertias (Franka's FER): a warning by default, an error when asked."""
+    xml = arm(inertia=(0.1, 0.1, 0.5))
+    assert 'triangle inequality' in load_urdf(xml).warnings[0]
+    with pytest.raises(ModelError, match='triangle inequality'):
+        load_urdf(xml, strict_inertia=True)
+    path = tmp_path / 'robot.urdf'
+    path.write_text(xml)
+    assert run(build_parser().parse_args(['inspect', str(path)])) == 0
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and 'warning' in err and 'triangle inequality' in err
+    assert run(build_parser().parse_args(['inspect', str(path), '--strict-inertia'])) == 2
+    err = capsys.readouterr().err
+    assert err.count('\n') == 1 and 'triangle inequality' in err and 'Traceback' not in err
 
 
 def test_unknown_base_and_tip_list_valid_links():

@@ -17,13 +17,14 @@ from ..defaults import COMMAND_TOPIC, GRAVITY
 from ..errors import ConfigError
 from .laws import MODES
 from .supervisor import SafetyLimits
+from .trajectories import KINDS
 
 __all__ = ['ControllerConfig', 'TRIGGERS', 'SAFE_COMMANDS', 'REFERENCES', 'safety_limits']
 
 TRIGGERS = ('timer', 'state')
 SAFE_COMMANDS = ('hold', 'zero')
 REFERENCES = ('hold', 'one_minus_cos', 'sum_of_sines')
-INTERPOLATIONS = ('quintic', 'cubic')
+INTERPOLATIONS = KINDS
 #: Control rate range [Hz]: below 100 Hz a torque loop is not a torque loop; above 20 kHz no
 #: ROS transport keeps up.
 RATE_RANGE = (100.0, 20000.0)
@@ -64,7 +65,7 @@ class ControllerConfig:
     amplitudes: tuple = ()
     periods: tuple = ()
     ramp: float = 1.0
-    interpolation: str = 'quintic'
+    interpolation: str = 'auto'
     kp: tuple = (0.0,)
     kd: tuple = (0.0,)
     include_gravity: bool = True

@@ -23,10 +23,11 @@ class ReferenceManager:
     Args:
         joint_map: JointMap of the chain.
         lower, upper: (n,) admissible reference positions [rad or m].
-        interpolation: 'quintic' or 'cubic' for JointTrajectory messages.
+        interpolation: 'auto' (as JointTrajectoryController), 'quintic' or 'cubic' for
+            JointTrajectory messages.
     """
 
-    def __init__(self, joint_map, lower, upper, interpolation='quintic'):
+    def __init__(self, joint_map, lower, upper, interpolation='auto'):
         self.joint_map = joint_map
         self.lower = np.asarray(lower, dtype=float)
         self.upper = np.asarray(upper, dtype=float)

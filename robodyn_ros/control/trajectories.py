@@ -5,8 +5,11 @@
   envelope e(t) rising from 0 to 1 over ``ramp`` seconds so that q_r(0) = q0 and
   qd_r(0) = qdd_r(0) = 0 (the arm starts at rest).
 * :class:`Hold`: q_r = q0.
-* :class:`SplineTrajectory`: a JointTrajectory's points joined by quintic (position,
-  velocity, acceleration given or zero) or cubic segments, starting from the current
+* :class:`SplineTrajectory`: a JointTrajectory's points joined by segments whose degree
+  follows what their end points carry, as JointTrajectoryController's spline does ('auto':
+  quintic with positions, velocities and accelerations, cubic Hermite with positions and
+  velocities, linear with positions only), or by quintic (missing values zero) or cubic
+  segments throughout, starting from the current
   state, as joint_trajectory_controller interpolates.
 """
 
@@ -97,12 +100,34 @@ def _quintic(p0, v0, a0, p1, v1, a1, duration):
     return np.stack([c0, c1, c2, c3, c4, c5])
 
 
+def _linear(p0, p1, duration):
+    z = np.zeros_like(p0)
+    return np.stack([p0, (p1 - p0) / duration, z, z, z, z])
+
+
 def _cubic(p0, v0, p1, v1, duration):
     t = duration
     c2 = (3 * (p1 - p0) - (2 * v0 + v1) * t) / t ** 2
     c3 = (-2 * (p1 - p0) + (v0 + v1) * t) / t ** 3
     z = np.zeros_like(p0)
     return np.stack([p0, v0, c2, c3, z, z])
+
+
+#: Interpolations of JointTrajectory points (see SplineTrajectory).
+KINDS = ('auto', 'quintic', 'cubic')
+
+
+def _degrees(kind, m, carried):
+    """Polynomial degree of each of the m segments: 5, 3 or 1."""
+    if kind != 'auto':
+        return [5 if kind == 'quintic' else 3] * m
+    if carried is None:
+        return [5] * m
+    velocity = np.concatenate([[True], np.asarray(carried[0], dtype=bool)])
+    acceleration = np.concatenate([[True], np.asarray(carried[1], dtype=bool)])
+    both_v = velocity[:-1] & velocity[1:]
+    both_a = acceleration[:-1] & acceleration[1:]
+    return [5 if v and a else 3 if v else 1 for v, a in zip(both_v, both_a)]
 
 
 class SplineTrajectory:
@@ -113,11 +138,14 @@ class SplineTrajectory:
         times: (m,) times from start of each point [s], strictly increasing, > 0.
         positions: (m, n); velocities, accelerations: (m, n) or None (zeros).
         t0: start time [s] on the caller's clock.
-        kind: 'quintic' or 'cubic'.
+        kind: 'auto' (the degree of each segment from what its end points carry, as
+            JointTrajectoryController does; ``carried``), 'quintic' or 'cubic'.
+        carried: ((m,) bool, (m,) bool): which points carry velocities and accelerations
+            (kind 'auto'; default: all of them). The start carries both.
     """
 
     def __init__(self, start, times, positions, velocities=None, accelerations=None, t0=0.0,
-                 kind='quintic'):
+                 kind='auto', carried=None):
         times = np.asarray(times, dtype=float)
         positions = np.asarray(positions, dtype=float)
         m = len(times)
@@ -126,8 +154,8 @@ class SplineTrajectory:
             raise InputError(f'trajectory positions: expected ({m}, {n}), got {positions.shape}')
         if np.any(np.diff(times) <= 0) or times[0] <= 0:
             raise InputError('trajectory times must be > 0 and strictly increasing')
-        if kind not in ('quintic', 'cubic'):
-            raise InputError(f'unknown interpolation {kind!r}; valid: quintic, cubic')
+        if kind not in KINDS:
+            raise InputError(f'unknown interpolation {kind!r}; valid: {", ".join(KINDS)}')
         vel = np.zeros((m, n)) if velocities is None else np.asarray(velocities, dtype=float)
         acc = np.zeros((m, n)) if accelerations is None else np.asarray(accelerations,
                                                                           dtype=float)
@@ -138,13 +166,18 @@ class SplineTrajectory:
         self.knots = np.concatenate([[0.0], times])
         pts = [(np.asarray(start[0], float), np.asarray(start[1], float),
                 np.asarray(start[2], float))] + list(zip(positions, vel, acc))
+        degrees = _degrees(kind, m, carried)
         self.coeffs = []
         for k in range(m):
             (p0, v0, a0), (p1, v1, a1) = pts[k], pts[k + 1]
             dt = self.knots[k + 1] - self.knots[k]
-            self.coeffs.append(_quintic(p0, v0, a0, p1, v1, a1, dt) if kind == 'quintic'
-                               else _cubic(p0, v0, p1, v1, dt))
-        self.end = (positions[-1], vel[-1], acc[-1])
+            self.coeffs.append(_quintic(p0, v0, a0, p1, v1, a1, dt) if degrees[k] == 5 else
+                               _cubic(p0, v0, p1, v1, dt) if degrees[k] == 3 else
+                               _linear(p0, p1, dt))
+        self.degrees = degrees
+        last = degrees[-1]
+        self.end = (positions[-1], vel[-1] if last >= 3 else np.zeros(n),
+                    acc[-1] if last == 5 else np.zeros(n))
 
     @property
     def duration(self):

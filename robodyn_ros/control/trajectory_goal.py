@@ -14,11 +14,42 @@ import numpy as np
 from ..errors import InputError
 
 __all__ = ['GoalTolerances', 'GoalMonitor', 'SUCCESSFUL', 'INVALID_GOAL', 'INVALID_JOINTS',
-           'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED']
+           'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED', 'goal_problem']
 
 # control_msgs/action/FollowJointTrajectory result codes.
 SUCCESSFUL, INVALID_GOAL, INVALID_JOINTS = 0, -1, -2
 PATH_TOLERANCE_VIOLATED, GOAL_TOLERANCE_VIOLATED = -4, -5
+
+
+def goal_problem(chain_names, trajectory):
+    """Why a goal's JointTrajectory must be rejected before it is accepted, or None: what
+    JTC's validate_trajectory_msg refuses at goal time (no joint names, unknown or repeated
+    joints, no points, a point whose positions, velocities or accelerations do not match
+    the joint names, times not strictly increasing, non-finite values). Joints of the chain
+    left out are held (JTC's allow_partial_joints_goal)."""
+    names = list(trajectory.joint_names)
+    if not names:
+        return 'no joint names'
+    unknown = [name for name in names if name not in chain_names]
+    if unknown or len(set(names)) != len(names):
+        return (f'unknown joints {unknown}' if unknown else f'repeated joints in {names}') + \
+            f'; the controller has {list(chain_names)}'
+    if not trajectory.points:
+        return 'no points'
+    previous = -np.inf
+    for k, point in enumerate(trajectory.points):
+        for field in ('positions', 'velocities', 'accelerations'):
+            values = getattr(point, field)
+            size = len(values)
+            if size != len(names) and (field == 'positions' or size):
+                return f'point {k}: {size} {field} for {len(names)} joints'
+            if size and not np.all(np.isfinite(np.asarray(values, dtype=float))):
+                return f'point {k}: non-finite {field}'
+        t = point.time_from_start.sec + point.time_from_start.nanosec * 1e-9
+        if not t > previous:
+            return f"point {k}: time_from_start {t:g} s not after the previous point's"
+        previous = t
+    return None
 
 
 class GoalTolerances(NamedTuple):

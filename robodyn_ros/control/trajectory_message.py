@@ -17,7 +17,7 @@ __all__ = ['trajectory_from_message', 'START_TOLERANCE']
 START_TOLERANCE = 1e-2
 
 
-def trajectory_from_message(msg, joint_map, start, t0, kind='quintic', lower=None,
+def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
                             upper=None):
     """Spline through a JointTrajectory's points, starting from the current reference.
 
@@ -26,7 +26,8 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='quintic', lower=Non
         joint_map: :class:`~robodyn_ros.control.joint_map.JointMap` of the chain.
         start: (q, qd, qdd) of the reference at ``t0``, chain order.
         t0: time [s] on the caller's reference clock at which the trajectory starts.
-        kind: 'quintic' or 'cubic'.
+        kind: 'auto' (each segment's degree from what its points carry, as
+            JointTrajectoryController's spline), 'quintic' or 'cubic'.
         lower, upper: (n,) admissible positions; a point outside is rejected.
 
     Returns:
@@ -46,6 +47,8 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='quintic', lower=Non
     m = len(points)
     times = np.empty(m)
     pos, vel, acc = np.empty((m, n)), np.zeros((m, n)), np.zeros((m, n))
+    carried = (np.array([len(p.velocities) > 0 for p in points]),
+               np.array([len(p.accelerations) > 0 for p in points]))
     for k, point in enumerate(points):
         stamp = point.time_from_start
         times[k] = stamp.sec + stamp.nanosec * 1e-9
@@ -67,9 +70,10 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='quintic', lower=Non
             raise InputError(f'first point at time_from_start 0 is {gap:.3g} away from the '
                              f'current reference (> {START_TOLERANCE}); give it a time > 0')
         times, pos, vel, acc = times[1:], pos[1:], vel[1:], acc[1:]
+        carried = (carried[0][1:], carried[1][1:])
         if not len(times):
             return SplineTrajectory(start, [1e-3], [start[0]], None, None, t0=t0, kind=kind)
-    return SplineTrajectory(start, times, pos, vel, acc, t0=t0, kind=kind)
+    return SplineTrajectory(start, times, pos, vel, acc, t0=t0, kind=kind, carried=carried)
 
 
 def _check_limits(pos, lower, upper, names):

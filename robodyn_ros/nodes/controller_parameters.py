@@ -26,7 +26,10 @@ PARAMETERS = {
     'amplitudes': ([], 'reference amplitudes [rad or m], 1 or n (x K terms)', True),
     'periods': ([], 'reference periods [s], 1 or n (x K terms)', True),
     'ramp': (1.0, 'sum_of_sines smooth-start duration [s]', True),
-    'interpolation': ('quintic', 'JointTrajectory interpolation: quintic | cubic', False),
+    'interpolation': ('auto', 'JointTrajectory interpolation: auto (each segment by what '
+                      'its points carry, as JointTrajectoryController: quintic with '
+                      'accelerations, cubic with velocities, linear with positions only) | '
+                      'quintic | cubic', False),
     'kp': ([0.0], 'proportional gains, 1 or n (computed_torque: [1/s^2], else [N m/rad])',
            True),
     'kd': ([0.0], 'derivative gains, 1 or n (computed_torque: [1/s], else [N m s/rad])', True),

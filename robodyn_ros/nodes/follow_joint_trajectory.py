@@ -6,9 +6,11 @@ queues requests ('follow' a trajectory, 'hold' the current reference) that the c
 thread applies at its next cycle, and reads the snapshot the control thread publishes after
 each command (a tuple, replaced atomically).
 
-Goals: joints unknown -> aborted with INVALID_JOINTS; malformed, outside the limits or
-controller not active -> INVALID_GOAL (accepted, then aborted at once, so the client gets
-the code); during execution the path tolerance, after it the goal tolerance within
+Goals are rejected, as JTC rejects them, when the controller is not active or the
+trajectory is malformed (unknown or repeated joints, no points, sizes that do not match,
+times not increasing: goal_problem); tolerances naming unknown joints -> aborted with
+INVALID_JOINTS; outside the limits -> INVALID_GOAL (accepted, then aborted at once, so the
+client gets the code); during execution the path tolerance, after it the goal tolerance within
 goal_time, as JTC defines them; cancel -> hold at the current reference (the supervisor's
 rate limit keeps the torque continuous), CANCELED; a new goal preempts the running one,
 which is aborted with INVALID_GOAL and 'preempted by a new goal'; safe mode aborts with
@@ -28,6 +30,7 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from ..control.supervisor import INACTIVE
 from ..control.trajectory_goal import (
     INVALID_GOAL,
     INVALID_JOINTS,
@@ -35,6 +38,7 @@ from ..control.trajectory_goal import (
     SUCCESSFUL,
     GoalMonitor,
     GoalTolerances,
+    goal_problem,
 )
 from ..errors import InputError
 from .common import float_array, to_time
@@ -119,7 +123,7 @@ class FollowJointTrajectoryBridge:
                          context=controller.context, use_global_arguments=False)
         self.server = ActionServer(
             self.node, FollowJointTrajectory, f'{name}/follow_joint_trajectory',
-            execute_callback=self.execute, goal_callback=lambda goal: GoalResponse.ACCEPT,
+            execute_callback=self.execute, goal_callback=self.on_goal,
             cancel_callback=lambda handle: CancelResponse.ACCEPT,
             callback_group=ReentrantCallbackGroup())
         self.executor = MultiThreadedExecutor(num_threads=3, context=controller.context)
@@ -187,6 +191,17 @@ class FollowJointTrajectoryBridge:
         if not request.done.wait(timeout=1.0):  # taken: the control thread is applying it
             return False, 'controller did not finish the request', 0.0, 0.0
         return request.result
+
+    def on_goal(self, goal):
+        """Accept or reject a goal before it exists for the client (the action thread)."""
+        core = self.controller.core
+        problem = 'controller not active' if self.ending or core is None or \
+            core.supervisor.mode == INACTIVE else goal_problem(core.model.joint_names,
+                                                              goal.trajectory)
+        if problem is None:
+            return GoalResponse.ACCEPT
+        self.controller.get_logger().warning(f'FollowJointTrajectory goal rejected: {problem}')
+        return GoalResponse.REJECT
 
     def execute(self, handle):
         """Run one goal to its result."""

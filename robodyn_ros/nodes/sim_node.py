@@ -25,35 +25,39 @@ from .common import declare, declare_robot, model_from_parameters, run_node, to_
 __all__ = ['SimNode', 'main']
 
 
+def _declare_parameters(node):
+    """Every parameter of the simulator node (the one declaration its docs come from)."""
+    declare_robot(node)
+    declare(node, 'q0', [0.0], 'initial joint positions [rad or m] (default zeros)',
+            dynamic=True)
+    declare(node, 'rate', 1000.0, 'simulation and state publishing rate [Hz]',
+            dynamic=True)
+    declare(node, 'command_topic', COMMAND_TOPIC, 'effort command topic')
+    declare(node, 'brakes', True, 'hold the joints at q0 until the first effort command')
+    declare(node, 'damping', [-1.0], 'joint damping override, 1 or n [N m s/rad] '
+            "(negative: the URDF's)")
+    declare(node, 'dry_friction', True, "simulate the URDF's joint friction (Coulomb, as "
+            'frictionloss); false: only its damping')
+    declare(node, 'publish_clock', True, 'publish /clock (simulated time)')
+    declare(node, 'lockstep', False, 'step only when driven (in-process bringup)')
+    declare(node, 'position_noise', 0.0, 'std of position noise [rad or m]', dynamic=True)
+    declare(node, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]', dynamic=True)
+    declare(node, 'gravity', list(GRAVITY), 'gravity in the base frame [m/s^2]',
+            dynamic=True)
+    declare(node, 'command_interface', 'effort',
+            "'effort': forward effort controller on command_topic; 'joint_trajectory': "
+            'an emulated JTC (PD + effort feed-forward) on jtc_topic')
+    declare(node, 'jtc_topic', 'joint_trajectory_controller/joint_trajectory',
+            'JTC command topic (command_interface joint_trajectory)')
+    declare(node, 'jtc_kp', [100.0], 'JTC PD gains, 1 or n [N m/rad]', dynamic=True)
+    declare(node, 'jtc_kd', [10.0], 'JTC PD gains, 1 or n [N m s/rad]', dynamic=True)
+
 class SimNode(Node):
     """Simulated arm; in ``lockstep`` mode a driver calls :meth:`publish_state` / :meth:`step`."""
 
     def __init__(self, **kwargs):
         super().__init__('robodyn_sim', **kwargs)
-        declare_robot(self)
-        declare(self, 'q0', [0.0], 'initial joint positions [rad or m] (default zeros)',
-                dynamic=True)
-        declare(self, 'rate', 1000.0, 'simulation and state publishing rate [Hz]',
-                dynamic=True)
-        declare(self, 'command_topic', COMMAND_TOPIC, 'effort command topic')
-        declare(self, 'brakes', True, 'hold the joints at q0 until the first effort command')
-        declare(self, 'damping', [-1.0], 'joint damping override, 1 or n [N m s/rad] '
-                "(negative: the URDF's)")
-        declare(self, 'dry_friction', True, "simulate the URDF's joint friction (Coulomb, as "
-                'frictionloss); false: only its damping')
-        declare(self, 'publish_clock', True, 'publish /clock (simulated time)')
-        declare(self, 'lockstep', False, 'step only when driven (in-process bringup)')
-        declare(self, 'position_noise', 0.0, 'std of position noise [rad or m]', dynamic=True)
-        declare(self, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]', dynamic=True)
-        declare(self, 'gravity', list(GRAVITY), 'gravity in the base frame [m/s^2]',
-                dynamic=True)
-        declare(self, 'command_interface', 'effort',
-                "'effort': forward effort controller on command_topic; 'joint_trajectory': "
-                'an emulated JTC (PD + effort feed-forward) on jtc_topic')
-        declare(self, 'jtc_topic', 'joint_trajectory_controller/joint_trajectory',
-                'JTC command topic (command_interface joint_trajectory)')
-        declare(self, 'jtc_kp', [100.0], 'JTC PD gains, 1 or n [N m/rad]', dynamic=True)
-        declare(self, 'jtc_kd', [10.0], 'JTC PD gains, 1 or n [N m s/rad]', dynamic=True)
+        _declare_parameters(self)
         p = self.get_parameter
         model = model_from_parameters(self)
         if model is None:

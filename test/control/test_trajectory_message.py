@@ -27,12 +27,31 @@ def _msg(names, points):
 def test_partial_joints_hold_and_accelerations_are_used():
     msg = _msg(['c', 'a'], [_point(0.5, [1.0, -1.0], [0.5, 0.0], [2.0, 0.0]),
                             _point(1.0, [1.2, -1.0])])
-    spline = trajectory_from_message(msg, JointMap(NAMES), START, 10.0)
+    spline = trajectory_from_message(msg, JointMap(NAMES), START, 10.0, 'quintic')
     q, qd, qdd = spline(10.5)
     np.testing.assert_allclose(q, [-1.0, 0.2, 1.0], atol=1e-12)
     np.testing.assert_allclose(qd, [0.0, 0.0, 0.5], atol=1e-12)
     np.testing.assert_allclose(qdd, [0.0, 0.0, 2.0], atol=1e-9)
     np.testing.assert_allclose(spline(11.0)[0], [-1.0, 0.2, 1.2], atol=1e-12)
+
+
+def test_auto_interpolation_follows_what_the_points_carry_as_jtc_does():
+    """JointTrajectoryController's spline: quintic between points with accelerations, cubic
+    Hermite with velocities, linear with positions only (the start carries all three)."""
+    full = _point(0.5, [1.0, -1.0, 0.2], [0.5, 0.0, 0.0], [2.0, 0.0, 0.0])
+    hermite = _point(1.0, [1.2, -1.0, 0.2], [0.0, 0.0, 0.0])
+    bare = _point(1.5, [1.0, -1.0, 0.2])
+    spline = trajectory_from_message(_msg(NAMES, [full, hermite, bare]), JointMap(NAMES),
+                                     START, 0.0)
+    assert spline.degrees == [5, 3, 1]
+    # Hermite midpoint: (p0 + p1) / 2 + T (v0 - v1) / 8
+    np.testing.assert_allclose(spline(0.75)[0], [1.13125, -1.0, 0.2], atol=1e-12)
+    np.testing.assert_allclose(spline(1.25)[0], [1.1, -1.0, 0.2], atol=1e-12)  # linear
+    np.testing.assert_allclose(spline(1.25)[1], [-0.4, 0.0, 0.0], atol=1e-12)
+    bare_only = trajectory_from_message(_msg(NAMES, [_point(1.0, [0.0, 0.0, 0.0])]),
+                                        JointMap(NAMES), START, 0.0)
+    assert bare_only.degrees == [1]
+    np.testing.assert_allclose(bare_only(0.5)[0], 0.5 * START[0], atol=1e-12)
 
 
 def test_first_point_at_time_zero_is_the_start_only_when_it_is_there():

@@ -114,13 +114,21 @@ def test_five_point_goal_succeeds_within_the_goal_tolerance(arm):
     assert arm['states'] and list(arm['states'][-1].joint_names) == NAMES
 
 
-@pytest.mark.parametrize('names, offset, code', [
-    (NAMES[:6] + ['no_such_joint'], 0.1, FollowJointTrajectory.Result.INVALID_JOINTS),
-    (NAMES, 5.0, FollowJointTrajectory.Result.INVALID_GOAL)])  # far outside the limits
-def test_bad_goals_are_refused_with_the_right_code(arm, names, offset, code):
-    handle = _send(arm, _goal([np.full(7, offset)], [1.0], names=names))
+def test_a_goal_outside_the_limits_is_refused_with_invalid_goal(arm):
+    handle = _send(arm, _goal([np.full(7, 5.0)], [1.0]))  # far outside the limits
     result = _wait(arm['executor'], handle.get_result_async())
-    assert result.result.error_code == code, result.result.error_string
+    assert result.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL, \
+        result.result.error_string
+
+
+@pytest.mark.parametrize('names, times', [
+    (NAMES[:6] + ['no_such_joint'], [1.0]),  # unknown joint
+    (NAMES[:6] + NAMES[:1], [1.0]),  # repeated joint
+    (NAMES, [1.0, 1.0])])  # times not increasing
+def test_malformed_goals_are_rejected_as_jtc_rejects_them(arm, names, times):
+    goal = _goal([np.full(7, 0.1 * k) for k in range(1, len(times) + 1)], times, names=names)
+    handle = _wait(arm['executor'], arm['client'].send_goal_async(goal))
+    assert not handle.accepted
 
 
 def test_cancel_mid_motion_holds_without_a_torque_step(arm):

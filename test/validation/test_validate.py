@@ -164,8 +164,9 @@ def test_state_lacking_reference_joints_exit_2(tmp_path, capsys):
 
 
 def test_joint_trajectory_reference(tmp_path):
-    """States at 0 before the trajectory, then on its quintic segment from 0 to 1 rad in
-    1 s with a 0.002 rad lag: the error is exactly 0.002 rad from the message on."""
+    """States at 0 before the trajectory, then on its segment from 0 to 1 rad in 1 s (a
+    point with position and velocity: cubic Hermite, as JointTrajectoryController joins
+    it) with a 0.002 rad lag: the error is exactly 0.002 rad from the message on."""
     store = typestore()
     traj_t = store.types['trajectory_msgs/msg/JointTrajectory']
     point_t = store.types['trajectory_msgs/msg/JointTrajectoryPoint']
@@ -187,7 +188,7 @@ def test_joint_trajectory_reference(tmp_path):
             writer.write_message('/arm/joint_trajectory', 'trajectory_msgs/msg/JointTrajectory',
                                  int(t * 1e9), msg)
         s = min(max((t - t0), 0.0), 1.0)
-        q = 10 * s ** 3 - 15 * s ** 4 + 6 * s ** 5
+        q = 3 * s ** 2 - 2 * s ** 3
         writer.write('/joint_states', int(t * 1e9) + 1,
                      encode_joint_state(t, ['j'], [q - 0.002 if k >= 0 else 0.0], [0.0]))
     writer.close()
