@@ -39,6 +39,7 @@ setup(
             'sim = robodyn_ros.nodes.sim_node:main',
             'recorder = robodyn_ros.nodes.recorder:main',
             'jtc_feedforward = robodyn_ros.nodes.feedforward_node:main',
+            'describe = robodyn_ros.nodes.description_publisher:main',
         ],
     },
 )

@@ -25,6 +25,20 @@ elif [ -f "$wheels/requirements-ros-extra.txt" ]; then
 else
   echo "setup: no $wheels and no sourced ROS 2: the ros2 launch / control_msgs tests will skip"
 fi
+# ros2_control (controller_manager, the standard controllers, mock hardware) and the MuJoCo
+# hardware plugin: from the same folder when it has them (the spawner imports filelock).
+if [ -n "${ROS_DISTRO:-}" ] && [ -d "/opt/ros/$ROS_DISTRO/share/controller_manager" ]; then
+  echo "setup: using the ros2_control of the sourced ROS 2 $ROS_DISTRO"
+elif [ -f "$wheels/requirements-ros2-control.txt" ]; then
+  run .venv/bin/python -m pip install --find-links "$wheels" \
+    -r "$wheels/requirements-ros2-control.txt" filelock
+  if [ -f "$wheels/requirements-mujoco-ros2-control.txt" ]; then
+    run .venv/bin/python -m pip install --find-links "$wheels" \
+      -r "$wheels/requirements-mujoco-ros2-control.txt"
+  fi
+else
+  echo "setup: no ros2_control wheels in $wheels: the ros2_control tests will skip"
+fi
 run .venv/bin/python -m pip install --no-deps -e .
 .venv/bin/python -c 'import robodyn_ros, rclpy, pinocchio, mujoco, numba' \
   || { echo 'setup failed: a dependency does not import' >&2; exit 1; }

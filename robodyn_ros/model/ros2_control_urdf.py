@@ -17,10 +17,13 @@ from ..errors import ModelError, UrdfError
 from .description import read_description
 from .spatial import axis_angle_matrix, matrix_to_rpy, rpy_to_matrix, transform
 
-__all__ = ['GZ_SYSTEM', 'ros2_control_element', 'simulation_urdf', 'hardware_urdf',
+__all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'ros2_control_element',
+           'simulation_urdf', 'hardware_urdf', 'control_urdf',
            'controllers_config', 'initial_positions']
 
 GZ_SYSTEM = 'gz_ros2_control/GazeboSimSystem'
+MOCK_SYSTEM = 'mock_components/GenericSystem'
+MUJOCO_SYSTEM = 'mujoco_ros2_control/MujocoSystemInterface'
 GZ_PLUGIN = ('gz_ros2_control-system', 'gz_ros2_control::GazeboSimROS2ControlPlugin')
 
 
@@ -45,13 +48,21 @@ def _param(parent, name, value):
         if isinstance(value, float) else str(value)
 
 
-def ros2_control_element(model, q0=None, plugin=GZ_SYSTEM, name='RobodynEffortSystem'):
+def ros2_control_element(model, q0=None, plugin=GZ_SYSTEM, name='RobodynEffortSystem',
+                         params=None, effort0=None):
     """``<ros2_control>`` element: per chain joint an effort command interface (bounded by
-    the effort limit) and position (initial value ``q0``), velocity and effort states."""
+    the effort limit) and position (initial value ``q0``), velocity and effort states
+    (initial value ``effort0``: a hardware that starts its commands from its states, as
+    mujoco_ros2_control does, then holds the arm with it until a controller writes).
+    ``params``: the hardware's parameters {name: value}."""
     q0 = initial_positions(model, q0)
+    effort0 = np.zeros(model.n) if effort0 is None else np.asarray(effort0, dtype=float)
     control = ET.Element('ros2_control', name=name, type='system')
-    ET.SubElement(ET.SubElement(control, 'hardware'), 'plugin').text = plugin
-    for joint, q in zip(model.joints, q0):
+    hardware = ET.SubElement(control, 'hardware')
+    ET.SubElement(hardware, 'plugin').text = plugin
+    for key, value in (params or {}).items():
+        ET.SubElement(hardware, 'param', name=key).text = str(value)
+    for joint, q, tau in zip(model.joints, q0, effort0):
         elem = ET.SubElement(control, 'joint', name=joint.name)
         command = ET.SubElement(elem, 'command_interface', name='effort')
         _param(command, 'min', -float(joint.effort))
@@ -59,7 +70,8 @@ def ros2_control_element(model, q0=None, plugin=GZ_SYSTEM, name='RobodynEffortSy
         _param(ET.SubElement(elem, 'state_interface', name='position'), 'initial_value',
                float(q))
         ET.SubElement(elem, 'state_interface', name='velocity')
-        ET.SubElement(elem, 'state_interface', name='effort')
+        _param(ET.SubElement(elem, 'state_interface', name='effort'), 'initial_value',
+               float(tau))
     return control
 
 
@@ -173,6 +185,22 @@ def simulation_urdf(source, model, controllers_yaml, q0=None, mappings=None,
     plugin = ET.SubElement(ET.SubElement(root, 'gazebo'), 'plugin', filename=GZ_PLUGIN[0],
                            name=GZ_PLUGIN[1])
     ET.SubElement(plugin, 'parameters').text = str(controllers_yaml)
+    return ET.tostring(root, encoding='unicode'), notes
+
+
+def control_urdf(source, model, plugin, q0=None, mappings=None, params=None, effort0=None):
+    """URDF for controller_manager with a hardware of ours (``plugin``: mock_components/
+    GenericSystem, mujoco_ros2_control/MujocoSystemInterface): the description's own
+    ``<ros2_control>`` blocks and gazebo control plugins removed, off-chain joints locked,
+    one block for exactly the chain (see ros2_control_element). Returns (xml, notes)."""
+    root = _root(source, mappings)
+    notes = []
+    for block in root.findall('ros2_control'):
+        root.remove(block)
+        notes.append(f'hardware <ros2_control name="{block.get("name")}"> replaced by '
+                     f'{plugin}')
+    notes += _lock_off_chain(root, model)
+    root.append(ros2_control_element(model, q0, plugin, params=params, effort0=effort0))
     return ET.tostring(root, encoding='unicode'), notes
 
 

@@ -27,7 +27,7 @@ from ..defaults import GRAVITY
 from ..errors import InputError, SimulationError
 from ..model.kinematics import check_vector
 
-__all__ = ['mjcf_from_model', 'MujocoSim', 'STIFF_STEPS']
+__all__ = ['mjcf_from_model', 'plugin_mjcf', 'MujocoSim', 'STIFF_STEPS']
 
 #: RK4 is kept while every joint's damping time constant is at least this many timesteps
 #: (its stability limit on a damped joint is 2.8; its accuracy needs margin).
@@ -176,3 +176,22 @@ class MujocoSim:
         if self.noise_std[1] > 0:
             qd += self.rng.normal(0.0, self.noise_std[1], qd.shape)
         return q, qd, self.command.copy()
+
+
+def plugin_mjcf(model, q0, gravity=GRAVITY, timestep=0.001):
+    """MJCF for mujoco_ros2_control's hardware plugin: the chain as :class:`MujocoSim` has
+    it (same integrator choice, balanced inertias), one ``motor`` actuator per joint named
+    as the joint (effort = ctrl, unlimited: ros2_control bounds the commands) and the
+    keyframe ``home`` at ``q0``. Returns (xml, notes)."""
+    import xml.etree.ElementTree as ET
+    sim = MujocoSim(model, q0, gravity, timestep)
+    root = ET.fromstring(mjcf_from_model(model, gravity, timestep))
+    if sim.mj_model.opt.integrator != sim.mujoco.mjtIntegrator.mjINT_RK4:
+        root.find('option').set('integrator', 'implicitfast')
+    actuators = ET.SubElement(root, 'actuator')
+    for joint in model.joints:
+        ET.SubElement(actuators, 'motor', name=joint.name, joint=joint.name, gear='1',
+                      ctrllimited='false')
+    keyframe = ET.SubElement(root, 'keyframe')
+    ET.SubElement(keyframe, 'key', name='home', qpos=_fmt(check_vector(q0, model.n, 'q0')))
+    return ET.tostring(root, encoding='unicode'), list(sim.notes)

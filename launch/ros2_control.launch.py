@@ -1,0 +1,177 @@
+"""The real ros2_control stack around an arm, with the robodyn controller on top.
+
+  ros2 launch robodyn_ros ros2_control.launch.py robot:=panda hardware:=mujoco bag_path:=run
+  ros2 launch robodyn_ros ros2_control.launch.py robot:=/path/arm.urdf.xacro \
+      xacro_args:='arm_id:=fr3 hand:=false' config:=my_arm.yaml hardware:=mock
+
+Starts controller_manager (``ros2_control_node``) with a generated controllers YAML for
+exactly the controller's chain, a ``/robot_description`` publisher, the spawner chain
+``joint_state_broadcaster`` + ``effort_controller`` (forward_command_controller on the
+effort interfaces) active and ``joint_trajectory_controller`` (effort interfaces, PD gains
+in the YAML) loaded inactive, then the robodyn controller on ``/effort_controller/commands``
+and, with ``bag_path``, the recorder of what ``robodyn validate`` reads.
+
+``hardware``:
+  mujoco  physics: mujoco_ros2_control's MuJoCo system plugin on an MJCF generated from the
+          same model (one motor per joint); its effort commands start at g(q0), so the arm
+          holds at q0 until the controller takes over.
+  mock    mock_components/GenericSystem: every command is mirrored to the effort state.
+  gz      Gazebo through gz_ros2_control (gazebo.launch.py).
+  robot   the description's own ``<ros2_control>`` block: a real arm's driver. Nothing else
+          changes; see docs/real_arm.md.
+"""
+
+import os
+import sys
+import tempfile
+
+from ament_index_python.packages import get_package_share_directory
+from launch.actions import (
+    DeclareLaunchArgument,
+    IncludeLaunchDescription,
+    LogInfo,
+    OpaqueFunction,
+    RegisterEventHandler,
+)
+from launch.event_handlers import OnProcessExit
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from launch.substitutions import LaunchConfiguration
+from launch_ros.actions import Node
+import yaml
+
+from launch import LaunchDescription
+
+HARDWARE = ('mujoco', 'mock', 'gz', 'robot')
+COMMAND_TOPIC = '/effort_controller/commands'
+
+
+def _library_path():
+    """LD_LIBRARY_PATH for ros2_control_node from pip wheels (what the wheels'
+    ros2_control_env.sh sets): the venv's lib/, the bundled ros_*.libs and libpython."""
+    import glob
+    import sysconfig
+    prefix = sys.prefix
+    parts = [os.path.join(prefix, 'lib'), sysconfig.get_config_var('LIBDIR') or '']
+    parts += sorted(glob.glob(os.path.join(prefix, 'lib', 'python3*', 'site-packages',
+                                           'ros_*.libs')))
+    old = os.environ.get('LD_LIBRARY_PATH', '')
+    return ':'.join([p for p in parts if p] + ([old] if old else []))
+
+
+def _model(context, params):
+    from robodyn_ros.model import load_urdf
+    from robodyn_ros.model.registry import robot_path
+    source, base, tip = robot_path(LaunchConfiguration('robot').perform(context) or
+                                   params['robot'])
+    mappings = LaunchConfiguration('xacro_args').perform(context).split()
+    return load_urdf(source, params.get('base_link') or base, params.get('tip_link') or tip,
+                     mappings=mappings, effort_limits=params.get('effort_limits') or None)
+
+
+def _description(context, hardware, model, q0, out):
+    """(URDF for controller_manager, notes, ros2_control_node's package)."""
+    from robodyn_ros.model.ros2_control_urdf import (
+        MOCK_SYSTEM,
+        MUJOCO_SYSTEM,
+        control_urdf,
+        hardware_urdf,
+        initial_positions,
+    )
+    q0 = initial_positions(model, q0)
+    if hardware == 'robot':
+        xml, notes = hardware_urdf(model.xml, model, MOCK_SYSTEM, q0)
+        if 'existing' not in notes[0]:
+            raise RuntimeError('hardware:=robot needs the description\'s own <ros2_control> '
+                               'block (the arm\'s driver); this description has none')
+        return xml, notes, 'controller_manager'
+    if hardware == 'mock':
+        xml, notes = control_urdf(model.xml, model, MOCK_SYSTEM, q0)
+        return xml, notes, 'controller_manager'
+    from robodyn_ros.dynamics import RigidBodyDynamics
+    from robodyn_ros.sim.mujoco_sim import plugin_mjcf
+    mjcf, notes = plugin_mjcf(model, q0)
+    path = os.path.join(out, 'model.xml')
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write(mjcf)
+    # The plugin starts its commands from the states' initial values (not with a keyframe):
+    # effort g(q0) holds the arm at q0 until the controller writes.
+    hold = RigidBodyDynamics(model, 'kronecker').gravity_vector(q0)
+    xml, more = control_urdf(model.xml, model, MUJOCO_SYSTEM, q0,
+                             params={'mujoco_model': path, 'headless': 'true'},
+                             effort0=hold)
+    return xml, notes + more, 'mujoco_ros2_control'
+
+
+def _nodes(context):
+    from robodyn_ros.io.params_yaml import dump_parameters
+    from robodyn_ros.model.ros2_control_urdf import controllers_config
+    from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
+    hardware = LaunchConfiguration('hardware').perform(context)
+    if hardware not in HARDWARE:
+        return [LogInfo(msg=f'robodyn ros2_control: error: hardware:={hardware!r}; valid: '
+                            f'{", ".join(HARDWARE)}')]
+    config_path = LaunchConfiguration('config').perform(context)
+    if hardware == 'gz':
+        share = get_package_share_directory('robodyn_ros')
+        return [IncludeLaunchDescription(
+            PythonLaunchDescriptionSource(os.path.join(share, 'launch', 'gazebo.launch.py')),
+            launch_arguments={'robot': LaunchConfiguration('robot'), 'config': config_path,
+                              'xacro_args': LaunchConfiguration('xacro_args')}.items())]
+    with open(config_path, encoding='utf-8') as handle:
+        data = yaml.safe_load(handle)
+    params = data['robodyn_controller']['ros__parameters']
+    model = _model(context, params)
+    q0 = data.get('robodyn_sim', {}).get('ros__parameters', {}).get('q0')
+    out = tempfile.mkdtemp(prefix='robodyn_ros2_control_')
+    description, notes, package = _description(context, hardware, model, q0, out)
+    controllers = os.path.join(out, 'controllers.yaml')
+    with open(controllers, 'w', encoding='utf-8') as handle:
+        dump_parameters(controllers_config(model, int(params.get('rate', 1000))), handle)
+    describe = Node(package='robodyn_ros', executable='describe', output='screen',
+                    parameters=[{'robot_description': description}])
+    manager = Node(package=package, executable='ros2_control_node', output='screen',
+                   parameters=[controllers], additional_env={'LD_LIBRARY_PATH': _library_path()})
+    active = Node(package='controller_manager', executable='spawner', output='screen',
+                  arguments=['joint_state_broadcaster', 'effort_controller'])
+    inactive = Node(package='controller_manager', executable='spawner', output='screen',
+                    arguments=['joint_trajectory_controller', '--inactive'])
+    controller = Node(package='robodyn_ros', executable='controller', name='robodyn_controller',
+                      output='screen',
+                      parameters=[config_path, {'robot': '', 'robot_description': model.xml,
+                                                'command_topic': COMMAND_TOPIC,
+                                                'autostart': True, 'use_sim_time': False}])
+    actions = [LogInfo(msg=f'robodyn ros2_control: {note}') for note in notes]
+    actions += [describe, manager, active,
+                RegisterEventHandler(OnProcessExit(target_action=active,
+                                                   on_exit=[inactive, controller]))]
+    bag = LaunchConfiguration('bag_path').perform(context)
+    if bag:
+        actions.append(Node(package='robodyn_ros', executable='recorder',
+                            name='robodyn_recorder', output='screen',
+                            parameters=[{'bag_path': bag,
+                                         'storage': LaunchConfiguration('storage'),
+                                         'topics': [t for t in DEFAULT_TOPICS
+                                                    if t != '/clock'],
+                                         'use_sim_time': False}]))
+    return actions
+
+
+def generate_launch_description():
+    share = get_package_share_directory('robodyn_ros')
+    return LaunchDescription([
+        DeclareLaunchArgument('robot', default_value='',
+                              description="robot name or .urdf/.xacro path (default: the "
+                                          "config's robot)"),
+        DeclareLaunchArgument('xacro_args', default_value='',
+                              description="xacro arguments, 'name:=value name2:=value2'"),
+        DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
+                                                                   'panda.yaml'),
+                              description='robodyn config (robodyn_controller; robodyn_sim.q0: '
+                                          'initial positions)'),
+        DeclareLaunchArgument('hardware', default_value='mujoco',
+                              description=' | '.join(HARDWARE)),
+        DeclareLaunchArgument('bag_path', default_value='',
+                              description='rosbag2 directory to record (empty: none)'),
+        DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),
+        OpaqueFunction(function=_nodes),
+    ])

@@ -1,0 +1,36 @@
+"""Publish a robot description on /robot_description (transient local), as
+robot_state_publisher does for controller_manager, where robot_state_publisher is not
+installed. No TF: the description is all controller_manager and the controller read."""
+
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+
+from ..errors import RobodynError
+from .common import declare, run_node
+
+__all__ = ['DescriptionPublisher', 'main']
+
+
+class DescriptionPublisher(Node):
+    """Latches ``robot_description`` (the parameter: URDF text) on /robot_description."""
+
+    def __init__(self, **kwargs):
+        super().__init__('robot_description_publisher', **kwargs)
+        declare(self, 'robot_description', '', 'URDF XML to latch on /robot_description')
+        text = self.get_parameter('robot_description').value
+        if not isinstance(text, str) or not text.strip():
+            raise RobodynError('robot_description: expected the URDF text, got nothing')
+        qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
+                         reliability=ReliabilityPolicy.RELIABLE)
+        self.publisher = self.create_publisher(String, '/robot_description', qos)
+        self.publisher.publish(String(data=text))
+
+
+def main(args=None):
+    """Latch the description until SIGINT / SIGTERM."""
+    return run_node(DescriptionPublisher, 'robot_description_publisher', args)
+
+
+if __name__ == '__main__':
+    raise SystemExit(main())
