@@ -126,7 +126,8 @@ def _nodes(context):
     description, notes, package = _description(context, hardware, model, q0, out)
     controllers = os.path.join(out, 'controllers.yaml')
     with open(controllers, 'w', encoding='utf-8') as handle:
-        dump_parameters(controllers_config(model, int(params.get('rate', 1000))), handle)
+        dump_parameters(controllers_config(model, int(params.get('rate', 1000)),
+                                           joints=params.get('joints')), handle)
     describe = Node(package='robodyn_ros', executable='describe', output='screen',
                     parameters=[{'robot_description': description}])
     manager = Node(package=package, executable='ros2_control_node', output='screen',

@@ -215,13 +215,21 @@ def hardware_urdf(source, model, plugin, q0=None, mappings=None):
     return ET.tostring(root, encoding='unicode'), [f'added <ros2_control> for {plugin}']
 
 
-def controllers_config(model, update_rate=1000, kp=None, kd=None):
-    """controller_manager parameters (a dict for yaml.safe_dump) for exactly the chain's
+def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None):
+    """controller_manager parameters (a dict for dump_parameters) for exactly the chain's
     joints: joint_state_broadcaster, ``effort_controller`` (forward effort commands, what
     the robodyn controller publishes to) and ``joint_trajectory_controller`` (effort
     command interface, PD gains ``kp``/``kd`` [N m/rad, N m s/rad]; load it inactive: it
-    claims the same effort interfaces)."""
-    joints = list(model.joint_names)
+    claims the same effort interfaces). ``joints``: the order of the chain's joints in a
+    command (the robodyn controller's ``joints`` parameter; default the chain's order):
+    the forward controller assigns a command's values in this order."""
+    if joints:
+        if sorted(joints) != sorted(model.joint_names):
+            raise ModelError(f'joints {list(joints)}: expected an order of the chain joints '
+                             f'{list(model.joint_names)}')
+        joints = list(joints)
+    else:
+        joints = list(model.joint_names)
     kp = np.broadcast_to(np.asarray(100.0 if kp is None else kp, dtype=float), (model.n,))
     kd = np.broadcast_to(np.asarray(10.0 if kd is None else kd, dtype=float), (model.n,))
     return {

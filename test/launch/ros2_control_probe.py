@@ -1,0 +1,107 @@
+"""A probe on a launched ros2_control stack: records commands and states, switches
+controllers and sends FollowJointTrajectory goals, from its own rclpy context."""
+
+import time
+
+import numpy as np
+
+__all__ = ['Probe', 'moveit_like_goal']
+
+
+def moveit_like_goal(names, q0, tolerance=-1.0):
+    """A goal as MoveIt sends one: 3 waypoints with positions and velocities over 4 s (the
+    last at rest); tolerances < 0: not checked (mock hardware does not move)."""
+    from control_msgs.action import FollowJointTrajectory
+    from control_msgs.msg import JointTolerance
+    from trajectory_msgs.msg import JointTrajectoryPoint
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = list(names)
+    offsets = np.array([0.15, -0.1, 0.2, 0.1, -0.15, 0.1, 0.2])[:len(names)]
+    for t, scale, moving in ((1.5, 0.5, 1.0), (3.0, 1.0, 0.6), (4.0, 0.8, 0.0)):
+        point = JointTrajectoryPoint()
+        point.positions = list(np.asarray(q0) + scale * offsets)
+        point.velocities = list(moving * 0.1 * offsets)
+        point.time_from_start.sec, point.time_from_start.nanosec = int(t), int(t % 1 * 1e9)
+        goal.trajectory.points.append(point)
+    for field in ('path_tolerance', 'goal_tolerance'):
+        setattr(goal, field, [JointTolerance(name=n, position=tolerance, velocity=tolerance)
+                              for n in names])
+    return goal
+
+
+class Probe:
+    """rclpy node in its own context on ``domain``; ``spin(seconds)`` collects messages."""
+
+    def __init__(self, domain):
+        import rclpy
+        from rclpy.executors import SingleThreadedExecutor
+        self.rclpy = rclpy
+        self.context = rclpy.Context()
+        rclpy.init(context=self.context, domain_id=domain)
+        self.node = rclpy.create_node('ros2_control_probe', context=self.context)
+        self.executor = SingleThreadedExecutor(context=self.context)
+        self.executor.add_node(self.node)
+        self.log = {}
+
+    def record(self, topic, msgtype, depth=1000):
+        """Keep every message of ``topic`` with its receipt time in self.log[topic]."""
+        self.log[topic] = []
+        self.node.create_subscription(
+            msgtype, topic, lambda msg: self.log[topic].append((time.monotonic(), msg)), depth)
+
+    def spin(self, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.01)
+
+    def wait(self, future, timeout=30.0):
+        deadline = time.monotonic() + timeout
+        while not future.done() and time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.01)
+        return future.result() if future.done() else None
+
+    def switch(self, activate, deactivate):
+        """controller_manager's switch_controllers (strict); True when it succeeded."""
+        from controller_manager_msgs.srv import SwitchController
+        client = self.node.create_client(SwitchController, '/controller_manager/switch_controller')
+        if not client.wait_for_service(timeout_sec=10.0):
+            return False
+        request = SwitchController.Request(activate_controllers=list(activate),
+                                           deactivate_controllers=list(deactivate),
+                                           strictness=SwitchController.Request.STRICT)
+        response = self.wait(client.call_async(request))
+        return bool(response and response.ok)
+
+    def follow(self, action, goal, timeout=20.0):
+        """Send ``goal`` to ``action``; (accepted, status, result)."""
+        from control_msgs.action import FollowJointTrajectory
+        from rclpy.action import ActionClient
+        client = ActionClient(self.node, FollowJointTrajectory, action)
+        if not client.wait_for_server(timeout_sec=10.0):
+            return False, None, None
+        handle = self.wait(client.send_goal_async(goal))
+        if handle is None or not handle.accepted:
+            return False, None, None
+        done = self.wait(handle.get_result_async(), timeout)
+        return True, (done.status if done else None), (done.result if done else None)
+
+    def preempt(self, action, goal, after=0.5):
+        """Send ``goal`` twice, the second ``after`` s into the first; (status, error code)
+        of the first, then wait for the second to end."""
+        from control_msgs.action import FollowJointTrajectory
+        from rclpy.action import ActionClient
+        client = ActionClient(self.node, FollowJointTrajectory, action)
+        if not client.wait_for_server(timeout_sec=10.0):
+            return None, None
+        first = self.wait(client.send_goal_async(goal))
+        self.spin(after)
+        second = self.wait(client.send_goal_async(goal))
+        done = self.wait(first.get_result_async(), 10.0) if first else None
+        if second is not None and second.accepted:
+            self.wait(second.get_result_async(), 20.0)
+        return (done.status, done.result.error_code) if done else (None, None)
+
+    def close(self):
+        self.executor.shutdown(timeout_sec=1.0)
+        self.node.destroy_node()
+        self.rclpy.try_shutdown(context=self.context)

@@ -1,0 +1,232 @@
+"""`ros2 launch robodyn_ros ros2_control.launch.py`: the real controller_manager, forward
+effort controller and JointTrajectoryController around mock and MuJoCo hardware, the
+robodyn controller on top, separate processes, Ctrl-C as a user stops it."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+import yaml
+
+from ros2_control_probe import Probe, moveit_like_goal
+
+pytestmark = pytest.mark.integration
+
+ROS2 = os.path.join(os.path.dirname(sys.executable), 'ros2')
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+NAMES = [f'panda_joint{i}' for i in range(1, 8)]
+ROBODYN_ACTION = '/robodyn_controller/follow_joint_trajectory'
+JTC_ACTION = '/joint_trajectory_controller/follow_joint_trajectory'
+
+
+def _executable(package):
+    return os.path.join(sys.prefix, 'lib', package, 'ros2_control_node')
+
+
+def _require(package):
+    if not os.path.exists(_executable(package)):
+        pytest.skip(f'{package} is not installed: its wheels come from ../shared/wheels '
+                    '(scripts/setup.sh installs them when present)')
+
+
+class _Launch:
+    """`ros2 launch` in its own process group; its output drained by a thread."""
+
+    def __init__(self, env, domain, *args):
+        self.proc = subprocess.Popen([ROS2, 'launch', 'robodyn_ros', 'ros2_control.launch.py',
+                                      *args], env=dict(env, ROS_DOMAIN_ID=str(domain)),
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, start_new_session=True)
+        self.lines = []
+        self.thread = threading.Thread(target=self._drain, daemon=True)
+        self.thread.start()
+
+    def _drain(self):
+        for line in self.proc.stdout:
+            self.lines.append(line)
+
+    def wait_for(self, word, timeout):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            if any(word in line for line in self.lines):
+                return True
+            time.sleep(0.1)
+        return False
+
+    def stop(self):
+        """Ctrl-C to the whole group; (exit code, output, seconds to exit)."""
+        t0 = time.monotonic()
+        os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self.thread.join(timeout=5)
+        return self.proc.returncode, ''.join(self.lines), time.monotonic() - t0
+
+
+def _config(folder, **controller):
+    """config/panda.yaml with the robodyn controller's parameters overridden."""
+    with open(os.path.join(ROOT, 'config', 'panda.yaml'), encoding='utf-8') as handle:
+        data = yaml.safe_load(handle)
+    data['robodyn_controller']['ros__parameters'].update(controller)
+    path = folder / 'config.yaml'
+    path.write_text(yaml.safe_dump(data))
+    return str(path)
+
+
+def _alive(text):
+    """PIDs launch started that still run."""
+    pids = [int(p) for p in re.findall(r'process started with pid \[(\d+)\]', text)]
+    return [p for p in pids if os.path.exists(f'/proc/{p}')]
+
+
+@pytest.fixture(scope='module')
+def mock_run(ros_launch_env, tmp_path_factory):
+    """Mock hardware; the robodyn controller commands in reverse joint order and holds; the
+    same MoveIt-like goal goes to robodyn and then (controllers switched) to the real JTC."""
+    _require('controller_manager')
+    from control_msgs.msg import JointTrajectoryControllerState
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import Float64MultiArray
+    folder = tmp_path_factory.mktemp('mock')
+    config = _config(folder, joints=NAMES[::-1], reference='hold')
+    launch = _Launch(ros_launch_env, 93, 'hardware:=mock', f'config:={config}')
+    result = {'active': launch.wait_for('ramp-in complete', 180.0)}
+    if result['active']:
+        probe = Probe(93)
+        for topic, msgtype in (('/effort_controller/commands', Float64MultiArray),
+                               ('/joint_states', JointState),
+                               ('/robodyn_controller/reference', JointState),
+                               ('/joint_trajectory_controller/controller_state',
+                                JointTrajectoryControllerState)):
+            probe.record(topic, msgtype)
+        deadline = time.monotonic() + 15.0  # discovery, then 2 s of commands at least
+        while len(probe.log['/effort_controller/commands']) < 2000 and \
+                time.monotonic() < deadline:
+            probe.spin(0.2)
+        result['goal_time'] = time.monotonic()  # the forward controller's window ends
+        states = probe.log['/joint_states']
+        q0 = dict(zip(states[-1][1].name, states[-1][1].position)) if states else {}
+        goal = moveit_like_goal(NAMES, [q0.get(n, 0.0) for n in NAMES])
+        reference, jtc_state = '/robodyn_controller/reference', \
+            '/joint_trajectory_controller/controller_state'
+        result['robodyn'] = probe.follow(ROBODYN_ACTION, goal)
+        result['robodyn_path'] = list(probe.log[reference])
+        result['robodyn_preempted'] = probe.preempt(ROBODYN_ACTION, goal)
+        result['switched'] = probe.switch(['joint_trajectory_controller'], ['effort_controller'])
+        start = len(probe.log[jtc_state])
+        result['jtc'] = probe.follow(JTC_ACTION, goal)
+        result['jtc_path'] = probe.log[jtc_state][start:]
+        result['jtc_preempted'] = probe.preempt(JTC_ACTION, goal)
+        result['log'] = probe.log
+        probe.close()
+    result['code'], result['text'], result['exit_s'] = launch.stop()
+    return result
+
+
+def test_mock_stack_comes_up_and_stops_on_ctrl_c(mock_run):
+    text = mock_run['text']
+    assert mock_run['active'], text[-3000:]
+    assert 'Traceback' not in text, text[-3000:]
+    for name in ('controller', 'describe'):
+        assert re.search(rf'\[{name}-\d+\]: process has finished cleanly', text), text[-3000:]
+    assert mock_run['exit_s'] < 10.0 and _alive(text) == []
+
+
+def test_every_command_reaches_the_hardware_by_joint_name(mock_run):
+    """The controller commands in reverse order (its `joints`), the forward controller
+    takes that order from the generated YAML, the broadcaster publishes in the hardware's:
+    mock hardware mirrors each command to its effort state, so every state's efforts, by
+    name, are one of the commands just sent."""
+    end = mock_run['goal_time']
+    commands = [np.asarray(m.data) for t, m in mock_run['log']['/effort_controller/commands']
+                if t < end]
+    first = mock_run['log']['/effort_controller/commands'][0][0]
+    states = [(t, m) for t, m in mock_run['log']['/joint_states'] if first + 0.05 < t < end]
+    assert len(commands) > 500 and len(states) > 200  # the probe keeps up with a part
+    sent = {tuple(np.round(c, 12)) for c in commands}
+    matched = 0
+    for _, msg in states:
+        effort = dict(zip(msg.name, msg.effort))
+        as_sent = tuple(np.round([effort[n] for n in NAMES[::-1]], 12))
+        matched += as_sent in sent
+    assert matched >= 0.95 * len(states), f'{matched} of {len(states)} states match'
+
+
+def _path(samples):
+    """(t [s], positions (k, 7) in NAMES order) of JointState / controller_state samples,
+    by their stamps."""
+    t = np.array([m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for _, m in samples])
+    q = []
+    for _, m in samples:
+        names, values = (m.name, m.position) if hasattr(m, 'position') else \
+            (m.joint_names, m.reference.positions)
+        q.append([dict(zip(names, values))[n] for n in NAMES])
+    return t, np.array(q)
+
+
+def _moving(t, q, q0):
+    """The samples from the last one at the start to the first one at the end."""
+    away = np.abs(q - q0).max(axis=1) > 1e-9
+    first = max(int(np.argmax(away)) - 1, 0)
+    return t[first:] - t[first], q[first:]
+
+
+def test_a_preempted_goal_ends_as_the_real_jtc_ends_it(mock_run):
+    """(status, error code) of a goal a second goal replaces, through both servers."""
+    assert mock_run['jtc_preempted'][0] is not None
+    assert mock_run['robodyn_preempted'] == mock_run['jtc_preempted'], \
+        (mock_run['robodyn_preempted'], mock_run['jtc_preempted'])
+
+
+def test_the_same_goal_gives_the_same_path_through_robodyn_and_the_real_jtc(mock_run):
+    """MoveIt-like goal (positions and velocities): robodyn joins it as JTC does (cubic
+    Hermite), so the two reference paths agree within 1e-3 rad."""
+    accepted, status, _ = mock_run['robodyn']
+    assert accepted and status == 4, mock_run['robodyn']  # SUCCEEDED
+    assert mock_run['switched']
+    accepted, status, _ = mock_run['jtc']
+    assert accepted and status == 4, mock_run['jtc']
+    t_r, q_r = _path(mock_run['robodyn_path'])
+    t_j, q_j = _path(mock_run['jtc_path'])
+    q0 = q_j[0]
+    t_r, q_r = _moving(t_r, q_r, q0)
+    t_j, q_j = _moving(t_j, q_j, q0)
+    best = np.inf
+    for shift in np.arange(-0.05, 0.05, 0.0005):  # the two start within a few periods
+        window = (t_j + shift >= 0.0) & (t_j + shift <= min(t_r[-1], 4.2))
+        ours = np.column_stack([np.interp(t_j[window] + shift, t_r, q_r[:, k])
+                                for k in range(7)])
+        best = min(best, float(np.abs(ours - q_j[window]).max()))
+    assert best <= 1e-3, f'paths differ by {best:.3g} rad'
+
+
+@pytest.fixture(scope='module')
+def mujoco_run(ros_launch_env, tmp_path_factory):
+    """MuJoCo physics inside controller_manager: 15 s of the Panda's sum of sines."""
+    _require('mujoco_ros2_control')
+    bag = str(tmp_path_factory.mktemp('mujoco') / 'bag')
+    launch = _Launch(ros_launch_env, 94, 'hardware:=mujoco', f'bag_path:={bag}')
+    active = launch.wait_for('ramp-in complete', 180.0)
+    if active:
+        time.sleep(15.0)
+    code, text, seconds = launch.stop()
+    return active, text, seconds, bag
+
+
+def test_mujoco_closed_loop_through_the_real_forward_controller_validates(mujoco_run):
+    from robodyn_ros.validation.validate import validate_bag
+    active, text, seconds, bag = mujoco_run
+    assert active, text[-3000:]
+    assert 'Traceback' not in text and seconds < 10.0 and _alive(text) == [], text[-3000:]
+    report = validate_bag(bag, plots=False, max_rms=1e-3)
+    assert report['passed'], report['failures']
+    assert max(j['rms'] for j in report['joints'].values()) <= 1e-3
