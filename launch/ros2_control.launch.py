@@ -81,8 +81,8 @@ def _description(context, hardware, model, q0, out):
     if hardware == 'robot':
         xml, notes = hardware_urdf(model.xml, model, MOCK_SYSTEM, q0)
         if 'existing' not in notes[0]:
-            raise RuntimeError('hardware:=robot needs the description\'s own <ros2_control> '
-                               'block (the arm\'s driver); this description has none')
+            raise RuntimeError("hardware:=robot needs the description's own <ros2_control> "
+                               "block (the arm's driver); this description has none")
         return xml, notes, 'controller_manager'
     if hardware == 'mock':
         xml, notes = control_urdf(model.xml, model, MOCK_SYSTEM, q0)

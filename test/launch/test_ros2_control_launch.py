@@ -12,9 +12,8 @@ import time
 
 import numpy as np
 import pytest
-import yaml
-
 from ros2_control_probe import Probe, moveit_like_goal
+import yaml
 
 pytestmark = pytest.mark.integration
 
