@@ -8,8 +8,9 @@ Starts controller_manager (``ros2_control_node``) with a generated controllers Y
 exactly the controller's chain, a ``/robot_description`` publisher, the spawner chain
 ``joint_state_broadcaster`` + ``effort_controller`` (forward_command_controller on the
 effort interfaces) active and ``joint_trajectory_controller`` (effort interfaces, PD gains
-in the YAML) loaded inactive, then the robodyn controller on ``/effort_controller/commands``
-and, with ``bag_path``, the recorder of what ``robodyn validate`` reads.
+in the YAML) loaded inactive, the robodyn controller on ``/effort_controller/commands``
+(started with the stack: it configures while the hardware starts and ramps in at the first
+joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` reads.
 
 ``hardware``:
   mujoco  physics: mujoco_ros2_control's MuJoCo system plugin on an MJCF generated from the
@@ -142,9 +143,11 @@ def _nodes(context):
                                                 'command_topic': COMMAND_TOPIC,
                                                 'autostart': True, 'use_sim_time': False}])
     actions = [LogInfo(msg=f'robodyn ros2_control: {note}') for note in notes]
-    actions += [describe, manager, active,
-                RegisterEventHandler(OnProcessExit(target_action=active,
-                                                   on_exit=[inactive, controller]))]
+    # The robodyn controller starts with the stack, not after the spawners: its configure
+    # (model, kernels, the check against Pinocchio) then overlaps the hardware's start-up,
+    # while the hardware holds g(q0); it ramps in at the first state the broadcaster sends.
+    actions += [describe, manager, controller, active,
+                RegisterEventHandler(OnProcessExit(target_action=active, on_exit=[inactive]))]
     bag = LaunchConfiguration('bag_path').perform(context)
     if bag:
         actions.append(Node(package='robodyn_ros', executable='recorder',

@@ -52,8 +52,8 @@ def ros2_control_element(model, q0=None, plugin=GZ_SYSTEM, name='RobodynEffortSy
                          params=None, effort0=None):
     """``<ros2_control>`` element: per chain joint an effort command interface (bounded by
     the effort limit) and position (initial value ``q0``), velocity and effort states
-    (initial value ``effort0``: a hardware that starts its commands from its states, as
-    mujoco_ros2_control does, then holds the arm with it until a controller writes).
+    (initial value of the effort state and command ``effort0``: the hardware applies it
+    until a controller writes, so g(q0) holds a simulated arm where it starts).
     ``params``: the hardware's parameters {name: value}."""
     q0 = initial_positions(model, q0)
     effort0 = np.zeros(model.n) if effort0 is None else np.asarray(effort0, dtype=float)
@@ -67,6 +67,7 @@ def ros2_control_element(model, q0=None, plugin=GZ_SYSTEM, name='RobodynEffortSy
         command = ET.SubElement(elem, 'command_interface', name='effort')
         _param(command, 'min', -float(joint.effort))
         _param(command, 'max', float(joint.effort))
+        _param(command, 'initial_value', float(tau))
         _param(ET.SubElement(elem, 'state_interface', name='position'), 'initial_value',
                float(q))
         ET.SubElement(elem, 'state_interface', name='velocity')

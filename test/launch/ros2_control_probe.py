@@ -72,6 +72,15 @@ class Probe:
         response = self.wait(client.call_async(request))
         return bool(response and response.ok)
 
+    def reset_world(self, service, keyframe):
+        """mujoco_ros2_control's reset to a keyframe; True when it succeeded."""
+        from mujoco_ros2_control_msgs.srv import ResetWorld
+        client = self.node.create_client(ResetWorld, service)
+        if not client.wait_for_service(timeout_sec=10.0):
+            return False
+        response = self.wait(client.call_async(ResetWorld.Request(keyframe=keyframe)))
+        return bool(response and response.success)
+
     def follow(self, action, goal, timeout=20.0):
         """Send ``goal`` to ``action``; (accepted, status, result)."""
         from control_msgs.action import FollowJointTrajectory
