@@ -40,6 +40,7 @@ setup(
             'recorder = robodyn_ros.nodes.recorder:main',
             'jtc_feedforward = robodyn_ros.nodes.feedforward_node:main',
             'describe = robodyn_ros.nodes.description_publisher:main',
+            'physics_gate = robodyn_ros.nodes.physics_gate:main',
         ],
     },
 )

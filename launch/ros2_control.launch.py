@@ -14,8 +14,8 @@ joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` r
 
 ``hardware``:
   mujoco  physics: mujoco_ros2_control's MuJoCo system plugin on an MJCF generated from the
-          same model (one motor per joint); its effort commands start at g(q0), so the arm
-          holds at q0 until the controller takes over.
+          same model (one motor per joint); its effort commands start at g(q0) and the
+          physics is paused (physics_gate) until the robodyn controller commands.
   mock    mock_components/GenericSystem: every command is mirrored to the effort state.
   gz      Gazebo through gz_ros2_control (gazebo.launch.py).
   robot   the description's own ``<ros2_control>`` block: a real arm's driver. Nothing else
@@ -148,6 +148,8 @@ def _nodes(context):
     # while the hardware holds g(q0); it ramps in at the first state the broadcaster sends.
     actions += [describe, manager, controller, active,
                 RegisterEventHandler(OnProcessExit(target_action=active, on_exit=[inactive]))]
+    if hardware == 'mujoco':  # physics paused until the controller commands
+        actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen'))
     bag = LaunchConfiguration('bag_path').perform(context)
     if bag:
         actions.append(Node(package='robodyn_ros', executable='recorder',
