@@ -182,6 +182,8 @@ def _moving(t, q, q0):
 def test_a_preempted_goal_ends_as_the_real_jtc_ends_it(mock_run):
     """(status, error code) of a goal a second goal replaces, through both servers."""
     assert mock_run['jtc_preempted'][0] is not None
+    print(f"preempted goal (status, code): robodyn {mock_run['robodyn_preempted']}, JTC "
+          f"{mock_run['jtc_preempted']}")
     assert mock_run['robodyn_preempted'] == mock_run['jtc_preempted'], \
         (mock_run['robodyn_preempted'], mock_run['jtc_preempted'])
 
@@ -205,6 +207,7 @@ def test_the_same_goal_gives_the_same_path_through_robodyn_and_the_real_jtc(mock
         ours = np.column_stack([np.interp(t_j[window] + shift, t_r, q_r[:, k])
                                 for k in range(7)])
         best = min(best, float(np.abs(ours - q_j[window]).max()))
+    print(f'robodyn vs the real JTC, same goal: paths within {best:.3g} rad')
     assert best <= 1e-3, f'paths differ by {best:.3g} rad'
 
 
@@ -227,6 +230,8 @@ def test_mujoco_closed_loop_through_the_real_forward_controller_validates(mujoco
     assert active, text[-3000:]
     assert 'Traceback' not in text and seconds < 10.0 and _alive(text) == [], text[-3000:]
     report = validate_bag(bag, plots=False, max_rms=1e-3)
+    print('MuJoCo hardware, forward controller: per-joint RMS [rad] ' +
+          ' '.join(f"{j['rms']:.2e}" for j in report['joints'].values()))
     assert report['passed'], report['failures']
     assert max(j['rms'] for j in report['joints'].values()) <= 1e-3
 
