@@ -190,21 +190,24 @@ def test_controller_launch_yaml_values_reach_the_node_and_only_given_arguments_o
 
 def test_show_args_lists_every_documented_argument(ros_launch_env):
     env = dict(ros_launch_env, ROS_DOMAIN_ID='93')
-    readme = open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__)))), 'README.md'), encoding='utf-8').read()
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    readme = ''.join(open(os.path.join(root, page), encoding='utf-8').read() for page in (
+        'README.md', 'docs/real_arm.md', 'docs/ros2_control.md', 'docs/descriptions.md'))
     for launch_file, documented in (
             ('sim.launch.py', ('config', 'bag_path', 'storage')),
             ('controller.launch.py', ('config', 'urdf_file', 'xacro_args', 'command_topic', 'mode',
                                       'include_gravity', 'include_friction', 'reference',
                                       'autostart', 'use_sim_time')),
             ('record.launch.py', ('bag_path', 'storage', 'topics', 'use_sim_time')),
-            ('gazebo.launch.py', ('robot', 'xacro_args', 'config'))):
+            ('gazebo.launch.py', ('robot', 'xacro_args', 'config')),
+            ('ros2_control.launch.py', ('robot', 'xacro_args', 'config', 'hardware',
+                                        'bag_path'))):
         out = subprocess.run([ROS2, 'launch', 'robodyn_ros', launch_file, '--show-args'],
                              env=env, capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr[-2000:]
         for arg in documented:
             assert f"'{arg}'" in out.stdout, (launch_file, arg, out.stdout)
-            assert f'{arg}:=' in readme, (launch_file, arg)
+            assert f'{arg}:=' in readme, (launch_file, arg)  # documented for users
 
 
 def test_installed_executables_use_the_installed_data(ros_launch_env, colcon_install,
