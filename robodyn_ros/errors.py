@@ -12,6 +12,7 @@ __all__ = [
     'BagError',
     'ConfigError',
     'SimulationError',
+    'BenchmarkError',
 ]
 
 
@@ -41,3 +42,7 @@ class ConfigError(RobodynError):
 
 class SimulationError(RobodynError):
     """The simulator diverged or reset (its state is no longer a result)."""
+
+
+class BenchmarkError(RobodynError):
+    """A benchmark's processes did not come up or answer (nothing was measured)."""

@@ -29,8 +29,9 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..control import ControllerConfig, ControllerCore
 from ..control.controller_config import DIAGNOSTICS_PERIOD_RANGE
+from ..control.supervisor import ERROR, WARN
 from ..defaults import JOINT_STATES
-from ..errors import RobodynError
+from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .common import (
     ROBOT_DESCRIPTION_QOS,
@@ -75,6 +76,7 @@ class ControllerNode(LifecycleNode):
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.core = self.xml = self.cmd_pub = self.ref_pub = None
         self.status = 'unconfigured: not configured yet'
+        self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.entities = []
         self.jtc = self.worker = None
         self.finished = False
@@ -124,7 +126,7 @@ class ControllerNode(LifecycleNode):
             config = ControllerConfig.from_parameters(values)
             model = model_from_parameters(self, self.xml)
             if model is None:
-                raise RobodynError('no robot description yet: set robot_description, '
+                raise ConfigError('no robot description yet: set robot_description, '
                                    'urdf_file or robot, or publish robot_description')
             self._check_command_topic(config.command_topic)
             core = ControllerCore(model, config)
@@ -140,6 +142,7 @@ class ControllerNode(LifecycleNode):
             self._destroy_entities()
             self.core = None
             self.status = f'unconfigured: configure failed: {text}'
+            self.configure_failed = True
             self.get_logger().error(f'configure failed: {text}')
             return TransitionCallbackReturn.FAILURE
         # Everything built so far lives as long as the node: move it out of the garbage
@@ -147,6 +150,7 @@ class ControllerNode(LifecycleNode):
         gc.collect()
         gc.freeze()
         self.status = 'configured'
+        self.configure_failed = False
         self.get_logger().info(
             f'configured {model.name}: {model.n} joints {list(model.joint_names)}, mode '
             f'{config.mode}, trigger {config.trigger} at {config.rate:g} Hz, safe command '
@@ -161,7 +165,7 @@ class ControllerNode(LifecycleNode):
         resolved = self.resolve_topic_name(topic)
         for own in OWN_TOPICS:
             if resolved == self.resolve_topic_name(own):
-                raise RobodynError(f'command_topic: {topic!r} resolves to {resolved}, one of '
+                raise ConfigError(f'command_topic: {topic!r} resolves to {resolved}, one of '
                                    "the controller's own topics; give the effort "
                                    "controller's, e.g. /effort_controller/commands")
 
@@ -414,7 +418,7 @@ class ControllerNode(LifecycleNode):
     def on_diagnostics(self, _info=None):
         """/diagnostics: state, reason, timing and counters (also when unconfigured)."""
         if self.core is None:
-            level = 2 if 'failed' in self.status else 1
+            level = ERROR if self.configure_failed else WARN
             msg = diagnostic_array('robodyn_controller', '', level, self.status, {})
         else:
             self._log_events()

@@ -6,7 +6,7 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
-from ..errors import RobodynError
+from ..errors import ConfigError
 from .common import declare, run_node
 
 __all__ = ['DescriptionPublisher', 'main']
@@ -20,7 +20,7 @@ class DescriptionPublisher(Node):
         declare(self, 'robot_description', '', 'URDF XML to latch on /robot_description')
         text = self.get_parameter('robot_description').value
         if not isinstance(text, str) or not text.strip():
-            raise RobodynError('robot_description: expected the URDF text, got nothing')
+            raise ConfigError('robot_description: expected the URDF text, got nothing')
         qos = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                          reliability=ReliabilityPolicy.RELIABLE)
         self.publisher = self.create_publisher(String, '/robot_description', qos)

@@ -21,7 +21,7 @@ from ..control.trajectory_feedforward import feedforward_trajectory
 from ..control.trajectory_message import trajectory_from_message
 from ..defaults import GRAVITY, JOINT_STATES
 from ..dynamics import RigidBodyDynamics
-from ..errors import InputError, RobodynError
+from ..errors import ConfigError, InputError, RobodynError
 from ..io.cdr import stamp_parts
 from .common import (
     declare,
@@ -52,7 +52,7 @@ class FeedforwardNode(Node):
         p = self.get_parameter
         model = model_from_parameters(self)
         if model is None:
-            raise RobodynError('jtc_feedforward: set robot_description, urdf_file or robot')
+            raise ConfigError('jtc_feedforward: set robot_description, urdf_file or robot')
         self.model = model
         self.dyn = RigidBodyDynamics(model, gravity=[float(g) for g in p('gravity').value])
         self.joint_map = JointMap(model.joint_names)

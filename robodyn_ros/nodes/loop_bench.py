@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from ..defaults import COMMAND_TOPIC, JOINT_STATES, REFERENCE_TOPIC
+from ..errors import BenchmarkError
 from ..validation.loop_figures import cpu_times, loop_figures, next_tick, steal_percent
 
 __all__ = ['run_loop_bench']
@@ -172,7 +173,7 @@ def _wait_for(proc, word, timeout):
             return
         if not line and proc.poll() is not None:
             break
-    raise RuntimeError(f'{proc.args[1:3]} did not print {word!r} within {timeout} s')
+    raise BenchmarkError(f'{proc.args[1:3]} did not print {word!r} within {timeout} s')
 
 
 def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):

@@ -17,7 +17,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..control import JointMap
 from ..defaults import COMMAND_TOPIC, GRAVITY, JOINT_STATES
-from ..errors import RobodynError, SimulationError
+from ..errors import ConfigError, RobodynError, SimulationError
 from ..sim import MujocoSim
 from ..sim.jtc_emulation import JtcEmulator
 from .common import declare, declare_robot, model_from_parameters, run_node, to_time
@@ -61,7 +61,7 @@ class SimNode(Node):
         p = self.get_parameter
         model = model_from_parameters(self)
         if model is None:
-            raise RobodynError('sim: set robot_description, urdf_file or robot')
+            raise ConfigError('sim: set robot_description, urdf_file or robot')
         q0 = [float(v) for v in p('q0').value]
         model = _with_damping(model, p('damping').value)
         self.model = model
@@ -89,7 +89,7 @@ class SimNode(Node):
             self.create_subscription(Float64MultiArray, p('command_topic').value,
                                      self.on_command, 10)
         else:
-            raise RobodynError(f"command_interface: unknown value "
+            raise ConfigError(f"command_interface: unknown value "
                                f"{p('command_interface').value!r}; valid: effort, "
                                'joint_trajectory')
         if not p('lockstep').value:
@@ -161,7 +161,7 @@ def _with_damping(model, damping):
     """The model with the damping override applied (negative entries: the URDF's)."""
     values = np.resize(np.asarray(damping, dtype=float), model.n)
     if len(damping) not in (1, model.n) or not np.all(np.isfinite(values)):
-        raise RobodynError(f'damping: expected 1 or {model.n} finite values, got '
+        raise ConfigError(f'damping: expected 1 or {model.n} finite values, got '
                            f'{list(damping)}')
     joints = tuple(j if v < 0 else dataclasses.replace(j, damping=float(v))
                    for j, v in zip(model.joints, values))
