@@ -251,18 +251,55 @@ def _jtc_message(names, samples, with_effort):
     return msg
 
 
-def _tracking(probe, names, samples, with_effort, seconds):
-    """Worst-joint RMS of the real JTC's own error (reference - feedback) [rad] over one
-    run of ``samples``."""
+def _jtc_publisher(probe):
+    """The probe's one publisher to the JTC's topic, once the JTC subscribes to it (a
+    message sent before discovery is lost)."""
     from trajectory_msgs.msg import JointTrajectory
-    topic = '/joint_trajectory_controller/controller_state'
-    publisher = probe.node.create_publisher(JointTrajectory,
-                                            '/joint_trajectory_controller/joint_trajectory', 10)
-    probe.spin(0.5)
-    start = len(probe.log[topic])
-    publisher.publish(_jtc_message(names, samples, with_effort))
+    if not hasattr(probe, 'jtc_publisher'):
+        probe.jtc_publisher = probe.node.create_publisher(
+            JointTrajectory, '/joint_trajectory_controller/joint_trajectory', 10)
+    deadline = time.monotonic() + 10.0
+    while probe.jtc_publisher.get_subscription_count() == 0 and time.monotonic() < deadline:
+        probe.spin(0.05)
+    return probe.jtc_publisher
+
+
+def _hold_with_gravity(probe, model, seconds=1.0):
+    """The JTC holds the arm where it is, with g(q) as the point's effort."""
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+
+    from robodyn_ros.dynamics import RigidBodyDynamics
+    last = probe.log['/joint_states'][-1][1]
+    q = np.array([dict(zip(last.name, last.position))[n] for n in model.joint_names])
+    point = JointTrajectoryPoint(positions=list(q), velocities=[0.0] * model.n,
+                                 effort=list(RigidBodyDynamics(model).gravity_vector(q)))
+    point.time_from_start.nanosec = 100_000_000
+    _jtc_publisher(probe).publish(JointTrajectory(joint_names=list(model.joint_names),
+                                                  points=[point]))
     probe.spin(seconds)
-    errors = np.array([m.error.positions for _, m in probe.log[topic][start:]])
+
+
+def _tracking(probe, model, with_effort, duration=4.0):
+    """Worst-joint RMS of the real JTC's own error (reference - feedback) [rad] while it
+    runs 0.3 rad out and back in ``duration`` s (seed 000 eq. 73, at rest at the end, as
+    JTC requires) from where the arm is when it is sent."""
+
+    from robodyn_ros.control.trajectories import make_reference
+    from robodyn_ros.control.trajectory_feedforward import feedforward_trajectory
+    from robodyn_ros.dynamics import RigidBodyDynamics
+    topic = '/joint_trajectory_controller/controller_state'
+    publisher = _jtc_publisher(probe)
+    last = probe.log['/joint_states'][-1][1]
+    q_now = np.array([dict(zip(last.name, last.position))[n] for n in model.joint_names])
+    reference = make_reference('one_minus_cos', q_now, amplitudes=np.full(model.n, 0.15),
+                               periods=[duration])
+    samples = feedforward_trajectory(RigidBodyDynamics(model), reference, duration, 0.01,
+                                     include_friction=True)
+    sent = time.monotonic()
+    publisher.publish(_jtc_message(model.joint_names, samples, with_effort))
+    probe.spin(duration + 0.5)
+    errors = np.array([m.error.positions for t, m in probe.log[topic]
+                       if sent + 0.05 < t < sent + duration])
     return float(np.sqrt(np.mean(errors ** 2, axis=0)).max())
 
 
@@ -274,13 +311,12 @@ def mujoco_jtc_run(ros_launch_env):
     from control_msgs.msg import JointTrajectoryControllerState
     from sensor_msgs.msg import JointState
 
-    from robodyn_ros.control.trajectories import make_reference
-    from robodyn_ros.control.trajectory_feedforward import feedforward_trajectory
-    from robodyn_ros.dynamics import RigidBodyDynamics
     from robodyn_ros.model import load_robot
     model = load_robot('panda')
     launch = _Launch(ros_launch_env, 95, 'hardware:=mujoco')
-    result = {'active': launch.wait_for('Loaded joint_trajectory_controller', 180.0)}
+    # physics_gate resumes the physics at the robodyn controller's first command
+    result = {'active': launch.wait_for('physics resumed', 180.0) and
+              launch.wait_for('Loaded joint_trajectory_controller', 60.0)}
     if result['active']:
         probe = Probe(95)
         probe.record('/joint_states', JointState)
@@ -290,17 +326,9 @@ def mujoco_jtc_run(ros_launch_env):
         # JTC takes over and holds it.
         result['reset'] = probe.reset_world('/mujoco_ros2_control_node/reset_world', 'home')
         result['switched'] = probe.switch(['joint_trajectory_controller'], ['effort_controller'])
-        probe.spin(1.0)
-        last = probe.log['/joint_states'][-1][1]
-        q_now = np.array([dict(zip(last.name, last.position))[n] for n in model.joint_names])
-        # Out and back in 4 s, at rest at the end (JTC refuses a trajectory that is not).
-        reference = make_reference('one_minus_cos', q_now, amplitudes=np.full(7, 0.15),
-                                   periods=[4.0])
-        samples = feedforward_trajectory(RigidBodyDynamics(model), reference, 4.0, 0.01,
-                                         include_friction=True)
-        names = model.joint_names
-        result['with'] = _tracking(probe, names, samples, True, 5.0)
-        result['without'] = _tracking(probe, names, samples, False, 5.0)
+        _hold_with_gravity(probe, model)  # a JTC without feed-forward cannot hold the arm
+        result['with'] = _tracking(probe, model, True)  # ends where it began, held with g
+        result['without'] = _tracking(probe, model, False)
         probe.close()
     result['code'], result['text'], result['exit_s'] = launch.stop()
     return result
