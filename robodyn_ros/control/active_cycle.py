@@ -136,7 +136,7 @@ class ActiveCycle:
         n = q.shape[0]
         data = np.full(2 * n, np.nan).tobytes()  # stops at the first check
         where = _where_array((0, 8 * n), n, np.arange(n))
-        active_cycle_kernel(data, where, self.limits, *reference, self.params, self.tau,
+        active_cycle_kernel(data, where, self.limits, *reference, self.params, self.tau,  # type: ignore[call-arg]
                             self.buf, self.out, np.zeros(n), 0.0, np.empty((2, n)),
                             np.zeros(n), 0.0)
 

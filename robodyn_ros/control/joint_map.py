@@ -51,7 +51,7 @@ class JointMap:
         Rejects missing joints, lengths that differ from ``names`` and non-finite values.
         """
         index = self.index(names)
-        m = len(self._key)
+        m = len(names)  # index() has made ``names`` the cached layout
         if len(position) != m or len(velocity) != m:
             raise InputError(f'position and velocity must have {m} values (one per name), '
                              f'got {len(position)} and {len(velocity)}')

@@ -120,7 +120,7 @@ class SafetySupervisor:
         self.rate_limited = 0
         self.clamped = 0
         self._step = limits.max_torque_rate * limits.period
-        self.jumps = deque(maxlen=JUMPS_TO_FAULT)  # times of the last rejected jumps
+        self.jumps: deque[float] = deque(maxlen=JUMPS_TO_FAULT)  # times of the last rejected jumps
         self.wrap = (~np.isfinite(limits.lower) | ~np.isfinite(limits.upper)).astype(float)
 
     # -- transitions ------------------------------------------------------------------

@@ -80,7 +80,9 @@ class GoalTolerances(NamedTuple):
                 pos[j] = _tolerance(tol.position, pos_default[j])
                 vel[j] = _tolerance(tol.velocity, vel_default[j])
             out += [pos, vel]
-        return cls(*out, goal_time if goal_time > 0 else defaults.goal_time)
+        path_position, path_velocity, goal_position, goal_velocity = out
+        return cls(path_position, path_velocity, goal_position, goal_velocity,
+                   goal_time if goal_time > 0 else defaults.goal_time)
 
 
 def _tolerance(value, default):

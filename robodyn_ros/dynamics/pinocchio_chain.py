@@ -53,7 +53,7 @@ class PinocchioChain:
 
     def q(self, q):
         """Pinocchio configuration vector (continuous joints as cos, sin)."""
-        out = []
+        out: list[float] = []
         for qi, two in zip(q, self.nq2):
             out.extend((np.cos(qi), np.sin(qi)) if two else (qi,))
         return np.array(out)

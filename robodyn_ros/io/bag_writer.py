@@ -58,7 +58,9 @@ def learn_type(store, msgtype):
             return True
         except TypesysError as exc:
             missing = re.search(r"Type '([^']+)' is unknown", str(exc))
-            path = _msg_file(missing.group(1)) if missing else None
+            if missing is None:
+                return False
+            path = _msg_file(missing.group(1))
             if path is None:
                 return False
             with open(path, encoding='utf-8') as handle:

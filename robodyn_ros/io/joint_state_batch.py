@@ -72,10 +72,11 @@ class JointStateBatch:
         self.header_ends: dict[int, set[int]] = {}
         self.count = 0
         self.seq = 0
-        self._last = None
-        self.last = None  # latest (q, qd, effort) per joint and which were seen, to merge
+        self._last: _Layout | None = None
+        # latest (q, qd, effort) per joint and which were seen, to merge
+        self.last: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self.max_t = -np.inf
-        self.prev_t = None
+        self.prev_t: float | None = None
         self.duplicates = self.out_of_order = self.backward_jumps = self.ignored = 0
         # A stamp of 0 is the bag time (an unstamped publisher) until a non-zero stamp is
         # seen; then it is time 0 (a simulator's first state), as the controller takes it.
@@ -116,12 +117,19 @@ class JointStateBatch:
         """Every joint name any queued or taken message carried."""
         return {name for layout in self.layouts.values() for name in layout.names}
 
+    def _chain_joints(self) -> list[str]:
+        """The joints decoded into columns (set by the first message when not given)."""
+        if self.joints is None:
+            raise BagError('no joint states decoded yet: the joint order is unknown')
+        return self.joints
+
     def _decode(self, layout):
         """(seq, t, q, qd, effort, known) of a layout's queued messages; None if it has
         none of the wanted joints."""
-        n = len(self.joints)
+        joints = self._chain_joints()
+        n = len(joints)
         lookup = {name: i for i, name in enumerate(layout.names)}
-        present = [j for j, name in enumerate(self.joints) if name in lookup]
+        present = [j for j, name in enumerate(joints) if name in lookup]
         if not present:
             return None
         m = len(layout.batch)
@@ -136,7 +144,7 @@ class JointStateBatch:
         t = sec + nsec * 1e-9
         unstamped = (t == 0.0) & (not self.stamped)
         t[unstamped] = np.asarray(layout.stamps_ns, dtype=float)[unstamped] * 1e-9
-        src = np.array([lookup[self.joints[j]] for j in present])
+        src = np.array([lookup[joints[j]] for j in present])
         arrays = []
         for off, k in layout.offsets:
             out = np.full((m, n), np.nan)
@@ -154,13 +162,14 @@ class JointStateBatch:
 
     def _decode_each(self, layout):
         """:meth:`_decode` message by message (layouts whose array sizes vary)."""
-        n = len(self.joints)
+        joints = self._chain_joints()
+        n = len(joints)
         rows = []
         for raw, bag_ns in zip(layout.batch, layout.stamps_ns):
             t, names, *arrays = parse_joint_state(raw)
             lookup = {name: i for i, name in enumerate(names)}
-            present = [j for j, name in enumerate(self.joints) if name in lookup]
-            src = [lookup[self.joints[j]] for j in present]
+            present = [j for j, name in enumerate(joints) if name in lookup]
+            src = [lookup[joints[j]] for j in present]
             out = []
             for arr in arrays:
                 row = np.full(n, np.nan)

@@ -36,14 +36,14 @@ def with_effort_limits(joints, given, missing):
             if unknown:
                 raise ModelError(f'effort limits for joints {unknown} not in the chain; '
                                  f'chain joints: {names}')
-            values = [given.get(name, joint.effort) for name, joint in zip(names, joints)]
+            values: Sequence[float] = [
+                given.get(name, joint.effort) for name, joint in zip(names, joints)]
         else:
-            values = np.broadcast_to(np.asarray(given, dtype=float).reshape(-1),
-                                     (len(names),)) \
-                if np.ndim(given) == 0 or len(given) in (1, len(names)) else None
-            if values is None:
+            if not (np.ndim(given) == 0 or len(given) in (1, len(names))):
                 raise ModelError(f'effort limits: expected 1 or {len(names)} values (one per '
                                  f'chain joint {names}), got {len(given)}')
+            values = list(np.broadcast_to(np.asarray(given, dtype=float).reshape(-1),
+                                          (len(names),)))
         joints = [replace(j, effort=float(v)) for j, v in zip(joints, values)]
     bad = {j.name: ('missing' if j.name in missing or j.effort == np.inf else f'{j.effort:g}')
            for j in joints if not (np.isfinite(j.effort) and j.effort > 0)}

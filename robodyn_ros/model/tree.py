@@ -1,6 +1,8 @@
 """The URDF kinematic tree -> one serial chain: cycle check, root, chain path, default
 tip, locked off-chain joints, and every link's inertial lumped into its chain body."""
 
+from typing import Any
+
 import numpy as np
 
 from ..errors import ModelError
@@ -14,9 +16,9 @@ MOVING = ('revolute', 'continuous', 'prismatic')
 
 def check_acyclic(parent_joint):
     """ModelError naming the links of a cycle (each link has at most one parent)."""
-    done = set()
+    done: set[str] = set()
     for start in parent_joint:
-        seen = {}
+        seen: dict[str, None] = {}
         link = start
         while link in parent_joint and link not in done:
             if link in seen:
@@ -32,8 +34,8 @@ def check_acyclic(parent_joint):
 def kinematic_tree(robot):
     """(root link, {link: child joints}, {link: parent joint}); ModelError for a cycle or
     several roots."""
-    children = {name: [] for name in robot.links}
-    parent_joint = {}
+    children: dict[str, list] = {name: [] for name in robot.links}
+    parent_joint: dict[str, Any] = {}
     for joint in robot.joints.values():
         children[joint.parent].append(joint)
         parent_joint[joint.child] = joint
@@ -169,8 +171,8 @@ def lumped_bodies(robot, base, children, path, chain_links, joints, locked, moti
     ``motion``: callable(joint, q) -> 4x4). ModelError for a massless moving body; a
     violated triangle inequality is a warning unless ``strict``."""
     on_path = {j.name for j in path}
-    parts = [[] for _ in joints]
-    notes = []
+    parts: list[list] = [[] for _ in joints]
+    notes: list[str] = []
     stack = [(base, -1, np.eye(4))]
     while stack:
         link, body, pose = stack.pop()

@@ -168,7 +168,7 @@ def _fill_missing_effort(xml):
 def _read(xml):
     from urdf_parser_py import urdf
     from urdf_parser_py.xml_reflection import core
-    warnings = []
+    warnings: list[str] = []
     previous, core.on_error = core.on_error, warnings.append
     try:
         return urdf.URDF.from_xml_string(xml.encode('utf-8')), tuple(warnings)
