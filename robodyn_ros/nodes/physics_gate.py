@@ -42,6 +42,7 @@ class PhysicsGate(Node):
     def on_reference(self, _msg):
         """The controller commands: resume the physics (if paused) and finish."""
         if self.state == 'pausing':  # commanding before the service came up: nothing to do
+            self.get_logger().info('the controller commands before the physics was paused')
             self.state = 'done'
             self.finished = True
             return

@@ -50,10 +50,11 @@ class _Launch:
         for line in self.proc.stdout:
             self.lines.append(line)
 
-    def wait_for(self, word, timeout):
+    def wait_for(self, pattern, timeout):
+        """True once a line matches the regular expression ``pattern``."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self.proc.poll() is None:
-            if any(word in line for line in self.lines):
+            if any(re.search(pattern, line) for line in self.lines):
                 return True
             time.sleep(0.1)
         return False
@@ -314,8 +315,9 @@ def mujoco_jtc_run(ros_launch_env):
     from robodyn_ros.model import load_robot
     model = load_robot('panda')
     launch = _Launch(ros_launch_env, 95, 'hardware:=mujoco')
-    # physics_gate resumes the physics at the robodyn controller's first command
-    result = {'active': launch.wait_for('physics resumed', 180.0) and
+    # physics_gate ends at the robodyn controller's first command (resuming the physics if
+    # it had paused it)
+    result = {'active': launch.wait_for(r'\[physics_gate-\d+\]: process has finished', 180.0) and
               launch.wait_for('Loaded joint_trajectory_controller', 60.0)}
     if result['active']:
         probe = Probe(95)
