@@ -82,6 +82,11 @@ def _config(folder, **controller):
     return str(path)
 
 
+def _config_q0():
+    with open(os.path.join(ROOT, 'config', 'panda.yaml'), encoding='utf-8') as handle:
+        return yaml.safe_load(handle)['robodyn_sim']['ros__parameters']['q0']
+
+
 def _alive(text):
     """PIDs launch started that still run."""
     pids = [int(p) for p in re.findall(r'process started with pid \[(\d+)\]', text)]
@@ -265,13 +270,11 @@ def _jtc_publisher(probe):
     return probe.jtc_publisher
 
 
-def _hold_with_gravity(probe, model, seconds=1.0):
-    """The JTC holds the arm where it is, with g(q) as the point's effort."""
+def _hold_with_gravity(probe, model, q, seconds=1.0):
+    """The JTC holds the arm at ``q`` (where it is), with g(q) as the point's effort."""
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     from robodyn_ros.dynamics import RigidBodyDynamics
-    last = probe.log['/joint_states'][-1][1]
-    q = np.array([dict(zip(last.name, last.position))[n] for n in model.joint_names])
     point = JointTrajectoryPoint(positions=list(q), velocities=[0.0] * model.n,
                                  effort=list(RigidBodyDynamics(model).gravity_vector(q)))
     point.time_from_start.nanosec = 100_000_000
@@ -280,27 +283,29 @@ def _hold_with_gravity(probe, model, seconds=1.0):
     probe.spin(seconds)
 
 
-def _tracking(probe, model, with_effort, duration=4.0):
-    """Worst-joint RMS of the real JTC's own error (reference - feedback) [rad] while it
-    runs 0.3 rad out and back in ``duration`` s (seed 000 eq. 73, at rest at the end, as
-    JTC requires) from where the arm is when it is sent."""
+def _stamp(msg):
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
+
+def _tracking(probe, model, q0, with_effort, duration=4.0):
+    """Worst-joint RMS of the real JTC's own error (reference - feedback) [rad] while it
+    runs 0.3 rad out and back in ``duration`` s from ``q0`` (seed 000 eq. 73, at rest at
+    the end, as JTC requires), over the JTC's own stamps of that window. Nothing is read
+    from the probe's queues to start it: under load they lag."""
     from robodyn_ros.control.trajectories import make_reference
     from robodyn_ros.control.trajectory_feedforward import feedforward_trajectory
     from robodyn_ros.dynamics import RigidBodyDynamics
     topic = '/joint_trajectory_controller/controller_state'
     publisher = _jtc_publisher(probe)
-    last = probe.log['/joint_states'][-1][1]
-    q_now = np.array([dict(zip(last.name, last.position))[n] for n in model.joint_names])
-    reference = make_reference('one_minus_cos', q_now, amplitudes=np.full(model.n, 0.15),
+    reference = make_reference('one_minus_cos', q0, amplitudes=np.full(model.n, 0.15),
                                periods=[duration])
     samples = feedforward_trajectory(RigidBodyDynamics(model), reference, duration, 0.01,
                                      include_friction=True)
-    sent = time.monotonic()
+    sent = probe.node.get_clock().now().nanoseconds * 1e-9
     publisher.publish(_jtc_message(model.joint_names, samples, with_effort))
-    probe.spin(duration + 0.5)
-    errors = np.array([m.error.positions for t, m in probe.log[topic]
-                       if sent + 0.05 < t < sent + duration])
+    probe.spin(duration + 1.0)
+    errors = np.array([m.error.positions for _, m in probe.log[topic]
+                       if sent + 0.05 < _stamp(m) < sent + duration])
     return float(np.sqrt(np.mean(errors ** 2, axis=0)).max())
 
 
@@ -313,6 +318,7 @@ def mujoco_jtc_run(ros_launch_env):
     from sensor_msgs.msg import JointState
 
     from robodyn_ros.model import load_robot
+    from robodyn_ros.model.ros2_control_urdf import initial_positions
     model = load_robot('panda')
     launch = _Launch(ros_launch_env, 95, 'hardware:=mujoco')
     # physics_gate ends at the robodyn controller's first command (resuming the physics if
@@ -328,9 +334,12 @@ def mujoco_jtc_run(ros_launch_env):
         # JTC takes over and holds it.
         result['reset'] = probe.reset_world('/mujoco_ros2_control_node/reset_world', 'home')
         result['switched'] = probe.switch(['joint_trajectory_controller'], ['effort_controller'])
-        _hold_with_gravity(probe, model)  # a JTC without feed-forward cannot hold the arm
-        result['with'] = _tracking(probe, model, True)  # ends where it began, held with g
-        result['without'] = _tracking(probe, model, False)
+        # MuJoCo's keyframe 'home' is the config's q0: the arm is there after the reset
+        q0 = initial_positions(model, _config_q0())
+        _hold_with_gravity(probe, model, q0)  # a JTC without feed-forward cannot hold it
+        result['with'] = _tracking(probe, model, q0, True)  # ends at q0, held with g
+        _hold_with_gravity(probe, model, q0)
+        result['without'] = _tracking(probe, model, q0, False)
         probe.close()
     result['code'], result['text'], result['exit_s'] = launch.stop()
     return result
