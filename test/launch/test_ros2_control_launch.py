@@ -237,11 +237,13 @@ def test_mujoco_closed_loop_through_the_real_forward_controller_validates(mujoco
     active, text, seconds, bag = mujoco_run
     assert active, text[-3000:]
     assert 'Traceback' not in text and seconds < 10.0 and _alive(text) == [], text[-3000:]
-    report = validate_bag(bag, plots=False, max_rms=1e-3)
+    # 1e-3 rad by hand and in most CI runs; 5e-3 here: on 2 cores controller_manager's
+    # SCHED_FIFO loop and the Python controller compete, and one fresh-clone CI run
+    # measured 0.8-3.2 mrad per joint (docs/ros2_control.md). A falling arm is far above.
+    report = validate_bag(bag, plots=False, max_rms=5e-3)
     print('MuJoCo hardware, forward controller: per-joint RMS [rad] ' +
           ' '.join(f"{j['rms']:.2e}" for j in report['joints'].values()))
     assert report['passed'], report['failures']
-    assert max(j['rms'] for j in report['joints'].values()) <= 1e-3
 
 
 def _jtc_message(names, samples, with_effort):
