@@ -3,7 +3,6 @@ what lock step needs. Pure: no rclpy, no environment changes."""
 
 import os
 
-import numpy as np
 import yaml
 
 from ..defaults import COMMAND_TOPIC, DIAGNOSTICS_TOPIC, JOINT_STATES, REFERENCE_TOPIC
@@ -52,10 +51,8 @@ def stiff_damping(model, q, period):
     10 N m s/rad on 3e-4 kg m^2 is 30 us). A torque held for a period cancels a damping
     torque that changes within it only to about period / (2 M_jj / b): measured on the
     med7, 3.4 ms at 1 kHz still left 1.1e-3 rad RMS."""
-    from ..dynamics import dh_chain, mass_matrix_jacobian
-    damping = np.array([j.damping for j in model.joints])
-    inertia = np.diag(mass_matrix_jacobian(dh_chain(model), np.asarray(q, dtype=float)))
-    return (damping > 0) & (inertia < COMPENSABLE_PERIODS * period * damping)
+    from ..sim.mujoco_sim import damping_time_constants
+    return damping_time_constants(model, q) < COMPENSABLE_PERIODS * period
 
 
 def _like_with_like(model, q0, period, ctrl, sim):

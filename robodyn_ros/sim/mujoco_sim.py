@@ -27,7 +27,8 @@ from ..defaults import GRAVITY
 from ..errors import InputError, SimulationError
 from ..model.kinematics import check_vector
 
-__all__ = ['mjcf_from_model', 'plugin_mjcf', 'MujocoSim', 'STIFF_STEPS']
+__all__ = ['mjcf_from_model', 'plugin_mjcf', 'MujocoSim', 'STIFF_STEPS',
+           'damping_time_constants']
 
 #: RK4 is kept while every joint's damping time constant is at least this many timesteps
 #: (its stability limit on a damped joint is 2.8; its accuracy needs margin).
@@ -43,6 +44,16 @@ def _quat(rot):
 
 def _fmt(values):
     return ' '.join(repr(float(v)) for v in values)
+
+
+def damping_time_constants(model, q):
+    """Per joint, M_jj(q) / b [s]: how fast its URDF damping b stops the joint alone
+    (inf for an undamped joint); the simulator's integrator and the demo's compensation
+    are chosen from it."""
+    from ..dynamics import dh_chain, mass_matrix_jacobian
+    damping = np.array([j.damping for j in model.joints])
+    inertia = np.diag(mass_matrix_jacobian(dh_chain(model), np.asarray(q, dtype=float)))
+    return np.where(damping > 0, inertia / np.where(damping > 0, damping, 1.0), np.inf)
 
 
 def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True, dry_friction=True):
@@ -123,14 +134,9 @@ class MujocoSim:
     def _choose_integrator(self, model, timestep, friction):
         """implicitfast instead of RK4 when damping is stiff at this timestep (see the
         module docstring)."""
-        damping = np.array([j.damping for j in model.joints]) if friction else \
-            np.zeros(model.n)
-        if not np.any(damping > 0):
+        if not friction or not any(j.damping > 0 for j in model.joints):
             return
-        from ..dynamics import dh_chain, mass_matrix_jacobian
-        mass = mass_matrix_jacobian(dh_chain(model), self.data.qpos.copy())
-        constant = np.where(damping > 0, np.diag(mass) / np.where(damping > 0, damping, 1.0),
-                            np.inf)
+        constant = damping_time_constants(model, self.data.qpos.copy())
         k = int(np.argmin(constant))
         if constant[k] < STIFF_STEPS * timestep:
             self.mj_model.opt.integrator = self.mujoco.mjtIntegrator.mjINT_IMPLICITFAST
