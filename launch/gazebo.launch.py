@@ -21,7 +21,6 @@ import tempfile
 
 from ament_index_python.packages import get_package_share_directory
 from launch.actions import (
-    DeclareLaunchArgument,
     IncludeLaunchDescription,
     LogInfo,
     OpaqueFunction,
@@ -29,30 +28,19 @@ from launch.actions import (
 )
 from launch.event_handlers import OnProcessExit
 from launch.launch_description_sources import PythonLaunchDescriptionSource
-from launch.substitutions import LaunchConfiguration, PathJoinSubstitution
+from launch.substitutions import PathJoinSubstitution
 from launch_ros.actions import Node
 from launch_ros.substitutions import FindPackageShare
-import yaml
 
 from launch import LaunchDescription
 
 
 def _description(context):
     from robodyn_ros.io.params_yaml import dump_parameters
-    from robodyn_ros.model import load_urdf
-    from robodyn_ros.model.registry import package_share, robot_path
+    from robodyn_ros.model.registry import package_share
     from robodyn_ros.model.ros2_control_urdf import controllers_config, simulation_urdf
-    config_path = LaunchConfiguration('config').perform(context)
-    with open(config_path, encoding='utf-8') as handle:
-        data = yaml.safe_load(handle)
-    params = data['robodyn_controller']['ros__parameters']
-    source, base, tip = robot_path(LaunchConfiguration('robot').perform(context) or
-                                   params['robot'])
-    mappings = LaunchConfiguration('xacro_args').perform(context).split()
-    model = load_urdf(source, params.get('base_link') or base,
-                      params.get('tip_link') or tip, mappings=mappings,
-                      effort_limits=params.get('effort_limits') or None)
-    q0 = data.get('robodyn_sim', {}).get('ros__parameters', {}).get('q0')
+    from robodyn_ros.nodes.launch_robot import config_model
+    config_path, params, model, q0 = config_model(context)
     out = tempfile.mkdtemp(prefix='robodyn_gz_')
     controllers = os.path.join(out, 'ros2_controllers.yaml')
     with open(controllers, 'w', encoding='utf-8') as handle:
@@ -93,15 +81,5 @@ def _nodes(context):
 
 def generate_launch_description():
     share = get_package_share_directory('robodyn_ros')
-    return LaunchDescription([
-        DeclareLaunchArgument('robot', default_value='',
-                              description="robot name or .urdf/.xacro path (default: the "
-                                          "config's robot)"),
-        DeclareLaunchArgument('xacro_args', default_value='',
-                              description="xacro arguments, 'name:=value name2:=value2'"),
-        DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
-                                                                   'panda.yaml'),
-                              description='robodyn config (controller; robodyn_sim.q0: '
-                                          'initial positions)'),
-        OpaqueFunction(function=_nodes),
-    ])
+    from robodyn_ros.nodes.launch_robot import robot_arguments
+    return LaunchDescription(robot_arguments(share) + [OpaqueFunction(function=_nodes)])

@@ -38,7 +38,6 @@ from launch.event_handlers import OnProcessExit
 from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
-import yaml
 
 from launch import LaunchDescription
 
@@ -57,16 +56,6 @@ def _library_path():
                                            'ros_*.libs')))
     old = os.environ.get('LD_LIBRARY_PATH', '')
     return ':'.join([p for p in parts if p] + ([old] if old else []))
-
-
-def _model(context, params):
-    from robodyn_ros.model import load_urdf
-    from robodyn_ros.model.registry import robot_path
-    source, base, tip = robot_path(LaunchConfiguration('robot').perform(context) or
-                                   params['robot'])
-    mappings = LaunchConfiguration('xacro_args').perform(context).split()
-    return load_urdf(source, params.get('base_link') or base, params.get('tip_link') or tip,
-                     mappings=mappings, effort_limits=params.get('effort_limits') or None)
 
 
 def _description(context, hardware, model, q0, out):
@@ -118,11 +107,8 @@ def _nodes(context):
             PythonLaunchDescriptionSource(os.path.join(share, 'launch', 'gazebo.launch.py')),
             launch_arguments={'robot': LaunchConfiguration('robot'), 'config': config_path,
                               'xacro_args': LaunchConfiguration('xacro_args')}.items())]
-    with open(config_path, encoding='utf-8') as handle:
-        data = yaml.safe_load(handle)
-    params = data['robodyn_controller']['ros__parameters']
-    model = _model(context, params)
-    q0 = data.get('robodyn_sim', {}).get('ros__parameters', {}).get('q0')
+    from robodyn_ros.nodes.launch_robot import config_model
+    config_path, params, model, q0 = config_model(context)
     out = tempfile.mkdtemp(prefix='robodyn_ros2_control_')
     description, notes, package = _description(context, hardware, model, q0, out)
     controllers = os.path.join(out, 'controllers.yaml')
@@ -164,16 +150,8 @@ def _nodes(context):
 
 def generate_launch_description():
     share = get_package_share_directory('robodyn_ros')
-    return LaunchDescription([
-        DeclareLaunchArgument('robot', default_value='',
-                              description="robot name or .urdf/.xacro path (default: the "
-                                          "config's robot)"),
-        DeclareLaunchArgument('xacro_args', default_value='',
-                              description="xacro arguments, 'name:=value name2:=value2'"),
-        DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
-                                                                   'panda.yaml'),
-                              description='robodyn config (robodyn_controller; robodyn_sim.q0: '
-                                          'initial positions)'),
+    from robodyn_ros.nodes.launch_robot import robot_arguments
+    return LaunchDescription(robot_arguments(share) + [
         DeclareLaunchArgument('hardware', default_value='mujoco',
                               description=' | '.join(HARDWARE)),
         DeclareLaunchArgument('bag_path', default_value='',

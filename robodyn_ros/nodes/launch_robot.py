@@ -1,0 +1,45 @@
+"""What the launch files that build a robot's ros2_control stack share: the ``robot``,
+``xacro_args`` and ``config`` arguments, and the model and start they name."""
+
+import os
+
+__all__ = ['robot_arguments', 'config_model']
+
+
+def robot_arguments(share):
+    """DeclareLaunchArgument of ``robot``, ``xacro_args`` and ``config`` (default: the
+    Panda's config in ``share``)."""
+    from launch.actions import DeclareLaunchArgument
+    return [
+        DeclareLaunchArgument('robot', default_value='',
+                              description="robot name or .urdf/.xacro path (default: the "
+                                          "config's robot)"),
+        DeclareLaunchArgument('xacro_args', default_value='',
+                              description="xacro arguments, 'name:=value name2:=value2'"),
+        DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
+                                                                   'panda.yaml'),
+                              description='robodyn config (robodyn_controller; robodyn_sim.q0: '
+                                          'initial positions)'),
+    ]
+
+
+def config_model(context):
+    """(config path, the controller's parameters, RobotModel, q0 or None) from the launch
+    arguments: the description is ``robot`` or the config's, expanded with ``xacro_args``,
+    with the config's base, tip and effort limits."""
+    from launch.substitutions import LaunchConfiguration
+    import yaml
+
+    from ..model import load_urdf
+    from ..model.registry import robot_path
+    config_path = LaunchConfiguration('config').perform(context)
+    with open(config_path, encoding='utf-8') as handle:
+        data = yaml.safe_load(handle)
+    params = data['robodyn_controller']['ros__parameters']
+    source, base, tip = robot_path(LaunchConfiguration('robot').perform(context) or
+                                   params['robot'])
+    mappings = LaunchConfiguration('xacro_args').perform(context).split()
+    model = load_urdf(source, params.get('base_link') or base, params.get('tip_link') or tip,
+                      mappings=mappings, effort_limits=params.get('effort_limits') or None)
+    q0 = data.get('robodyn_sim', {}).get('ros__parameters', {}).get('q0')
+    return config_path, params, model, q0
