@@ -157,10 +157,8 @@ def run(args):
     """Execute parsed arguments; return the exit code: a RobodynError (bad input), an
     OSError (unwritable output, disk full) or a RecursionError (a description including
     itself) is one line and 2; a closed output pipe ends quietly."""
-    from .commands import COMMANDS, loop_bench
+    from .commands import COMMANDS
     try:
-        if args.command == 'bench' and args.loop:
-            return loop_bench(args)
         return COMMANDS[args.command](args)
     except RobodynError as exc:
         return _error(args, str(exc))

@@ -11,7 +11,7 @@ import numpy as np
 
 from .errors import ConfigError, RobodynError
 
-__all__ = ['COMMANDS', 'loop_bench']
+__all__ = ['COMMANDS']
 
 
 def _load(args):
@@ -86,7 +86,7 @@ def _inspect(args):
 
 
 def _check(args):
-    from .validation.pinocchio_check import SEED_MAX_N, cross_check
+    from .dynamics.verification import SEED_MAX_N, cross_check
     if args.samples < 1:
         raise RobodynError(f'--samples must be >= 1, got {args.samples}')
     model = _load(args)
@@ -135,7 +135,9 @@ def _progress(method, samples, every=2.0):
 
 
 def _bench(args):
-    from .bench import bench, format_bench
+    if args.loop:
+        return _loop_bench(args)
+    from .bench.dynamics_bench import bench, format_bench
     report = bench(args.urdf, args.base, args.tip, repeats=args.repeats,
                    scaling_sizes=args.scaling, plot=args.plot, memory_calls=args.memory_calls,
                    validate_hours=args.validate_hours)
@@ -147,7 +149,7 @@ def _demo(args):
     # DDS stays on this machine unless the environment says otherwise.
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', '42')
-    from .nodes.bringup import demo, jtc_demo
+    from .demo.runner import demo, jtc_demo
     if args.mode == 'jtc_feedforward':
         if args.robot != 'panda':
             raise ConfigError(f'--mode jtc_feedforward: only the panda has JTC gains here, '
@@ -184,7 +186,7 @@ def _validate(args):
 
 
 def _reproduce(args):
-    from .validation.reproduction import reproduce
+    from .experiments.reproduction import reproduce
     if not args.duration > 0:
         raise ConfigError(f'--duration must be > 0, got {args.duration}')
     result = reproduce(args.duration, args.out)
@@ -229,12 +231,12 @@ COMMANDS = {'inspect': _inspect, 'check': _check, 'bench': _bench, 'demo': _demo
             'validate': _validate, 'reproduce': _reproduce, 'identify': _identify}
 
 
-def loop_bench(args):
+def _loop_bench(args):
     """``robodyn bench --loop``."""
     import tempfile
 
-    from .nodes.loop_bench import run_loop_bench
-    from .validation.loop_figures import format_loop_bench
+    from .bench.loop_bench import run_loop_bench
+    from .bench.loop_figures import format_loop_bench
     if args.loop_seconds <= 0:
         raise ConfigError(f'--loop-seconds must be > 0, got {args.loop_seconds}')
     if not 0 <= args.loop_fifo <= 99:

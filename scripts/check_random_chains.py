@@ -9,9 +9,9 @@ import argparse
 
 import numpy as np
 
+from robodyn_ros.dynamics.verification import cross_check
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.random_chain import random_chain
-from robodyn_ros.validation.pinocchio_check import cross_check
 
 
 def main():

@@ -19,11 +19,11 @@ import time
 
 import numpy as np
 
+from robodyn_ros.bench.loop_bench import PANDA_Q0
 from robodyn_ros.control import ControllerConfig, ControllerCore
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.registry import robot_path
-from robodyn_ros.nodes.loop_bench import PANDA_Q0
 
 Q0 = np.array(PANDA_Q0)
 
@@ -55,7 +55,7 @@ def main():
         if not args.no_cycle:
             core.cycle_packed(k * 1e-3, names, messages[k], offsets, 1000.0 + k * 1e-3)
         cpu[i] = (time.thread_time_ns() - c0) / 1e3
-    fused = core.fast.cycles if core.fast is not None else 0
+    fused = core.fused_cycle.cycles if core.fused_cycle is not None else 0
     print(f'sweep {args.sweep_mb} MB: cycle CPU time p50 {np.percentile(cpu, 50):.1f} us, '
           f'p99 {np.percentile(cpu, 99):.1f} us over {args.cycles} cycles ({fused} fused)')
 

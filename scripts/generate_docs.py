@@ -31,6 +31,10 @@ NOT_SEED = {
     'workspace_size': 'kernel scratch space', 'DHChain': 'a container (see dh_chain)',
     'RigidBodyDynamics.friction_torque': 'delegates to friction_torque',
     'RigidBodyDynamics.kernel_workspace': 'kernel scratch space',
+    'relative_error': 'verification', 'CheckReport': 'verification',
+    'CheckReport.format': 'verification', 'CheckReport.passed': 'verification',
+    'check_size': 'verification',
+    'cross_check': 'verification against Pinocchio',
 }
 CITATION = re.compile(r'seed (\d{3})((?:,? (?:eqs?\.|Definition|Theorem) ?'
                       r'\(?[\d\u2013\-, .]*\d\)?)?)')

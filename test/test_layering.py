@@ -8,7 +8,9 @@ def test_core_does_not_import_rclpy():
     code = ('import sys\n'
             'import robodyn_ros, robodyn_ros.model, robodyn_ros.dynamics, robodyn_ros.control\n'
             'import robodyn_ros.validation, robodyn_ros.sim, robodyn_ros.cli\n'
-            'import robodyn_ros.validation.pinocchio_check, robodyn_ros.validation.validate\n'
+            'import robodyn_ros.dynamics.verification, robodyn_ros.validation.validate\n'
+            'import robodyn_ros.experiments.reproduction, robodyn_ros.demo.config\n'
+            'import robodyn_ros.control.parameters, robodyn_ros.bench.loop_figures\n'
             'import robodyn_ros.io, robodyn_ros.model.description\n'
             'bad = [m for m in sys.modules if m.split(".")[0] in '
             '("rclpy", "std_msgs", "sensor_msgs", "trajectory_msgs", "diagnostic_msgs")]\n'
@@ -18,30 +20,38 @@ def test_core_does_not_import_rclpy():
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-#: What each layer may import from the package (data flows URDF -> model -> dynamics ->
-#: control -> nodes -> bag -> validation -> report; io and errors serve everyone).
+#: What each package may import from the package. Data flows description -> model ->
+#: dynamics -> control -> nodes -> bag -> validation -> report; io, errors, defaults and
+#: package_share serve everyone; bench, demo and experiments sit on top, beside the CLI.
+BASE = {'errors', 'defaults', 'package_share'}
 ALLOWED = {
-    'model': {'model', 'errors', 'defaults', 'share'},
-    'dynamics': {'dynamics', 'model', 'errors', 'defaults'},
-    'control': {'control', 'dynamics', 'model', 'errors', 'defaults'},
-    'io': {'io', 'errors', 'defaults'},
-    'sim': {'sim', 'model', 'dynamics', 'control', 'errors', 'defaults'},  # control: its JTC
-    'validation': {'validation', 'io', 'control', 'dynamics', 'model', 'sim', 'errors',
-                   'defaults'},
-    'identification': {'identification', 'io', 'control', 'dynamics', 'model', 'sim',
-                       'errors', 'defaults'},
+    'model': {'model'},
+    'dynamics': {'dynamics', 'model'},
+    'control': {'control', 'dynamics', 'model'},
+    'io': {'io'},
+    'sim': {'sim', 'model', 'dynamics', 'control'},  # control: its JTC emulation
+    'nodes': {'nodes', 'io', 'control', 'dynamics', 'model', 'sim'},
+    'validation': {'validation', 'io', 'control', 'dynamics', 'model'},
+    'identification': {'identification', 'io', 'control', 'dynamics', 'model', 'sim'},
+    'experiments': {'experiments', 'control', 'dynamics', 'model', 'sim'},
+    'bench': {'bench', 'nodes', 'io', 'dynamics', 'model'},
+    'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model'},
 }
+TOP_LEVEL = {'__init__', 'cli', 'commands', 'errors', 'defaults', 'package_share'}
 
 
 def _internal_imports(path, package):
+    """Top-level robodyn_ros packages imported by the module at ``path`` (in ``package``,
+    a dotted path below robodyn_ros), relative and absolute imports alike."""
     import ast
     tree = ast.parse(open(path, encoding='utf-8').read())
+    parts = package.split('.')
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1:
-                yield package
-            elif node.level == 2:
-                yield (node.module or '').split('.')[0] or package
+            if node.level:
+                base = parts[:len(parts) - (node.level - 1)]
+                target = base + (node.module.split('.') if node.module else [])
+                yield target[0] if target else ''
             elif node.module and node.module.startswith('robodyn_ros.'):
                 yield node.module.split('.')[1]
 
@@ -52,10 +62,16 @@ def test_layers_import_only_downstream():
     root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         'robodyn_ros')
     wrong = []
-    for package, allowed in ALLOWED.items():
-        for path in glob.glob(os.path.join(root, package, '*.py')):
-            for target in set(_internal_imports(path, package)) - allowed:
-                wrong.append(f'{package}/{os.path.basename(path)} imports {target}')
+    for path in glob.glob(os.path.join(root, '**', '*.py'), recursive=True):
+        rel = os.path.relpath(path, root)[:-3].split(os.sep)
+        if len(rel) == 1:
+            assert rel[0] in TOP_LEVEL, f'{rel[0]}.py: a module outside the packages'
+            continue
+        package = rel[0]
+        assert package in ALLOWED, f'package {package} has no layering rule'
+        inside = '.'.join(rel[:-1])
+        for target in set(_internal_imports(path, inside)) - ALLOWED[package] - BASE:
+            wrong.append(f'{"/".join(rel)}.py imports {target}')
     assert not wrong, wrong
 
 

@@ -16,8 +16,8 @@ import numpy as np
 from ..defaults import COMMAND_TOPIC, GRAVITY
 from ..errors import ConfigError
 from .laws import MODES
-from .supervisor import SafetyLimits
-from .trajectories import KINDS
+from .reference.trajectories import KINDS
+from .safety.supervisor import SafetyLimits
 
 __all__ = ['ControllerConfig', 'TRIGGERS', 'SAFE_COMMANDS', 'REFERENCES', 'safety_limits']
 
@@ -181,7 +181,7 @@ class ControllerConfig:
     def goal_defaults(self, n):
         """Default tolerances of FollowJointTrajectory goals ((n,) arrays, inf = not
         checked): path and goal position, stopped velocity, goal_time."""
-        from .trajectory_goal import GoalTolerances
+        from .reference.trajectory_goal import GoalTolerances
 
         def checked(name):
             values = self.per_joint(name, n)

@@ -21,10 +21,10 @@ from .controller_config import ControllerConfig, safety_limits
 from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
-from .reference_manager import PreparedTrajectory, ReferenceManager
+from .reference.manager import PreparedTrajectory, ReferenceManager
+from .reference.trajectories import Hold
+from .safety.supervisor import LEVELS, SAFE, WAITING, SafetySupervisor
 from .state_clock import CLOCK_RESET, StateClock
-from .supervisor import LEVELS, SAFE, WAITING, SafetySupervisor
-from .trajectories import Hold
 
 __all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
 
@@ -85,7 +85,7 @@ class ControllerCore:
                                           model.upper - margin, config.interpolation)
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
-        self.fast = self._active_cycle()
+        self.fused_cycle = self._build_fused_cycle()
         self.events: list[tuple[int, str]] = []
         self.q: np.ndarray | None = None
         self.qd: np.ndarray | None = None
@@ -104,10 +104,10 @@ class ControllerCore:
         return OnlineCrossCheck(dyn, cfg.gravity, cfg.cross_check_every,
                                 cfg.cross_check_tolerance)
 
-    def _active_cycle(self):
-        """The fused active cycle (active_cycle.py) of the current dynamics, or None."""
-        from .active_cycle import ActiveCycle
-        return ActiveCycle.build(self)
+    def _build_fused_cycle(self):
+        """The fused active cycle (fused_cycle.py) of the current dynamics, or None."""
+        from .fused_cycle import FusedCycle
+        return FusedCycle.build(self)
 
     def set_payload(self, mass: float, com: Sequence[float],
                     inertia: Sequence[float]) -> None:
@@ -118,7 +118,7 @@ class ControllerCore:
         dyn, law = controller_dynamics(self.model, self.config, body)
         self.cross_check = self._cross_check(dyn)
         self.dyn, self.law, self.payload = dyn, law, body
-        self.fast = self._active_cycle()
+        self.fused_cycle = self._build_fused_cycle()
         if self.config.include_gravity:
             self.supervisor.gravity = dyn.gravity_vector
         self.events.append((0, f'payload now {mass:g} kg at {list(com)} m'))
@@ -139,9 +139,9 @@ class ControllerCore:
         if self.cross_check is not None:
             self.cross_check.check(q, z, z)
         self.supervisor.warm_up(q)
-        if self.fast is not None:
+        if self.fused_cycle is not None:
             for reference in references:
-                self.fast.warm_up(q, reference)
+                self.fused_cycle.warm_up(q, reference)
         return time.perf_counter() - t0
 
     def verify_model(self) -> float:
@@ -211,9 +211,9 @@ class ControllerCore:
         """:meth:`cycle` on a packed state: ``data`` holds len(names) little-endian float64
         positions from byte ``offsets[0]`` and as many velocities from ``offsets[1]`` (a
         JointState's CDR bytes, as the node receives them). While active it runs fused
-        (ActiveCycle), with the same result; a ``data`` too short is a rejected state."""
-        if self.fast is not None:
-            command = self.fast(now, names, data, offsets, stamp)
+        (FusedCycle), with the same result; a ``data`` too short is a rejected state."""
+        if self.fused_cycle is not None:
+            command = self.fused_cycle(now, names, data, offsets, stamp)
             if command is not None:
                 return command
         m = len(names)

@@ -66,9 +66,10 @@ class RigidBodyDynamics:
         n = self.n
         self._compiled = method == 'recursive'
         if self._compiled:  # numba loads here, on first use, not on import
-            from . import newton_euler, recursive
+            from . import composite_rigid_body, newton_euler
             self._k: Any = SimpleNamespace(
-                terms_kernel=recursive.terms_kernel, rnea_kernel=newton_euler.rnea_kernel,
+                terms_kernel=composite_rigid_body.terms_kernel,
+                rnea_kernel=newton_euler.rnea_kernel,
                 computed_torque_kernel=newton_euler.computed_torque_kernel)
         self._shape = (n,)
         self._buf = workspace(n)

@@ -62,7 +62,7 @@ def track(plant, law, reference, duration, writer=None, names=None):
 
 def _sum_of_sines():
     """The Panda config's sum-of-sines from Q0, ramped in over 1 s (control.trajectories)."""
-    from ..control.trajectories import make_reference
+    from ..control.reference.trajectories import make_reference
     return make_reference('sum_of_sines', Q0, [0.5, 0.3, 0.5, 0.4, 0.5, 0.4, 0.5],
                           [4.0, 5.0, 3.0, 4.5, 2.5, 3.5, 2.0], ramp=1.0)
 

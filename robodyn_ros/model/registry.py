@@ -13,7 +13,7 @@ import sysconfig
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ModelError
-from ..share import share_dir
+from ..package_share import share_dir
 
 if TYPE_CHECKING:
     from .robot_model import RobotModel

@@ -29,11 +29,12 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..control import ControllerConfig, ControllerCore
 from ..control.controller_config import DIAGNOSTICS_PERIOD_RANGE
-from ..control.supervisor import ERROR, WARN
+from ..control.parameters import PARAMETERS, RUNTIME, apply_runtime_parameters
+from ..control.safety.supervisor import ERROR, WARN
 from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
-from .common import (
+from .node_support import (
     ROBOT_DESCRIPTION_QOS,
     EventGate,
     declare,
@@ -45,7 +46,6 @@ from .common import (
     robot_named,
     run_node,
 )
-from .controller_parameters import PARAMETERS, RUNTIME, apply_runtime_parameters
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 

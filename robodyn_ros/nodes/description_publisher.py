@@ -7,7 +7,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 from ..errors import ConfigError
-from .common import declare, run_node
+from .node_support import declare, run_node
 
 __all__ = ['DescriptionPublisher', 'main']
 

@@ -17,13 +17,13 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ..control import JointMap
-from ..control.trajectory_feedforward import feedforward_trajectory
-from ..control.trajectory_message import trajectory_from_message
+from ..control.reference.trajectory_feedforward import feedforward_trajectory
+from ..control.reference.trajectory_message import trajectory_from_message
 from ..defaults import GRAVITY, JOINT_STATES
 from ..dynamics import RigidBodyDynamics
 from ..errors import ConfigError, InputError, RobodynError
 from ..io.cdr import stamp_parts
-from .common import (
+from .node_support import (
     declare,
     declare_robot,
     float_array,

@@ -30,8 +30,7 @@ from rclpy.executors import MultiThreadedExecutor
 from rclpy.node import Node
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from ..control.supervisor import INACTIVE
-from ..control.trajectory_goal import (
+from ..control.reference.trajectory_goal import (
     INVALID_GOAL,
     INVALID_JOINTS,
     PATH_TOLERANCE_VIOLATED,
@@ -40,8 +39,9 @@ from ..control.trajectory_goal import (
     GoalTolerances,
     goal_problem,
 )
+from ..control.safety.supervisor import INACTIVE
 from ..errors import InputError
-from .common import float_array, to_time
+from .node_support import float_array, to_time
 
 __all__ = ['FollowJointTrajectoryBridge', 'ControllerStateMessage']
 

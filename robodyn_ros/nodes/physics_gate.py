@@ -12,7 +12,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
 from ..defaults import REFERENCE_TOPIC
-from .common import declare, run_node
+from .node_support import declare, run_node
 
 __all__ = ['PhysicsGate', 'main']
 

@@ -21,7 +21,7 @@ from ..defaults import (
 )
 from ..errors import BagError, ConfigError
 from ..io.bag_writer import BagWriter
-from .common import declare, run_node
+from .node_support import declare, run_node
 
 __all__ = ['RecorderNode', 'main']
 

@@ -20,7 +20,7 @@ from ..defaults import COMMAND_TOPIC, GRAVITY, JOINT_STATES
 from ..errors import ConfigError, RobodynError, SimulationError
 from ..sim import MujocoSim
 from ..sim.jtc_emulation import JtcEmulator
-from .common import declare, declare_robot, model_from_parameters, run_node, to_time
+from .node_support import declare, declare_robot, model_from_parameters, run_node, to_time
 
 __all__ = ['SimNode', 'main']
 

@@ -10,7 +10,7 @@ trajectory and after its end it holds the last desired position.
 
 import numpy as np
 
-from ..control.trajectories import SplineTrajectory
+from ..control.reference.trajectories import SplineTrajectory
 
 __all__ = ['JtcEmulator']
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from robodyn_ros.control import ControllerConfig, ControllerCore
-from robodyn_ros.control.supervisor import ACTIVE, RAMP_IN, SAFE
+from robodyn_ros.control.safety.supervisor import ACTIVE, RAMP_IN, SAFE
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import ConfigError
 from robodyn_ros.model import load_urdf

@@ -10,10 +10,10 @@ from robodyn_ros.dynamics import (
     mass_matrix_dh_frames,
     mass_matrix_pseudo_inertia,
 )
+from robodyn_ros.dynamics.verification import cross_check
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.random_chain import random_chain
 from robodyn_ros.model.seed_robots import RP_ARM, THREE_LINK, TWO_LINK
-from robodyn_ros.validation.pinocchio_check import cross_check
 
 METHODS = ['kronecker', 'christoffel', 'recursive']
 ARMS = ['panda', 'ur3', 'ur5', 'ur10', 'kinova', 'double_pendulum',

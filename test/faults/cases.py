@@ -304,7 +304,7 @@ def _damaged_bag(folder):
     """A recorded bag with 4 KB zeroed in the middle, as a disk error leaves it."""
     from pathlib import Path
 
-    from robodyn_ros.validation.synthetic import write_tracking_bag
+    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
     bag = Path(folder) / 'bag'
     write_tracking_bag(bag, duration=2.0)
     mcap = next(bag.glob('*.mcap'))
@@ -316,7 +316,7 @@ def _damaged_bag(folder):
 
 
 def _foreign_bag(folder):
-    from robodyn_ros.validation.synthetic import write_tracking_bag
+    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
     write_tracking_bag(f'{folder}/bag', duration=1.0, joints=list('abcdefg'))
     return f'{folder}/bag'
 

@@ -294,8 +294,8 @@ def _tracking(probe, model, q0, with_effort, duration=4.0):
     runs 0.3 rad out and back in ``duration`` s from ``q0`` (seed 000 eq. 73, at rest at
     the end, as JTC requires), over the JTC's own stamps of that window. Nothing is read
     from the probe's queues to start it: under load they lag."""
-    from robodyn_ros.control.trajectories import make_reference
-    from robodyn_ros.control.trajectory_feedforward import feedforward_trajectory
+    from robodyn_ros.control.reference.trajectories import make_reference
+    from robodyn_ros.control.reference.trajectory_feedforward import feedforward_trajectory
     from robodyn_ros.dynamics import RigidBodyDynamics
     topic = '/joint_trajectory_controller/controller_state'
     publisher = _jtc_publisher(probe)

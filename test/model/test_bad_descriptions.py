@@ -97,8 +97,8 @@ def test_n200_with_all_methods_finishes_and_says_what_it_skipped(tmp_path):
 
 def test_long_checks_show_progress(capsys):
     from robodyn_ros.commands import _progress
+    from robodyn_ros.dynamics.verification import cross_check
     from robodyn_ros.model import load_urdf
-    from robodyn_ros.validation.pinocchio_check import cross_check
     done = []
     cross_check(load_urdf(random_chain(3, 1), tip_link='tip'), 'recursive', samples=3,
                 progress=done.append)

@@ -17,8 +17,8 @@ from rclpy.parameter import Parameter  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402
 
+from robodyn_ros.demo.config import load_config  # noqa: E402
 from robodyn_ros.nodes.controller import ControllerNode  # noqa: E402
-from robodyn_ros.nodes.demo_config import load_config  # noqa: E402
 from robodyn_ros.nodes.sim_node import SimNode  # noqa: E402
 
 pytestmark = pytest.mark.integration

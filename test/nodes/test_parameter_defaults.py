@@ -10,7 +10,7 @@ import pytest
 from robodyn_ros.control.controller_config import ControllerConfig
 
 controller_parameters = pytest.importorskip(
-    'robodyn_ros.nodes.controller_parameters', reason='rclpy (ROS 2 wheels) not installed')
+    'robodyn_ros.control.parameters', reason='rclpy (ROS 2 wheels) not installed')
 
 
 def _same(a, b):

@@ -14,7 +14,7 @@ SCRIPT = """
 import os, signal, sys
 from rclpy.node import Node
 from robodyn_ros.errors import RobodynError
-from robodyn_ros.nodes.common import run_node
+from robodyn_ros.nodes.node_support import run_node
 
 class Stopping(Node):
     def __init__(self):

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from robodyn_ros.control import ControllerConfig, ControllerCore
-from robodyn_ros.control.supervisor import ACTIVE, SAFE
+from robodyn_ros.control.safety.supervisor import ACTIVE, SAFE
+from robodyn_ros.demo.config import load_config
 from robodyn_ros.model import load_robot
-from robodyn_ros.nodes.demo_config import load_config
 from robodyn_ros.sim.mujoco_sim import MujocoSim
 
 NOT_LAW = ('robot', 'tip_link', 'command_topic', 'trigger', 'rate')

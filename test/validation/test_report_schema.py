@@ -3,6 +3,7 @@ schema and the report builder cannot drift apart)."""
 
 import json
 
+from robodyn_ros.bench.synthetic_bags import write_tracking_bag
 from robodyn_ros.validation.report_schema import (
     SCHEMA_VERSION,
     JointTracking,
@@ -10,7 +11,6 @@ from robodyn_ros.validation.report_schema import (
     ReportTopics,
     ValidationReport,
 )
-from robodyn_ros.validation.synthetic import write_tracking_bag
 from robodyn_ros.validation.validate import validate_bag
 
 

@@ -7,9 +7,9 @@ import shutil
 import numpy as np
 import pytest
 
+from robodyn_ros.bench.synthetic_bags import write_tracking_bag
 from robodyn_ros.cli import build_parser, run
 from robodyn_ros.io import BagWriter, encode_joint_state, typestore
-from robodyn_ros.validation.synthetic import write_tracking_bag
 from robodyn_ros.validation.validate import validate_bag
 
 pytestmark = pytest.mark.integration  # rosbag2 bags
@@ -199,8 +199,8 @@ def test_joint_trajectory_reference(tmp_path):
 
 
 def test_round_trip_demo_bag_rms_matches_independent_computation(tmp_path):
+    from robodyn_ros.demo.runner import closed_loop
     from robodyn_ros.io import BagReader
-    from robodyn_ros.nodes.bringup import closed_loop
     bag = str(tmp_path / 'bag')
     closed_loop('three_link', 'computed_torque', 'one_minus_cos', duration=1.0, bag_path=bag)
     report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)
@@ -226,7 +226,7 @@ def test_round_trip_demo_bag_rms_matches_independent_computation(tmp_path):
 
 
 def test_validate_with_model_reports_residual(tmp_path):
-    from robodyn_ros.nodes.bringup import closed_loop
+    from robodyn_ros.demo.runner import closed_loop
     bag = str(tmp_path / 'bag')
     # sum_of_sines starts smoothly (eq. 73 steps its acceleration, which no filter follows)
     closed_loop('three_link', 'computed_torque', 'sum_of_sines', duration=1.0, bag_path=bag)

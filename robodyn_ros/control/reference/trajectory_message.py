@@ -7,7 +7,7 @@ time_from_start.sec/nanosec``): rclpy messages and rosbags-deserialised ones bot
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 from .trajectories import SplineTrajectory
 
 __all__ = ['trajectory_from_message', 'START_TOLERANCE']

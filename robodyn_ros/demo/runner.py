@@ -12,7 +12,7 @@ import time
 
 from ..errors import ConfigError, RobodynError
 from ..model.registry import robot_path
-from .demo_config import config_dir, demo_parameters, load_config, recorder_parameters
+from .config import config_dir, demo_parameters, load_config, recorder_parameters
 
 __all__ = ['closed_loop', 'demo', 'jtc_demo']
 
@@ -65,9 +65,9 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
 def _create_nodes(context, nodes, ctrl, sim_cfg, bag_path, storage):
     from rclpy.executors import SingleThreadedExecutor
 
-    from .controller import ControllerNode
-    from .recorder import RecorderNode
-    from .sim_node import SimNode
+    from ..nodes.controller import ControllerNode
+    from ..nodes.recorder import RecorderNode
+    from ..nodes.sim_node import SimNode
     nodes['sim'] = SimNode(context=context, parameter_overrides=_params(sim_cfg))
     nodes['controller'] = ControllerNode(context=context, parameter_overrides=_params(ctrl))
     if nodes['controller'].core is None:
@@ -141,12 +141,12 @@ def _drain(recorder, executor):
 def jtc_demo(duration: float = 10.0) -> dict:
     """``robodyn demo --mode jtc_feedforward``: the Panda sum-of-sines tracked by a JTC-like
     PD with and without robodyn's effort feed-forward; worst-joint RMS of each [rad]."""
-    from ..model import load_robot
-    from ..validation.jtc_feedforward import (
+    from ..experiments.jtc_feedforward import (
         PANDA_JTC_KD,
         PANDA_JTC_KP,
         jtc_feedforward_experiment,
     )
+    from ..model import load_robot
     config = load_config('panda')
     ctrl, sim = config['robodyn_controller'], config['robodyn_sim']
     model = load_robot('panda', tip_link=ctrl.get('tip_link'))

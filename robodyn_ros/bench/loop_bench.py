@@ -28,7 +28,7 @@ import numpy as np
 
 from ..defaults import COMMAND_TOPIC, JOINT_STATES, REFERENCE_TOPIC
 from ..errors import BenchmarkError
-from ..validation.loop_figures import cpu_times, loop_figures, next_tick, steal_percent
+from .loop_figures import cpu_times, loop_figures, next_tick, steal_percent
 
 __all__ = ['run_loop_bench']
 
@@ -122,7 +122,7 @@ def _echo(args):
         JointStateWriter,
         stamp_parts,
     )
-    from .common import run_node
+    from ..nodes.node_support import run_node
 
     def build():
         node = Node('robodyn_controller')
@@ -177,7 +177,7 @@ def _wait_for(proc, word, timeout):
 
 
 def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
-    module = 'robodyn_ros.nodes.loop_bench'
+    module = 'robodyn_ros.bench.loop_bench'
     ncpu = os.cpu_count() or 1
     target_cpus = {ncpu - 1} if pin and ncpu > 1 else None
     others = set(range(ncpu - 1)) if pin and ncpu > 1 else None

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 from robodyn_ros.cli import build_parser, run
+from robodyn_ros.experiments.reproduction import mujoco_run, ode_run, reference
 from robodyn_ros.model import load_robot
-from robodyn_ros.validation.reproduction import mujoco_run, ode_run, reference
 
 ARM = load_robot('three_link')
 
@@ -31,7 +31,7 @@ def test_a_wrong_model_does_not_track():
                                                            mass=ARM.bodies[2].mass * 1.1),))
     from robodyn_ros.dynamics import RigidBodyDynamics
     from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
-    from robodyn_ros.validation.reproduction import SEED_GRAVITY, feedforward
+    from robodyn_ros.experiments.reproduction import SEED_GRAVITY, feedforward
     q, qd, _ = reference(0.3)
     tau = feedforward(RigidBodyDynamics(heavier, gravity=SEED_GRAVITY), 0.3)
     qdd = PinocchioChain(ARM, SEED_GRAVITY).aba(q, qd, tau)

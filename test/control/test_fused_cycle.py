@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from robodyn_ros.control import ControllerConfig, ControllerCore
-from robodyn_ros.control.active_cycle import ActiveCycle
-from robodyn_ros.control.supervisor import ACTIVE
+from robodyn_ros.control.fused_cycle import FusedCycle
+from robodyn_ros.control.safety.supervisor import ACTIVE
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.registry import robot_path
@@ -97,8 +97,8 @@ def _snapshot(core):
 @given(events=st.lists(EVENTS, min_size=60, max_size=300), seed=st.integers(0, 2**16))
 def test_fused_and_general_paths_agree_bit_for_bit(name, events, seed):
     fused, general = _core(name), _core(name)
-    general.fast = None
-    assert fused.fast is not None
+    general.fused_cycle = None
+    assert fused.fused_cycle is not None
     rngs = [np.random.default_rng(seed) for _ in range(2)]
     for core in (fused, general):
         core.activate(0.0)
@@ -119,7 +119,7 @@ def test_fused_and_general_paths_agree_bit_for_bit(name, events, seed):
             assert a.mode == b.mode
             assert np.all(np.isfinite(a.effort))
         assert _snapshot(fused) == _snapshot(general), (k, event)
-    assert fused.fast.cycles >= 25  # the fused path ran (ramp-in is general)
+    assert fused.fused_cycle.cycles >= 25  # the fused path ran (ramp-in is general)
 
 
 def test_steady_state_runs_fused():
@@ -129,7 +129,7 @@ def test_steady_state_runs_fused():
     for k in range(200):
         assert core.cycle_packed(k * DT, *_packed(*_state('ok', k, rng))) is not None
     assert core.supervisor.mode == ACTIVE
-    assert core.fast.cycles > 150  # all but ramp-in
+    assert core.fused_cycle.cycles > 150  # all but ramp-in
 
 
 def test_a_cycle_never_overwrites_the_last_valid_state():
@@ -151,36 +151,37 @@ def test_a_cycle_never_overwrites_the_last_valid_state():
             assert last is None or np.array_equal(last, value)
         else:
             assert np.array_equal(core.supervisor.q_valid, position)
-    assert core.fast.cycles > 20 and kept >= 6  # fused cycles, and rejections after them
+    assert core.fused_cycle.cycles > 20 and kept >= 6  # fused cycles, and rejections after them
 
 
 @pytest.mark.parametrize('params', [dict(mode='gravity'), dict(cross_check_every=10)])
 def test_no_fused_cycle_where_it_has_no_form(params):
     core = ControllerCore(PANDA, ControllerConfig.from_parameters(dict(kp=[1.0], **params)))
-    assert core.fast is None and ActiveCycle.build(core) is None
+    assert core.fused_cycle is None and FusedCycle.build(core) is None
 
 
 def test_payload_change_rebuilds_the_fused_cycle():
     core = _core('sim')
-    before = core.fast
+    before = core.fused_cycle
     core.set_payload(1.0, [0.0, 0.0, 0.05], [1e-3, 0, 0, 1e-3, 0, 1e-3])
-    assert core.fast is not before and core.fast.params is core.dyn.kernel_workspace()[0]
+    assert core.fused_cycle is not before
+    assert core.fused_cycle.params is core.dyn.kernel_workspace()[0]
 
 
 def test_a_non_finite_law_torque_faults_on_both_paths():
     """Finite inputs, overflowing gains: the law's torque is inf; neither path sends it."""
     cores = [ControllerCore(PANDA, ControllerConfig.from_parameters(
         dict(kp=[1e308], kd=[1e308], ramp_time=0.0))) for _ in range(2)]
-    cores[1].fast = None
+    cores[1].fused_cycle = None
     for core in cores:
         core.activate(0.0)
         for k in range(5):
             e = np.eye(7)[0] if k == 4 else np.zeros(7)  # 1e308 (5 mrad + 2 rad/s) = inf
             state = (NAMES, array('d', Q0 + 0.005 * e), array('d', 2.0 * e), 1.0 + k * DT)
-            command = core.cycle_packed(k * DT, *_packed(*state)) if core.fast else \
+            command = core.cycle_packed(k * DT, *_packed(*state)) if core.fused_cycle else \
                 core.cycle(k * DT, *state)
             assert command is None or np.all(np.isfinite(command.effort))
-    assert cores[0].fast.cycles == 3
+    assert cores[0].fused_cycle.cycles == 3
     assert [c.supervisor.mode for c in cores] == ['safe', 'safe']
     assert _snapshot(cores[0]) == _snapshot(cores[1])
     assert 'non-finite torque' in cores[0].supervisor.reason
@@ -190,12 +191,13 @@ NO_COMPILE_SCRIPT = """
 import sys
 import numpy as np
 sys.path.insert(0, sys.argv[1])
-from test_active_cycle import DT, _core, _packed, _state, _trajectory
-from robodyn_ros.control import active_cycle, cycle_kernels
-from robodyn_ros.dynamics import recursive
+from test_fused_cycle import DT, _core, _packed, _state, _trajectory
+from robodyn_ros.control import fused_cycle
+from robodyn_ros.control.safety import kernels as safety_kernels
+from robodyn_ros.dynamics import composite_rigid_body
 
 def compiled():
-    modules = (active_cycle, cycle_kernels, recursive)
+    modules = (fused_cycle, safety_kernels, composite_rigid_body)
     return sum(len(getattr(v, 'signatures', ())) for m in modules for v in vars(m).values())
 
 for name in ('sim', 'franka'):

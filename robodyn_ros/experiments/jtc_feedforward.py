@@ -3,8 +3,8 @@ same dense trajectory with and without robodyn's effort feed-forward."""
 
 import numpy as np
 
-from ..control.trajectories import make_reference
-from ..control.trajectory_feedforward import feedforward_trajectory
+from ..control.reference.trajectories import make_reference
+from ..control.reference.trajectory_feedforward import feedforward_trajectory
 from ..dynamics import RigidBodyDynamics
 from ..sim import MujocoSim
 from ..sim.jtc_emulation import JtcEmulator

@@ -4,7 +4,7 @@ bench --loop`, never a timed test)."""
 import numpy as np
 import pytest
 
-from robodyn_ros.validation.loop_figures import (
+from robodyn_ros.bench.loop_figures import (
     cpu_times,
     format_loop_bench,
     loop_figures,

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from robodyn_ros.control.cycle_kernels import gather_packed
+from robodyn_ros.control.safety.kernels import gather_packed
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
 
 RAW = encode_joint_state(1.0, ['a', 'b', 'c'], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0])

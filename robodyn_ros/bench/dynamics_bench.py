@@ -16,10 +16,10 @@ import tracemalloc
 
 import numpy as np
 
-from .dynamics import RigidBodyDynamics
-from .dynamics.pinocchio_chain import PinocchioChain
-from .errors import InputError
-from .model import load_robot, load_urdf
+from ..dynamics import RigidBodyDynamics
+from ..dynamics.pinocchio_chain import PinocchioChain
+from ..errors import InputError
+from ..model import load_robot, load_urdf
 
 __all__ = ['bench', 'format_bench', 'time_operations', 'scaling', 'startup', 'heap_growth',
            'validate_benchmark']
@@ -120,7 +120,7 @@ def time_operations(model, methods=('recursive', 'kronecker', 'christoffel', 'pi
 def scaling(sizes=(2, 4, 8, 16, 32), methods=('recursive', 'pinocchio', 'kronecker',
                                               'christoffel'), repeats=600, seed=0):
     """Median MCg time [us] against n on random chains, and the fitted exponent (n >= 8)."""
-    from .model.random_chain import random_chain
+    from ..model.random_chain import random_chain
     times = {m: [] for m in methods}
     for n in sizes:
         model = load_urdf(random_chain(n, seed + n, branches=False), tip_link='tip')
@@ -234,7 +234,7 @@ def validate_benchmark(hours):
     import shutil
     tmp = tempfile.mkdtemp(prefix='robodyn-validate-bench-')
     bag = os.path.join(tmp, 'bag')
-    from .validation.synthetic import write_tracking_bag
+    from .synthetic_bags import write_tracking_bag
     t0 = time.perf_counter()
     truth = write_tracking_bag(bag, 'mcap', duration=hours * 3600.0, drop_state_every=0,
                                drop_ref_every=0, reorder=False)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ['Hold', 'OneMinusCos', 'SumOfSines', 'SplineTrajectory', 'make_reference']
 

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ['GoalTolerances', 'GoalMonitor', 'SUCCESSFUL', 'INVALID_GOAL', 'INVALID_JOINTS',
            'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED', 'goal_problem']

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ['FeedforwardTrajectory', 'feedforward_trajectory']
 

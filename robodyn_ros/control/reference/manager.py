@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import InputError
+from ...errors import InputError
 from .trajectories import Hold, SumOfSines, make_reference
 from .trajectory_message import trajectory_from_message
 

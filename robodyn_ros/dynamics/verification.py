@@ -8,10 +8,10 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..defaults import GRAVITY
-from ..dynamics import RigidBodyDynamics
-from ..dynamics.pinocchio_chain import PinocchioChain
 from ..errors import InputError
 from ..model import RobotModel
+from . import RigidBodyDynamics
+from .pinocchio_chain import PinocchioChain
 
 __all__ = ['PinocchioChain', 'CheckReport', 'cross_check', 'relative_error', 'SEED_MAX_N',
            'PINOCCHIO_MAX_LINKS', 'check_size']

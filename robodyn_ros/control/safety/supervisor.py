@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from .cycle_kernels import (
+from .kernels import (
     CLAMPED,
     JUMP_TOLERANCE,
     NON_FINITE,

@@ -6,15 +6,15 @@ them (finite, inside the guard bands), evaluate the computed-torque law (seed 00
 at the commanded acceleration, one Newton-Euler pass; seed 004 friction; minus g(q), seed
 000 eq. 45, Newton-Euler at rest, when the robot compensates gravity itself), then
 rate-limit and clamp the output.
-:func:`active_cycle_kernel` does all of it in one numba call around the Python reference,
+:func:`fused_cycle_kernel` does all of it in one numba call around the Python reference,
 instead of a dozen Python layers: across processes, on 2 cores, the Python interpreter is
 where a cold cycle spends its time.
 
 The fast path only skips layers, never a check: anything unusual (another mode, a state
 the general path would reject or guard against, a non-finite torque, a jump of the
-states' clock, another message layout) makes :meth:`ActiveCycle.__call__` return None
+states' clock, another message layout) makes :meth:`FusedCycle.__call__` return None
 with nothing changed, and the caller runs the general path, which decides as always. The
-two paths give bit-identical commands (test_active_cycle).
+two paths give bit-identical commands (test_fused_cycle).
 """
 
 import time
@@ -23,7 +23,7 @@ import numba
 import numpy as np
 
 from ..dynamics.newton_euler import computed_torque_kernel, newton_euler
-from .cycle_kernels import (
+from .safety.kernels import (
     JUMP_TOLERANCE,
     first_violation,
     gather_packed,
@@ -31,22 +31,22 @@ from .cycle_kernels import (
     position_jump,
     rate_step,
 )
-from .supervisor import ACTIVE
+from .safety.supervisor import ACTIVE
 
-__all__ = ['ActiveCycle', 'active_cycle_kernel', 'NOT_FINITE_STATE', 'GUARDED',
+__all__ = ['FusedCycle', 'fused_cycle_kernel', 'NOT_FINITE_STATE', 'GUARDED',
            'NOT_FINITE_TORQUE']
 
 #: Kernel results that hand the cycle to the general path (nothing was changed).
 NOT_FINITE_STATE, GUARDED, NOT_FINITE_TORQUE = -1, -2, -3
 
 _F64 = np.dtype(float)
-# Rows of ActiveCycle.limits after the per-joint ones (each a constant over the joints).
+# Rows of FusedCycle.limits after the per-joint ones (each a constant over the joints).
 ROW_FRICTION, ROW_MINUS_GRAVITY, ROW_ZERO, ROW_RATE, ROW_PERIOD, ROW_WRAP, ROW_JUMP = \
     range(6, 13)
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
-def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau, buf, out,
+def fused_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau, buf, out,
                         output, elapsed, state, previous, since_valid):
     """One active cycle on a packed state: ``where`` = [position offset, velocity offset,
     values per field, message index of each chain joint] (see :func:`gather_packed`).
@@ -89,13 +89,13 @@ def active_cycle_kernel(data, where, limits, q_ref, qd_ref, qdd_ref, params, tau
 
 
 def _where_array(offsets, count, index):
-    """active_cycle_kernel's ``where``: (position, velocity) byte offsets, values per
+    """fused_cycle_kernel's ``where``: (position, velocity) byte offsets, values per
     field, the chain joints' message index; int64, the one type the kernel is compiled
     for."""
     return np.concatenate([offsets, [count], index]).astype(np.int64)
 
 
-class ActiveCycle:
+class FusedCycle:
     """The fused cycle of one :class:`ControllerCore` (its dynamics and law as they are
     now; rebuild it when they change).
 
@@ -123,7 +123,7 @@ class ActiveCycle:
 
     @classmethod
     def build(cls, core):
-        """The core's ActiveCycle, or None when it has none."""
+        """The core's FusedCycle, or None when it has none."""
         workspace = core.dyn.kernel_workspace()
         if workspace is None or core.config.mode != 'computed_torque' or \
                 core.cross_check is not None:
@@ -136,7 +136,7 @@ class ActiveCycle:
         n = q.shape[0]
         data = np.full(2 * n, np.nan).tobytes()  # stops at the first check
         where = _where_array((0, 8 * n), n, np.arange(n))
-        active_cycle_kernel(data, where, self.limits, *reference, self.params, self.tau,  # type: ignore[call-arg]
+        fused_cycle_kernel(data, where, self.limits, *reference, self.params, self.tau,  # type: ignore[call-arg]
                             self.buf, self.out, np.zeros(n), 0.0, np.empty((2, n)),
                             np.zeros(n), 0.0)
 
@@ -171,7 +171,7 @@ class ActiveCycle:
         if q is sup.q_valid:  # keep the last valid state: write the other buffer
             state, q, qd = self.buffers[1]
         since = sup.since_valid(now, core.clock.stamp_interval(stamp))
-        code = active_cycle_kernel(data, where, self.limits, q_r, qd_r, qdd_r, self.params,
+        code = fused_cycle_kernel(data, where, self.limits, q_r, qd_r, qdd_r, self.params,
                                    self.tau, self.buf, self.out, sup.output,
                                    now - sup.output_time, state, sup.q_valid, since)
         if code < 0:

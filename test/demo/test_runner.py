@@ -11,9 +11,9 @@ from ros_helpers import spin_until  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
+from robodyn_ros.demo.runner import closed_loop  # noqa: E402
 from robodyn_ros.io import BagReader, parse_joint_state  # noqa: E402
 from robodyn_ros.model.registry import robot_path  # noqa: E402
-from robodyn_ros.nodes.bringup import closed_loop  # noqa: E402
 
 pytestmark = pytest.mark.integration  # ROS 2 nodes and bags
 

@@ -3,17 +3,17 @@
 import numpy as np
 import pytest
 
-from robodyn_ros.control.trajectories import make_reference
-from robodyn_ros.control.trajectory_feedforward import feedforward_trajectory
+from robodyn_ros.control.reference.trajectories import make_reference
+from robodyn_ros.control.reference.trajectory_feedforward import feedforward_trajectory
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import InputError
-from robodyn_ros.model import load_urdf
-from robodyn_ros.model.registry import robot_path
-from robodyn_ros.validation.jtc_feedforward import (
+from robodyn_ros.experiments.jtc_feedforward import (
     PANDA_JTC_KD,
     PANDA_JTC_KP,
     jtc_feedforward_experiment,
 )
+from robodyn_ros.model import load_urdf
+from robodyn_ros.model.registry import robot_path
 
 PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
 Q0 = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]

@@ -8,7 +8,7 @@ import yaml
 from ..defaults import COMMAND_TOPIC, DIAGNOSTICS_TOPIC, JOINT_STATES, REFERENCE_TOPIC
 from ..errors import ConfigError
 from ..model.registry import robot_path
-from ..share import share_dir
+from ..package_share import share_dir
 
 __all__ = ['config_dir', 'load_config', 'demo_parameters', 'recorder_parameters',
            'stiff_damping']

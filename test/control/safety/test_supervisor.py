@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from robodyn_ros.control.supervisor import (
+from robodyn_ros.control.safety.supervisor import (
     ACTIVE,
     INACTIVE,
     RAMP_IN,
