@@ -23,11 +23,12 @@ from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
 from .reference.manager import PreparedTrajectory, ReferenceManager
 from .reference.trajectories import Hold
-from .safety.supervisor import LEVELS, SAFE, WAITING, SafetySupervisor
+from .safety.supervisor import ACTIVE, LEVELS, SAFE, WAITING, SafetySupervisor
 from .state_clock import CLOCK_RESET, StateClock
 
 __all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
 
+_F64 = np.dtype(float)
 #: A JointState's position or velocity field: rclpy's array('d'), a list, or an array.
 Values = Sequence[float] | np.ndarray
 
@@ -211,9 +212,10 @@ class ControllerCore:
         """:meth:`cycle` on a packed state: ``data`` holds len(names) little-endian float64
         positions from byte ``offsets[0]`` and as many velocities from ``offsets[1]`` (a
         JointState's CDR bytes, as the node receives them). While active it runs fused
-        (FusedCycle), with the same result; a ``data`` too short is a rejected state."""
+        (:meth:`_cycle_fused`), with the same result; a ``data`` too short is a rejected
+        state."""
         if self.fused_cycle is not None:
-            command = self.fused_cycle(now, names, data, offsets, stamp)
+            command = self._cycle_fused(now, names, data, offsets, stamp)
             if command is not None:
                 return command
         m = len(names)
@@ -224,12 +226,37 @@ class ControllerCore:
         position, velocity = (np.frombuffer(data, '<f8', m, offset) for offset in offsets)
         return self.cycle(now, names, position, velocity, stamp)
 
-    def accept_fused_state(self, now: float, q: np.ndarray, qd: np.ndarray, stamp: float,
-                           offset: float) -> None:
-        """Take a state the fused cycle checked (as on_state does for an active one)."""
-        self.q, self.qd = q, qd
+    def _cycle_fused(self, now, names, data, offsets, stamp):
+        """The cycle in one compiled call (fused_cycle.py): its Command, or None with
+        nothing changed, when the general path must decide (cycle_events.py lists when)."""
+        fused = self.fused_cycle
+        sup = self.supervisor
+        inputs = sup.fused_inputs(now, self.clock.stamp_interval(stamp))
+        if inputs is None or type(data) is not bytes:
+            return None
+        layout = fused.layout(names, offsets)
+        if layout is None:
+            return None
+        offset = self.clock.steady_offset(stamp, now)
+        if offset is None:
+            return None
+        t0, c0 = time.perf_counter(), time.thread_time()
+        t = now + offset
+        reference = self.reference(t)
+        q_r, qd_r, qdd_r = reference
+        if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
+            return None
+        buffer = fused.buffer_besides(inputs.previous)
+        flags = fused.run(data, layout, reference, buffer, inputs)
+        if flags < 0:
+            return None
+        self.q, self.qd = buffer[1], buffer[2]
         self.clock.take_steady(stamp, offset)
-        self.supervisor.note_valid(now, q, qd)
+        sup.accept_fused(now, self.q, self.qd, flags)
+        fused.cycles += 1
+        self.stats.record(now, (time.thread_time() - c0) * 1e6,
+                          (time.perf_counter() - t0) * 1e6)
+        return self.command(inputs.output.copy(), q_r, qd_r, t, ACTIVE)
 
     def reject(self, now: float, reason: str) -> None:
         """Count a state that cannot be used (logged once per distinct reason); it does not

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from robodyn_ros.control import ControllerConfig, ControllerCore
+from robodyn_ros.control.cycle_events import EVENT_NAMES
 from robodyn_ros.control.fused_cycle import FusedCycle
 from robodyn_ros.control.safety.supervisor import ACTIVE
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
@@ -30,8 +31,41 @@ CONFIGS = {
                    joints=NAMES[::-1], max_torque_rate=200.0),
 }
 
-EVENTS = st.sampled_from(['ok'] * 12 + ['glitch', 'nan', 'guard', 'repeat', 'old', 'jump',
-                                        'missing', 'reordered', 'list', 'skip', 'trajectory'])
+def _perturb_values(names, q, qd, stamp, event):
+    """The state of ``event`` (a cycle_events name) from a valid one."""
+    if event == 'position_jump':
+        q[3] += 0.5
+    elif event == 'non_finite_state':
+        qd[2] = np.nan
+    elif event == 'guard':
+        q[1] = 5.0
+    elif event == 'repeated_stamp':
+        stamp -= DT
+    elif event == 'old_stamp':
+        stamp -= 0.3
+    elif event == 'clock_jump':
+        stamp += 5.0
+    elif event == 'missing_joint':
+        names, q, qd = names[1:], q[1:], qd[1:]
+    elif event == 'reordered_joints':
+        names, q, qd = names[::-1], q[::-1], qd[::-1]
+    return names, q, qd, stamp
+
+
+#: Every cycle_events rule has a perturbation here, handled by _state (a state), by the
+#: property test's loop (no state, a new trajectory), or by its own test below.
+STATE_EVENTS = ('position_jump', 'non_finite_state', 'guard', 'repeated_stamp', 'old_stamp',
+                'clock_jump', 'missing_joint', 'reordered_joints', 'list_fields')
+LOOP_EVENTS = ('missing_state', 'new_trajectory')
+OWN_TEST = {'non_finite_torque': 'test_a_non_finite_law_torque_faults_on_both_paths'}
+EVENTS = st.sampled_from(['ok'] * 12 + list(STATE_EVENTS + LOOP_EVENTS))
+
+
+def test_every_cycle_event_is_exercised():
+    """A rule added to cycle_events.CYCLE_EVENTS fails here until it has a perturbation."""
+    covered = STATE_EVENTS + LOOP_EVENTS + tuple(OWN_TEST)
+    assert sorted(covered) == sorted(EVENT_NAMES)
+    assert all(name in globals() for name in OWN_TEST.values())
 
 
 def _core(name):
@@ -43,25 +77,9 @@ def _state(event, k, rng):
     """(names, position, velocity, stamp [s]) of cycle k for ``event``."""
     q = Q0 + 0.01 * np.sin(0.3 * k + np.arange(7)) + 1e-4 * rng.standard_normal(7)
     qd = 0.1 * np.cos(0.3 * k + np.arange(7))
-    names, stamp = list(NAMES), 1000.0 + k * DT
-    if event == 'glitch':
-        q[3] += 0.5
-    elif event == 'nan':
-        qd[2] = np.nan
-    elif event == 'guard':
-        q[1] = 5.0
-    elif event == 'repeat':
-        stamp -= DT
-    elif event == 'old':
-        stamp -= 0.3
-    elif event == 'jump':
-        stamp += 5.0
-    elif event == 'missing':
-        names, q, qd = names[1:], q[1:], qd[1:]
-    elif event == 'reordered':
-        names, q, qd = names[::-1], q[::-1], qd[::-1]
+    names, q, qd, stamp = _perturb_values(list(NAMES), q, qd, 1000.0 + k * DT, event)
     position, velocity = array('d', q), array('d', qd)
-    if event == 'list':
+    if event == 'list_fields':
         position, velocity = list(q), list(qd)
     return names, position, velocity, stamp
 
@@ -104,9 +122,9 @@ def test_fused_and_general_paths_agree_bit_for_bit(name, events, seed):
         core.activate(0.0)
     for k, event in enumerate(['ok'] * 40 + events):  # active after 40 cycles
         now = k * DT
-        if event == 'skip':
-            continue  # a missing state: the watchdog's time keeps running
-        if event == 'trajectory':
+        if event == 'missing_state':
+            continue  # the watchdog's time keeps running
+        if event == 'new_trajectory':
             assert fused.on_trajectory(now, _trajectory(k)) == \
                 general.on_trajectory(now, _trajectory(k))
             continue
@@ -139,7 +157,8 @@ def test_a_cycle_never_overwrites_the_last_valid_state():
     core = _core('sim')
     core.activate(0.0)
     rng = np.random.default_rng(1)
-    events = ['ok'] * 20 + ['nan', 'ok', 'repeat', 'ok', 'ok', 'nan', 'nan', 'ok'] * 3
+    events = ['ok'] * 20 + ['non_finite_state', 'ok', 'repeated_stamp', 'ok', 'ok',
+                            'non_finite_state', 'non_finite_state', 'ok'] * 3
     kept = 0
     for k, event in enumerate(events):
         last = core.supervisor.q_valid

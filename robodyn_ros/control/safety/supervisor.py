@@ -26,6 +26,7 @@ States::
 from collections import deque
 from dataclasses import dataclass
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,8 +41,8 @@ from .kernels import (
     rate_step,
 )
 
-__all__ = ['SafetyLimits', 'SafetySupervisor', 'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE',
-           'SAFE', 'LEVELS']
+__all__ = ['SafetyLimits', 'SafetySupervisor', 'FusedInputs', 'INACTIVE', 'WAITING',
+           'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS']
 
 INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE = 'inactive', 'waiting', 'ramp_in', 'active', 'safe'
 OK, WARN, ERROR = 0, 1, 2
@@ -89,6 +90,25 @@ class SafetyLimits:
         the budget to wake and compute, so that the first safe command is on the wire
         state_timeout after the last valid state, not state_timeout plus the wake-up."""
         return self.state_timeout - self.period
+
+
+class FusedInputs(NamedTuple):
+    """What the fused cycle reads from the supervisor for one active cycle
+    (:meth:`SafetySupervisor.fused_inputs`); it hands the result back through
+    :meth:`SafetySupervisor.accept_fused`, and touches nothing else of the supervisor.
+
+    Attributes:
+        output: the last output (chain order) [N m or N]; the fused kernel rate-limits
+            and clamps the new output into it in place, and only on success.
+        elapsed: time since that output [s] (the rate limit's budget, see step_at).
+        previous: the last valid state's positions (chain order), for the jump check.
+        since_valid: time between that state and this one [s] (see since_valid).
+    """
+
+    output: np.ndarray
+    elapsed: float
+    previous: np.ndarray
+    since_valid: float
 
 
 class SafetySupervisor:
@@ -210,6 +230,23 @@ class SafetySupervisor:
                             'beyond the velocity guard: two joint_states publishers that '
                             f'disagree? ({text})', latch=True)
         return text
+
+    # -- the fused cycle's interface ---------------------------------------------------
+    def fused_inputs(self, now, stamp_interval=0.0):
+        """The inputs of a fused cycle at ``now``, or None when the general path must run
+        the cycle: only an active supervisor that has published an output has a fused form
+        (every transition, the watchdog and safe mode live on the general path)."""
+        if self.mode != ACTIVE or self.output_time is None or self.q_valid is None:
+            return None
+        return FusedInputs(self.output, now - self.output_time, self.q_valid,
+                           self.since_valid(now, stamp_interval))
+
+    def accept_fused(self, now, q, qd, flags):
+        """A fused cycle passed every check of :meth:`jump` and :meth:`accept_state` on
+        (q, qd) and limited the output in place with limit_into's ``flags``: the state is
+        the last valid one and the output is published at ``now``."""
+        self.note_valid(now, q, qd)
+        self.record_output(now, flags)
 
     def continue_from(self, output, time):
         """Start the rate limit from ``output`` (chain order), published at monotonic
