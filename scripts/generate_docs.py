@@ -7,7 +7,8 @@
 Generated sections sit between ``<!-- generated: NAME -->`` and ``<!-- end -->``:
 ``formulations`` (every seed equation cited by a public function in robodyn_ros/dynamics),
 ``dh_tables`` (``robodyn inspect``), ``accuracy`` (``robodyn check``), ``reproduction``
-(``robodyn reproduce``).
+(``robodyn reproduce``), ``parameters`` (control/parameters.py, the controller's
+parameter table).
 """
 
 import argparse
@@ -113,8 +114,23 @@ def _reproduction():
                                                                     'reproduction')]) + '\n```'
 
 
+def _parameters():
+    from robodyn_ros.control.parameters import PARAMETERS, ROBOT_PARAMETERS
+
+    def cell(text):
+        return str(text).replace('|', '\\|')
+    lines = ['| parameter | type | default | valid | at runtime | description |',
+             '|---|---|---|---|---|---|']
+    for p in (*ROBOT_PARAMETERS, *PARAMETERS.values()):
+        default = '(none)' if p.default in ('', []) else \
+            str(p.default).lower() if isinstance(p.default, bool) else p.default
+        lines.append(f'| `{p.name}` | {p.type} | {cell(default)} | {cell(p.valid_text())} | '
+                     f'{"yes" if p.runtime else "no"} | {cell(p.description)} |')
+    return '\n'.join(lines)
+
+
 SECTIONS = {'formulations': _formulations, 'dh_tables': _dh_tables, 'accuracy': _accuracy,
-            'reproduction': _reproduction}
+            'reproduction': _reproduction, 'parameters': _parameters}
 
 
 def render(text, names=None):

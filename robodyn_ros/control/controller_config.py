@@ -7,30 +7,18 @@ offending value and what is valid. Integers are accepted where floats are meant 
 ``kp: [400, 400]``, ``rate: 1000``).
 """
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass
 import math
 import re
 
 import numpy as np
 
-from ..defaults import COMMAND_TOPIC, GRAVITY
 from ..errors import ConfigError
-from .laws import MODES
-from .reference.trajectories import KINDS
+from .parameters import NODE_ONLY, PARAMETERS, Parameter, config_name
 from .safety.supervisor import SafetyLimits
 
-__all__ = ['ControllerConfig', 'TRIGGERS', 'SAFE_COMMANDS', 'REFERENCES', 'safety_limits']
+__all__ = ['ControllerConfig', 'safety_limits']
 
-TRIGGERS = ('timer', 'state')
-SAFE_COMMANDS = ('hold', 'zero')
-REFERENCES = ('hold', 'one_minus_cos', 'sum_of_sines')
-INTERPOLATIONS = KINDS
-#: Control rate range [Hz]: below 100 Hz a torque loop is not a torque loop; above 20 kHz no
-#: ROS transport keeps up.
-RATE_RANGE = (100.0, 20000.0)
-#: Largest accepted torque rate limit [N m/s]: 100 N m per millisecond, beyond any arm's
-#: effort range in one 1 kHz step.
-MAX_TORQUE_RATE = 1e5
 #: The final ramp (deactivate, shutdown, SIGINT) must reach the safe command from any output
 #: within this time [s], so a process exits within 2 s of a signal: max_torque_rate must be
 #: at least 2 x the largest effort limit / this.
@@ -40,128 +28,113 @@ FINAL_RAMP_BUDGET = 1.0
 EARTH_GRAVITY, EARTH_GRAVITY_TOLERANCE = 9.81, 0.1
 #: With ``earth_gravity: false``: largest accepted |gravity| [m/s^2] (3 g).
 MAX_GRAVITY = 30.0
-#: Period range of /diagnostics [s].
-DIAGNOSTICS_PERIOD_RANGE = (0.01, 10.0)
+#: Period range of /diagnostics [s] (the node's diagnostics timer outlives a bad value).
+DIAGNOSTICS_PERIOD_RANGE = (PARAMETERS['diagnostics_period'].low,
+                            PARAMETERS['diagnostics_period'].high)
 #: Largest accepted effort limit [N m or N].
-MAX_EFFORT = 1e4
-#: Largest JointTrajectory / FollowJointTrajectory goal accepted (points).
-MAX_TRAJECTORY_POINTS = 100000
+MAX_EFFORT = PARAMETERS['effort_limits'].high
 #: A valid ROS 2 topic name (relative, absolute or private), as rcl accepts.
 _TOPIC = re.compile(r'^(~/|/)?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$')
+#: Python type of each parameter type (control/parameters.py).
+_TYPE = {'bool': bool, 'int': int, 'float': float, 'str': str, 'float list': tuple,
+         'string list': tuple}
+
+
+def _default(name):
+    """The field default of parameter ``name`` (lists as tuples: the config is frozen)."""
+    value = PARAMETERS[name].default
+    return tuple(value) if isinstance(value, list) else value
 
 
 @dataclass(frozen=True)
 class ControllerConfig:
-    """Every controller setting, in SI units. Per-joint lists hold 1 value (all joints) or n.
+    """Every controller setting, in SI units; names, defaults and ranges are the
+    parameters' (control/parameters.py; a test keeps the fields equal to them). Per-joint
+    lists hold 1 value (all joints) or n.
 
     ``effort_limits`` / ``velocity_limits`` empty: taken from the URDF.
     """
 
-    joints: tuple = ()
-    rate: float = 1000.0
-    trigger: str = 'state'
-    mode: str = 'computed_torque'
-    reference: str = 'hold'
-    amplitudes: tuple = ()
-    periods: tuple = ()
-    ramp: float = 1.0
-    interpolation: str = 'auto'
-    kp: tuple = (0.0,)
-    kd: tuple = (0.0,)
-    include_gravity: bool = True
-    include_friction: bool = False
-    friction_smoothing: float = 0.01
-    feedforward_pd: bool = True
-    gravity: tuple = GRAVITY
-    earth_gravity: bool = True
-    command_topic: str = COMMAND_TOPIC
-    max_trajectory_points: int = 10000
-    state_timeout: float = 0.05
-    diagnostics_period: float = 0.1
-    max_torque_rate: float = 1000.0
-    ramp_time: float = 0.2
-    safe_command: str = 'hold'
-    initial_output: str = 'hold'
-    damping: tuple = (1.0,)
-    viscous: tuple = ()
-    coulomb: tuple = ()
-    payload_mass: float = 0.0
-    payload_com: tuple = (0.0, 0.0, 0.0)
-    payload_inertia: tuple = (0.0,) * 6
-    effort_limits: tuple = ()
-    velocity_limits: tuple = ()
-    position_margin: float = 0.02
-    reference_margin: float = 0.05
-    velocity_margin: float = 0.1
-    cross_check_every: int = 0
-    cross_check_tolerance: float = 1e-6
-    state_publish_rate: float = 50.0
-    follow_joint_trajectory: bool = True
-    action_feedback_rate: float = 20.0
-    goal_time: float = 1.0
-    goal_position_tolerance: tuple = (0.0,)
-    path_position_tolerance: tuple = (0.0,)
-    stopped_velocity_tolerance: float = 0.01
-    extra: dict = field(default_factory=dict, compare=False)
+    joints: tuple[str, ...] = _default('joints')
+    rate: float = _default('rate')
+    trigger: str = _default('trigger')
+    mode: str = _default('mode')
+    reference: str = _default('reference')
+    amplitudes: tuple[float, ...] = _default('amplitudes')
+    periods: tuple[float, ...] = _default('periods')
+    ramp: float = _default('ramp')
+    interpolation: str = _default('interpolation')
+    kp: tuple[float, ...] = _default('kp')
+    kd: tuple[float, ...] = _default('kd')
+    include_gravity: bool = _default('include_gravity')
+    include_friction: bool = _default('include_friction')
+    friction_smoothing: float = _default('friction_smoothing')
+    feedforward_pd: bool = _default('feedforward_pd')
+    gravity: tuple[float, ...] = _default('gravity')
+    earth_gravity: bool = _default('earth_gravity')
+    command_topic: str = _default('command_topic')
+    max_trajectory_points: int = _default('max_trajectory_points')
+    state_timeout: float = _default('state_timeout')
+    diagnostics_period: float = _default('diagnostics_period')
+    max_torque_rate: float = _default('max_torque_rate')
+    ramp_time: float = _default('ramp_time')
+    safe_command: str = _default('safe_command')
+    initial_output: str = _default('initial_output')
+    damping: tuple[float, ...] = _default('damping')
+    viscous: tuple[float, ...] = _default('viscous')
+    coulomb: tuple[float, ...] = _default('coulomb')
+    payload_mass: float = _default('payload.mass')
+    payload_com: tuple[float, ...] = _default('payload.com')
+    payload_inertia: tuple[float, ...] = _default('payload.inertia')
+    effort_limits: tuple[float, ...] = _default('effort_limits')
+    velocity_limits: tuple[float, ...] = _default('velocity_limits')
+    position_margin: float = _default('position_margin')
+    reference_margin: float = _default('reference_margin')
+    velocity_margin: float = _default('velocity_margin')
+    cross_check_every: int = _default('cross_check_every')
+    cross_check_tolerance: float = _default('cross_check_tolerance')
+    state_publish_rate: float = _default('state_publish_rate')
+    follow_joint_trajectory: bool = _default('follow_joint_trajectory')
+    action_feedback_rate: float = _default('action_feedback_rate')
+    goal_time: float = _default('goal_time')
+    goal_position_tolerance: tuple[float, ...] = _default('goal_position_tolerance')
+    path_position_tolerance: tuple[float, ...] = _default('path_position_tolerance')
+    stopped_velocity_tolerance: float = _default('stopped_velocity_tolerance')
 
     @classmethod
-    def from_parameters(cls, values):
-        """Validated config from ``{name: value}``; unknown names are kept in ``extra``."""
-        known = {f.name: f for f in fields(cls) if f.name != 'extra'}
+    def from_parameters(cls, values: dict) -> 'ControllerConfig':
+        """Validated config from ``{parameter name: value}`` (ROS names, 'payload.mass';
+        missing ones take their defaults). The node's own parameters (NODE_ONLY:
+        autostart, use_sim_time, the robot's description) are ignored; any other unknown
+        name is a ConfigError naming it and the valid ones."""
         kwargs = {}
-        values = {name.replace('.', '_'): value for name, value in values.items()}
         for name, value in values.items():
-            if name in known:
-                kwargs[name] = _coerce(name, value, type(getattr(cls, name)))
-        config = cls(**kwargs, extra={k: v for k, v in values.items() if k not in known})
+            if name in NODE_ONLY:
+                continue
+            parameter = PARAMETERS.get(name)
+            if parameter is None:
+                known = ', '.join(n for n in PARAMETERS if n not in NODE_ONLY)
+                raise ConfigError(f'{name}: not a controller parameter; valid: {known}')
+            kwargs[config_name(name)] = _coerce(parameter, value)
+        config = cls(**kwargs)
         config._check()
         return config
 
     def _check(self):
-        _choice('trigger', self.trigger, TRIGGERS)
-        _choice('mode', self.mode, MODES)
-        _choice('reference', self.reference, REFERENCES)
-        _choice('safe_command', self.safe_command, SAFE_COMMANDS)
-        _choice('initial_output', self.initial_output, SAFE_COMMANDS)
-        _choice('interpolation', self.interpolation, INTERPOLATIONS)
-        _within('rate', self.rate, *RATE_RANGE, 'Hz')
+        for parameter in PARAMETERS.values():
+            if parameter.name not in NODE_ONLY:
+                _check_rules(parameter, getattr(self, config_name(parameter.name)))
         _within('state_timeout', self.state_timeout, 2.0 / self.rate, 1.0, 's',
                 '(at least 2 control periods)')
-        _within('diagnostics_period', self.diagnostics_period, *DIAGNOSTICS_PERIOD_RANGE, 's')
-        _positive('max_torque_rate', self.max_torque_rate, upper=MAX_TORQUE_RATE)
-        _positive('cross_check_tolerance', self.cross_check_tolerance, upper=1e3)
-        _positive('action_feedback_rate', self.action_feedback_rate, upper=1000.0)
-        for name, upper in (('ramp', 60.0), ('ramp_time', 10.0), ('friction_smoothing', 10.0),
-                            ('position_margin', 1.0), ('reference_margin', 1.0),
-                            ('velocity_margin', 10.0), ('state_publish_rate', self.rate),
-                            ('goal_time', 3600.0), ('stopped_velocity_tolerance', 10.0)):
-            _within(name, getattr(self, name), 0.0, upper)
-        _within('max_trajectory_points', self.max_trajectory_points, 2,
-                MAX_TRAJECTORY_POINTS, 'points')
+        _within('state_publish_rate', self.state_publish_rate, 0.0, self.rate, 'Hz',
+                '(at most the control rate)')
         if not _TOPIC.match(self.command_topic):
             raise ConfigError(f'command_topic: {self.command_topic!r} is not a valid topic name '
                               "(letters, digits, '_' and '/', e.g. effort_controller/commands)")
         self._check_gravity()
-        if self.cross_check_every < 0:
-            raise ConfigError(f'cross_check_every: expected >= 0 (0 = off), '
-                              f'got {self.cross_check_every}')
-        if len(self.payload_com) != 3 or len(self.payload_inertia) != 6 or \
-                self.payload_mass < 0:
-            raise ConfigError(f'payload: expected mass >= 0, com 3 and inertia 6 values, got '
-                              f'{self.payload_mass}, {list(self.payload_com)}, '
-                              f'{list(self.payload_inertia)}')
-        if any(v < 0 for v in (*self.viscous, *self.coulomb)):
-            raise ConfigError(f'viscous, coulomb: expected values >= 0, got '
-                              f'{list(self.viscous)}, {list(self.coulomb)}')
-        for name in ('kp', 'kd', 'damping', 'goal_position_tolerance',
-                     'path_position_tolerance'):
-            values = getattr(self, name)
-            if not values or any(v < 0 for v in values):
-                raise ConfigError(f'{name}: expected values >= 0, got {list(values)}')
-        for name, upper in (('effort_limits', MAX_EFFORT), ('velocity_limits', 1e3)):
-            if any(not 0 < v <= upper for v in getattr(self, name)):
-                raise ConfigError(f'{name}: expected values > 0 and <= {upper:g}, got '
-                                  f'{list(getattr(self, name))}')
+        if len(self.payload_com) != 3 or len(self.payload_inertia) != 6:
+            raise ConfigError(f'payload: expected com 3 and inertia 6 values, got '
+                              f'{list(self.payload_com)}, {list(self.payload_inertia)}')
         if self.reference_margin < self.position_margin:
             raise ConfigError(f'reference_margin ({self.reference_margin}) must be >= '
                               f'position_margin ({self.position_margin})')
@@ -206,8 +179,9 @@ class ControllerConfig:
         return np.asarray(values, dtype=float)
 
 
-def _coerce(name, value, kind):
-    """``value`` as ``kind`` (float accepts int; tuple of float accepts int arrays)."""
+def _coerce(parameter, value):
+    """``value`` as the parameter's type (float accepts int; a float list accepts ints)."""
+    name, kind = parameter.name, _TYPE[parameter.type]
     if kind is bool:
         if isinstance(value, bool):
             return value
@@ -225,11 +199,48 @@ def _coerce(name, value, kind):
     if isinstance(value, (str, bytes)) or not hasattr(value, '__iter__'):
         raise ConfigError(f'{name}: expected a list, got {value!r}')
     items = list(value)
-    if name == 'joints':
+    if parameter.type == 'string list':
         if not all(isinstance(v, str) for v in items):
-            raise ConfigError(f'joints: expected joint names, got {items!r}')
+            raise ConfigError(f'{name}: expected joint names, got {items!r}')
         return tuple(v for v in items if v)
     return tuple(_number(name, v) for v in items)
+
+
+def _check_rules(parameter: Parameter, value):
+    """The parameter's declared options, range (of a number or each element) and length."""
+    name = parameter.name
+    if parameter.options:
+        _choice(name, value, parameter.options)
+    if isinstance(value, tuple):
+        if len(value) < parameter.min_length or \
+                any(not _in_range(parameter, v) for v in value):
+            raise ConfigError(f'{name}: expected values {_range_words(parameter)}, got '
+                              f'{list(value)}')
+    elif parameter.type in ('int', 'float') and not _in_range(parameter, value):
+        unit = f' {parameter.unit}' if parameter.unit else ''
+        if parameter.low is not None and parameter.high is not None and \
+                not parameter.low_open:
+            raise ConfigError(f'{name}: expected {parameter.low:g} to {parameter.high:g}'
+                              f'{unit}, got {value!r}')
+        raise ConfigError(f'{name}: expected a value {_range_words(parameter)}{unit}, got '
+                          f'{value!r}')
+
+
+def _in_range(parameter, value):
+    low, high = parameter.low, parameter.high
+    if low is not None and (value <= low if parameter.low_open else value < low):
+        return False
+    return high is None or value <= high
+
+
+def _range_words(parameter):
+    """'> 0 and <= 1000', '>= 0', ... of a parameter with a range."""
+    words = []
+    if parameter.low is not None:
+        words.append(f'{">" if parameter.low_open else ">="} {parameter.low:g}')
+    if parameter.high is not None:
+        words.append(f'<= {parameter.high:g}')
+    return ' and '.join(words)
 
 
 def _number(name, value):
@@ -244,12 +255,6 @@ def _number(name, value):
 def _choice(name, value, options):
     if value not in options:
         raise ConfigError(f'{name}: unknown value {value!r}; valid: {", ".join(options)}')
-
-
-def _positive(name, value, upper=math.inf):
-    if not 0.0 < value <= upper:
-        bound = '' if upper == math.inf else f' and <= {upper:g}'
-        raise ConfigError(f'{name}: expected a value > 0{bound}, got {value!r}')
 
 
 def _within(name, value, lower, upper, unit='', why=''):

@@ -21,9 +21,10 @@ from .controller_config import ControllerConfig, safety_limits
 from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
+from .levels import Level
 from .reference.manager import PreparedTrajectory, ReferenceManager
 from .reference.trajectories import Hold
-from .safety.supervisor import ACTIVE, LEVELS, SAFE, WAITING, SafetySupervisor
+from .safety.supervisor import ACTIVE, LEVELS, WAITING, SafetySupervisor
 from .state_clock import CLOCK_RESET, StateClock
 
 __all__ = ['ControllerCore', 'Command', 'CLOCK_RESET']
@@ -87,7 +88,7 @@ class ControllerCore:
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
         self.fused_cycle = self._build_fused_cycle()
-        self.events: list[tuple[int, str]] = []
+        self.events: list[tuple[Level, str]] = []
         self.q: np.ndarray | None = None
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
@@ -122,7 +123,7 @@ class ControllerCore:
         self.fused_cycle = self._build_fused_cycle()
         if self.config.include_gravity:
             self.supervisor.gravity = dyn.gravity_vector
-        self.events.append((0, f'payload now {mass:g} kg at {list(com)} m'))
+        self.events.append((Level.OK, f'payload now {mass:g} kg at {list(com)} m'))
 
     # -- lifecycle --------------------------------------------------------------------
     def warm_up(self) -> float:
@@ -191,7 +192,7 @@ class ControllerCore:
         self.q, self.qd = q, qd
         jump = self.clock.take(stamp, now, self.reference)
         if jump:
-            self.events.append((1, jump))
+            self.events.append((Level.WARN, jump))
         sup = self.supervisor
         was_waiting = sup.mode == WAITING
         if sup.accept_state(now, q, qd):
@@ -263,7 +264,7 @@ class ControllerCore:
         feed the watchdog."""
         self.stats.bump('rejected_states')
         if reason != self.last_rejection:
-            self.events.append((LEVELS[WAITING], f'joint state rejected: {reason}'))
+            self.events.append((Level.WARN, f'joint state rejected: {reason}'))
             self.last_rejection = reason
 
     def _restart_reference(self, t, q, first):
@@ -276,7 +277,7 @@ class ControllerCore:
                                  list(cfg.amplitudes) or None,
                                  list(cfg.periods) or None, cfg.ramp)
         except RobodynError as exc:
-            self.events.append((LEVELS[SAFE], f'reference {cfg.reference} rejected: {exc}; '
+            self.events.append((Level.ERROR, f'reference {cfg.reference} rejected: {exc}; '
                                               'holding the current position'))
             self.reference.hold(q, t)
 
@@ -290,7 +291,7 @@ class ControllerCore:
         return self.adopt_trajectory(now, prepared)
 
     def _refuse(self, text):
-        self.events.append((1, text))
+        self.events.append((Level.WARN, text))
         return False, text
 
     def prepare_trajectory(self, now: float, msg: Any) -> 'PreparedTrajectory | str':
@@ -316,7 +317,7 @@ class ControllerCore:
             return self._refuse(f'trajectory rejected: {exc}')
         text = f'following a {len(prepared.spline.knots) - 1}-point trajectory over ' \
             f'{duration:.3f} s'
-        self.events.append((0, text))
+        self.events.append((Level.OK, text))
         return True, text
 
     # -- the cycle --------------------------------------------------------------------
@@ -369,13 +370,13 @@ class ControllerCore:
         return tau
 
     # -- reporting --------------------------------------------------------------------
-    def drain_events(self) -> list[tuple[int, str]]:
+    def drain_events(self) -> list[tuple[Level, str]]:
         """Transitions and rejections since the last call: [(level, text)], each once."""
         events = self.supervisor.events + self.events
         self.supervisor.events, self.events = [], []
         return events
 
-    def diagnostics(self, now: float) -> tuple[int, str, dict[str, str]]:
+    def diagnostics(self, now: float) -> tuple[Level, str, dict[str, str]]:
         """(level, message, {key: value}) describing the controller now."""
         sup = self.supervisor
         values = {'state': sup.mode, 'reason': sup.reason, 'mode': self.config.mode,

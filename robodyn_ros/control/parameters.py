@@ -1,108 +1,203 @@
-"""The controller's ROS parameters: name -> (default, description, dynamic typing).
+"""The controller's parameters, declared once: name, type, default, valid range or
+options, whether it may change while running, and its description.
 
-Numeric parameters are declared with dynamic typing so that YAML integers are accepted
-where floats are meant; every value is validated by ControllerConfig at configure. All are
+Everything else is generated from this table, as ros2_controllers generate theirs with
+generate_parameter_library: the node declares these parameters (nodes/controller.py),
+ControllerConfig takes its defaults and range checks from them (controller_config.py),
+and the parameter table of docs/real_arm.md is written from them
+(scripts/generate_docs.py). test/control/test_parameters.py fails if any of the three
+could diverge.
+
+Every parameter is declared with dynamic typing (a YAML integer where a float is meant
+must not end the process with rclpy's traceback); ControllerConfig checks each value at
+configure. Only the ``runtime`` ones may change while the controller runs; the others are
 read-only: reconfigure (cleanup + configure) to change them.
 """
 
+from dataclasses import dataclass
+from typing import Any
+
 from ..defaults import COMMAND_TOPIC, GRAVITY
-from ..errors import RobodynError
+from .laws import MODES
+from .reference.trajectories import KINDS
 
-__all__ = ['PARAMETERS', 'RUNTIME', 'apply_runtime_parameters']
+__all__ = ['Parameter', 'PARAMETERS', 'ROBOT_PARAMETERS', 'NODE_ONLY', 'RUNTIME', 'TYPES',
+           'config_name']
 
-#: Parameters that may change while the controller runs (not read-only).
-RUNTIME = ('payload.mass', 'payload.com', 'payload.inertia')
-
-PARAMETERS = {
-    'autostart': (False, 'configure and activate at start-up (launch files, the demo)', False),
-    'joints': ([], 'joint order of the commands (default: chain order)', True),
-    'rate': (1000.0, 'control rate [Hz], 100 to 20000 (trigger timer; watchdog and safe '
-             'command rate)',
-             True),
-    'trigger': ('state', "'state': answer each new joint state; 'timer': fixed rate", False),
-    'mode': ('computed_torque', 'computed_torque | feedforward | gravity', False),
-    'reference': ('hold', 'hold | one_minus_cos | sum_of_sines, started at the first state; '
-                  'JointTrajectory messages replace it', False),
-    'amplitudes': ([], 'reference amplitudes [rad or m], 1 or n (x K terms)', True),
-    'periods': ([], 'reference periods [s], 1 or n (x K terms)', True),
-    'ramp': (1.0, 'sum_of_sines smooth-start duration [s]', True),
-    'interpolation': ('auto', 'JointTrajectory interpolation: auto (each segment by what '
-                      'its points carry, as JointTrajectoryController: quintic with '
-                      'accelerations, cubic with velocities, linear with positions only) | '
-                      'quintic | cubic', False),
-    'kp': ([0.0], 'proportional gains, 1 or n (computed_torque: [1/s^2], else [N m/rad])',
-           True),
-    'kd': ([0.0], 'derivative gains, 1 or n (computed_torque: [1/s], else [N m s/rad])', True),
-    'include_gravity': (True, 'add g(q); false on robots that compensate gravity '
-                        '(Franka, UR, Kinova)', False),
-    'include_friction': (False, 'add viscous + Coulomb friction (seed 004); false on robots '
-                         'that compensate friction', False),
-    'friction_smoothing': (0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]', True),
-    'feedforward_pd': (True, 'feedforward mode: add the PD term', False),
-    'gravity': (list(GRAVITY), "gravity in the base frame [m/s^2]; |g| must be Earth's "
-                '(9.81 +- 0.1) unless earth_gravity is false', True),
-    'earth_gravity': (True, "refuse a gravity whose magnitude is not Earth's; false: any "
-                      '|g| <= 30 m/s^2', False),
-    'max_trajectory_points': (10000, 'largest JointTrajectory or FollowJointTrajectory goal '
-                              'accepted [points] (2 to 100000); converted off the control '
-                              'thread', True),
-    'command_topic': (COMMAND_TOPIC, 'effort command topic (relative)', False),
-    'state_timeout': (0.05, 'watchdog: no valid joint state for this long -> the safe '
-                      'command is on the wire (stale one period earlier) [s], 2 periods to 1 s',
-                      True),
-    'diagnostics_period': (0.1, 'period of /diagnostics [s], 0.01 to 10', True),
-    'max_torque_rate': (1000.0, 'largest change of any published torque [N m/s], applied '
-                        'per message on the time since the last one; at least 2 x the '
-                        'largest effort limit per second (the shutdown ramp fits in 1 s), '
-                        'at most 1e5', True),
-    'ramp_time': (0.2, 'blend from the current output to the law on activation and '
-                  'recovery [s]', True),
-    'safe_command': ('hold', "'hold': g(q) (if gravity is included) - D qd; 'zero'", False),
-    'initial_output': ('hold', "start of the rate limit at the first activation: 'hold' (the "
-                       "torque holding the arm where its brakes held it) or 'zero'", False),
-    'damping': ([1.0], 'D of the hold command, 1 or n [N m s/rad]', True),
-    'viscous': ([], 'viscous friction override, 1 or n [N m s/rad] (empty: URDF damping; '
-                'robodyn identify writes it)', True),
-    'coulomb': ([], 'Coulomb friction override, 1 or n [N m] (empty: URDF friction)', True),
-    'payload.mass': (0.0, 'payload rigidly attached to the tip link [kg] (0: none); may be '
-                     'changed while running: applied between two cycles', True),
-    'payload.com': ([0.0, 0.0, 0.0], 'payload centre of mass in the tip frame [m]', True),
-    'payload.inertia': ([0.0] * 6, 'payload inertia about its com in the tip frame: xx xy '
-                        'xz yy yz zz [kg m^2]', True),
-    'effort_limits': ([], 'override the URDF effort limits, 1 or n [N m or N]', True),
-    'velocity_limits': ([], 'override the URDF velocity limits, 1 or n [rad/s or m/s]', True),
-    'position_margin': (0.02, 'position guard: limits shrunk by this [rad or m]', True),
-    'reference_margin': (0.05, 'references must stay inside limits shrunk by this', True),
-    'velocity_margin': (0.1, 'velocity guard at limit x (1 + margin)', True),
-    'cross_check_every': (0, 'Pinocchio RNEA cross-check every N cycles (0: off)', True),
-    'cross_check_tolerance': (1e-6, 'cross-check tolerance -> safe mode [N m]', True),
-    'state_publish_rate': (50.0, '~/controller_state (JointTrajectoryControllerState) rate '
-                           '[Hz], 0: off', True),
-    'follow_joint_trajectory': (True, 'serve control_msgs/FollowJointTrajectory on '
-                                '~/follow_joint_trajectory (a helper node and thread)', False),
-    'action_feedback_rate': (20.0, 'FollowJointTrajectory feedback rate [Hz]', True),
-    'goal_time': (1.0, 'default goal_time_tolerance: time after the trajectory end to reach '
-                  'the goal tolerance [s] (0: wait)', True),
-    'goal_position_tolerance': ([0.0], 'default goal tolerance, 1 or n [rad or m] (0: not '
-                                'checked)', True),
-    'path_position_tolerance': ([0.0], 'default path tolerance, 1 or n [rad or m] (0: not '
-                                'checked)', True),
-    'stopped_velocity_tolerance': (0.01, 'goal velocity tolerance [rad/s] (0: not checked)',
-                                   True),
-}
+#: Value kinds: a JSON-like type the node declares and ControllerConfig checks.
+TYPES = ('bool', 'int', 'float', 'str', 'float list', 'string list')
 
 
-def apply_runtime_parameters(core, params, get):
-    """Give the core a changed payload (``params``: rclpy Parameters being set; ``get``:
-    the node's get_parameter). Returns '' when accepted, else the reason. Runs in the
-    parameter callback, on the node's executor: between two cycles, never in one."""
-    changed = {p.name: p.value for p in params if p.name in RUNTIME}
-    if not changed or core is None:  # not configured yet: configure reads them
-        return ''
-    value = {name: changed.get(name, get(name).value) for name in RUNTIME}
-    try:
-        core.set_payload(float(value['payload.mass']), list(value['payload.com']),
-                         list(value['payload.inertia']))
-    except (RobodynError, TypeError, ValueError) as exc:
-        return f'payload refused: {exc}'
-    return ''
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter.
+
+    Attributes:
+        name: the ROS name ('payload.mass'; ControllerConfig's field is 'payload_mass').
+        type: one of TYPES.
+        default: the declared default (lists as lists, as rclpy declares them).
+        description: one line, with the unit in brackets.
+        low, high: the valid range of a number or of every element of a list (None: no
+            bound); ``low_open``: low itself is not valid.
+        unit: unit of the range in messages and docs.
+        options: the valid values of a string.
+        min_length: fewest elements of a list.
+        note: the rule in words when the value is checked against others (it is checked by
+            ControllerConfig by hand: see controller_config.py).
+        runtime: may change while running (not read-only).
+    """
+
+    name: str
+    type: str
+    default: Any
+    description: str
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    unit: str = ''
+    options: tuple[str, ...] = ()
+    min_length: int = 0
+    note: str = ''
+    runtime: bool = False
+
+    def valid_text(self) -> str:
+        """The valid values in words (the docs' column)."""
+        if self.options:
+            return ' | '.join(self.options)
+        if self.note:
+            return self.note
+        unit = f' {self.unit}' if self.unit else ''
+        if self.low is None and self.high is None:
+            return ''
+        if self.high is None:
+            return f'{">" if self.low_open else ">="} {self.low:g}{unit}'
+        if self.low_open:
+            return f'> {self.low:g}, <= {self.high:g}{unit}'
+        return f'{self.low:g} to {self.high:g}{unit}'
+
+
+def _p(name, kind, default, description, **rules):
+    assert kind in TYPES, kind
+    return Parameter(name, kind, default, description, **rules)
+
+
+_CONTROLLER = (
+    _p('autostart', 'bool', False,
+       'configure and activate at start-up (launch files, the demo)'),
+    _p('joints', 'string list', [], 'joint order of the commands (default: chain order)'),
+    _p('rate', 'float', 1000.0, 'control rate [Hz] (trigger timer; watchdog and safe '
+       'command rate)', low=100.0, high=20000.0, unit='Hz'),
+    _p('trigger', 'str', 'state', "'state': answer each new joint state; 'timer': fixed "
+       'rate', options=('timer', 'state')),
+    _p('mode', 'str', 'computed_torque', 'the control law', options=MODES),
+    _p('reference', 'str', 'hold', 'reference started at the first state; JointTrajectory '
+       'messages replace it', options=('hold', 'one_minus_cos', 'sum_of_sines')),
+    _p('amplitudes', 'float list', [], 'reference amplitudes [rad or m], 1 or n (x K terms)'),
+    _p('periods', 'float list', [], 'reference periods [s], 1 or n (x K terms)'),
+    _p('ramp', 'float', 1.0, 'sum_of_sines smooth-start duration [s]', low=0.0, high=60.0,
+       unit='s'),
+    _p('interpolation', 'str', 'auto', 'JointTrajectory interpolation: auto (each segment '
+       'by what its points carry, as JointTrajectoryController: quintic with accelerations, '
+       'cubic with velocities, linear with positions only), quintic or cubic', options=KINDS),
+    _p('kp', 'float list', [0.0], 'proportional gains, 1 or n (computed_torque: [1/s^2], '
+       'else [N m/rad])', low=0.0, min_length=1),
+    _p('kd', 'float list', [0.0], 'derivative gains, 1 or n (computed_torque: [1/s], else '
+       '[N m s/rad])', low=0.0, min_length=1),
+    _p('include_gravity', 'bool', True, 'add g(q); false on robots that compensate gravity '
+       '(Franka, UR, Kinova)'),
+    _p('include_friction', 'bool', False, 'add viscous + Coulomb friction (seed 004); false '
+       'on robots that compensate friction'),
+    _p('friction_smoothing', 'float', 0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]',
+       low=0.0, high=10.0, unit='rad/s'),
+    _p('feedforward_pd', 'bool', True, 'feedforward mode: add the PD term'),
+    _p('gravity', 'float list', list(GRAVITY), 'gravity in the base frame [m/s^2]',
+       note='3 values; |g| = 9.81 +- 0.1 unless earth_gravity is false (then <= 30)'),
+    _p('earth_gravity', 'bool', True, "refuse a gravity whose magnitude is not Earth's; "
+       'false: any |g| <= 30 m/s^2'),
+    _p('max_trajectory_points', 'int', 10000, 'largest JointTrajectory or '
+       'FollowJointTrajectory goal accepted [points]; converted off the control thread',
+       low=2, high=100000, unit='points'),
+    _p('command_topic', 'str', COMMAND_TOPIC, 'effort command topic (relative)',
+       note="a topic name, not one of the controller's own"),
+    _p('state_timeout', 'float', 0.05, 'watchdog: no valid joint state for this long -> '
+       'the safe command is on the wire (stale one period earlier) [s]',
+       note='2 control periods to 1 s'),
+    _p('diagnostics_period', 'float', 0.1, 'period of /diagnostics [s]', low=0.01,
+       high=10.0, unit='s'),
+    _p('max_torque_rate', 'float', 1000.0, 'largest change of any published torque '
+       '[N m/s], applied per message on the time since the last one',
+       note='<= 1e5 N m/s and >= 2 x the largest effort limit per second (the shutdown '
+       'ramp fits in 1 s)', low=0.0, low_open=True, high=1e5, unit='N m/s'),
+    _p('ramp_time', 'float', 0.2, 'blend from the current output to the law on activation '
+       'and recovery [s]', low=0.0, high=10.0, unit='s'),
+    _p('safe_command', 'str', 'hold', "'hold': g(q) (if gravity is included) - D qd; "
+       "'zero'", options=('hold', 'zero')),
+    _p('initial_output', 'str', 'hold', "start of the rate limit at the first activation: "
+       "'hold' (the torque holding the arm where its brakes held it) or 'zero'",
+       options=('hold', 'zero')),
+    _p('damping', 'float list', [1.0], 'D of the hold command, 1 or n [N m s/rad]', low=0.0,
+       min_length=1),
+    _p('viscous', 'float list', [], 'viscous friction override, 1 or n [N m s/rad] (empty: '
+       'URDF damping; robodyn identify writes it)', low=0.0),
+    _p('coulomb', 'float list', [], 'Coulomb friction override, 1 or n [N m] (empty: URDF '
+       'friction)', low=0.0),
+    _p('payload.mass', 'float', 0.0, 'payload rigidly attached to the tip link [kg] (0: '
+       'none); applied between two cycles', low=0.0, unit='kg', runtime=True),
+    _p('payload.com', 'float list', [0.0, 0.0, 0.0], 'payload centre of mass in the tip '
+       'frame [m]', note='3 values', runtime=True),
+    _p('payload.inertia', 'float list', [0.0] * 6, 'payload inertia about its com in the '
+       'tip frame: xx xy xz yy yz zz [kg m^2]', note='6 values, physical', runtime=True),
+    _p('effort_limits', 'float list', [], 'override the URDF effort limits, 1 or n '
+       '[N m or N]', low=0.0, low_open=True, high=1e4),
+    _p('velocity_limits', 'float list', [], 'override the URDF velocity limits, 1 or n '
+       '[rad/s or m/s]', low=0.0, low_open=True, high=1e3),
+    _p('position_margin', 'float', 0.02, 'position guard: limits shrunk by this [rad or m]',
+       low=0.0, high=1.0),
+    _p('reference_margin', 'float', 0.05, 'references must stay inside limits shrunk by '
+       'this [rad or m]', low=0.0, high=1.0, note='0 to 1, >= position_margin'),
+    _p('velocity_margin', 'float', 0.1, 'velocity guard at limit x (1 + margin)', low=0.0,
+       high=10.0),
+    _p('cross_check_every', 'int', 0, 'Pinocchio RNEA cross-check every N cycles (0: off)',
+       low=0),
+    _p('cross_check_tolerance', 'float', 1e-6, 'cross-check tolerance -> safe mode [N m]',
+       low=0.0, low_open=True, high=1e3, unit='N m'),
+    _p('state_publish_rate', 'float', 50.0, '~/controller_state '
+       '(JointTrajectoryControllerState) rate [Hz], 0: off', low=0.0, note='0 to rate'),
+    _p('follow_joint_trajectory', 'bool', True, 'serve control_msgs/FollowJointTrajectory '
+       'on ~/follow_joint_trajectory (a helper node and thread)'),
+    _p('action_feedback_rate', 'float', 20.0, 'FollowJointTrajectory feedback rate [Hz]',
+       low=0.0, low_open=True, high=1000.0, unit='Hz'),
+    _p('goal_time', 'float', 1.0, 'default goal_time_tolerance: time after the trajectory '
+       'end to reach the goal tolerance [s] (0: wait)', low=0.0, high=3600.0, unit='s'),
+    _p('goal_position_tolerance', 'float list', [0.0], 'default goal tolerance, 1 or n '
+       '[rad or m] (0: not checked)', low=0.0, min_length=1),
+    _p('path_position_tolerance', 'float list', [0.0], 'default path tolerance, 1 or n '
+       '[rad or m] (0: not checked)', low=0.0, min_length=1),
+    _p('stopped_velocity_tolerance', 'float', 0.01, 'goal velocity tolerance [rad/s] (0: '
+       'not checked)', low=0.0, high=10.0, unit='rad/s'),
+)
+
+#: The controller node's parameters by name.
+PARAMETERS: dict[str, Parameter] = {p.name: p for p in _CONTROLLER}
+
+#: Where the robot's description comes from (every node that loads a model declares these).
+ROBOT_PARAMETERS = (
+    _p('robot_description', 'str', '', 'URDF XML (as robot_state_publisher gets it)'),
+    _p('urdf_file', 'str', '', 'URDF file path (used when robot_description is empty)'),
+    _p('robot', 'str', '', 'named robot (panda, ur5, three_link, ...) as a fallback'),
+    _p('base_link', 'str', '', 'chain base link (default: URDF root)'),
+    _p('tip_link', 'str', '', 'chain tip link (default: unique deepest leaf)'),
+    _p('xacro_args', 'string list', [], "xacro arguments ['name:=value', ...] or "
+       "'a:=1 b:=2' (for a xacro description)"),
+)
+
+#: Parameters of the node, not of the control law: ControllerConfig ignores them.
+NODE_ONLY = frozenset({'autostart', 'use_sim_time'} | {p.name for p in ROBOT_PARAMETERS})
+
+#: Parameters that may change while the controller runs.
+RUNTIME = tuple(p.name for p in _CONTROLLER if p.runtime)
+
+
+def config_name(name: str) -> str:
+    """ControllerConfig's field of parameter ``name`` ('payload.mass' -> 'payload_mass')."""
+    return name.replace('.', '_')

@@ -29,8 +29,9 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..control import ControllerConfig, ControllerCore
 from ..control.controller_config import DIAGNOSTICS_PERIOD_RANGE
-from ..control.parameters import PARAMETERS, RUNTIME, apply_runtime_parameters
-from ..control.safety.supervisor import ERROR, WARN
+from ..control.cycle_timer import CycleTimer
+from ..control.levels import Level
+from ..control.parameters import PARAMETERS, RUNTIME
 from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
@@ -58,8 +59,6 @@ OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_s
 #: The interpreter's switch interval [s] in the controller: a worker thread (trajectory
 #: conversion, the action) gives the lock back to the control thread this often.
 SWITCH_INTERVAL = 5e-4
-#: Shortest sleep of the watchdog timer [ns].
-WATCHDOG_MIN_NS = 100_000
 
 
 class ControllerNode(LifecycleNode):
@@ -71,14 +70,15 @@ class ControllerNode(LifecycleNode):
         # Every parameter takes any type at declaration (a wrong one must not end the
         # process with rclpy's traceback); ControllerConfig checks each at configure.
         declare_robot(self)
-        for name, (default, description, _) in PARAMETERS.items():
-            declare(self, name, default, description, True, name not in RUNTIME)
+        for parameter in PARAMETERS.values():
+            declare(self, parameter.name, parameter.default, parameter.description, True,
+                    not parameter.runtime)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.core = self.xml = self.cmd_pub = self.ref_pub = None
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.entities = []
-        self.jtc = self.worker = None
+        self.trajectory_interfaces = self.worker = None
         self.finished = False
         self.log_gate = EventGate()
         self.command_count = 0
@@ -194,20 +194,13 @@ class ControllerNode(LifecycleNode):
         self.worker = TrajectoryWorker(self.core)
         self.trigger_state = config.trigger == 'state'
         self.period = 1.0 / config.rate
-        # trigger 'timer': the cycle at rate. trigger 'state': a watchdog that sleeps until
-        # the last valid state would expire (re-armed at each firing, not per state: a reset
-        # would wake the executor's timer thread every cycle), then runs at rate (the safe
-        # command) until states return. No idle 1 kHz wake-ups in the answering loop.
-        self.timer_fast = not self.trigger_state
-        self.watchdog_ns = int(round((config.state_timeout - self.period) * 1e9))
-        self.timer = self.create_timer(self.period if self.timer_fast else
-                                       self.watchdog_ns * 1e-9, self.on_timer,
+        self.cycle_timer = CycleTimer(self.core.supervisor, self.period, self.trigger_state)
+        self.timer = self.create_timer(self.cycle_timer.initial_ns * 1e-9, self.on_timer,
                                        clock=self.steady)
         self.entities.append(self.timer)
-        self.period_ns = int(round(self.period * 1e9))
-        self.jtc = TrajectoryInterfaces(self, config)
-        if self.jtc.publisher is not None:
-            self.entities.append(self.jtc.publisher)
+        self.trajectory_interfaces = TrajectoryInterfaces(self, config)
+        if self.trajectory_interfaces.publisher is not None:
+            self.entities.append(self.trajectory_interfaces.publisher)
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -248,9 +241,9 @@ class ControllerNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def _destroy_entities(self):
-        if self.jtc is not None:
-            self.jtc.close()
-            self.jtc = None
+        if self.trajectory_interfaces is not None:
+            self.trajectory_interfaces.close()
+            self.trajectory_interfaces = None
         if self.worker is not None:
             self.worker.close()
             self.worker = None
@@ -274,7 +267,7 @@ class ControllerNode(LifecycleNode):
     @property
     def bridge(self):
         """The FollowJointTrajectory bridge, or None (not configured, or no action)."""
-        return None if self.jtc is None else self.jtc.bridge
+        return None if self.trajectory_interfaces is None else self.trajectory_interfaces.bridge
 
     # -- callbacks --------------------------------------------------------------------
     @guarded
@@ -309,35 +302,22 @@ class ControllerNode(LifecycleNode):
             command = core.cycle(now, layout.names, *layout.values(raw)[:2], stamp)
         if command is not None:
             self.publish(command, now)
-            if self.timer_fast:  # back from safe mode: the timer is a watchdog again
-                self._arm_timer(self.watchdog_ns, fast=False)
-        elif not self.timer_fast and core.supervisor.needs_timer(now):
-            # A fault while states arrive (guard, jump, law, or the watchdog expiring
-            # between rejected states): the safe command now and at rate from here, not
-            # when the sleeping watchdog would have woken.
+            self._rearm(self.cycle_timer.after_answer())
+        elif self.cycle_timer.unanswered_needs_command(now):
             self.publish(core.update(now), now)
-            self._arm_timer(self.period_ns, fast=True)
+            self._rearm(self.cycle_timer.to_rate())
 
     @guarded
     def on_timer(self, _info=None):
         """Fixed-rate cycle (trigger 'timer'); with trigger 'state', the watchdog and the
-        safe command at rate while states are missing or the supervisor is in safe mode."""
-        core = self.core
+        safe command at rate while states are missing or the supervisor is in safe mode
+        (control/cycle_timer.py decides when)."""
         now = time.monotonic()
         self._apply_requests(now)
-        sup = core.supervisor
-        fire = not self.trigger_state or sup.needs_timer(now)
+        fire, period_ns = self.cycle_timer.on_fire(now)
         if fire:
-            self.publish(core.update(now), now)
-        if self.timer_fast:
-            return
-        if fire:
-            self._arm_timer(self.period_ns, fast=True)  # publish at rate from now on
-        elif sup.valid_time is not None:  # sleep until the last valid state expires
-            # (stale_after: the safe command's first message is due on the wire state_timeout
-            # after the last state; WATCHDOG_MIN_NS only keeps a late wake-up from spinning)
-            left = sup.valid_time + sup.limits.stale_after - now
-            self._arm_timer(max(int(left * 1e9) + 1, WATCHDOG_MIN_NS), fast=False)
+            self.publish(self.core.update(now), now)
+        self._rearm(period_ns)
 
     def _apply_requests(self, now):
         """Swap in converted trajectories and the action's requests (O(1) each)."""
@@ -346,11 +326,11 @@ class ControllerNode(LifecycleNode):
         if self.bridge is not None and self.bridge.requests:
             self.bridge.apply_requests(now)
 
-    def _arm_timer(self, period_ns, fast):
-        """Set the cycle/watchdog timer's period and restart it from now."""
-        self.timer.timer_period_ns = period_ns
-        self.timer.reset()
-        self.timer_fast = fast
+    def _rearm(self, period_ns):
+        """Set the timer's period [ns] and restart it from now (None: leave it)."""
+        if period_ns is not None:
+            self.timer.timer_period_ns = period_ns
+            self.timer.reset()
 
     @guarded
     def on_trajectory(self, raw):
@@ -386,7 +366,7 @@ class ControllerNode(LifecycleNode):
         self.last_output = (core.model.joint_names, effort, now)
         self.ref_pub.publish(self.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
                                            command.qd_ref, effort))
-        self.jtc.after_command(command, core.q, core.qd, effort)
+        self.trajectory_interfaces.after_command(command, core.q, core.qd, effort)
         if core.supervisor.events or core.events:
             self._log_events()
 
@@ -418,7 +398,7 @@ class ControllerNode(LifecycleNode):
     def on_diagnostics(self, _info=None):
         """/diagnostics: state, reason, timing and counters (also when unconfigured)."""
         if self.core is None:
-            level = ERROR if self.configure_failed else WARN
+            level = Level.ERROR if self.configure_failed else Level.WARN
             msg = diagnostic_array('robodyn_controller', '', level, self.status, {})
         else:
             self._log_events()
@@ -428,6 +408,22 @@ class ControllerNode(LifecycleNode):
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()
         self.diag_pub.publish(msg)
+
+
+def apply_runtime_parameters(core, params, get):
+    """Give the core a changed payload (``params``: rclpy Parameters being set; ``get``:
+    the node's get_parameter). Returns '' when accepted, else the reason. Runs in the
+    parameter callback, on the node's executor: between two cycles, never in one."""
+    changed = {p.name: p.value for p in params if p.name in RUNTIME}
+    if not changed or core is None:  # not configured yet: configure reads them
+        return ''
+    value = {name: changed.get(name, get(name).value) for name in RUNTIME}
+    try:
+        core.set_payload(float(value['payload.mass']), list(value['payload.com']),
+                         list(value['payload.inertia']))
+    except (RobodynError, TypeError, ValueError) as exc:
+        return f'payload refused: {exc}'
+    return ''
 
 
 def main(args=None):

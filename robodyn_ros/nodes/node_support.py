@@ -16,6 +16,8 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 
+from ..control.levels import Level
+from ..control.parameters import ROBOT_PARAMETERS
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import stamp_parts
 from ..model import load_urdf
@@ -44,15 +46,10 @@ def declare(node, name, default, description, dynamic=False, read_only=True):
 
 
 def declare_robot(node):
-    """Declare robot_description / urdf_file / robot / base_link / tip_link."""
-    declare(node, 'robot_description', '', 'URDF XML (as robot_state_publisher gets it)', True)
-    declare(node, 'urdf_file', '', 'URDF file path (used when robot_description is empty)',
-            True)
-    declare(node, 'robot', '', 'named robot (panda, ur5, three_link, ...) as a fallback', True)
-    declare(node, 'base_link', '', 'chain base link (default: URDF root)', True)
-    declare(node, 'tip_link', '', 'chain tip link (default: unique deepest leaf)', True)
-    declare(node, 'xacro_args', [], "xacro arguments ['name:=value', ...] or 'a:=1 b:=2' "
-            '(for a xacro description)', True)
+    """Declare where the robot's description comes from (ROBOT_PARAMETERS:
+    robot_description, urdf_file, robot, base_link, tip_link, xacro_args)."""
+    for parameter in ROBOT_PARAMETERS:
+        declare(node, parameter.name, parameter.default, parameter.description, True)
 
 
 def model_from_parameters(node, xml=None):
@@ -138,23 +135,24 @@ class EventGate:
 
 
 def log_events(logger, events, gate=None):
-    """Log (level, text) events: 0 info, 1 warning, 2 error (separate call sites: rclpy
-    refuses one site logging at several severities); ``gate`` (an EventGate) thins them."""
+    """Log (Level, text) events: OK at info, WARN at warning, ERROR at error (separate
+    call sites: rclpy refuses one site logging at several severities); ``gate`` (an
+    EventGate) thins them."""
     for level, text in events:
         if gate is not None:
             text = gate(level, text)
             if text is None:
                 continue
-        if level == 2:
+        if level == Level.ERROR:
             logger.error(text)
-        elif level == 1:
+        elif level == Level.WARN:
             logger.warning(text)
         else:
             logger.info(text)
 
 
 def diagnostic_array(name, hardware_id, level, message, values):
-    """DiagnosticArray with one status (level 0 OK, 1 WARN, 2 ERROR; values: str -> str)."""
+    """DiagnosticArray with one status (``level`` a Level; values: str -> str)."""
     status = DiagnosticStatus(name=name, hardware_id=hardware_id, level=bytes([level]),
                               message=message)
     status.values = [KeyValue(key=k, value=v) for k, v in values.items()]

@@ -12,6 +12,7 @@ O(1)). A newer message replaces one still waiting; the newest wins.
 
 import threading
 
+from ..control.levels import Level
 from ..errors import RobodynError
 from ..io.cdr import parse_joint_trajectory
 
@@ -52,7 +53,7 @@ class TrajectoryWorker:
         if ready is None:
             return
         if isinstance(ready, str):
-            self.core.events.append((1, ready))
+            self.core.events.append((Level.WARN, ready))
         else:
             self.core.adopt_trajectory(now, ready)
 

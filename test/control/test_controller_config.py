@@ -46,8 +46,3 @@ def test_per_joint_broadcasts_one_value_and_checks_length():
     with pytest.raises(ConfigError, match='kd: expected 1 or 4 values'):
         cfg.per_joint('kd', 4)
     np.testing.assert_array_equal(cfg.per_joint('effort_limits', 2, [7.0, 8.0]), [7.0, 8.0])
-
-
-def test_unknown_names_are_kept_aside():
-    cfg = ControllerConfig.from_parameters(dict(use_sim_time=True, kp=[1.0]))
-    assert cfg.extra == {'use_sim_time': True}

@@ -30,6 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..levels import Level
 from .kernels import (
     CLAMPED,
     JUMP_TOLERANCE,
@@ -45,12 +46,12 @@ __all__ = ['SafetyLimits', 'SafetySupervisor', 'FusedInputs', 'INACTIVE', 'WAITI
            'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS']
 
 INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE = 'inactive', 'waiting', 'ramp_in', 'active', 'safe'
-OK, WARN, ERROR = 0, 1, 2
 #: This many position jumps (see :meth:`SafetySupervisor.jump`) within JUMP_WINDOW [s]:
 #: two joint_states sources disagree.
 JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
-#: Diagnostic level of each state (diagnostic_msgs/DiagnosticStatus OK=0, WARN=1, ERROR=2).
-LEVELS = {INACTIVE: WARN, WAITING: WARN, RAMP_IN: OK, ACTIVE: OK, SAFE: ERROR}
+#: Diagnostic level of each state.
+LEVELS = {INACTIVE: Level.WARN, WAITING: Level.WARN, RAMP_IN: Level.OK, ACTIVE: Level.OK,
+          SAFE: Level.ERROR}
 
 
 @dataclass(frozen=True)
