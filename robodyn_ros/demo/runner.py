@@ -9,6 +9,7 @@ then validated.
 from collections.abc import Callable, Sequence
 import os
 import time
+from typing import Any
 
 from ..errors import ConfigError, RobodynError
 from ..model.registry import robot_path
@@ -48,7 +49,7 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
     import rclpy
     context = rclpy.Context()
     rclpy.init(context=context)
-    nodes = {}
+    nodes: dict[str, Any] = {}
     try:
         executor = _create_nodes(context, nodes, ctrl, sim_cfg, bag_path, storage)
         _first_command(nodes, executor)

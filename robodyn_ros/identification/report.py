@@ -13,7 +13,7 @@ __all__ = ['write_identification']
 
 
 def _parameters(model, result):
-    params = {}
+    params: dict[str, object] = {}
     if result.viscous is not None:
         params['viscous'] = [round(float(v), 6) for v in result.viscous]
         params['coulomb'] = [round(float(v), 6) for v in result.coulomb]

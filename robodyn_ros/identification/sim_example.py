@@ -80,6 +80,7 @@ def run_example(model, out, seconds=16.0, track_seconds=10.0):
     writer.close()
     t, q, tau, source = motion_from_bag(bag, model.joint_names)
     result = identify(model, t, q, tau)
+    assert result.payload is not None  # identify() fits the payload by default
     estimate = from_vector(result.payload)
     identified = RigidBodyDynamics(with_payload(model, result.payload), viscous=result.viscous,
                                    coulomb=result.coulomb, friction_smoothing=0.01)

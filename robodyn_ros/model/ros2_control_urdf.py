@@ -99,7 +99,7 @@ def _bolt_to_world(root, model):
 def _resolve_meshes(root, package_dir):
     """``package://pkg/path`` mesh URIs -> ``file://`` paths; visuals and collisions whose
     mesh cannot be resolved are dropped. Returns notes (one per package dropped)."""
-    dropped = {}
+    dropped: dict[str, int] = {}
     for link in root.findall('link'):
         for kind in ('visual', 'collision'):
             for elem in link.findall(kind):

@@ -27,12 +27,12 @@ class JtcEmulator:
         self.kp = np.asarray(kp, dtype=float)
         self.kd = np.asarray(kd, dtype=float)
         self.hold = np.asarray(q0, dtype=float).copy()
-        self.spline = None
-        self.times = None
-        self.effort = None
+        self.spline: SplineTrajectory | None = None
+        self.times = np.zeros(1)  # knot times of the trajectory [s], from t0
+        self.effort: np.ndarray | None = None
         self.t0 = 0.0
 
-    def set_trajectory(self, t0, times, q, qd, qdd, effort=None):
+    def set_trajectory(self, t0, times, q, qd, qdd, effort=None) -> None:
         """Follow points at ``t0 + times`` from the currently held position (effort None:
         no feed-forward, plain PID)."""
         n = len(self.hold)

@@ -193,7 +193,9 @@ def plugin_mjcf(model, q0, gravity=GRAVITY, timestep=0.001):
     sim = MujocoSim(model, q0, gravity, timestep)
     root = ET.fromstring(mjcf_from_model(model, gravity, timestep))
     if sim.mj_model.opt.integrator != sim.mujoco.mjtIntegrator.mjINT_RK4:
-        root.find('option').set('integrator', 'implicitfast')
+        option = root.find('option')
+        assert option is not None  # mjcf_from_model writes one
+        option.set('integrator', 'implicitfast')
     actuators = ET.SubElement(root, 'actuator')
     for joint in model.joints:
         ET.SubElement(actuators, 'motor', name=joint.name, joint=joint.name, gear='1',
