@@ -61,3 +61,26 @@ def test_documented_command_runs(page, command):
                             text=True, timeout=600)
     assert result.returncode == 0, f'{page}: {command}\n{result.stdout[-1500:]}' \
                                    f'{result.stderr[-1500:]}'
+
+
+def test_every_module_the_architecture_page_names_exists():
+    """docs/architecture.md names modules by path (`control/laws.py`) and in its layout
+    block (`laws.py` under `control/`): each must exist, so the page follows a move."""
+    text = open(os.path.join(ROOT, 'docs', 'architecture.md'), encoding='utf-8').read()
+    package = os.path.join(ROOT, 'robodyn_ros')
+    named = set(re.findall(r'`((?:[a-z_]+/)+[a-z_]+\.py)', text))
+    missing = [path for path in named if not os.path.exists(os.path.join(package, path))
+               and not os.path.exists(os.path.join(ROOT, path))]
+    layout = text.split('## Layout', 1)[1].split('```', 2)[1]
+    folder = ''
+    for line in layout.splitlines():
+        head = re.match(r'\s*([a-z_]+/)\s', line)
+        if head:
+            indent = len(line) - len(line.lstrip())
+            folder = head.group(1) if indent <= 2 else folder.split('/')[0] + '/' + \
+                head.group(1)
+        for module in re.findall(r'\b([a-z_]+\.py)\b', line):
+            where = [os.path.join(package, folder, module), os.path.join(package, module)]
+            if not any(os.path.exists(w) for w in where):
+                missing.append(folder + module)
+    assert len(named) >= 20 and not missing, missing
