@@ -86,3 +86,16 @@ def test_importing_dynamics_does_not_load_numba():
             'assert "numba" in sys.modules\n')
     out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
+
+
+def test_configuring_and_validating_do_not_load_numba():
+    """The parameters, references and bag validation import without numba (about 0.3 s);
+    the controller core loads it when first named."""
+    code = ('import sys\nimport robodyn_ros.control, robodyn_ros.validation.validate\n'
+            'from robodyn_ros.control import ControllerConfig, JointMap, SafetyLimits\n'
+            'ControllerConfig.from_parameters({"kp": [1.0]})\n'
+            'assert "numba" not in sys.modules, "numba imported"\n'
+            'from robodyn_ros.control import ControllerCore\n'
+            'assert "numba" in sys.modules\n')
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ConfigError
 from .parameters import NODE_ONLY, PARAMETERS, Parameter, config_name
-from .safety.supervisor import SafetyLimits
+from .safety.limits import SafetyLimits
 
 __all__ = ['ControllerConfig', 'safety_limits']
 

@@ -24,7 +24,6 @@ States::
 """
 
 from collections import deque
-from dataclasses import dataclass
 import math
 from typing import NamedTuple
 
@@ -41,6 +40,7 @@ from .kernels import (
     position_jump,
     rate_step,
 )
+from .limits import SafetyLimits
 
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'FusedInputs', 'INACTIVE', 'WAITING',
            'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS']
@@ -52,45 +52,6 @@ JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
 #: Diagnostic level of each state.
 LEVELS = {INACTIVE: Level.WARN, WAITING: Level.WARN, RAMP_IN: Level.OK, ACTIVE: Level.OK,
           SAFE: Level.ERROR}
-
-
-@dataclass(frozen=True)
-class SafetyLimits:
-    """Bounds the supervisor enforces; arrays are (n,), chain order, SI units.
-
-    Attributes:
-        effort: effort limits [N m or N], finite and > 0.
-        max_torque_rate: largest torque change per second [N m/s].
-        period: nominal control period [s].
-        ramp_time: blend duration on entering ramp_in [s].
-        state_timeout: watchdog timeout [s].
-        lower, upper: guard band for positions (limits shrunk by the margin).
-        velocity: guard on |qd| (inf: none).
-        damping: D of the hold command [N m s/rad].
-        safe_command: 'hold' or 'zero'.
-        initial_output: where the rate limit starts at the first activation: 'hold' (the
-            hold command at the first valid state: the torque that keeps the arm where its
-            brakes held it, zero when the robot compensates gravity) or 'zero'.
-    """
-
-    effort: np.ndarray
-    max_torque_rate: float
-    period: float
-    ramp_time: float
-    state_timeout: float
-    lower: np.ndarray
-    upper: np.ndarray
-    velocity: np.ndarray
-    damping: np.ndarray
-    safe_command: str = 'hold'
-    initial_output: str = 'hold'
-
-    @property
-    def stale_after(self):
-        """Age [s] at which the last valid state is stale: one period before state_timeout,
-        the budget to wake and compute, so that the first safe command is on the wire
-        state_timeout after the last valid state, not state_timeout plus the wake-up."""
-        return self.state_timeout - self.period
 
 
 class FusedInputs(NamedTuple):
