@@ -78,7 +78,8 @@ class Result:
     name: str
     checks: dict = field(default_factory=dict)
     worst_step: float = 0.0  # largest |change| of a torque between messages [N m]
-    longest_silence: float = 0.0  # longest gap between commands while commanding [s]
+    # Longest gap between commands while commanding [s]; None: the case does not check it.
+    longest_silence: float | None = 0.0
     exit_time: float | None = None  # signal or shutdown to process exit [s]
     commands: int = 0
     output: str = ''
@@ -539,7 +540,7 @@ def _check_silence(case, h, result, commands):
     for start, stop in h.pauses:  # inactive on purpose: not a silence
         stop = stop if stop is not None else np.inf
         gaps[(times[1:] >= start) & (times[:-1] <= stop)] = 0.0
-    result.longest_silence = float(gaps.max())
+    result.longest_silence = float(gaps.max()) if case.check_silence else None
     k = int(np.argmax(gaps))
     if case.check_silence:
         result.check('no silence above state_timeout + 2 periods',
