@@ -51,8 +51,6 @@ LAYOUT_OPTIONS, LAYOUT_POSITION, LAYOUT_VELOCITY, LAYOUT_COUNT, LAYOUT_INDEX = r
 (ROW_LOWER, ROW_UPPER, ROW_VELOCITY, ROW_KP, ROW_KD, ROW_EFFORT, ROW_ZERO, ROW_RATE,
  ROW_PERIOD, ROW_WRAP, ROW_JUMP) = range(11)
 
-_F64 = np.dtype(float)
-
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def fused_cycle_kernel(data, layout, limits, q_ref, qd_ref, qdd_ref, params, tau, buf, out,
