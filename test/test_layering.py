@@ -1,23 +1,30 @@
-"""The core never imports rclpy: import it in a fresh interpreter and look."""
+"""Layers import only downstream, the core never imports rclpy, and numba loads only
+where the compiled path is used: each checked in a fresh interpreter or on the sources."""
 
 import subprocess
 import sys
 
 
+def _fresh(lines):
+    """Run ``lines`` of Python in a fresh interpreter; its (return code, output)."""
+    out = subprocess.run([sys.executable, '-c', '\n'.join(lines)], capture_output=True,
+                         text=True)
+    return out.returncode, out.stdout + out.stderr
+
+
 def test_core_does_not_import_rclpy():
-    code = ('import sys\n'
-            'import robodyn_ros, robodyn_ros.model, robodyn_ros.dynamics, robodyn_ros.control\n'
-            'import robodyn_ros.validation, robodyn_ros.sim, robodyn_ros.cli\n'
-            'import robodyn_ros.dynamics.verification, robodyn_ros.validation.validate\n'
-            'import robodyn_ros.experiments.reproduction, robodyn_ros.demo.config\n'
-            'import robodyn_ros.control.parameters, robodyn_ros.bench.loop_figures\n'
-            'import robodyn_ros.io, robodyn_ros.model.description\n'
-            'bad = [m for m in sys.modules if m.split(".")[0] in '
-            '("rclpy", "std_msgs", "sensor_msgs", "trajectory_msgs", "diagnostic_msgs")]\n'
-            'print(bad)\n'
-            'sys.exit(1 if bad else 0)\n')
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stdout + out.stderr
+    code, output = _fresh([
+        'import sys',
+        'import robodyn_ros, robodyn_ros.model, robodyn_ros.dynamics, robodyn_ros.control',
+        'import robodyn_ros.validation, robodyn_ros.sim, robodyn_ros.cli',
+        'import robodyn_ros.dynamics.verification, robodyn_ros.validation.validate',
+        'import robodyn_ros.experiments.reproduction, robodyn_ros.demo.config',
+        'import robodyn_ros.control.parameters, robodyn_ros.bench.loop_figures',
+        'import robodyn_ros.io, robodyn_ros.model.description',
+        'bad = [m for m in sys.modules if m.split(".")[0] in '
+        '("rclpy", "std_msgs", "sensor_msgs", "trajectory_msgs", "diagnostic_msgs")]',
+        'print(bad)', 'sys.exit(1 if bad else 0)'])
+    assert code == 0, output
 
 
 #: What each package may import from the package. Data flows description -> model ->
@@ -77,25 +84,25 @@ def test_layers_import_only_downstream():
 
 def test_importing_dynamics_does_not_load_numba():
     """numba (0.2-0.4 s to import) loads when the compiled path is first used, not before."""
-    code = ('import sys\nimport robodyn_ros.dynamics, robodyn_ros.model\n'
-            'assert "numba" not in sys.modules, "numba imported"\n'
-            'from robodyn_ros.dynamics import RigidBodyDynamics\n'
-            'RigidBodyDynamics(robodyn_ros.model.load_robot("three_link"), "kronecker")\n'
-            'assert "numba" not in sys.modules, "numba imported by a seed method"\n'
-            'RigidBodyDynamics(robodyn_ros.model.load_robot("three_link"))\n'
-            'assert "numba" in sys.modules\n')
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    code, output = _fresh([
+        'import sys', 'import robodyn_ros.dynamics, robodyn_ros.model',
+        'assert "numba" not in sys.modules, "numba imported"',
+        'from robodyn_ros.dynamics import RigidBodyDynamics',
+        'RigidBodyDynamics(robodyn_ros.model.load_robot("three_link"), "kronecker")',
+        'assert "numba" not in sys.modules, "numba imported by a seed method"',
+        'RigidBodyDynamics(robodyn_ros.model.load_robot("three_link"))',
+        'assert "numba" in sys.modules'])
+    assert code == 0, output
 
 
 def test_configuring_and_validating_do_not_load_numba():
     """The parameters, references and bag validation import without numba (about 0.3 s);
     the controller core loads it when first named."""
-    code = ('import sys\nimport robodyn_ros.control, robodyn_ros.validation.validate\n'
-            'from robodyn_ros.control import ControllerConfig, JointMap, SafetyLimits\n'
-            'ControllerConfig.from_parameters({"kp": [1.0]})\n'
-            'assert "numba" not in sys.modules, "numba imported"\n'
-            'from robodyn_ros.control import ControllerCore\n'
-            'assert "numba" in sys.modules\n')
-    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True)
-    assert out.returncode == 0, out.stderr
+    code, output = _fresh([
+        'import sys', 'import robodyn_ros.control, robodyn_ros.validation.validate',
+        'from robodyn_ros.control import ControllerConfig, JointMap, SafetyLimits',
+        'ControllerConfig.from_parameters({"kp": [1.0]})',
+        'assert "numba" not in sys.modules, "numba imported"',
+        'from robodyn_ros.control import ControllerCore',
+        'assert "numba" in sys.modules'])
+    assert code == 0, output
