@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from .errors import ConfigError, RobodynError
+from .errors import ConfigError
 
 __all__ = ['COMMANDS']
 
@@ -88,7 +88,7 @@ def _inspect(args):
 def _check(args):
     from .dynamics.verification import SEED_MAX_N, cross_check
     if args.samples < 1:
-        raise RobodynError(f'--samples must be >= 1, got {args.samples}')
+        raise ConfigError(f'--samples must be >= 1, got {args.samples}')
     model = _load(args)
     methods = ('kronecker', 'christoffel', 'recursive') if args.method == 'all' else \
         (args.method,)

@@ -41,7 +41,8 @@ class ConfigError(RobodynError):
 
 
 class SimulationError(RobodynError):
-    """The simulator diverged or reset (its state is no longer a result)."""
+    """The simulation diverged, reset or lost its lock step with the controller (its
+    state is no longer a result)."""
 
 
 class BenchmarkError(RobodynError):

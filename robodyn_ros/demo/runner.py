@@ -11,7 +11,7 @@ import os
 import time
 from typing import Any
 
-from ..errors import ConfigError, RobodynError
+from ..errors import ConfigError, SimulationError
 from ..model.registry import robot_path
 from .config import config_dir, demo_parameters, load_config, recorder_parameters
 
@@ -72,7 +72,7 @@ def _create_nodes(context, nodes, ctrl, sim_cfg, bag_path, storage):
     nodes['sim'] = SimNode(context=context, parameter_overrides=_params(sim_cfg))
     nodes['controller'] = ControllerNode(context=context, parameter_overrides=_params(ctrl))
     if nodes['controller'].core is None:
-        raise RobodynError(f'controller: {nodes["controller"].status}')
+        raise ConfigError(f'controller: {nodes["controller"].status}')
     if bag_path:
         nodes['recorder'] = RecorderNode(context=context, parameter_overrides=_params(
             recorder_parameters(ctrl, bag_path, storage)))
@@ -93,11 +93,11 @@ def _first_command(nodes, executor):
             next_publish = time.perf_counter() + 0.1
         executor.spin_once(timeout_sec=0.01)
     if sim.commands == 0:
-        raise RobodynError('no command from the controller within 10 s (DDS discovery?)')
+        raise SimulationError('no command from the controller within 10 s (DDS discovery?)')
     # Repeated start-up states carry the same stamp: the controller answers only the
     # first, so commands and states pair up 1:1 from here.
     if sim.commands != controller.command_count:
-        raise RobodynError(f'lock step lost: {controller.command_count} commands sent, '
+        raise SimulationError(f'lock step lost: {controller.command_count} commands sent, '
                            f'{sim.commands} received')
 
 
