@@ -5,6 +5,7 @@ on an empty call, is subtracted), interleaving methods and operations round by r
 that a load change on the machine hits all of them alike.
 """
 
+from collections.abc import Callable
 import json
 import os
 import platform
@@ -13,6 +14,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from typing import Any
 
 import numpy as np
 
@@ -31,7 +33,7 @@ def _calls(dyn, pin_chain, state):
     q, qd, qdd, kp, kd = state
     n = len(q)
     out = np.zeros((2 * n + 1, n))
-    calls = {}
+    calls: dict[str, dict[str, Callable[..., Any]]] = {}
     for method, d in dyn.items():
         calls[method] = {
             'M': lambda d=d: d.mass_matrix(q),
@@ -91,7 +93,7 @@ def time_operations(model, methods=('recursive', 'kronecker', 'christoffel', 'pi
     calls = _calls(dyn, PinocchioChain(model), state)
     calls = {m: calls[m] for m in methods}
     overhead = _timer_overhead()
-    samples = {m: {op: [] for op in OPS} for m in methods}
+    samples: dict[str, dict[str, list[int]]] = {m: {op: [] for op in OPS} for m in methods}
     for fn_map in calls.values():  # warm-up (compilation, caches)
         for fn in fn_map.values():
             fn()
@@ -107,7 +109,7 @@ def time_operations(model, methods=('recursive', 'kronecker', 'christoffel', 'pi
                     t0 = time.perf_counter_ns()
                     fn()
                     out.append(time.perf_counter_ns() - t0 - overhead)
-    result = {}
+    result: dict[str, dict[str, dict[str, float]]] = {}
     for method in methods:
         result[method] = {}
         for op in OPS:
@@ -121,7 +123,7 @@ def scaling(sizes=(2, 4, 8, 16, 32), methods=('recursive', 'pinocchio', 'kroneck
                                               'christoffel'), repeats=600, seed=0):
     """Median MCg time [us] against n on random chains, and the fitted exponent (n >= 8)."""
     from ..model.random_chain import random_chain
-    times = {m: [] for m in methods}
+    times: dict[str, list[float]] = {m: [] for m in methods}
     for n in sizes:
         model = load_urdf(random_chain(n, seed + n, branches=False), tip_link='tip')
         res = time_operations(model, methods, repeats=repeats,

@@ -130,8 +130,8 @@ def _echo(args):
         ref = node.create_publisher(JointState, '~/reference', 10)
         out = JointState()
         out.name = PANDA_JOINTS
-        layout, cmd_wire, ref_wire = [None], Float64MultiArrayWriter(7), \
-            JointStateWriter(PANDA_JOINTS)
+        layout: list[JointStateLayout | None] = [None]
+        cmd_wire, ref_wire = Float64MultiArrayWriter(7), JointStateWriter(PANDA_JOINTS)
 
         def on_state(msg):
             cmd.publish(Float64MultiArray(data=array.array('d', msg.position)))
@@ -140,11 +140,12 @@ def _echo(args):
             ref.publish(out)
 
         def on_raw_state(data):
-            if layout[0] is None or not layout[0].matches(data):
-                layout[0] = JointStateLayout(data)
-            position, velocity, _ = layout[0].values(data)
+            reader = layout[0]
+            if reader is None or not reader.matches(data):
+                reader = layout[0] = JointStateLayout(data)
+            position, velocity, _ = reader.values(data)
             cmd.publish(cmd_wire(position))
-            ref.publish(ref_wire(*stamp_parts(layout[0].stamp(data)), position, velocity,
+            ref.publish(ref_wire(*stamp_parts(reader.stamp(data)), position, velocity,
                                  position))
         node.create_subscription(JointState, JOINT_STATES,
                                  on_raw_state if args.get('raw') else on_state,

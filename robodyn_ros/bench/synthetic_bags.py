@@ -68,7 +68,7 @@ def write_tracking_bag(path, storage='mcap', duration=10.0, rate=1000.0, joints=
         errs.append(e[error_joint])
         states += 1
     bag.close()
-    errs = np.asarray(errs)
-    return dict(rms=float(np.sqrt(np.mean(errs ** 2))), max_abs=float(np.abs(errs).max()),
+    error = np.asarray(errs)
+    return dict(rms=float(np.sqrt(np.mean(error ** 2))), max_abs=float(np.abs(error).max()),
                 analytic_rms=amplitude / np.sqrt(2), analytic_max=amplitude, joints=joints,
                 error_joint=joints[error_joint], states=states, references=refs)

@@ -1,7 +1,9 @@
 """One pass over a bag's messages for validation: states, reference, commands and
 diagnostics are routed to the reference, alignment, metrics and residual stages."""
 
+from dataclasses import dataclass
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -26,6 +28,16 @@ def _sec(stamp):
     return stamp.sec + stamp.nanosec * 1e-9
 
 
+@dataclass
+class CommandStats:
+    """The command topic so far: messages, peak |value| per joint, messages at the effort
+    limit per joint (None before the first message)."""
+
+    count: int = 0
+    peak: np.ndarray | None = None
+    hits: np.ndarray | None = None
+
+
 class BagStream:
     """Consumes a bag's messages in time order through :attr:`handlers`; :meth:`result`.
 
@@ -45,19 +57,21 @@ class BagStream:
         if model is not None:
             from ..dynamics import RigidBodyDynamics
             self.dyn = RigidBodyDynamics(model, friction_smoothing=0.01)
-        self.joints = list(model.joint_names) if model is not None else None
+        self.joints: list[str] | None = list(model.joint_names) if model is not None \
+            else None
         self.states = JointStateBatch(self.joints)
         self.refs = JointStateBatch(self.joints) if ref_type == JOINT_STATE else None
         self.sampled = SampledReference()
-        self.reference = self.sampled  # a TrajectoryReference for JointTrajectory topics
+        # a TrajectoryReference for JointTrajectory topics
+        self.reference: SampledReference | TrajectoryReference = self.sampled
         self.state_timing, self.ref_timing = TimingStats(), TimingStats()
-        self.aligner = None
-        self.cmd = dict(count=0, peak=None, hits=None)
+        self.aligner: Aligner | None = None
+        self.cmd = CommandStats()
         self.cmd_plot = Decimator()
-        self.diagnostics = []
+        self.diagnostics: list[dict[str, str]] = []
         self.states_seen = 0
-        self.last_state_raw = None
-        self.early = []
+        self.last_state_raw: bytes | None = None
+        self.early: list[tuple[bytes, int]] = []
 
     @property
     def handlers(self):
@@ -118,22 +132,29 @@ class BagStream:
             self.reference = TrajectoryReference(self.joints)
         self.reference.update(msg, t, self._last_q())
 
+    def _known_joints(self) -> list[str]:
+        """The compared joints, once the model or a reference has named them."""
+        if self.joints is None:
+            raise BagError('no reference message has named the joints yet')
+        return self.joints
+
     def _on_controller_state(self, msg, t):
+        joints = self._known_joints()
         names = tuple(msg.joint_names)
         ref = msg.reference if hasattr(msg, 'reference') else msg.desired
         lookup = {name: i for i, name in enumerate(names)}
-        idx = [lookup[j] for j in self.joints if j in lookup]
-        if len(idx) != len(self.joints):
-            raise BagError(f'controller_state lacks joints of {self.joints}')
+        idx = [lookup[j] for j in joints if j in lookup]
+        if len(idx) != len(joints):
+            raise BagError(f'controller_state lacks joints of {joints}')
         vel = np.asarray(ref.velocities)[idx] if len(ref.velocities) == len(names) \
-            else np.zeros(len(self.joints))
+            else np.zeros(len(joints))
         self.sampled.add(t, np.asarray(ref.positions)[idx], vel)
 
     def _last_q(self):
         """The latest measured position (a trajectory starts from it), or None."""
         if self.aligner is not None and len(self.aligner.q):
             return self.aligner.q[-1]
-        if self.last_state_raw is None:
+        if self.last_state_raw is None or self.joints is None:
             return None
         _, names, pos, _, _ = parse_joint_state(self.last_state_raw)
         lookup = dict(zip(names, pos))
@@ -155,7 +176,7 @@ class BagStream:
             batch = self.states.take()
             self.state_timing.add(batch.arrival_t)
             if self.aligner is None:
-                self.aligner = Aligner(len(self.joints), self.tolerance, self.dyn)
+                self.aligner = Aligner(len(self._known_joints()), self.tolerance, self.dyn)
             self.aligner.add(batch.t, batch.q, batch.qd, batch.effort)
         if self.aligner is not None:
             self.aligner.process(self.reference, final)
@@ -164,13 +185,13 @@ class BagStream:
     def _on_command(self, raw, msgtype, stamp_ns):
         values = float64_multi_array(raw)
         cmd, model = self.cmd, self.model
-        cmd['count'] += 1
-        if cmd['peak'] is None:
-            cmd['peak'], cmd['hits'] = np.abs(values), np.zeros(len(values))
-        if len(values) == len(cmd['peak']):
-            cmd['peak'] = np.maximum(cmd['peak'], np.abs(values))
+        cmd.count += 1
+        if cmd.peak is None or cmd.hits is None:
+            cmd.peak, cmd.hits = np.abs(values), np.zeros(len(values))
+        if len(values) == len(cmd.peak):
+            cmd.peak = np.maximum(cmd.peak, np.abs(values))
             if model is not None and len(values) == model.n:
-                cmd['hits'] += np.abs(values) >= model.effort_limits * (1 - 1e-9)
+                cmd.hits += np.abs(values) >= model.effort_limits * (1 - 1e-9)
             self.cmd_plot.add(np.array([stamp_ns * 1e-9]), values[None, :])
 
     # -- the end ------------------------------------------------------------------------
@@ -210,12 +231,12 @@ class BagStream:
                           backward_jumps=states.backward_jumps, other_messages=states.ignored)
         return timing
 
-    def _command(self):
+    def _command(self) -> dict[str, Any]:
         cmd = self.cmd
-        return dict(topic=self.topics.get('command'), messages=cmd['count'],
-                    peak=None if cmd['peak'] is None else cmd['peak'].tolist(),
-                    at_limit_pct=None if cmd['hits'] is None or self.model is None else
-                    (100.0 * cmd['hits'] / max(cmd['count'], 1)).tolist())
+        return dict(topic=self.topics.get('command'), messages=cmd.count,
+                    peak=None if cmd.peak is None else cmd.peak.tolist(),
+                    at_limit_pct=None if cmd.hits is None or self.model is None else
+                    (100.0 * cmd.hits / max(cmd.count, 1)).tolist())
 
 
 def progress_printer(total):

@@ -33,8 +33,8 @@ class TrackingStats:
         self.final = np.zeros(n)
         self.in_band = np.zeros(n)
         self.last_out = np.full(n, -np.inf)  # last time |e| exceeded the band
-        self.t_first = None
-        self.t_last = None
+        self.t_first: float | None = None  # [s], set by the first add()
+        self.t_last: float | None = None
 
     def add(self, t, err):
         """Add errors ``err`` (m, n) at times ``t`` (m,) [s]."""
@@ -60,7 +60,7 @@ class TrackingStats:
 
     def result(self, names: list[str]) -> TrackingResult | None:
         """Per joint and overall, in radians or metres; None before any sample."""
-        if self.count == 0:
+        if self.count == 0 or self.t_first is None or self.t_last is None:
             return None
         with np.errstate(invalid='ignore', divide='ignore'):
             rms = np.where(self.finite > 0, np.sqrt(self.sumsq / self.finite), np.nan)
@@ -88,8 +88,8 @@ class TimingStats:
         self.kept = 0
         self.max_keep = max_keep
         self.count = 0
-        self.first = None
-        self.last = None
+        self.first: float | None = None  # [s], set by the first add()
+        self.last: float | None = None
         self.backwards = 0
 
     def add(self, stamps):
@@ -111,7 +111,7 @@ class TimingStats:
 
     def result(self):
         """Rate [Hz], dt percentiles [ms], gaps and dropped cycles."""
-        if self.count < 2:
+        if self.count < 2 or self.first is None or self.last is None:
             return None
         dt = np.concatenate(self.dts) if self.dts else np.zeros(0)
         dt = dt[dt > 0]

@@ -22,9 +22,9 @@ class SampledReference:
 
     def __init__(self):
         self.t = np.zeros(0)
-        self.q = None
-        self.qd = None
-        self.pending = []
+        self.q: np.ndarray | None = None  # (m, n), None before the first merge
+        self.qd: np.ndarray | None = None
+        self.pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
 
     def add(self, t, q, qd):
         self.pending.append((np.array([t]), np.asarray(q)[None, :], np.asarray(qd)[None, :]))
@@ -53,7 +53,7 @@ class SampledReference:
     def evaluate(self, ts, final=False):
         """(mask of evaluable states, q_ref) and drop consumed samples."""
         self._merge()
-        if self.q is None or len(self.t) < 2:
+        if self.q is None or self.qd is None or len(self.t) < 2:
             return np.zeros(len(ts), bool), None
         ok = (ts >= self.t[0]) & (ts <= self.t[-1])
         tsel = ts[ok]
