@@ -19,11 +19,11 @@ import time
 
 import numpy as np
 
-from robodyn_ros.bench.loop_bench import PANDA_Q0
 from robodyn_ros.control import ControllerConfig, ControllerCore
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.registry import robot_path
+from robodyn_ros.nodes.loop_bench_nodes import PANDA_Q0
 
 Q0 = np.array(PANDA_Q0)
 

@@ -106,3 +106,29 @@ def test_configuring_and_validating_do_not_load_numba():
         'from robodyn_ros.control import ControllerCore',
         'assert "numba" in sys.modules'])
     assert code == 0, output
+
+
+ROS_PACKAGES = ('rclpy', 'std_msgs', 'sensor_msgs', 'trajectory_msgs', 'diagnostic_msgs',
+                'control_msgs', 'builtin_interfaces', 'rcl_interfaces', 'rosgraph_msgs')
+
+
+def test_only_nodes_import_rclpy_or_messages_even_inside_functions():
+    """Not only at import time: no module outside nodes/ imports rclpy or a message
+    package anywhere, a function body included (the benchmark's and the demo's nodes live
+    in nodes/ too)."""
+    import ast
+    import glob
+    import os
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        'robodyn_ros')
+    wrong = []
+    for path in glob.glob(os.path.join(root, '**', '*.py'), recursive=True):
+        if os.path.relpath(path, root).split(os.sep)[0] == 'nodes':
+            continue
+        for node in ast.walk(ast.parse(open(path, encoding='utf-8').read())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ''] if isinstance(node, ast.ImportFrom) and not node.level \
+                else []
+            wrong += [f'{os.path.relpath(path, root)} imports {name}' for name in names
+                      if name.split('.')[0] in ROS_PACKAGES]
+    assert not wrong, wrong

@@ -1,28 +1,15 @@
-"""Figures of the loop benchmark (nodes.loop_bench): the publisher's schedule, the answered
-share, latency and compute figures, the machine's steal time, the printed table. Pure:
-no ROS."""
-
-import math
+"""Figures of the loop benchmark (bench/loop_bench.py): the answered share, latency and
+compute figures, the machine's steal time, the printed table. Pure: no ROS."""
 
 import numpy as np
 
-__all__ = ['next_tick', 'loop_figures', 'cpu_times', 'steal_percent', 'format_loop_bench']
-
-
-def next_tick(tick, period, now):
-    """The publisher's next tick after ``tick`` [s], called at ``now`` [s], and how many
-    ticks it skips, as rcl_timer_call does: a tick already past is skipped, not sent late
-    in a burst (states microseconds apart leave keep-last-1 subscribers, by design, only
-    the newest: the benchmark would measure the publisher's wake-ups, not the node)."""
-    tick += period
-    missed = math.ceil((now - tick) / period) if tick < now else 0
-    return tick + missed * period, missed
+__all__ = ['loop_figures', 'cpu_times', 'steal_percent', 'format_loop_bench']
 
 
 def loop_figures(stamps, answers, compute):
     """Answered share and latency [ms] of the states a node answered (``stamps``: the
     stamps sent [s]; ``answers``: (stamp, receipt time) rows [s]; ``compute``: the
-    controller's diagnostics rows, see nodes.loop_bench) and its compute figures [us]."""
+    controller's diagnostics rows, see nodes.loop_bench_nodes) and its compute figures [us]."""
     sent = set(np.round(stamps, 6))
     latency = {}
     for stamp, received in answers:

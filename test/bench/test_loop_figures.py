@@ -1,5 +1,5 @@
-"""The loop benchmark's figures and publisher schedule (the benchmark itself is `robodyn
-bench --loop`, never a timed test)."""
+"""The loop benchmark's figures (the benchmark itself is `robodyn bench --loop`, never a
+timed test)."""
 
 import numpy as np
 import pytest
@@ -8,28 +8,8 @@ from robodyn_ros.bench.loop_figures import (
     cpu_times,
     format_loop_bench,
     loop_figures,
-    next_tick,
     steal_percent,
 )
-
-PERIOD = 1e-3
-
-
-def test_on_time_keeps_the_phase():
-    assert next_tick(1.0, PERIOD, 1.0 + 2e-5) == (pytest.approx(1.001), 0)
-
-
-def test_late_by_less_than_a_period_keeps_the_phase():
-    tick, missed = next_tick(1.0, PERIOD, 1.0009)
-    assert (tick, missed) == (pytest.approx(1.001), 0)
-
-
-@pytest.mark.parametrize('late, missed', [(1.5e-3, 1), (2.0e-3 + 1e-9, 2), (3.7e-3, 3)])
-def test_ticks_already_past_are_skipped_not_burst(late, missed):
-    tick, skipped = next_tick(1.0, PERIOD, 1.0 + late)
-    assert skipped == missed
-    assert 1.0 + late < tick <= 1.0 + late + PERIOD  # the next send is in the future
-    assert tick == pytest.approx(1.0 + (missed + 1) * PERIOD)
 
 
 def test_steal_share_of_the_cpu_time_between_two_samples():
