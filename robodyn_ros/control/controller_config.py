@@ -217,11 +217,10 @@ def _check_rules(parameter: Parameter, value):
             raise ConfigError(f'{name}: expected values {_range_words(parameter)}, got '
                               f'{list(value)}')
     elif parameter.type in ('int', 'float') and not _in_range(parameter, value):
-        unit = f' {parameter.unit}' if parameter.unit else ''
         if parameter.low is not None and parameter.high is not None and \
                 not parameter.low_open:
-            raise ConfigError(f'{name}: expected {parameter.low:g} to {parameter.high:g}'
-                              f'{unit}, got {value!r}')
+            _within(name, value, parameter.low, parameter.high, parameter.unit)
+        unit = f' {parameter.unit}' if parameter.unit else ''
         raise ConfigError(f'{name}: expected a value {_range_words(parameter)}{unit}, got '
                           f'{value!r}')
 
