@@ -17,6 +17,9 @@ from robodyn_ros.model.ros2_control_urdf import simulation_urdf
 DATA = Path(__file__).resolve().parents[1] / 'data' / 'descriptions'
 ARM = str(DATA / 'vendor_arm.urdf.xacro')
 CALIBRATION = f'calibration:={DATA / "calibration.yaml"}'
+PARALLEL = f'calibration:={DATA / "calibration_parallel.yaml"}'
+#: SO-101's wrist: a pitch of 0.0487 rad and 1.5708 for pi/2 leave the axes 3e-7 m apart
+NEARLY_INTERSECTING = ('rounded:=true', 'wrist_tilt:=0.0486795', 'wrist_offset:=0.0181')
 
 
 def _load(*args, **kwargs):
@@ -46,12 +49,36 @@ def _exactness(model):
     ((), []),
     (('rounded:=true',), ['shoulder_lift_joint']),  # Rx(3.1416) Ry(3.1416): 7e-6 rad off
     ((CALIBRATION,), ['shoulder_lift_joint']),  # the elbow tilted by 3e-4 rad
+    ((PARALLEL,), ['shoulder_lift_joint', 'elbow_joint']),  # joints 2-4 nearly parallel
+    (('rounded:=true', PARALLEL), ['shoulder_lift_joint', 'elbow_joint']),
+    (NEARLY_INTERSECTING, ['shoulder_lift_joint']),
 ])
 def test_nearly_parallel_axes_are_exact_with_hayati_rows(args, hayati):
     model = _load(*args)
     table = model.dh_table()
     assert [r.joint_name for r in table.rows if r.beta] == hayati
     assert max(abs(r.d) for r in table.rows) < 1.0  # no frame kilometres away
+    assert table.fk_error <= 1e-12
+    assert (_exactness(model) <= 1e-12).all()
+
+
+def test_nearly_intersecting_axes_take_the_normal_from_the_cross_product():
+    """The feet of the common normal of axes 3e-7 m apart carry 9 digits: a direction taken
+    from them tilts x by 1e-10 rad; z_i x z_i+1 keeps every digit (both conventions)."""
+    model = _load(*NEARLY_INTERSECTING)
+    for convention in ('standard', 'modified'):
+        if convention == 'modified':  # the rounded shoulder needs a Hayati row
+            model = _load('wrist_tilt:=0.0486795', 'wrist_offset:=0.0181')
+        assert model.dh_table(convention).fk_error <= 1e-12
+
+
+def test_lerobot_so101_loads_exactly():
+    """example-robot-data's SO-101 (rounded 1.5708, nearly intersecting wrist axes)."""
+    from robodyn_ros.model.registry import example_robot_data_dir
+    path = Path(example_robot_data_dir()) / 'so_arm_description' / 'urdf' / 'so101.urdf'
+    model = load_urdf(str(path), tip_link='gripper_link')
+    for convention in ('standard', 'modified'):
+        assert model.dh_table(convention).fk_error <= 1e-12
     assert (_exactness(model) <= 1e-12).all()
 
 
