@@ -17,7 +17,7 @@ from ..errors import ConfigError
 from .parameters import NODE_ONLY, PARAMETERS, Parameter, config_name
 from .safety.limits import SafetyLimits
 
-__all__ = ['ControllerConfig', 'safety_limits']
+__all__ = ['ControllerConfig', 'safety_limits', 'velocity_limits']
 
 #: The final ramp (deactivate, shutdown, SIGINT) must reach the safe command from any output
 #: within this time [s], so a process exits within 2 s of a signal: max_torque_rate must be
@@ -263,6 +263,13 @@ def _within(name, value, lower, upper, unit='', why=''):
         raise ConfigError(f'{name}: expected {lower:g} to {upper:g}{unit}{why}, got {value!r}')
 
 
+def velocity_limits(model, config: ControllerConfig) -> np.ndarray:
+    """(n,) velocity limits [rad/s or m/s]: the parameter or the URDF's; inf where none
+    (0 or missing). References stay within them; the guard sits velocity_margin above."""
+    velocity = config.per_joint('velocity_limits', model.n, model.velocity_limits)
+    return np.where(velocity > 0, velocity, np.inf)
+
+
 def safety_limits(model, config: ControllerConfig) -> SafetyLimits:
     """The supervisor's limits for ``model`` under ``config``: effort (parameter or URDF;
     ConfigError when missing or 0), guard bands, rate limit, timeouts."""
@@ -281,8 +288,7 @@ def safety_limits(model, config: ControllerConfig) -> SafetyLimits:
                           f'largest effort range (2 x {need * FINAL_RAMP_BUDGET / 2:g}) to the '
                           f'safe command within {FINAL_RAMP_BUDGET:g} s on shutdown; expected '
                           f'>= {need:g}')
-    velocity = cfg.per_joint('velocity_limits', n, model.velocity_limits)
-    velocity = np.where(velocity > 0, velocity * (1.0 + cfg.velocity_margin), np.inf)
+    velocity = velocity_limits(model, cfg) * (1.0 + cfg.velocity_margin)
     return SafetyLimits(
         effort=effort, max_torque_rate=cfg.max_torque_rate, period=1.0 / cfg.rate,
         ramp_time=cfg.ramp_time, state_timeout=cfg.state_timeout,

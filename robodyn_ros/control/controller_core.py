@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, ModelError, RobodynError
 from ..model import RobotModel
-from .controller_config import ControllerConfig, safety_limits
+from .controller_config import ControllerConfig, safety_limits, velocity_limits
 from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
 from .joint_map import JointMap
@@ -84,7 +84,8 @@ class ControllerCore:
                                            if config.include_gravity else None)
         margin = config.reference_margin
         self.reference = ReferenceManager(self.joint_map, model.lower + margin,
-                                          model.upper - margin, config.interpolation)
+                                          model.upper - margin, config.interpolation,
+                                          velocity_limits(model, config))
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
         self.fused_cycle = self._build_fused_cycle()

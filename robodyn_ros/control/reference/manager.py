@@ -23,14 +23,17 @@ class ReferenceManager:
     Args:
         joint_map: JointMap of the chain.
         lower, upper: (n,) admissible reference positions [rad or m].
+        velocity: (n,) admissible |reference velocity| [rad/s or m/s] (inf or None: none).
         interpolation: 'auto' (as JointTrajectoryController), 'quintic' or 'cubic' for
             JointTrajectory messages.
     """
 
-    def __init__(self, joint_map, lower, upper, interpolation='auto'):
+    def __init__(self, joint_map, lower, upper, interpolation='auto', velocity=None):
         self.joint_map = joint_map
         self.lower = np.asarray(lower, dtype=float)
         self.upper = np.asarray(upper, dtype=float)
+        self.velocity = np.full(len(self.lower), np.inf) if velocity is None else \
+            np.asarray(velocity, dtype=float)
         self.interpolation = interpolation
         self.generator = None
         self.t0 = 0.0
@@ -51,23 +54,34 @@ class ReferenceManager:
         self.generator, self.t0, self.kind = Hold(np.array(q, dtype=float)), t, 'hold'
 
     def start(self, kind, q0, t, amplitudes=None, periods=None, ramp=1.0):
-        """Start a named reference from ``q0`` at time t; InputError if it would leave the
-        admissible range (its bound q0 ± sum |A| is checked)."""
+        """Start a named reference from ``q0`` at time t; InputError if it could leave the
+        admissible range or exceed the velocity limits (bounds: q0 +- sum |A|, and
+        sum |A| w plus the smooth start's 1.875 sum |A| / ramp)."""
         generator = make_reference(kind, q0, amplitudes, periods, ramp)
+        speed = np.zeros(len(generator.q0))
         if isinstance(generator, SumOfSines):
             reach = np.abs(generator.amplitudes).sum(axis=1)
             lo, hi = generator.q0 - reach, generator.q0 + reach
+            speed = np.abs(generator._aw).sum(axis=1) + \
+                (1.875 * reach / generator.ramp if generator.ramp > 0 else 0.0)
         elif kind == 'one_minus_cos':
             lo = np.minimum(generator.q0, generator.q0 + 2 * generator.amplitude)
             hi = np.maximum(generator.q0, generator.q0 + 2 * generator.amplitude)
+            speed = np.abs(generator.amplitude) * 2.0 * np.pi / generator.period
         else:
             lo = hi = generator.q0
+        names = self.joint_map.names
         bad = np.flatnonzero((lo < self.lower) | (hi > self.upper))
         if bad.size:
             j = int(bad[0])
             raise InputError(f'{kind} reference spans [{lo[j]:.4g}, {hi[j]:.4g}] on '
-                             f'{self.joint_map.names[j]}, outside the admissible range '
+                             f'{names[j]}, outside the admissible range '
                              f'[{self.lower[j]:.4g}, {self.upper[j]:.4g}]')
+        bad = np.flatnonzero(speed > self.velocity)
+        if bad.size:
+            j = int(bad[0])
+            raise InputError(f'{kind} reference may reach {speed[j]:.4g} /s on {names[j]}, '
+                             f'above its velocity limit {self.velocity[j]:.4g}')
         self.generator, self.t0, self.kind = generator, t, kind
 
     def prepare(self, msg, t):
@@ -80,7 +94,8 @@ class ReferenceManager:
             raise InputError('no reference yet (no valid joint state since activation)')
         start = _sample(generator, t0, t)
         spline = trajectory_from_message(msg, self.joint_map, start, 0.0,
-                                         self.interpolation, self.lower, self.upper)
+                                         self.interpolation, self.lower, self.upper,
+                                         self.velocity)
         return PreparedTrajectory(spline, t, generator, t0)
 
     def adopt(self, prepared):

@@ -179,6 +179,11 @@ class SplineTrajectory:
         self.end = (positions[-1], vel[-1] if last >= 3 else np.zeros(n),
                     acc[-1] if last == 5 else np.zeros(n))
 
+    def polynomials(self):
+        """((6, m, n) ascending power coefficients of every segment in the time from its
+        start [s], (m,) segment durations [s]): what :mod:`.envelope` checks."""
+        return np.stack(self.coeffs, axis=1), np.diff(self.knots)
+
     @property
     def duration(self):
         """Seconds from start to the last point."""

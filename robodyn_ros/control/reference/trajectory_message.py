@@ -8,6 +8,7 @@ time_from_start.sec/nanosec``): rclpy messages and rosbags-deserialised ones bot
 import numpy as np
 
 from ...errors import InputError
+from .envelope import first_excursion
 from .trajectories import SplineTrajectory
 
 __all__ = ['trajectory_from_message', 'START_TOLERANCE']
@@ -18,7 +19,7 @@ START_TOLERANCE = 1e-2
 
 
 def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
-                            upper=None):
+                            upper=None, velocity=None):
     """Spline through a JointTrajectory's points, starting from the current reference.
 
     Args:
@@ -28,16 +29,41 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
         t0: time [s] on the caller's reference clock at which the trajectory starts.
         kind: 'auto' (each segment's degree from what its points carry, as
             JointTrajectoryController's spline), 'quintic' or 'cubic'.
-        lower, upper: (n,) admissible positions; a point outside is rejected.
+        lower, upper: (n,) admissible positions: the interpolated reference must stay
+            inside, at and between the points.
+        velocity: (n,) admissible |velocity| (inf: none), at and between the points.
 
     Returns:
         SplineTrajectory. Joints missing from the message hold their start position.
 
     Raises:
         InputError: unknown or duplicate joints, no points, lengths that differ from
-            ``joint_names``, non-finite values, times not increasing, a point outside
-            [lower, upper], or a first point at time 0 away from the current reference.
+            ``joint_names``, non-finite values, times not increasing, a reference that
+            leaves [lower, upper] or exceeds ``velocity`` anywhere (checked exactly on the
+            interpolation, see envelope.py), or a first point at time 0 away from the
+            current reference.
     """
+    times, pos, vel, acc, carried = _decode_points(msg, joint_map, start[0])
+    _check_limits(pos, lower, upper, joint_map.names)
+    if times[0] < 0.0:
+        raise InputError(f'point 0: time_from_start {times[0]:g} s is negative')
+    if times[0] == 0.0:
+        gap = float(np.max(np.abs(pos[0] - start[0])))
+        if gap > START_TOLERANCE:
+            raise InputError(f'first point at time_from_start 0 is {gap:.3g} away from the '
+                             f'current reference (> {START_TOLERANCE}); give it a time > 0')
+        times, pos, vel, acc = times[1:], pos[1:], vel[1:], acc[1:]
+        carried = (carried[0][1:], carried[1][1:])
+        if not len(times):
+            return SplineTrajectory(start, [1e-3], [start[0]], None, None, t0=t0, kind=kind)
+    spline = SplineTrajectory(start, times, pos, vel, acc, t0=t0, kind=kind, carried=carried)
+    _check_envelope(spline, lower, upper, velocity, joint_map.names)
+    return spline
+
+
+def _decode_points(msg, joint_map, hold):
+    """(times, positions, velocities, accelerations, carried) of a JointTrajectory's points
+    in chain order; joints it leaves out hold ``hold`` (positions) and 0."""
     names = list(msg.joint_names)
     points = list(msg.points)
     if not points:
@@ -53,7 +79,7 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
         stamp = point.time_from_start
         times[k] = stamp.sec + stamp.nanosec * 1e-9
         try:
-            pos[k] = joint_map.positions(names, point.positions, start[0])
+            pos[k] = joint_map.positions(names, point.positions, hold)
             if len(point.velocities):
                 vel[k] = joint_map.positions(names, point.velocities, zeros)
             if len(point.accelerations):
@@ -63,17 +89,29 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
     if not np.isfinite(pos).all() or not np.isfinite(vel).all() or \
             not np.isfinite(acc).all() or not np.isfinite(times).all():
         raise InputError('trajectory contains non-finite values')
-    _check_limits(pos, lower, upper, joint_map.names)
-    if times[0] <= 0.0:
-        gap = float(np.max(np.abs(pos[0] - start[0])))
-        if gap > START_TOLERANCE:
-            raise InputError(f'first point at time_from_start 0 is {gap:.3g} away from the '
-                             f'current reference (> {START_TOLERANCE}); give it a time > 0')
-        times, pos, vel, acc = times[1:], pos[1:], vel[1:], acc[1:]
-        carried = (carried[0][1:], carried[1][1:])
-        if not len(times):
-            return SplineTrajectory(start, [1e-3], [start[0]], None, None, t0=t0, kind=kind)
-    return SplineTrajectory(start, times, pos, vel, acc, t0=t0, kind=kind, carried=carried)
+    return times, pos, vel, acc, carried
+
+
+def _check_envelope(spline, lower, upper, velocity, names):
+    """InputError when the interpolated reference leaves [lower, upper] or exceeds
+    ``velocity`` between (or at) its points."""
+    coeffs, durations = spline.polynomials()
+    knots = spline.knots
+    if lower is not None:
+        out = first_excursion(coeffs, durations, lower, upper)
+        if out is not None:
+            raise InputError(
+                f'the interpolated reference leaves the admissible range: {names[out.j]} '
+                f'reaches {out.value:.4g} at {knots[out.k] + out.time:.3f} s (range '
+                f'[{lower[out.j]:.4g}, {upper[out.j]:.4g}], limits minus reference_margin)')
+    if velocity is not None:
+        rates = coeffs[1:] * np.arange(1, coeffs.shape[0])[:, None, None]
+        out = first_excursion(rates, durations, -velocity, velocity)
+        if out is not None:
+            raise InputError(
+                f'the interpolated reference is too fast: {names[out.j]} reaches '
+                f'{out.value:.4g} /s at {knots[out.k] + out.time:.3f} s (velocity limit '
+                f'{velocity[out.j]:.4g}); give the points later times')
 
 
 def _check_limits(pos, lower, upper, names):

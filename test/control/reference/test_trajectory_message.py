@@ -80,3 +80,54 @@ def test_validation_follows_the_controllers_conversion():
             np.testing.assert_allclose(ours, theirs, atol=0)
     rejected = _msg(NAMES, [_point(0.5, [0.0, 0.0])])  # 2 positions for 3 names
     assert trajectory_reference(rejected, NAMES, 3.0, validation, None) is validation
+
+
+LIMITS = {'lower': np.full(3, -1.0), 'upper': np.full(3, 1.0), 'velocity': np.full(3, 2.0)}
+
+
+def test_a_point_velocity_that_bends_the_interpolation_out_of_the_limits_is_refused():
+    """Positions inside, velocities of 10: the quintic between the points reaches -2.2."""
+    msg = _msg(NAMES, [_point(1.0, START[0] + 0.1, [10.0] * 3, [0.0] * 3)])
+    with pytest.raises(InputError, match='leaves the admissible range: a reaches'):
+        trajectory_from_message(msg, JointMap(NAMES), START, 0.0, **LIMITS)
+    slow = _msg(NAMES, [_point(1.0, START[0] + 0.1, [0.1] * 3, [0.0] * 3)])
+    trajectory_from_message(slow, JointMap(NAMES), START, 0.0, **LIMITS)
+
+
+def test_a_move_too_fast_for_the_velocity_limits_is_refused():
+    fast = _msg(NAMES, [_point(0.01, [0.5, 0.2, 0.3])])  # 0.4 rad in 10 ms, linear
+    with pytest.raises(InputError, match=r'too fast: a reaches 40 /s .* limit 2\)'):
+        trajectory_from_message(fast, JointMap(NAMES), START, 0.0, **LIMITS)
+    linear = _msg(NAMES, [_point(0.5, [0.5, 0.2, 0.3]), _point(0.6, [0.9, 0.2, 0.3])])
+    with pytest.raises(InputError, match='too fast: a reaches 4 /s'):  # positions only
+        trajectory_from_message(linear, JointMap(NAMES), START, 0.0, **LIMITS)
+
+
+def test_a_negative_time_from_start_is_refused_with_its_reason():
+    msg = _msg(NAMES, [SimpleNamespace(positions=list(START[0]), velocities=[],
+                                       accelerations=[],
+                                       time_from_start=SimpleNamespace(sec=-1, nanosec=0))])
+    with pytest.raises(InputError, match='time_from_start -1 s is negative'):
+        trajectory_from_message(msg, JointMap(NAMES), START, 0.0)
+
+
+def test_every_accepted_interpolation_stays_inside_its_bounds():
+    """Random trajectories: accepted ones never leave the bounds on a 0.1 ms grid."""
+    rng = np.random.default_rng(3)
+    accepted = 0
+    for _ in range(200):
+        m = int(rng.integers(1, 4))
+        times = np.cumsum(rng.uniform(0.2, 1.0, m))
+        points = [_point(t, rng.uniform(-0.95, 0.95, 3), rng.uniform(-1.5, 1.5, 3),
+                         rng.uniform(-3, 3, 3)) for t in times]
+        try:
+            spline = trajectory_from_message(_msg(NAMES, points), JointMap(NAMES), START, 0.0,
+                                             'quintic', **LIMITS)
+        except InputError:
+            continue
+        accepted += 1
+        samples = [spline(t) for t in np.arange(0.0, spline.duration, 1e-4)]
+        q = np.array([s[0] for s in samples])
+        qd = np.array([s[1] for s in samples])
+        assert q.min() >= -1.0 and q.max() <= 1.0 and np.abs(qd).max() <= 2.0
+    assert 20 < accepted < 200  # both outcomes drawn
