@@ -81,6 +81,8 @@ class ControllerConfig:
     safe_command: str = _default('safe_command')
     initial_output: str = _default('initial_output')
     damping: tuple[float, ...] = _default('damping')
+    hold_kp: tuple[float, ...] = _default('hold_kp')
+    hold_kd: tuple[float, ...] = _default('hold_kd')
     viscous: tuple[float, ...] = _default('viscous')
     coulomb: tuple[float, ...] = _default('coulomb')
     payload_mass: float = _default('payload.mass')
@@ -294,4 +296,6 @@ def safety_limits(model, config: ControllerConfig) -> SafetyLimits:
         ramp_time=cfg.ramp_time, state_timeout=cfg.state_timeout,
         lower=model.lower + cfg.position_margin, upper=model.upper - cfg.position_margin,
         velocity=velocity, damping=cfg.per_joint('damping', n),
-        safe_command=cfg.safe_command, initial_output=cfg.initial_output)
+        safe_command=cfg.safe_command, initial_output=cfg.initial_output,
+        hold_kp=cfg.per_joint('hold_kp', n, np.full(n, np.nan)),
+        hold_kd=cfg.per_joint('hold_kd', n, np.full(n, np.nan)))

@@ -81,7 +81,8 @@ class ControllerCore:
         self.dyn, self.law = controller_dynamics(model, config, self.payload)
         self.supervisor = SafetySupervisor(safety_limits(model, config),
                                            self.dyn.gravity_vector
-                                           if config.include_gravity else None)
+                                           if config.include_gravity else None,
+                                           self._mass_diagonal)
         margin = config.reference_margin
         self.reference = ReferenceManager(self.joint_map, model.lower + margin,
                                           model.upper - margin, config.interpolation,
@@ -94,6 +95,11 @@ class ControllerCore:
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
         self.last_rejection = ''
+
+    def _mass_diagonal(self, q):
+        """diag M(q) of the current dynamics (payload included): the position hold's
+        derived gains."""
+        return np.diag(self.dyn.mass_matrix(q))
 
     def _gravity_norm(self):
         return float(np.linalg.norm(self.config.gravity))
@@ -382,6 +388,7 @@ class ControllerCore:
         sup = self.supervisor
         values = {'state': sup.mode, 'reason': sup.reason, 'mode': self.config.mode,
                   'reference': self.reference.kind,
+                'safe_command': sup.hold_kind,
                   'state_age_ms': 'none' if sup.valid_time is None
                   else f'{(now - sup.valid_time) * 1e3:.3f}',
                   'faults': str(sup.faults), 'clamped': str(sup.clamped),

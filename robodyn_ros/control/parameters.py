@@ -130,13 +130,19 @@ _CONTROLLER = (
        'ramp fits in 1 s)', low=0.0, low_open=True, high=1e5, unit='N m/s'),
     _p('ramp_time', 'float', 0.2, 'blend from the current output to the law on activation '
        'and recovery [s]', low=0.0, high=10.0, unit='s'),
-    _p('safe_command', 'str', 'hold', "'hold': g(q) (if gravity is included) - D qd; "
+    _p('safe_command', 'str', 'hold', "'hold': hold the position of the trip (PD + g(q)) "
+       'while the state is trusted, g(q) - D qd when it is not (stale, or two sources); '
        "'zero'", options=('hold', 'zero')),
     _p('initial_output', 'str', 'hold', "start of the rate limit at the first activation: "
        "'hold' (the torque holding the arm where its brakes held it) or 'zero'",
        options=('hold', 'zero')),
-    _p('damping', 'float list', [1.0], 'D of the hold command, 1 or n [N m s/rad]', low=0.0,
-       min_length=1),
+    _p('damping', 'float list', [1.0], 'D of the gravity + damping hold (state not '
+       'trusted), 1 or n [N m s/rad]', low=0.0, min_length=1),
+    _p('hold_kp', 'float list', [], 'stiffness of the position hold, 1 or n [N m/rad] '
+       '(empty: per joint the lower of effort limit / 0.5 rad and M_jj (2 pi 5 Hz)^2 at the '
+       'held position)', low=0.0, high=1e5),
+    _p('hold_kd', 'float list', [], 'damping of the position hold, 1 or n [N m s/rad] '
+       '(empty: critical, 2 sqrt(hold_kp M_jj))', low=0.0, high=1e4),
     _p('viscous', 'float list', [], 'viscous friction override, 1 or n [N m s/rad] (empty: '
        'URDF damping; robodyn identify writes it)', low=0.0),
     _p('coulomb', 'float list', [], 'Coulomb friction override, 1 or n [N m] (empty: URDF '

@@ -20,8 +20,11 @@ class SafetyLimits:
         state_timeout: watchdog timeout [s].
         lower, upper: guard band for positions (limits shrunk by the margin).
         velocity: guard on |qd| (inf: none).
-        damping: D of the hold command [N m s/rad].
+        damping: D of the gravity + damping hold (state not trusted) [N m s/rad].
         safe_command: 'hold' or 'zero'.
+        hold_kp, hold_kd: gains of the position hold [N m/rad, N m s/rad]; NaN: derived
+            from the effort limit and the mass matrix at the held position (see
+            SafetySupervisor.hold_gains).
         initial_output: where the rate limit starts at the first activation: 'hold' (the
             hold command at the first valid state: the torque that keeps the arm where its
             brakes held it, zero when the robot compensates gravity) or 'zero'.
@@ -38,6 +41,8 @@ class SafetyLimits:
     damping: np.ndarray
     safe_command: str = 'hold'
     initial_output: str = 'hold'
+    hold_kp: np.ndarray | None = None
+    hold_kd: np.ndarray | None = None
 
     @property
     def stale_after(self):

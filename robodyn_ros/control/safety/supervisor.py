@@ -14,8 +14,16 @@ States::
   latched until deactivate/activate (a guard trip needs a person to look).
 * Ramp-in blends from the hold command (at activation: what keeps the arm where its
   brakes or its own controller held it) or from the current output (on recovery).
-* Safe command: ``hold`` = g(q_v) - D qd_v at the last valid state (gravity term only if
-  the law includes gravity; damping only while that state is fresh), or ``zero``.
+* Safe command ``hold``, two kinds, the active one named in the reason and diagnostics:
+
+  - *position hold* while the state is trusted (a guard, the law or the cross-check
+    tripped): g(q) + Kp (q_h - q) - Kd qd, holding q_h, the position at the trip, with
+    gains the arm tolerates (:meth:`SafetySupervisor.hold_gains`);
+  - *gravity + damping* g(q_v) - D qd_v at the last valid state when the state is not
+    trusted (stale: the watchdog; two sources that disagree); damping only while that
+    state is fresh.
+
+  The gravity term only if the law includes gravity. ``zero``: zero torque.
 * Every output is rate limited (``max_torque_rate`` [N m/s] times the elapsed time, at
   most one nominal period) and clamped to the effort limits, transitions included. The
   first output of a fresh supervisor starts from the hold command without damping
@@ -43,12 +51,18 @@ from .kernels import (
 from .limits import SafetyLimits
 
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'FusedInputs', 'INACTIVE', 'WAITING',
-           'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS']
+           'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS', 'POSITION_HOLD', 'GRAVITY_HOLD',
+           'ZERO_TORQUE']
 
 INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE = 'inactive', 'waiting', 'ramp_in', 'active', 'safe'
 #: This many position jumps (see :meth:`SafetySupervisor.jump`) within JUMP_WINDOW [s]:
 #: two joint_states sources disagree.
 JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
+#: The derived position hold (hold_kp / hold_kd empty): full effort at this error [rad or
+#: m], at most this bandwidth [Hz] on the joint's own inertia, critically damped.
+HOLD_REACH, HOLD_BANDWIDTH = 0.5, 5.0
+#: The safe command's kinds (SafetySupervisor.hold_kind).
+POSITION_HOLD, GRAVITY_HOLD, ZERO_TORQUE = 'position hold', 'gravity + damping', 'zero torque'
 #: Diagnostic level of each state.
 LEVELS = {INACTIVE: Level.WARN, WAITING: Level.WARN, RAMP_IN: Level.OK, ACTIVE: Level.OK,
           SAFE: Level.ERROR}
@@ -80,11 +94,17 @@ class SafetySupervisor:
         limits: SafetyLimits.
         gravity: callable q -> g(q) (n,) for the hold command, or None (gravity not in
             the law: the robot compensates it).
+        mass_diagonal: callable q -> diag M(q) (n,) for the derived position-hold gains,
+            or None (then hold_kp / hold_kd must be given, else the hold is gravity +
+            damping).
     """
 
-    def __init__(self, limits, gravity=None):
+    def __init__(self, limits, gravity=None, mass_diagonal=None):
         self.limits = limits
         self.gravity = gravity
+        self.mass_diagonal = mass_diagonal
+        self.hold_q: np.ndarray | None = None  # the position hold's target, or None
+        self.hold_kp = self.hold_kd = np.zeros(len(limits.effort))
         n = len(limits.effort)
         self.n = n
         self.mode = INACTIVE
@@ -123,14 +143,64 @@ class SafetySupervisor:
         """Stop commanding (call :meth:`final_ramp` first to reach the safe command)."""
         self._enter(INACTIVE, reason, now)
 
-    def fault(self, now, reason, latch):
-        """Enter safe mode (``latch``: stay until deactivate/activate)."""
+    def fault(self, now, reason, latch, trusted=True):
+        """Enter safe mode (``latch``: stay until deactivate/activate). ``trusted``: the
+        last valid state is the arm's (a guard or the law tripped): hold its position;
+        False (stale, or two sources): gravity + damping."""
         if self.mode in (INACTIVE, WAITING):
             return
         self.latched = self.latched or latch
-        if self.mode != SAFE:
+        entering = self.mode != SAFE
+        if entering:
             self.faults += 1
-        self._enter(SAFE, reason + (' (latched until re-activation)' if latch else ''), now)
+            self._choose_hold(now, trusted)
+        elif not trusted and self.hold_q is not None:
+            self.hold_q = None  # a hold on a state that is no longer trusted: gravity
+        self._enter(SAFE, f'{reason}{" (latched until re-activation)" if latch else ""}; '
+                          f'safe command: {self.hold_kind}', now)
+
+    def _choose_hold(self, now, trusted):
+        """The position hold at the last valid state when it is trusted and fresh."""
+        self.hold_q = None
+        if self.limits.safe_command != 'hold' or not trusted or self.q_valid is None or \
+                now - self.valid_time > self.limits.stale_after:
+            return
+        gains = self.hold_gains(self.q_valid)
+        if gains is not None:
+            self.hold_kp, self.hold_kd = gains
+            self.hold_q = np.array(self.q_valid, dtype=float)
+
+    def hold_gains(self, q):
+        """(Kp, Kd) of the position hold at ``q``, or None when they cannot be had.
+
+        Given (hold_kp, hold_kd) are used as they are. Derived ones: Kp_j the lower of
+        effort_j / HOLD_REACH (full effort at 0.5 rad) and M_jj (2 pi HOLD_BANDWIDTH)^2 (a
+        5 Hz loop on the joint's own inertia: slow against the 1 kHz cycle and a few ms of
+        transport), Kd_j = 2 sqrt(Kp_j M_jj) (critical damping).
+        """
+        lim = self.limits
+        kp = lim.hold_kp if lim.hold_kp is not None else np.full(self.n, np.nan)
+        kd = lim.hold_kd if lim.hold_kd is not None else np.full(self.n, np.nan)
+        if np.isnan(kp).any() or np.isnan(kd).any():
+            if self.mass_diagonal is None:
+                return None
+            m = np.asarray(self.mass_diagonal(q), dtype=float)
+            if not (np.all(np.isfinite(m)) and np.all(m > 0)):
+                return None
+            kp = np.where(np.isnan(kp), np.minimum(lim.effort / HOLD_REACH,
+                                                   m * (2 * np.pi * HOLD_BANDWIDTH) ** 2), kp)
+            kd = np.where(np.isnan(kd), 2.0 * np.sqrt(kp * m), kd)
+        return kp, kd
+
+    @property
+    def hold_kind(self):
+        """Which safe command is active: POSITION_HOLD, GRAVITY_HOLD or ZERO_TORQUE."""
+        if self.limits.safe_command == 'zero':
+            return ZERO_TORQUE
+        if self.hold_q is not None:
+            return f'{POSITION_HOLD} at the trip position'
+        return f'{GRAVITY_HOLD} (state not trusted)' if self.gravity is not None else \
+            f'damping (state not trusted)'
 
     # -- inputs -----------------------------------------------------------------------
     def accept_state(self, now, q, qd):
@@ -190,7 +260,7 @@ class SafetySupervisor:
                 not (self.mode == SAFE and self.latched):
             self.fault(now, f'{JUMPS_TO_FAULT} joint states within {JUMP_WINDOW:g} s jumped '
                             'beyond the velocity guard: two joint_states publishers that '
-                            f'disagree? ({text})', latch=True)
+                            f'disagree? ({text})', latch=True, trusted=False)
         return text
 
     # -- the fused cycle's interface ---------------------------------------------------
@@ -228,7 +298,8 @@ class SafetySupervisor:
                 now - self.valid_time > self.limits.stale_after:
             age = (now - self.valid_time) * 1e3
             self.fault(now, f'no valid joint state for {age:.0f} ms (state_timeout '
-                            f'{self.limits.state_timeout * 1e3:.0f} ms){why}', latch=False)
+                            f'{self.limits.state_timeout * 1e3:.0f} ms){why}', latch=False,
+                       trusted=False)
 
     def needs_timer(self, now):
         """With state-triggered cycles: True when the timer must publish instead (safe
@@ -248,13 +319,19 @@ class SafetySupervisor:
 
     # -- outputs ----------------------------------------------------------------------
     def safe_target(self, now, final=False):
-        """The safe command (hold or zero); ``final``: no damping (it may be held forever)."""
+        """The safe command (see the module docstring) at the last valid state; ``final``:
+        gravity only (it may be held forever by a controller that no longer reads the
+        state, so no term may depend on the state)."""
         tau = np.zeros(self.n)
         if self.limits.safe_command == 'zero' or self.q_valid is None:
             return tau
         if self.gravity is not None:
             tau += self.gravity(self.q_valid)
-        if not final and now - self.valid_time <= self.limits.stale_after:
+        if final or now - self.valid_time > self.limits.stale_after:
+            return tau
+        if self.hold_q is not None and self.mode == SAFE:
+            tau += self.hold_kp * (self.hold_q - self.q_valid) - self.hold_kd * self.qd_valid
+        else:
             tau -= self.limits.damping * self.qd_valid
         return tau
 
