@@ -200,7 +200,7 @@ class SafetySupervisor:
         if self.hold_q is not None:
             return f'{POSITION_HOLD} at the trip position'
         return f'{GRAVITY_HOLD} (state not trusted)' if self.gravity is not None else \
-            f'damping (state not trusted)'
+            'damping (state not trusted)'
 
     # -- inputs -----------------------------------------------------------------------
     def accept_state(self, now, q, qd):
