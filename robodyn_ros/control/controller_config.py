@@ -93,6 +93,7 @@ class ControllerConfig:
     position_margin: float = _default('position_margin')
     reference_margin: float = _default('reference_margin')
     velocity_margin: float = _default('velocity_margin')
+    max_tracking_error: float = _default('max_tracking_error')
     cross_check_every: int = _default('cross_check_every')
     cross_check_tolerance: float = _default('cross_check_tolerance')
     state_publish_rate: float = _default('state_publish_rate')

@@ -87,6 +87,9 @@ class ControllerCore:
         self.reference = ReferenceManager(self.joint_map, model.lower + margin,
                                           model.upper - margin, config.interpolation,
                                           velocity_limits(model, config))
+        self.tracking_limit = config.max_tracking_error if config.max_tracking_error > 0 \
+            and not (config.mode == 'gravity' or (config.mode == 'feedforward' and
+                                                 not config.feedforward_pd)) else None
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
         self.fused_cycle = self._build_fused_cycle()
@@ -264,6 +267,7 @@ class ControllerCore:
         fused.cycles += 1
         self.stats.record(now, (time.thread_time() - c0) * 1e6,
                           (time.perf_counter() - t0) * 1e6)
+        self._check_tracking(now, q_r)
         return self.command(inputs.output.copy(), q_r, qd_r, t, ACTIVE)
 
     def reject(self, now: float, reason: str) -> None:
@@ -347,7 +351,27 @@ class ControllerCore:
         tau = sup.command(now, law_tau)
         self.stats.record(now, (time.thread_time() - c0) * 1e6,
                           (time.perf_counter() - t0) * 1e6)
-        return self.command(tau, q_r, qd_r, t, sup.mode)
+        mode = sup.mode  # the mode this command was made in (a tracking fault: the next)
+        if law_tau is not None:
+            self._check_tracking(now, q_r)
+        return self.command(tau, q_r, qd_r, t, mode)
+
+    def _check_tracking(self, now, q_r):
+        """Safe mode (latched, position hold) when |q_r - q| exceeds max_tracking_error on
+        a joint: the arm does not do what it is commanded, and a law that keeps pushing
+        would drive it into its limits once it does (both paths call this after the
+        cycle; the next cycle is the safe one)."""
+        limit = self.tracking_limit
+        if limit is None or self.q is None:
+            return
+        error = np.abs(q_r - self.q)
+        j = int(np.argmax(error))
+        if error[j] > limit:
+            self.supervisor.fault(
+                now, f'tracking error {error[j]:.3g} on {self.model.joint_names[j]} above '
+                     f'max_tracking_error {limit:g}: the arm does not follow the commands '
+                     '(not applied: a paused simulation, an inactive effort controller, a '
+                     'joint not in effort mode; or a model far from the arm)', latch=True)
 
     def command(self, tau: np.ndarray, q_ref: np.ndarray, qd_ref: np.ndarray, t_ref: float,
                 mode: str) -> Command:

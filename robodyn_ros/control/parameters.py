@@ -163,6 +163,10 @@ _CONTROLLER = (
        'this [rad or m]', low=0.0, high=1.0, note='0 to 1, >= position_margin'),
     _p('velocity_margin', 'float', 0.1, 'velocity guard at limit x (1 + margin)', low=0.0,
        high=10.0),
+    _p('max_tracking_error', 'float', 0.2, 'tracking guard: |q_r - q| above this on any '
+       'joint -> safe (latched): the arm does not follow the commands (a paused '
+       'simulation, commands not applied, a model far from the arm) [rad or m]; 0: off; '
+       'not in gravity mode (no reference is tracked)', low=0.0, high=3.2, unit='rad or m'),
     _p('cross_check_every', 'int', 0, 'Pinocchio RNEA cross-check every N cycles (0: off)',
        low=0),
     _p('cross_check_tolerance', 'float', 1e-6, 'cross-check tolerance -> safe mode [N m]',

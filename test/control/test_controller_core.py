@@ -285,3 +285,22 @@ def test_reference_effort_in_chain_order_when_the_command_order_differs():
     effort = np.arange(7.0)  # command order: joint 7 first
     np.testing.assert_array_equal(core.chain_order(effort), effort[::-1])
     assert _core().chain_order(effort) is effort
+
+
+def test_an_arm_that_does_not_follow_trips_the_tracking_guard_into_a_position_hold():
+    """A paused simulation: the states stay at Q0 while a trajectory moves the reference
+    away; at max_tracking_error the controller holds where the arm is (it would otherwise
+    push the arm into its limits once the physics runs)."""
+    core = _started(max_tracking_error=0.05)
+    _run(core, 40, t0=0.01)
+    accepted, _ = core.on_trajectory(0.05, SimpleNamespace(
+        joint_names=NAMES, points=[SimpleNamespace(
+            positions=list(Q0 + 0.3), velocities=[], accelerations=[],
+            time_from_start=SimpleNamespace(sec=1, nanosec=0))]))
+    assert accepted
+    _run(core, 1000, t0=0.05)
+    sup = core.supervisor
+    assert sup.mode == SAFE and 'tracking error' in sup.reason
+    assert 'position hold' in sup.reason and np.allclose(sup.hold_q, Q0)
+    gravity = _core(mode='gravity', max_tracking_error=0.05)
+    assert gravity.tracking_limit is None
