@@ -14,8 +14,9 @@ joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` r
 
 ``hardware``:
   mujoco  physics: mujoco_ros2_control's MuJoCo system plugin on an MJCF generated from the
-          same model (one motor per joint); its effort commands start at g(q0) and the
-          physics is paused (physics_gate) until the robodyn controller commands.
+          same model (one motor per joint); its effort commands start at g(q0). physics_gate
+          pauses the physics, configures the robodyn controller, resumes the physics and
+          only then activates the controller (no command on paused physics).
   mock    mock_components/GenericSystem: every command is mirrored to the effort state.
   gz      Gazebo through gz_ros2_control (gazebo.launch.py).
   robot   the description's own ``<ros2_control>`` block: a real arm's driver. Nothing else
@@ -127,15 +128,17 @@ def _nodes(context):
                       output='screen',
                       parameters=[config_path, {'robot': '', 'robot_description': model.xml,
                                                 'command_topic': COMMAND_TOPIC,
-                                                'autostart': True, 'use_sim_time': False}])
+                                                'autostart': hardware != 'mujoco',
+                                                'use_sim_time': False}])
     actions = [LogInfo(msg=f'robodyn ros2_control: {note}') for note in notes]
     # The robodyn controller starts with the stack, not after the spawners: its configure
     # (model, kernels, the check against Pinocchio) then overlaps the hardware's start-up,
     # while the hardware holds g(q0); it ramps in at the first state the broadcaster sends.
     actions += [describe, manager, controller, active,
                 RegisterEventHandler(OnProcessExit(target_action=active, on_exit=[inactive]))]
-    if hardware == 'mujoco':  # physics paused until the controller commands
-        actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen'))
+    if hardware == 'mujoco':  # pause, configure, resume, then activate: no race
+        actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen',
+                            parameters=[{'controller': '/robodyn_controller'}]))
     bag = LaunchConfiguration('bag_path').perform(context)
     if bag:
         actions.append(Node(package='robodyn_ros', executable='recorder',

@@ -5,7 +5,7 @@ where a bag records them.
 """
 
 __all__ = ['GRAVITY', 'JOINT_STATES', 'COMMAND_TOPIC', 'REFERENCE_TOPIC',
-           'CONTROLLER_STATE_TOPIC', 'DIAGNOSTICS_TOPIC']
+           'CONTROLLER_STATE_TOPIC', 'DIAGNOSTICS_TOPIC', 'MAX_JOINT_NAMES']
 
 #: Gravity in the base_link frame [m/s^2].
 GRAVITY = (0.0, 0.0, -9.81)
@@ -17,3 +17,6 @@ COMMAND_TOPIC = 'effort_controller/commands'
 REFERENCE_TOPIC = '/robodyn_controller/reference'
 CONTROLLER_STATE_TOPIC = '/robodyn_controller/controller_state'
 DIAGNOSTICS_TOPIC = '/diagnostics'
+#: Most joint names a JointState may carry before it is refused undecoded (a cell with
+#: several arms, grippers and a base has tens; a million would stall any decoder).
+MAX_JOINT_NAMES = 1024

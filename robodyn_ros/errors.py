@@ -47,3 +47,13 @@ class SimulationError(RobodynError):
 
 class BenchmarkError(RobodynError):
     """A benchmark's processes did not come up or answer (nothing was measured)."""
+
+
+def short_list(items, limit=8):
+    """``items`` for a one-line message: the first ``limit`` and how many there are in all
+    (a message listing a million joint names would be a 10 MB log line)."""
+    items = list(items) if not isinstance(items, (list, tuple)) else items
+    if len(items) <= limit:
+        return repr(list(items))
+    head = ', '.join(repr(item) for item in items[:limit])
+    return f'[{head}, ... ({len(items)} in all)]'

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, short_list
 
 __all__ = ['JointMap']
 
@@ -30,10 +30,11 @@ class JointMap:
             lookup = {name: i for i, name in enumerate(names)}
             missing = [j for j in self.names if j not in lookup]
             if len(lookup) != len(names):
-                self._index, self._error = None, f'duplicate joint names in {list(names)}'
+                self._index, self._error = None, \
+                    f'duplicate joint names in {short_list(names)}'
             elif missing:
                 self._index, self._error = None, (f'lacks joints {missing}; '
-                                                  f'has {list(names)}')
+                                                  f'has {short_list(names)}')
             else:
                 self._index, self._error = np.array([lookup[j] for j in self.names]), None
             self._key = names
@@ -69,8 +70,8 @@ class JointMap:
         names = list(names)
         unknown = [j for j in names if j not in self.names]
         if unknown or len(set(names)) != len(names):
-            raise InputError(f'unknown or duplicate joints {unknown or names}; valid joints '
-                             f'{list(self.names)}')
+            raise InputError(f'unknown or duplicate joints {short_list(unknown or names)}; '
+                             f'valid joints {list(self.names)}')
         if len(values) != len(names):
             raise InputError(f'expected {len(names)} values (one per joint name), '
                              f'got {len(values)}')

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from ..defaults import MAX_JOINT_NAMES
 from ..errors import BagError
 
 __all__ = ['parse_joint_state', 'encode_joint_state', 'float64_multi_array',
@@ -75,14 +76,17 @@ def _scan(raw):
     return sec + nsec * 1e-9, tuple(names), tuple(arrays)
 
 
-def _header_and_names(data, what):
+def _header_and_names(data, what, max_names=MAX_JOINT_NAMES):
     """(sec, nanosec, names, offset after them) of a message that opens with a
     std_msgs/Header and a sequence of names (JointState, JointTrajectory); ``data`` after
-    the encapsulation header, ``what`` names the sequence in errors."""
+    the encapsulation header, ``what`` names the sequence in errors. More than
+    ``max_names`` names: BagError before any is decoded."""
     sec, nsec = _STAMP.unpack_from(data, 0)
     kind = what.split()[0]
     off = 12 + _count(data, 8, 1, f'{kind} frame_id')
     count = _count(data, _align(off, 4), 4, what)
+    if count > max_names:
+        raise BagError(f'{what}: {count} names, more than {max_names}')
     off = _align(off, 4) + 4
     names = []
     for _ in range(count):
@@ -112,23 +116,25 @@ class TrajectoryData(NamedTuple):
     points: list
 
 
-def parse_joint_trajectory(raw: bytes, max_points: int) -> TrajectoryData:
-    """Decode a trajectory_msgs/JointTrajectory's CDR bytes (at most ``max_points``).
+def parse_joint_trajectory(raw: bytes, max_points: int,
+                           max_names: int = MAX_JOINT_NAMES) -> TrajectoryData:
+    """Decode a trajectory_msgs/JointTrajectory's CDR bytes (at most ``max_points`` points
+    and ``max_names`` joint names, both counted before anything is decoded).
 
     Pure Python, one point at a time: run it off the control thread, where the interpreter
     hands the lock back every switch interval (rclpy's C deserializer would hold it for the
     whole message).
 
     Raises:
-        BagError: more than ``max_points`` points, not little-endian CDR, truncated or
-            corrupt bytes.
+        BagError: more than ``max_points`` points or ``max_names`` names, not
+            little-endian CDR, truncated or corrupt bytes.
     """
     buf = memoryview(raw)
     if len(buf) < 16 or buf[1] != 1:
         raise BagError('JointTrajectory: expected little-endian CDR')
     data = buf[4:]
     try:
-        _, _, names, off = _header_and_names(data, 'JointTrajectory joint_names')
+        _, _, names, off = _header_and_names(data, 'JointTrajectory joint_names', max_names)
         off = _align(off, 4)
         count = _count(data, off, 24, 'JointTrajectory points')
         if count > max_points:

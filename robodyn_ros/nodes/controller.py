@@ -283,6 +283,8 @@ class ControllerNode(LifecycleNode):
         """A JointState's CDR bytes: validate and store; answer at once with trigger
         'state'. Read in place while the layout (names, sizes) stays the same."""
         core = self.core
+        if core is None:  # a state taken just before cleanup: nothing to control
+            return
         now = time.monotonic()
         self._apply_requests(now)
         layout = self.layout
@@ -312,6 +314,8 @@ class ControllerNode(LifecycleNode):
         """Fixed-rate cycle (trigger 'timer'); with trigger 'state', the watchdog and the
         safe command at rate while states are missing or the supervisor is in safe mode
         (control/cycle_timer.py decides when)."""
+        if self.core is None:  # fired just before cleanup
+            return
         now = time.monotonic()
         self._apply_requests(now)
         fire, period_ns = self.cycle_timer.on_fire(now)
@@ -336,7 +340,9 @@ class ControllerNode(LifecycleNode):
     def on_trajectory(self, raw):
         """A JointTrajectory's CDR bytes: handed to the worker thread; the control thread
         swaps the result in (rejected ones are logged, the reference stays)."""
-        self.worker.submit(raw, time.monotonic())
+        worker = self.worker
+        if worker is not None:  # None: taken just before cleanup
+            worker.submit(raw, time.monotonic())
 
     def on_set_parameters(self, params):
         """The payload may change while running (see apply_runtime_parameters)."""

@@ -196,8 +196,8 @@ class FollowJointTrajectoryBridge:
         """Accept or reject a goal before it exists for the client (the action thread)."""
         core = self.controller.core
         problem = 'controller not active' if self.ending or core is None or \
-            core.supervisor.mode == INACTIVE else goal_problem(core.model.joint_names,
-                                                              goal.trajectory)
+            core.supervisor.mode == INACTIVE else goal_problem(
+                core.model.joint_names, goal.trajectory, core.config.max_trajectory_points)
         if problem is None:
             return GoalResponse.ACCEPT
         self.controller.get_logger().warning(f'FollowJointTrajectory goal rejected: {problem}')

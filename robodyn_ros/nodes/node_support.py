@@ -243,7 +243,13 @@ def run_node(factory, name, args=None, events_executor=False):
     An exception escaping a callback is logged and handed to the node's
     ``on_internal_error(exc)`` if it has one; the loop goes on.
     """
-    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    except Exception as exc:  # noqa: BLE001 - rcl refuses an argument: one line, exit 2
+        text = ' '.join(str(exc).split()) or type(exc).__name__
+        print(f'{name}: error: command-line arguments refused by rcl: {text[:300]}',
+              flush=True)
+        return 2
     stop = _Stop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, stop)

@@ -4,10 +4,12 @@ A trajectory of m points costs O(m) to decode and to turn into splines (about 35
 point in Python); on the control thread 10 000 points would silence the controller for a
 third of a second. The controller's ~/joint_trajectory subscription is raw: its callback
 (control thread) only queues the CDR bytes (O(1)); this worker thread refuses more than
-``max_trajectory_points`` before decoding any point, and decodes and converts the rest
-(the interpreter hands the lock to the control thread every switch interval), and the
-control thread swaps the result in at its next cycle (:meth:`TrajectoryWorker.apply`,
-O(1)). A newer message replaces one still waiting; the newest wins.
+``max_trajectory_points`` points or more names than the chain has joints before decoding
+any (a trajectory naming more joints is refused anyway: unknown or repeated), and
+decodes and converts the rest (the interpreter hands the lock to the control thread every
+switch interval), and the control thread swaps the result in at its next cycle
+(:meth:`TrajectoryWorker.apply`, O(1)). A newer message replaces one still waiting; the
+newest wins.
 """
 
 import threading
@@ -85,7 +87,7 @@ class TrajectoryWorker:
 
     def _convert(self, raw, now):
         try:
-            msg = parse_joint_trajectory(raw, self.max_points)
+            msg = parse_joint_trajectory(raw, self.max_points, self.core.model.n)
         except RobodynError as exc:
             return f'trajectory rejected: {exc}'
         return self.core.prepare_trajectory(now, msg)

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, short_list
 
 __all__ = ['GoalTolerances', 'GoalMonitor', 'SUCCESSFUL', 'INVALID_GOAL', 'INVALID_JOINTS',
            'PATH_TOLERANCE_VIOLATED', 'GOAL_TOLERANCE_VIOLATED', 'goal_problem']
@@ -21,19 +21,26 @@ SUCCESSFUL, INVALID_GOAL, INVALID_JOINTS = 0, -1, -2
 PATH_TOLERANCE_VIOLATED, GOAL_TOLERANCE_VIOLATED = -4, -5
 
 
-def goal_problem(chain_names, trajectory):
+def goal_problem(chain_names, trajectory, max_points=10**9):
     """Why a goal's JointTrajectory must be rejected before it is accepted, or None: what
     JTC's validate_trajectory_msg refuses at goal time (no joint names, unknown or repeated
     joints, no points, a point whose positions, velocities or accelerations do not match
     the joint names, times not strictly increasing, non-finite values). Joints of the chain
     left out are held (JTC's allow_partial_joints_goal)."""
-    names = list(trajectory.joint_names)
-    if not names:
+    names = trajectory.joint_names
+    if not len(names):
         return 'no joint names'
+    if len(names) > len(chain_names):  # before looking at any: a million must cost nothing
+        return f'{len(names)} joint names for a chain of {len(chain_names)} joints'
+    names = list(names)
     unknown = [name for name in names if name not in chain_names]
     if unknown or len(set(names)) != len(names):
-        return (f'unknown joints {unknown}' if unknown else f'repeated joints in {names}') + \
+        return (f'unknown joints {short_list(unknown)}' if unknown else
+                f'repeated joints in {short_list(names)}') + \
             f'; the controller has {list(chain_names)}'
+    if len(trajectory.points) > max_points:
+        return f'{len(trajectory.points)} points, more than max_trajectory_points ' \
+            f'({max_points})'
     if not trajectory.points:
         return 'no points'
     previous = -np.inf
