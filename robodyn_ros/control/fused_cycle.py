@@ -130,13 +130,16 @@ class FusedCycle:
         self.cycles = 0
 
     @classmethod
-    def build(cls, core):
-        """The FusedCycle of a ControllerCore's current dynamics and law, or None."""
-        workspace = core.dyn.kernel_workspace()
+    def build(cls, core, dyn=None, law=None, cross_check=None):
+        """The FusedCycle of a ControllerCore's dynamics and law (``dyn``, ``law``,
+        ``cross_check`` when given: a payload being prepared), or None."""
+        dyn, law = (core.dyn, core.law) if dyn is None else (dyn, law)
+        cross_check = core.cross_check if dyn is core.dyn else cross_check
+        workspace = dyn.kernel_workspace()
         if workspace is None or core.config.mode != 'computed_torque' or \
-                core.cross_check is not None:
+                cross_check is not None:
             return None
-        return cls(core.joint_map, core.supervisor, core.law, core.config, workspace)
+        return cls(core.joint_map, core.supervisor, law, core.config, workspace)
 
     def warm_up(self, q, reference):
         """Compile (or load) the kernel for ``reference`` (q_r, qd_r, qdd_r) arrays like

@@ -35,6 +35,7 @@ from ..control.parameters import PARAMETERS, RUNTIME
 from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
+from .latest_worker import LatestWorker
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,
     EventGate,
@@ -59,6 +60,9 @@ OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_s
 #: The interpreter's switch interval [s] in the controller: a worker thread (trajectory
 #: conversion, the action) gives the lock back to the control thread this often.
 SWITCH_INTERVAL = 5e-4
+#: Shortest time between two payload preparations [s]: a storm of parameter sets is
+#: coalesced to the newest, at most 20 per second.
+PAYLOAD_INTERVAL = 0.05
 
 
 class ControllerNode(LifecycleNode):
@@ -78,7 +82,7 @@ class ControllerNode(LifecycleNode):
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.entities = []
-        self.trajectory_interfaces = self.worker = None
+        self.trajectory_interfaces = self.worker = self.payload_worker = None
         self.finished = False
         self.log_gate = EventGate()
         self.command_count = 0
@@ -192,6 +196,10 @@ class ControllerNode(LifecycleNode):
                                      self.on_trajectory, 10, raw=True),
         ]
         self.worker = TrajectoryWorker(self.core)
+        core = self.core
+        self.payload_worker = LatestWorker(lambda args: core.prepare_payload(*args),
+                                           lambda exc: f'payload refused: {exc}',
+                                           'robodyn_payload', PAYLOAD_INTERVAL)
         self.trigger_state = config.trigger == 'state'
         self.period = 1.0 / config.rate
         self.cycle_timer = CycleTimer(self.core.supervisor, self.period, self.trigger_state)
@@ -247,6 +255,9 @@ class ControllerNode(LifecycleNode):
         if self.worker is not None:
             self.worker.close()
             self.worker = None
+        if self.payload_worker is not None:
+            self.payload_worker.close()
+            self.payload_worker = None
         for entity in self.entities:
             if hasattr(entity, 'cancel'):
                 entity.cancel()
@@ -327,6 +338,12 @@ class ControllerNode(LifecycleNode):
         """Swap in converted trajectories and the action's requests (O(1) each)."""
         if self.worker is not None and self.worker.has_result:
             self.worker.apply(now)
+        if self.payload_worker is not None and self.payload_worker.has_result:
+            (prepared,) = self.payload_worker.take()
+            if isinstance(prepared, str):
+                self.core.events.append((Level.WARN, prepared))
+            else:
+                self.core.adopt_payload(prepared)
         if self.bridge is not None and self.bridge.requests:
             self.bridge.apply_requests(now)
 
@@ -345,11 +362,12 @@ class ControllerNode(LifecycleNode):
             worker.submit(raw, time.monotonic())
 
     def on_set_parameters(self, params):
-        """The payload may change while running (see apply_runtime_parameters)."""
+        """The payload may change while running (see apply_runtime_parameters): checked
+        here, prepared off the control thread, swapped in between two cycles."""
         from rcl_interfaces.msg import SetParametersResult
-        reason = apply_runtime_parameters(self.core, params, self.get_parameter)
-        if self.core is not None:
-            self._log_events()
+        worker = self.payload_worker
+        reason = apply_runtime_parameters(self.core, params, self.get_parameter,
+                                          None if worker is None else worker.submit)
         return SetParametersResult(successful=not reason, reason=reason)
 
     def on_internal_error(self, exc):
@@ -416,19 +434,27 @@ class ControllerNode(LifecycleNode):
         self.diag_pub.publish(msg)
 
 
-def apply_runtime_parameters(core, params, get):
-    """Give the core a changed payload (``params``: rclpy Parameters being set; ``get``:
-    the node's get_parameter). Returns '' when accepted, else the reason. Runs in the
-    parameter callback, on the node's executor: between two cycles, never in one."""
+def apply_runtime_parameters(core, params, get, submit=None):
+    """Check a changed payload and hand it to ``submit`` ((mass, com, inertia) -> None:
+    the payload worker, which prepares it off the control thread; None: applied here).
+    ``params``: rclpy Parameters being set; ``get``: the node's get_parameter. Returns ''
+    when accepted, else the reason. The check is cheap: a storm of sets costs the control
+    thread microseconds each, and the worker prepares the newest one at most every
+    PAYLOAD_INTERVAL."""
     changed = {p.name: p.value for p in params if p.name in RUNTIME}
     if not changed or core is None:  # not configured yet: configure reads them
         return ''
     value = {name: changed.get(name, get(name).value) for name in RUNTIME}
     try:
-        core.set_payload(float(value['payload.mass']), list(value['payload.com']),
-                         list(value['payload.inertia']))
+        args = (float(value['payload.mass']), list(value['payload.com']),
+                list(value['payload.inertia']))
+        core.check_payload(*args)
     except (RobodynError, TypeError, ValueError) as exc:
         return f'payload refused: {exc}'
+    if submit is None:
+        core.set_payload(*args)
+    else:
+        submit(args)
     return ''
 
 

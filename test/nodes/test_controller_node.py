@@ -293,6 +293,11 @@ def test_payload_parameters_change_the_running_model_and_bad_ones_are_refused(ro
             Parameter('payload.com', value=[0.0, 0.0, 0.05]),
             Parameter('payload.inertia', value=[1e-3, 0.0, 0.0, 1e-3, 0.0, 1e-3])])
         assert all(r.successful for r in result)
+        deadline = time.monotonic() + 5.0  # prepared off the control thread, then swapped in
+        while not (node.payload_worker.idle and node.core.payload is not None and
+                   node.core.payload.mass == 1.5) and time.monotonic() < deadline:
+            node._apply_requests(time.monotonic())
+            time.sleep(0.01)
         assert node.core.payload is not None and node.core.payload.mass == 1.5
         assert np.abs(node.core.dyn.gravity_vector(q) - before).max() > 0.5
         refused = node.set_parameters([Parameter('payload.inertia',
