@@ -110,6 +110,9 @@ class ControllerCore:
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
         self.last_rejection = ''
+        #: Publishers of the joint states as the node last counted them (None: unknown):
+        #: tells two sources that disagree from one whose stamps lag its motion.
+        self.state_publishers: int | None = None
 
     def _mass_diagonal(self, q):
         """diag M(q) of the current dynamics (payload included): the position hold's
@@ -227,7 +230,7 @@ class ControllerCore:
             self.reject(now, str(exc))
             return False
         jump = self.supervisor.jump(now, q, self.model.joint_names,
-                                    self.clock.stamp_interval(stamp))
+                                    self.clock.stamp_interval(stamp), self.state_publishers)
         if jump:
             self.reject(now, jump)
             return False

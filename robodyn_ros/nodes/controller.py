@@ -425,10 +425,22 @@ class ControllerNode(LifecycleNode):
             level = Level.ERROR if self.configure_failed else Level.WARN
             msg = diagnostic_array('robodyn_controller', '', level, self.status, {})
         else:
+            core = self.core
+            # Graph facts for the diagnosis (here, at the diagnostics rate: never in a cycle)
+            core.state_publishers = self.count_publishers(JOINT_STATES)
             self._log_events()
-            level, message, values = self.core.diagnostics(time.monotonic())
-            msg = diagnostic_array('robodyn_controller', self.core.model.name, level,
-                                   message if self.status == 'active' else self.status,
+            level, message, values = core.diagnostics(time.monotonic())
+            message = message if self.status == 'active' else self.status
+            if self.cmd_pub is not None and core.supervisor.publishing:
+                listeners = self.cmd_pub.get_subscription_count()
+                values['command_subscribers'] = str(listeners)
+                if listeners == 0:
+                    level = max(level, Level.WARN)
+                    message = (f'commands go nowhere: no subscriber on '
+                               f'{self.cmd_pub.topic_name} (is the effort controller '
+                               f'loaded?); {message}')
+            values['state_publishers'] = str(core.state_publishers)
+            msg = diagnostic_array('robodyn_controller', core.model.name, level, message,
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()
         self.diag_pub.publish(msg)

@@ -2,17 +2,20 @@
 'refused' or 'result CODE TEXT' (used by the fault campaign: a large goal's serialization
 holds this process's interpreter lock, not the probe's).
 
-    goal_client.py POINTS DURATION DELTA
+    goal_client.py POINTS DURATION DELTA [KIND]
+
+KIND: 'plain' (default), 'names' (a million joint names), 'velocities' (every point's
+velocities 1e6 rad/s).
 """
 
 import sys
 
-from harness import trajectory
+from harness import hostile_trajectory, trajectory
 import rclpy
 from rclpy.action import ActionClient
 
 
-def main(points, duration, delta):
+def main(points, duration, delta, kind='plain'):
     from control_msgs.action import FollowJointTrajectory
     rclpy.init()
     node = rclpy.create_node('fault_goal_client')
@@ -22,7 +25,9 @@ def main(points, duration, delta):
         if not client.wait_for_server(timeout_sec=10.0):
             print('refused no server', flush=True)
             return
-        goal = FollowJointTrajectory.Goal(trajectory=trajectory(points, duration, delta))
+        message = trajectory(points, duration, delta) if kind == 'plain' else \
+            hostile_trajectory(kind, duration, delta)
+        goal = FollowJointTrajectory.Goal(trajectory=message)
         future = client.send_goal_async(goal)
         rclpy.spin_until_future_complete(node, future, timeout_sec=30.0)
         handle = future.result()
@@ -42,4 +47,4 @@ def main(points, duration, delta):
 
 
 if __name__ == '__main__':
-    main(int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]))
+    main(int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), *sys.argv[4:5])

@@ -33,8 +33,10 @@ PANDA_Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
 NAMES = [f'panda_joint{i}' for i in range(1, 8)]
 #: Torque steps and the safe command are compared with this tolerance [N m].
 STEP_TOLERANCE = 1e-6
+#: The fake arm (a sinusoid that ignores the commands) would trip the tracking guard in
+#: every case: it is off here, on in the cases that test it.
 BASE_PARAMETERS = {'robot': 'panda', 'tip_link': 'panda_hand', 'autostart': True,
-                   'kp': [400.0], 'kd': [40.0]}
+                   'kp': [400.0], 'kd': [40.0], 'max_tracking_error': 0.0}
 _MODEL = None
 
 
@@ -63,6 +65,27 @@ def trajectory(points, duration, delta=0.05):
     return msg
 
 
+def hostile_trajectory(kind, duration=1.0, delta=0.1):
+    """One point at ``duration`` [s], Q0 + ``delta``, made hostile: 'velocities' (1e6
+    rad/s at the point: the interpolation leaves the limits), 'velocities_10' (10 rad/s,
+    the Panda's limit is 2.175), 'names' (a million joint names), 'negative_time'
+    (time_from_start -1 s)."""
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    point = JointTrajectoryPoint(positions=(PANDA_Q0 + delta).tolist())
+    point.time_from_start.sec = int(duration)
+    point.time_from_start.nanosec = int(round((duration % 1) * 1e9))
+    names = list(NAMES)
+    if kind.startswith('velocities'):
+        point.velocities = [10.0 if kind == 'velocities_10' else 1e6] * 7
+        point.accelerations = [0.0] * 7
+    elif kind == 'names':
+        names = names + [f'joint_{k}' for k in range(1_000_000 - 7)]
+        point.positions = [0.0] * len(names)
+    elif kind == 'negative_time':
+        point.time_from_start.sec, point.time_from_start.nanosec = -1, 0
+    return JointTrajectory(joint_names=names, points=[point])
+
+
 def _ros_value(value):
     if isinstance(value, bool):
         return 'true' if value else 'false'
@@ -82,6 +105,7 @@ class Result:
     longest_silence: float | None = 0.0
     exit_time: float | None = None  # signal or shutdown to process exit [s]
     commands: int = 0
+    lost: int = 0  # commands the probe's reader lost (publication sequence numbers)
     output: str = ''
 
     def check(self, invariant, passed, detail=''):
@@ -126,7 +150,11 @@ class Harness:
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
         self.node = rclpy.create_node('fault_probe', context=self.context)
-        self.commands = []  # (monotonic receipt time, effort), reliable: none lost
+        self.commands = []  # (monotonic receipt time, effort), reliable
+        # (publisher gid, publication sequence number) of each command: a reader that falls
+        # behind the writer's keep-last history loses messages, and the step across a lost
+        # one is several messages' worth; the step check allows exactly that many
+        self.sequence = []
         self.arrivals = []  # monotonic receipt times of the best-effort copy
         self.diagnostics = []  # (time, level, message)
         self.references = []  # (time, stamp [s], positions)
@@ -156,9 +184,9 @@ class Harness:
         from sensor_msgs.msg import JointState
         from std_msgs.msg import Float64MultiArray
         node = self.node
-        self.state_pub = node.create_publisher(
-            JointState, 'joint_states', QoSProfile(depth=1,
-                                                   reliability=ReliabilityPolicy.BEST_EFFORT))
+        self.state_qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+        self.state_pub = node.create_publisher(JointState, 'joint_states', self.state_qos)
+        self.second_pub = None  # see second_source
         reliable = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
         topic = self.parameters.get('command_topic', 'effort_controller/commands')
         self.command_topic = '/' + topic.lstrip('/') if isinstance(topic, str) else ''
@@ -175,8 +203,11 @@ class Harness:
             node.create_subscription(JointState, '/robodyn_controller/reference',
                                      self._on_reference, reliable, raw=True)
 
-    def _on_command(self, raw):
+    def _on_command(self, raw, info):
         self.commands.append((time.monotonic(), float64_multi_array(raw)))
+        gid = info.get('publisher_gid') or {}
+        self.sequence.append((bytes(gid.get('data', b'')),
+                              info.get('publication_sequence_number')))
 
     def _on_arrival(self, _raw):
         self.arrivals.append(time.monotonic())
@@ -219,6 +250,14 @@ class Harness:
         time.sleep(settle)
         return True
 
+    def second_source(self):
+        """A second joint_states publisher ('two_sources' is two publishers, as in a real
+        cell), created once."""
+        from sensor_msgs.msg import JointState
+        if self.second_pub is None:
+            self.second_pub = self.node.create_publisher(JointState, 'joint_states',
+                                                         self.state_qos)
+
     def feed(self, on=True):
         """Start (stop) the 1 kHz state stream (its own thread, skipping late ticks)."""
         self.feeding = on
@@ -244,7 +283,8 @@ class Harness:
             try:
                 q, msg = self._feed_message(t, k)
                 self.state_log.append((time.monotonic(), q))
-                self.state_pub.publish(msg)
+                second = self.feed_mode == 'two_sources' and k % 2 and self.second_pub
+                (self.second_pub if second else self.state_pub).publish(msg)
             except Exception:  # noqa: BLE001 - context shut down at the end of the case
                 return
 
@@ -255,6 +295,11 @@ class Harness:
             return q + 0.3, self.state(t, q + 0.3)
         if mode == 'alternating_clock':
             return q, self.state(t, stamp=self.stamp_start + t + (5.0 if k % 2 else 0.0))
+        if mode == 'catching_up' and k % 200 < 5:
+            # a starved driver catching up: five states 1 ms apart in stamps, each 19 mrad
+            # ahead (the 2.2 rad/s guard allows 2.4 mrad per ms)
+            ahead = q + 0.019 * (k % 200 + 1)
+            return ahead, self.state(t, ahead)
         if mode == 'alternating_rejects':
             if k % 2:
                 return q, self.state(t, names=NAMES[:-1])
@@ -286,13 +331,13 @@ class Harness:
         """A JointTrajectory of ``points`` points over ``duration`` [s] from Q0 (+ delta)."""
         return trajectory(points, duration, delta)
 
-    def goal_process(self, points, duration, delta):
+    def goal_process(self, points, duration, delta, kind='plain'):
         """A FollowJointTrajectory goal sent from a process of its own (its serializer
         holds that process's interpreter lock, not the probe's): the Popen; it prints
-        'refused' or 'result CODE TEXT'."""
+        'refused' or 'result CODE TEXT'. ``kind``: see goal_client.py."""
         script = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'goal_client.py')
         return subprocess.Popen([sys.executable, script, str(points), str(duration),
-                                 str(delta)], stdout=subprocess.PIPE, text=True)
+                                 str(delta), kind], stdout=subprocess.PIPE, text=True)
 
     def publish_trajectory(self, msg):
         """Publish on the controller's ~/joint_trajectory (reliable)."""
@@ -324,7 +369,10 @@ class Harness:
         """Set one parameter at runtime; (successful, reason)."""
         from rcl_interfaces.srv import SetParameters
         from rclpy.parameter import Parameter
-        client = self.node.create_client(SetParameters, '/robodyn_controller/set_parameters')
+        if getattr(self, 'parameter_client', None) is None:  # one client: a new one per call
+            self.parameter_client = self.node.create_client(  # is a discovery storm
+                SetParameters, '/robodyn_controller/set_parameters')
+        client = self.parameter_client
         if not client.wait_for_service(timeout_sec=timeout):
             return False, 'no service'
         message = Parameter(name, value=value).to_parameter_msg()
@@ -489,12 +537,15 @@ def _check_common(case, h, result, output, alive):
     period = 1.0 / float(h.parameters.get('rate', 1000.0))
     step = rate * period
     if len(values) > 1 and finite:
-        steps = np.abs(np.diff(values, axis=0)).max(axis=1)
+        messages = _messages_between(h.sequence, len(values))
+        steps = np.abs(np.diff(values, axis=0)).max(axis=1) / messages
         result.worst_step = float(steps.max())
+        result.lost = int((messages - 1).sum())
         k = int(np.argmax(steps))
         result.check('no step above max_torque_rate x period', steps.max() <= step +
-                     STEP_TOLERANCE, f'worst {steps.max():.4g} N m at message {k + 1} '
-                     f'(limit {step:.4g})')
+                     STEP_TOLERANCE, f'worst {steps.max():.4g} N m per message at message '
+                     f'{k + 1} (limit {step:.4g}; {result.lost} messages lost to the probe)')
+    _check_references(case, h, result)
     if commands:
         _check_first(h, result, commands[0], step)
         _check_silence(case, h, result, commands)
@@ -508,6 +559,35 @@ def _check_common(case, h, result, output, alive):
                      result.exit_time <= 2.0, f'exit after {result.exit_time} s')
     elif alive is False and not case.may_exit:
         result.check('process alive', False, 'the controller exited on its own')
+
+
+def _messages_between(sequence, count):
+    """(count - 1,) the controller's messages between consecutive received commands: the
+    difference of their publication sequence numbers from the same publisher (1 across a
+    new publisher, or when the numbers are unknown)."""
+    out = np.ones(count - 1)
+    if len(sequence) != count:
+        return out
+    for k in range(1, count):
+        (gid0, seq0), (gid1, seq1) = sequence[k - 1], sequence[k]
+        if gid0 == gid1 and seq0 is not None and seq1 is not None and seq1 > seq0:
+            out[k - 1] = seq1 - seq0
+    return out
+
+
+def _check_references(case, h, result):
+    """Every recorded reference sample inside the joint limits shrunk by
+    reference_margin (or where the arm was held: a hold is the arm's own position)."""
+    if not h.references:
+        return
+    margin = float(h.parameters.get('reference_margin', 0.05))
+    lower, upper = model().lower + margin, model().upper - margin
+    q = np.array([r[2] for r in h.references])
+    outside = (q < lower - 1e-9) | (q > upper + 1e-9)
+    result.check('reference inside the limits minus reference_margin', not outside.any(),
+                 f'{int(outside.any(axis=1).sum())} samples outside, e.g. '
+                 f'{q[outside.any(axis=1)][0].round(3).tolist()}' if outside.any() else
+                 f'{len(q)} samples')
 
 
 def _check_first(h, result, first, step):

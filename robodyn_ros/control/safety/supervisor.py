@@ -239,12 +239,16 @@ class SafetySupervisor:
         they were sampled)."""
         return max(now - self.valid_time, stamp_interval)
 
-    def jump(self, now, q, names, stamp_interval=0.0):
+    def jump(self, now, q, names, stamp_interval=0.0, publishers=None):
         """'' when ``q`` is within reach of the last valid state at the velocity guard
         (see cycle_kernels.position_jump) in the time between the two (:meth:`since_valid`);
         else the reason (the caller rejects the state).
-        A single jump is a glitch; JUMPS_TO_FAULT within JUMP_WINDOW seconds are two
-        publishers that disagree: safe mode, latched (neither may drive the arm).
+        With two or more ``publishers`` (or an unknown number) a single jump is a glitch,
+        and JUMPS_TO_FAULT within JUMP_WINDOW seconds are two sources that disagree: safe
+        mode, latched (neither may drive the arm). With one publisher there is no other
+        source: the stream's stamps lag its motion (a starved driver catching up), and its
+        state is the only one of the arm: accepted (the velocity guard still reads its
+        velocities), and the lag said once per kind as a WARN event.
         """
         if self.q_valid is None or self.mode not in (RAMP_IN, ACTIVE, SAFE):
             return ''
@@ -256,11 +260,18 @@ class SafetySupervisor:
         self.jumps.append(now)
         text = (f'joint {names[j]} jumped {q[j] - self.q_valid[j]:+.4g} in '
                 f'{elapsed * 1e3:.1f} ms, beyond its velocity guard')
+        if publishers == 1:
+            self.events.append((Level.WARN, f'{text}: accepted, the one joint_states '
+                                            "publisher's stamps lag its motion (a starved "
+                                            'driver catching up?)'))
+            self.jumps.pop()
+            return ''
         if len(self.jumps) == JUMPS_TO_FAULT and now - self.jumps[0] < JUMP_WINDOW and \
                 not (self.mode == SAFE and self.latched):
             self.fault(now, f'{JUMPS_TO_FAULT} joint states within {JUMP_WINDOW:g} s jumped '
                             'beyond the velocity guard: two joint_states publishers that '
-                            f'disagree? ({text})', latch=True, trusted=False)
+                            f'disagree ({publishers or "an unknown number of"} publishers; '
+                            f'{text})', latch=True, trusted=False)
         return text
 
     # -- the fused cycle's interface ---------------------------------------------------

@@ -149,3 +149,23 @@ def test_final_ramp_reaches_the_final_safe_command_within_the_rate_limit():
     steps = np.abs(np.diff(np.vstack([before, ramp]), axis=0))
     assert steps.max() <= RATE * PERIOD + 1e-9
     np.testing.assert_array_equal(ramp[-1], sup.safe_target(0.06, final=True))
+
+
+def test_jumps_from_one_publisher_are_a_lagging_stream_not_two_sources():
+    """A starved driver catching up: 19 mrad between states 1 ms apart from its one
+    publisher is accepted and named; the same from two publishers latches safe mode."""
+    for publishers, mode in ((1, ACTIVE), (2, SAFE), (None, SAFE)):
+        sup = _active(ramp_time=0.0)
+        sup.command(0.0, np.zeros(N))
+        q = np.zeros(N)
+        for k in range(1, 6):
+            q = q + np.array([0.019, 0.0, 0.0])
+            text = sup.jump(k * 1e-3, q, ['a', 'b', 'c'], 1e-3, publishers)
+            if not text:
+                sup.accept_state(k * 1e-3, q, np.zeros(N))
+        assert sup.mode == mode, publishers
+        events = ' '.join(t for _, t in sup.events)
+        if publishers == 1:
+            assert 'stamps lag its motion' in events and 'disagree' not in events
+        else:
+            assert 'two joint_states publishers that disagree' in sup.reason
