@@ -69,6 +69,9 @@ class BagStream:
         self.cmd = CommandStats()
         self.cmd_plot = Decimator()
         self.diagnostics: list[dict[str, str]] = []
+        # (bag time [ns], level, message) each time the controller's (state, reason) changed
+        self.events: list[tuple[int, int, str, tuple]] = []
+        self.first_ns: int | None = None  # bag time of the first message routed
         self.states_seen = 0
         self.last_state_raw: bytes | None = None
         self.early: list[tuple[bytes, int]] = []
@@ -81,12 +84,26 @@ class BagStream:
         return {topic: routes[role] for role, topic in self.topics.items() if topic}
 
     def _on_diagnostics(self, raw, msgtype, stamp_ns):
+        if self.first_ns is None:
+            self.first_ns = stamp_ns
         for status in self.deserialize(raw, msgtype).status:
             if status.name == 'robodyn_controller':
-                self.diagnostics.append({kv.key: kv.value for kv in status.values})
+                values = {kv.key: kv.value for kv in status.values}
+                self.diagnostics.append(values)
+                self._note_event(stamp_ns, status, values)
+
+    def _note_event(self, stamp_ns, status, values):
+        """Keep the controller's transitions: a change of its state or reason."""
+        key = (values.get('state'), values.get('reason'))
+        if self.events and self.events[-1][3] == key:
+            return
+        level = status.level[0] if isinstance(status.level, bytes) else int(status.level)
+        self.events.append((stamp_ns, level, status.message, key))
 
     # -- states and references ----------------------------------------------------------
     def _on_state(self, raw, msgtype, stamp_ns):
+        if self.first_ns is None:
+            self.first_ns = stamp_ns
         states = self.states
         if not self.early and states.joints is not None and self.joints is not None:
             states.add(raw, stamp_ns)  # the usual case, once per state: keep it short
@@ -219,6 +236,8 @@ class BagStream:
                     periods=self.state_timing.periods(), plot=aligner.plot.get(),
                     command=self._command(), command_plot=self.cmd_plot.get(),
                     diagnostics=self.diagnostics,
+                    events=[(1e-9 * (t - (self.first_ns or t)), level, text, key[0])
+                            for t, level, text, key in self.events],
                     residual=aligner.residual.result(self.joints) if aligner.residual
                     else None,
                     residual_plot=aligner.residual_plot.get())

@@ -58,6 +58,9 @@ def build_report(bag_path: str | os.PathLike, state_topic: str, ref_topic: str |
         from ..errors import ConfigError
         raise ConfigError(f'thresholds for unknown joints {unknown}; valid: '
                           f'{", ".join(tracking["joints"])}')
+    events = _controller_events(result.get('events', []))
+    failures += [f"controller in safe mode from {e['time']:.2f} s: {e['text']}"
+                 for e in events if e['state'] == 'safe']
     command = dict(result['command'])
     if command.get('peak') is not None:
         command['peak'] = dict(zip(result['joints'], command['peak']))
@@ -78,10 +81,31 @@ def build_report(bag_path: str | os.PathLike, state_topic: str, ref_topic: str |
         'model': None if model is None else ModelSummary(name=model.name,
                                                          joints=list(model.joint_names)),
         'thresholds_source': thresholds.source,
-        'warnings': _warnings(result['state_timing'], result.get('recovered')),
+        'events': events,
+        'warnings': _warnings(result['state_timing'], result.get('recovered')) +
+        _missing_topics(command_topic, result['diagnostics']),
         'failures': failures,
         'passed': not failures,
     }
+
+
+def _controller_events(events):
+    """The controller's transitions from /diagnostics: [{time [s] from the bag's first
+    message, level, state, text}], at most 50 (the first ones: they explain the rest)."""
+    return [dict(time=float(t), level=int(level), state=state or '', text=text)
+            for t, level, text, state in events[:50]]
+
+
+def _missing_topics(command_topic, diagnostics):
+    """What the verdict could not look at: each topic the bag lacks, and what it means."""
+    out = []
+    if command_topic is None:
+        out.append('no effort command topic (a Float64MultiArray */commands) in the bag: '
+                   'torques, clamping and the effort limits were not checked')
+    if not diagnostics:
+        out.append('no /diagnostics from robodyn_controller in the bag: whether the '
+                   'controller entered safe mode (and why) is unknown')
+    return out
 
 
 def _warnings(timing, recovered=None):
@@ -125,6 +149,11 @@ def _markdown(report):
     if d:
         lines.append(f'Controller ({d["mode"]}): rate min {d["rate_hz_min"]:.2f} Hz, compute '
                      f'p99 max {d["compute_p99_us_max"]:.1f} us.')
+    if report.get('events'):
+        lines += ['', '| time [s] | controller event |', '|---|---|']
+        lines += [f'| {e["time"]:.2f} | {e["text"]} |' for e in report['events']]
+    if report.get('warnings'):
+        lines += [''] + [f'Warning: {w}' for w in report['warnings']]
     if report['residual']:
         lines += ['', '| joint | residual RMS | R² |', '|---|---|---|']
         for name, r in report['residual']['joints'].items():

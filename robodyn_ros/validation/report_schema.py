@@ -79,7 +79,8 @@ class ValidationReport(TypedDict):
     residual: dict[str, Any] | None  # model residual per joint (rms, r2)
     model: ModelSummary | None
     thresholds_source: str
-    warnings: list[str]
+    events: list[dict[str, Any]]  # the controller's transitions (time, level, state, text)
+    warnings: list[str]  # includes every topic the verdict could not use
     failures: list[str]
     passed: bool
     plots: NotRequired[dict[str, str]]  # plot name -> file, when plots were asked for

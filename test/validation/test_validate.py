@@ -298,3 +298,35 @@ def test_joint_trajectory_controller_state_reference(tmp_path, definition, field
     assert report['topics']['reference'] == '/arm_controller/controller_state'
     assert abs(report['joints']['a']['rms'] - 0.001) <= 1e-6
     assert report['joints']['b']['max_abs'] <= 1e-6
+
+
+def test_the_report_names_the_controller_s_events_and_what_the_bag_lacks(tmp_path):
+    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
+    from robodyn_ros.demo.runner import closed_loop
+    bag = str(tmp_path / 'demo')
+    closed_loop('three_link', 'computed_torque', 'one_minus_cos', duration=0.5, bag_path=bag)
+    report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)
+    assert 'active' in [e['state'] for e in report['events']]
+    assert not any('no ' in w for w in report['warnings'])
+    bare = str(tmp_path / 'bare')
+    write_tracking_bag(bare, duration=0.5)
+    report = validate_bag(bare, out_dir=str(tmp_path / 'p'), plots=False)
+    text = ' '.join(report['warnings'])
+    assert 'no effort command topic' in text and 'no /diagnostics' in text
+    assert 'no effort command topic' in (tmp_path / 'p' / 'report.md').read_text()
+
+
+def test_safe_mode_fails_the_verdict_and_says_when_and_why():
+    from robodyn_ros.validation.report import build_report
+    from robodyn_ros.validation.thresholds import resolve_thresholds
+    result = dict(tracking=dict(joints={}, overall={}), command={}, state_timing=None,
+                  ref_timing=None, diagnostics=[{'state': 'safe'}], residual=None,
+                  events=[(0.0, 1, 'waiting: waiting for a valid joint state', 'waiting'),
+                          (12.5, 2, 'safe: tracking error 0.31 on j2; safe command: '
+                                    'position hold at the trip position', 'safe')])
+    report = build_report('bag', '/joint_states', '/ref', '/cmd', result, None,
+                          resolve_thresholds(None, None, None), 0.01)
+    assert not report['passed']
+    assert report['failures'] == ['controller in safe mode from 12.50 s: safe: tracking '
+                                  'error 0.31 on j2; safe command: position hold at the '
+                                  'trip position']
