@@ -453,6 +453,8 @@ class ControllerCore:
                   'faults': str(sup.faults), 'clamped': str(sup.clamped),
                   'rate_limited': str(sup.rate_limited),
                   'last_rejection': self.last_rejection or 'none'}
+        if sup.mode == 'safe' and sup.hold_q is not None:
+            values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
         values.update(self.stats.summary())
         if self.cross_check is not None:
             values.update(self.cross_check.summary())

@@ -38,6 +38,7 @@ class Case:
     references: bool = False  # record the controller's ~/reference (1 kHz)
     cli: Callable | None = None  # folder -> robodyn argv: a command-line case instead
     words: tuple = ()  # what the command's one error line must name
+    exit_code: int = 2  # the command's expected exit (not 2: ``words`` in its output)
 
 
 def _start(h, result, count=300):
@@ -443,6 +444,12 @@ def _foreign_bag(folder):
     return f'{folder}/bag'
 
 
+def _bag_without_commands(folder):
+    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
+    write_tracking_bag(f'{folder}/bag', duration=1.0)
+    return f'{folder}/bag'
+
+
 def _self_including(folder):
     path = f'{folder}/self.urdf.xacro'
     with open(path, 'w') as handle:
@@ -554,6 +561,9 @@ CASES = [
     Case('one_publisher_catching_up', '26', _catching_up),
     Case('trajectory_negative_time', '28', _refused_topic_trajectory(
         'negative_time', ('negative',))),
+    Case('validate_bag_without_commands', '27', None,
+         cli=lambda d: ['validate', _bag_without_commands(d), '--max-rms', '1'],
+         words=('no effort command topic', 'no /diagnostics'), exit_code=0),
     Case('command_topic_empty_argument', '28', _bad_argument,
          raw_args=('-p', 'command_topic:='), may_exit=True),
 ]

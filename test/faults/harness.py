@@ -517,6 +517,13 @@ def _run_cli_case(case):
             return result
     err = out.stderr.strip()
     result.output = out.stdout + out.stderr
+    if case.exit_code != 2:  # a verdict, not a refusal: it must say what it could not use
+        result.check(f'exit {case.exit_code}', out.returncode == case.exit_code,
+                     f'exit {out.returncode}: {result.output[-300:]}')
+        result.check('names what it could not use',
+                     all(w in result.output for w in case.words), result.output[-300:])
+        result.check('no traceback', 'Traceback' not in result.output, err[-300:])
+        return result
     result.check('exit 2', out.returncode == 2, f'exit {out.returncode}')
     result.check('one line naming the fault', len(err.splitlines()) == 1 and
                  all(w in err for w in case.words), err[-300:])

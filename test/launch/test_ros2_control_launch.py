@@ -219,17 +219,91 @@ def test_the_same_goal_gives_the_same_path_through_robodyn_and_the_real_jtc(mock
     assert best <= 1e-3, f'paths differ by {best:.3g} rad'
 
 
+class _Hogs:
+    """Two CPU hogs at normal priority (``yes > /dev/null`` twice), as a busy arm PC has."""
+
+    def __enter__(self):
+        self.procs = [subprocess.Popen(['yes'], stdout=subprocess.DEVNULL) for _ in range(2)]
+        return self
+
+    def __exit__(self, *exc):
+        for proc in self.procs:  # only the processes started here, by PID
+            proc.kill()
+            proc.wait()
+
+
 @pytest.fixture(scope='module')
 def mujoco_run(ros_launch_env, tmp_path_factory):
-    """MuJoCo physics inside controller_manager: 15 s of the Panda's sum of sines."""
+    """MuJoCo physics inside controller_manager, two CPU hogs running throughout: 15 s of
+    the Panda's sum of sines."""
     _require('mujoco_ros2_control')
     bag = str(tmp_path_factory.mktemp('mujoco') / 'bag')
-    launch = _Launch(ros_launch_env, 94, 'hardware:=mujoco', f'bag_path:={bag}')
-    active = launch.wait_for('ramp-in complete', 180.0)
-    if active:
-        time.sleep(15.0)
-    code, text, seconds = launch.stop()
+    with _Hogs():
+        launch = _Launch(ros_launch_env, 94, 'hardware:=mujoco', f'bag_path:={bag}')
+        active = launch.wait_for('ramp-in complete', 240.0)
+        if active:
+            time.sleep(15.0)
+        code, text, seconds = launch.stop()
     return active, text, seconds, bag
+
+
+def test_the_controller_never_commands_paused_physics(mujoco_run):
+    """physics_gate: pause, configure, resume, and only then activate."""
+    active, text, _, _ = mujoco_run
+    assert active, text[-3000:]
+    resumed = text.find('physics resumed: activating the controller')
+    ramp = text.find('waiting -> ramp_in')
+    assert 0 <= resumed < ramp, text[-3000:]
+
+
+@pytest.fixture(scope='module')
+def mujoco_trip_run(ros_launch_env):
+    """Two CPU hogs; the effort controller switched off for 2 s (the commands go nowhere,
+    the arm falls, the controller trips), then on again: the safe command must hold the
+    position of the trip."""
+    _require('mujoco_ros2_control')
+    from diagnostic_msgs.msg import DiagnosticArray
+    from sensor_msgs.msg import JointState
+    result = {}
+    with _Hogs():
+        launch = _Launch(ros_launch_env, 96, 'hardware:=mujoco')
+        result['active'] = launch.wait_for('ramp-in complete', 240.0)
+        if result['active']:
+            probe = Probe(96)
+            probe.record('/joint_states', JointState)
+            probe.record('/diagnostics', DiagnosticArray)
+            probe.spin(3.0)
+            result['off'] = probe.switch([], ['effort_controller'])
+            probe.spin(2.0)
+            result['on'] = probe.switch(['effort_controller'], [])
+            result['on_at'] = time.monotonic()
+            probe.spin(4.0)
+            result['states'] = [  # chain order (the broadcaster's may differ)
+                (t, np.array([dict(zip(m.name, m.position))[j] for j in NAMES]))
+                for t, m in probe.log['/joint_states'] if set(NAMES) <= set(m.name)]
+            result['diagnostics'] = [(t, s) for t, m in probe.log['/diagnostics']
+                                     for s in m.status if s.name == 'robodyn_controller']
+            probe.close()
+        result['code'], result['text'], result['exit_s'] = launch.stop()
+    return result
+
+
+def test_after_a_trip_the_safe_command_holds_the_trip_position(mujoco_trip_run):
+    run = mujoco_trip_run
+    assert run['active'] and run['off'] and run['on'], run['text'][-3000:]
+    safe = [(t, s) for t, s in run['diagnostics'] if s.message.startswith('safe')]
+    assert safe, [s.message for _, s in run['diagnostics'][-3:]]
+    message = safe[-1][1].message
+    assert 'position hold' in message and 'disagree' not in message, message
+    hold = np.array([float(v) for v in {kv.key: kv.value for kv in safe[-1][1].values}
+                     ['hold_position'].split()])
+    late = np.array([q for t, q in run['states'] if t > run['on_at'] + 2.5])
+    drift = np.abs(late - hold).max()
+    for t, q in run['states'][::500]:
+        print(f'{t - run["on_at"]:+.2f} s', np.round(q - hold, 3))
+    print(f'MuJoCo, busy: tripped with "{message[:120]}"; 2.5-4 s after the effort '
+          f'controller is back the arm is within {drift:.4f} rad of the trip position')
+    assert drift < 0.05, f'{drift:.3f} rad from the trip position'
 
 
 def test_mujoco_closed_loop_through_the_real_forward_controller_validates(mujoco_run):
