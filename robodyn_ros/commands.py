@@ -14,12 +14,15 @@ from .errors import ConfigError
 __all__ = ['COMMANDS']
 
 
-def _load(args):
+def _load(args, kinematics_only=False):
+    """The command's model: effort limits are optional for every tool (a warning), and
+    inertials for ``kinematics_only`` ones (inspect)."""
     from .model import load_robot
     model = load_robot(args.urdf, args.base, args.tip,
                        mappings=getattr(args, 'xacro_args', None),
                        effort_limits=getattr(args, 'effort_limits', None),
-                       strict_inertia=getattr(args, 'strict_inertia', False))
+                       strict_inertia=getattr(args, 'strict_inertia', False),
+                       require_effort_limits=False, require_inertials=not kinematics_only)
     _warn(args, model)
     return model
 
@@ -52,7 +55,7 @@ def _print_rows(table):
 
 
 def _inspect(args):
-    model = _load(args)
+    model = _load(args, kinematics_only=True)
     table = model.dh_table(args.convention)
     if args.json:
         out = {
@@ -72,17 +75,28 @@ def _inspect(args):
           f'{table.convention} DH')
     _print_rows(table)
     np.set_printoptions(precision=6, suppress=True)
-    print('base (base_link -> frame 0):\n' + str(table.base))
-    print('tool (frame n -> tip):\n' + str(table.tool))
+    print(f'base ({model.base_link} -> frame 0):\n' + str(table.base))
+    print(f'tool (frame n -> {model.tip_link}):\n' + str(table.tool))
+    if model.massless:
+        print(f'inertials: none after joints {list(model.massless)}; the dynamics (check, '
+              'demo, the controller) need them in the description')
+        return 0
     print(f'{"i":>2}{"mass [kg]":>11}  {"com in frame i [m]":<34}'
           f'{"Ixx Iyy Izz Ixy Ixz Iyz about COM [kg m^2]"}')
     for k, i in enumerate(table.inertials, 1):
         c = i.com
-        m = i.inertia
+        m = _clean(i.inertia)
         print(f'{k:>2}{i.mass:>11.4f}  [{c[0]:>9.5f} {c[1]:>9.5f} {c[2]:>9.5f}]  '
               f'{m[0, 0]:.6g} {m[1, 1]:.6g} {m[2, 2]:.6g} {m[0, 1]:.3g} {m[0, 2]:.3g} '
               f'{m[1, 2]:.3g}')
     return 0
+
+
+def _clean(matrix):
+    """``matrix`` with the roundoff of frame changes (|v| below 1e-12 of its largest
+    element, 1e-32 and the like) shown as 0."""
+    scale = float(np.abs(matrix).max(initial=0.0))
+    return np.where(np.abs(matrix) < 1e-12 * scale, 0.0, matrix)
 
 
 def _check(args):
@@ -176,7 +190,7 @@ def _validate(args):
     model = None
     if args.robot:
         from .model import load_robot
-        model = load_robot(args.robot, tip_link=args.tip)
+        model = load_robot(args.robot, tip_link=args.tip, require_effort_limits=False)
     report = validate_bag(args.bag, args.state_topic, args.reference_topic, args.command_topic,
                           model, args.max_rms, args.max_abs, args.tolerance, args.out,
                           not args.no_plots, progress=sys.stderr.isatty(),
@@ -207,7 +221,8 @@ def _identify(args):
     from .identification.identify import identify
     from .identification.report import write_identification
     from .model import load_robot
-    model = load_robot(args.robot, tip_link=args.tip)
+    model = load_robot(args.robot, tip_link=args.tip, require_effort_limits=False)
+    _warn(args, model)
     both = not (args.friction or args.payload)
     t, q, tau, source = motion_from_bag(args.bag, model.joint_names, args.state_topic,
                                         args.command_topic)

@@ -83,7 +83,10 @@ def test_cli_prints_one_line_and_exits_2(name, xml, exc, text, tmp_path, capsys)
     else:
         path.write_text(xml)
         target = str(path)
-    for command in (['check', target, '--samples', '2'], ['inspect', target]):
+    commands = [['check', target, '--samples', '2']]
+    if name != 'zero_mass':  # inspect needs no inertials (see below)
+        commands.append(['inspect', target])
+    for command in commands:
         code = run(build_parser().parse_args(command))
         err = capsys.readouterr().err
         assert code == 2
@@ -111,3 +114,29 @@ def test_wrong_shapes_and_nan_states(method):
         dyn.terms_into(np.zeros(7), np.zeros(7), np.zeros((7, 7)))
     with pytest.raises(RobodynError, match='unknown dynamics method'):
         RigidBodyDynamics(dyn.model, 'magic')
+
+
+def test_a_description_without_inertials_still_gets_its_dh_table(tmp_path, capsys):
+    path = tmp_path / 'robot.urdf'
+    path.write_text(arm(mass=0.0, inertia=(0, 0, 0)))
+    assert run(build_parser().parse_args(['inspect', str(path)])) == 0
+    out, err = capsys.readouterr()
+    assert 'revolute' in out and 'inertials: none after joints' in out
+    assert err.count('\n') == 1 and 'the dynamics need inertials' in err
+
+
+def test_effort_limits_of_zero_are_a_warning_for_the_tools_and_an_error_for_the_controller(
+        tmp_path, capsys):
+    from robodyn_ros.control import ControllerConfig, ControllerCore
+    from robodyn_ros.errors import ConfigError
+    path = tmp_path / 'robot.urdf'
+    path.write_text(arm().replace('effort="10"', 'effort="0"'))
+    for command in (['inspect', str(path)], ['check', str(path), '--samples', '2']):
+        assert run(build_parser().parse_args(command)) == 0
+        err = capsys.readouterr().err
+        assert 'effort limits missing or 0' in err and 'effort_limits parameter' in err
+    with pytest.raises(ModelError, match='effort_limits parameter'):
+        load_urdf(str(path))
+    model = load_urdf(str(path), require_effort_limits=False)
+    with pytest.raises(ConfigError, match='effort_limits parameter'):
+        ControllerCore(model, ControllerConfig.from_parameters({}))

@@ -7,7 +7,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from ..defaults import GRAVITY
-from ..errors import InputError
+from ..errors import InputError, ModelError
 from ..model.kinematics import check_vector
 from ..model.robot_model import RobotModel
 from .chain import dh_chain
@@ -50,6 +50,10 @@ class RigidBodyDynamics:
                  coulomb: ArrayLike | None = None, friction_smoothing: float = 0.0) -> None:
         if method not in METHODS:
             raise InputError(f'unknown dynamics method {method!r}; valid: {", ".join(METHODS)}')
+        if model.massless:
+            raise ModelError(f'moving bodies after joints {list(model.massless)} have no mass '
+                             '(no <inertial> in the description): the dynamics need '
+                             'inertials; kinematics and DH tables work without them')
         self.model = model
         self.method = method
         self.n = model.n

@@ -18,7 +18,8 @@ def xml_with_efforts(xml, joints):
     """The URDF text with the chain joints' effort limits as the model has them (urdfdom
     consumers such as Pinocchio refuse a <limit> without effort)."""
     root = ET.fromstring(xml)
-    effort = {j.name: j.effort for j in joints}
+    # urdfdom readers need a number; a missing limit (inf) is written as 0, as exporters do
+    effort = {j.name: j.effort if np.isfinite(j.effort) else 0.0 for j in joints}
     for elem in root.findall('joint'):
         limit = elem.find('limit')
         if elem.get('name') in effort and limit is not None:
@@ -26,9 +27,11 @@ def xml_with_efforts(xml, joints):
     return ET.tostring(root, encoding='unicode')
 
 
-def with_effort_limits(joints, given, missing):
-    """The chain joints with the given effort limits applied; ModelError when a joint is
-    left without a positive, finite one."""
+def with_effort_limits(joints, given, missing, required=True):
+    """(the chain joints with the given effort limits applied, warnings). A joint left
+    without a positive, finite one: ModelError when ``required``; else its effort is inf
+    and a warning says so (kinematics, dynamics, checks and identification need none; a
+    controller refuses to start without them)."""
     names = [j.name for j in joints]
     if given is not None:
         if isinstance(given, dict):
@@ -47,9 +50,14 @@ def with_effort_limits(joints, given, missing):
         joints = [replace(j, effort=float(v)) for j, v in zip(joints, values)]
     bad = {j.name: ('missing' if j.name in missing or j.effort == np.inf else f'{j.effort:g}')
            for j in joints if not (np.isfinite(j.effort) and j.effort > 0)}
-    if bad:
+    if bad and required:
         raise ModelError(f'effort limits missing or not positive for joints {bad}; give them '
                          'explicitly (--effort-limits, or the effort_limits parameter) [N m '
                          'or N]')
-    return joints
+    if bad:
+        joints = [replace(j, effort=np.inf) if j.name in bad else j for j in joints]
+        return joints, [f'effort limits missing or 0 for joints {bad}: used as none here; a '
+                        'controller needs them (--effort-limits, or its effort_limits '
+                        'parameter) [N m or N]']
+    return joints, []
 

@@ -91,6 +91,12 @@ class RobotModel:
         return tuple(j.name for j in self.joints)
 
     @property
+    def massless(self) -> tuple[str, ...]:
+        """Joints whose moving body has no mass (loaded with ``require_inertials=False``):
+        the dynamics need inertials; ``robodyn identify`` estimates a payload's."""
+        return tuple(j.name for j, b in zip(self.joints, self.bodies) if not b.mass > 0.0)
+
+    @property
     def effort_limits(self):
         """(n,) effort limits [N m or N]."""
         return np.array([j.effort for j in self.joints])
@@ -149,7 +155,8 @@ def load_urdf(source: str | os.PathLike, base_link: str | None = None,
               tip_link: str | None = None, locked_joints: dict[str, float] | None = None, *,
               mappings: Mappings | None = None,
               effort_limits: EffortLimits | None = None,
-              strict_inertia: bool = False) -> 'RobotModel':
+              strict_inertia: bool = False, require_effort_limits: bool = True,
+              require_inertials: bool = True) -> 'RobotModel':
     """Build a :class:`RobotModel` from a robot description (URDF or xacro).
 
     Args:
@@ -165,6 +172,11 @@ def load_urdf(source: str | os.PathLike, base_link: str | None = None,
             finite effort limit in the URDF.
         strict_inertia: refuse an inertia that violates the triangle inequality (by
             default it is used as given and named in ``RobotModel.warnings``).
+        require_effort_limits: False: a chain joint without a positive effort limit
+            gets inf and a warning instead of the ModelError (tools that need none).
+        require_inertials: False: a massless moving body is kept (mass 0) with a warning
+            instead of the ModelError; the dynamics then refuse the model
+            (:attr:`RobotModel.massless`), kinematics and DH tables work.
 
     Raises:
         UrdfError: unreadable or invalid XML, failed xacro expansion.
@@ -185,10 +197,12 @@ def load_urdf(source: str | os.PathLike, base_link: str | None = None,
     if not joints:
         raise ModelError(f'no moving joint between {base!r} and {tip!r}')
     bodies, warnings = lumped_bodies(robot, anchor, children, path, chain_links, joints,
-                                     locked, joint_motion, strict_inertia)
+                                     locked, joint_motion, strict_inertia, require_inertials)
     locked_all = {name: locked_value(j, locked, robot) for name, j in robot.joints.items()
                   if j.type in MOVING and name not in on_path}
-    joints = with_effort_limits(joints, effort_limits, robot.missing_effort)
+    joints, notes = with_effort_limits(joints, effort_limits, robot.missing_effort,
+                                       require_effort_limits)
+    warnings = list(warnings) + notes
     xml = robot.xml
     if effort_limits is not None or robot.missing_effort:
         xml = xml_with_efforts(xml, joints)

@@ -73,7 +73,7 @@ def _default_tip(base, children):
     if len(leaves) != 1:
         raise ModelError(f'no unique tip link below {base!r}: candidates '
                          f'{", ".join(sorted(leaves))} (each after {best} moving joints); '
-                         'pass tip_link')
+                         'choose one (--tip on the command line, tip_link as a parameter)')
     return leaves[0]
 
 
@@ -165,7 +165,7 @@ def _inertial_part(robot, link, pose, notes, strict):
 
 
 def lumped_bodies(robot, base, children, path, chain_links, joints, locked, motion,
-                  strict=True):
+                  strict=True, require_mass=True):
     """(one Inertial per moving joint, warnings): every link below ``base`` lumped into the
     chain body it is rigidly attached to (off-chain joints at their locked positions;
     ``motion``: callable(joint, q) -> 4x4). ModelError for a massless moving body; a
@@ -195,10 +195,17 @@ def lumped_bodies(robot, base, children, path, chain_links, joints, locked, moti
     for k, joint in enumerate(joints):
         body = lump(parts[k])
         if body.mass <= 0.0:
-            raise ModelError(f'moving body after joint {joint.name!r} has no mass '
-                             '(no link with a positive-mass <inertial>)')
+            if require_mass:
+                raise ModelError(f'moving body after joint {joint.name!r} has no mass '
+                                 '(no link with a positive-mass <inertial>)')
+            bodies.append(body)
+            continue
         lumped = check_physical(body, f'body after joint {joint.name!r}', strict=strict)
         if not notes:  # a link already named is not said again as its lumped body
             notes.extend(lumped)
         bodies.append(body)
+    massless = [j.name for j, b in zip(joints, bodies) if not b.mass > 0.0]
+    if massless:
+        notes.append(f'no <inertial> with mass after joints {massless}: kinematics and DH '
+                     'only; the dynamics need inertials')
     return bodies, notes
