@@ -3,6 +3,7 @@ what lock step needs. Pure: no rclpy, no environment changes."""
 
 import os
 
+import numpy as np
 import yaml
 
 from ..defaults import COMMAND_TOPIC, DIAGNOSTICS_TOPIC, JOINT_STATES, REFERENCE_TOPIC
@@ -42,7 +43,23 @@ def load_config(robot):
 
 def _load(path, base, tip, xacro_args):
     from ..model import load_urdf
-    return load_urdf(path, base or None, tip or None, mappings=list(xacro_args))
+    return load_urdf(path, base or None, tip or None, mappings=list(xacro_args),
+                     require_effort_limits=False)
+
+
+def demo_effort_limits(model, samples=256, seed=0):
+    """Effort limits for a simulated run of a description without any [N m or N]: per
+    joint 3 x the largest |g_j(q)| over ``samples`` positions in the joint ranges, + 1
+    (room for the law's inertial and PD terms; a real arm's come from its maker)."""
+    from ..dynamics import RigidBodyDynamics
+    rng = np.random.default_rng(seed)
+    dyn = RigidBodyDynamics(model)
+    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    worst = np.zeros(model.n)
+    for q in rng.uniform(lower, upper, (samples, model.n)):
+        worst = np.maximum(worst, np.abs(dyn.gravity_vector(q)))
+    return np.round(3.0 * worst + 1.0, 1)
 
 
 def stiff_damping(model, q, period):
@@ -96,6 +113,11 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     if 'q0' not in sim:
         sim['q0'] = model.mid_range.tolist()
     notes = list(model.warnings)
+    if not np.all(np.isfinite(model.effort_limits)) and 'effort_limits' not in ctrl:
+        effort = demo_effort_limits(model).tolist()
+        ctrl['effort_limits'] = sim['effort_limits'] = effort
+        notes.append(f'the demo simulates with effort limits {effort} [N m or N] (3 x the '
+                     "largest gravity torque + 1); a real arm needs its maker's")
     if not config:
         notes += _like_with_like(model, sim['q0'], 1.0 / rate, ctrl, sim)
     if 'kp' not in ctrl:

@@ -30,6 +30,8 @@ def _declare_parameters(node):
     declare_robot(node)
     declare(node, 'q0', [0.0], 'initial joint positions [rad or m] (default zeros)',
             dynamic=True)
+    declare(node, 'effort_limits', [], "override the URDF's effort limits, 1 or n [N m or "
+            "N] (empty: the URDF's)", dynamic=True)
     declare(node, 'rate', 1000.0, 'simulation and state publishing rate [Hz]',
             dynamic=True)
     declare(node, 'command_topic', COMMAND_TOPIC, 'effort command topic')

@@ -104,3 +104,19 @@ def test_recorder_executable_closes_bag_on_sigterm(tmp_path):
         values = [reader.deserialize(raw, m).data[0]
                   for _, m, _, raw in reader.messages(['/chatter'])]
     assert values == [float(k) for k in range(20)]
+
+
+def test_a_description_without_effort_limits_gets_demo_limits_and_a_note(tmp_path):
+    from robodyn_ros.demo.config import demo_parameters
+    source = (tmp_path / 'arm.urdf')
+    source.write_text(
+        '<robot name="a"><link name="b"/><link name="l"><inertial><mass value="1"/>'
+        '<origin xyz="0.2 0 0"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" '
+        'iyz="0"/></inertial></link><joint name="j" type="revolute"><parent link="b"/>'
+        '<child link="l"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="0" '
+        'velocity="1"/></joint></robot>')
+    ctrl, sim, notes = demo_parameters(str(source))
+    assert ctrl['effort_limits'] == sim['effort_limits']
+    assert ctrl['effort_limits'][0] > 3 * 1.0 * 9.81 * 0.2  # above 3 x the gravity torque
+    assert any('effort limits missing' in n for n in notes)
+    assert any('the demo simulates with effort limits' in n for n in notes)
