@@ -36,6 +36,7 @@ from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .latest_worker import LatestWorker
+from .side_participant import SideParticipant
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,
     EventGate,
@@ -82,7 +83,7 @@ class ControllerNode(LifecycleNode):
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.entities = []
-        self.trajectory_interfaces = self.worker = self.payload_worker = None
+        self.trajectory_interfaces = self.worker = self.payload_worker = self.inputs = None
         self.finished = False
         self.log_gate = EventGate()
         self.command_count = 0
@@ -192,9 +193,13 @@ class ControllerNode(LifecycleNode):
             self.cmd_pub, self.ref_pub,
             self.create_subscription(JointState, JOINT_STATES, self.on_joint_states,
                                      STATE_QOS, raw=True),
-            self.create_subscription(JointTrajectory, '~/joint_trajectory',
-                                     self.on_trajectory, 10, raw=True),
         ]
+        # Trajectories can be megabytes: received by a participant of their own (see
+        # side_participant.py), handed to the worker thread, swapped in by the control thread
+        self.inputs = SideParticipant(self.get_name() + '_inputs', self.get_namespace())
+        self.inputs.node.create_subscription(
+            JointTrajectory, self.resolve_topic_name('~/joint_trajectory'),
+            self.on_trajectory, 10, raw=True)
         self.worker = TrajectoryWorker(self.core)
         core = self.core
         self.payload_worker = LatestWorker(lambda args: core.prepare_payload(*args),
@@ -252,6 +257,9 @@ class ControllerNode(LifecycleNode):
         if self.trajectory_interfaces is not None:
             self.trajectory_interfaces.close()
             self.trajectory_interfaces = None
+        if self.inputs is not None:
+            self.inputs.close()
+            self.inputs = None
         if self.worker is not None:
             self.worker.close()
             self.worker = None
