@@ -36,7 +36,6 @@ from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .latest_worker import LatestWorker
-from .side_participant import SideParticipant
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,
     EventGate,
@@ -49,6 +48,7 @@ from .node_support import (
     robot_named,
     run_node,
 )
+from .side_participant import SideParticipant
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
