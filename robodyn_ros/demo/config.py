@@ -10,6 +10,7 @@ from ..defaults import COMMAND_TOPIC, DIAGNOSTICS_TOPIC, JOINT_STATES, REFERENCE
 from ..errors import ConfigError
 from ..model.registry import robot_path
 from ..package_share import share_dir
+from ..sim.effort_limits import simulation_effort_limits
 
 __all__ = ['config_dir', 'load_config', 'demo_parameters', 'recorder_parameters',
            'stiff_damping']
@@ -45,21 +46,6 @@ def _load(path, base, tip, xacro_args):
     from ..model import load_urdf
     return load_urdf(path, base or None, tip or None, mappings=list(xacro_args),
                      require_effort_limits=False)
-
-
-def demo_effort_limits(model, samples=256, seed=0):
-    """Effort limits for a simulated run of a description without any [N m or N]: per
-    joint 3 x the largest |g_j(q)| over ``samples`` positions in the joint ranges, + 1
-    (room for the law's inertial and PD terms; a real arm's come from its maker)."""
-    from ..dynamics import RigidBodyDynamics
-    rng = np.random.default_rng(seed)
-    dyn = RigidBodyDynamics(model)
-    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
-    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
-    worst = np.zeros(model.n)
-    for q in rng.uniform(lower, upper, (samples, model.n)):
-        worst = np.maximum(worst, np.abs(dyn.gravity_vector(q)))
-    return np.round(3.0 * worst + 1.0, 1)
 
 
 def stiff_damping(model, q, period):
@@ -114,7 +100,7 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
         sim['q0'] = model.mid_range.tolist()
     notes = list(model.warnings)
     if not np.all(np.isfinite(model.effort_limits)) and 'effort_limits' not in ctrl:
-        effort = demo_effort_limits(model).tolist()
+        effort = simulation_effort_limits(model).tolist()
         ctrl['effort_limits'] = sim['effort_limits'] = effort
         notes.append(f'the demo simulates with effort limits {effort} [N m or N] (3 x the '
                      "largest gravity torque + 1); a real arm needs its maker's")
