@@ -340,10 +340,11 @@ class SafetySupervisor:
             tau += self.gravity(self.q_valid)
         if final or now - self.valid_time > self.limits.stale_after:
             return tau
+        qd = np.asarray(self.qd_valid, dtype=float)
         if self.hold_q is not None and self.mode == SAFE:
-            tau += self.hold_kp * (self.hold_q - self.q_valid) - self.hold_kd * self.qd_valid
+            tau += self.hold_kp * (self.hold_q - self.q_valid) - self.hold_kd * qd
         else:
-            tau -= self.limits.damping * self.qd_valid
+            tau -= self.limits.damping * qd
         return tau
 
     def command(self, now, law_tau=None):
