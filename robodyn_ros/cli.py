@@ -129,7 +129,8 @@ def _demo_parser(sub):
                    default='sum_of_sines')
     p.add_argument('--duration', type=_seconds, default=10.0, help='[s] of simulated time')
     p.add_argument('--rate', type=float, default=1000.0, help='controller rate [Hz]')
-    p.add_argument('--out', default='out/demo', help='output directory (bag, report, plots)')
+    p.add_argument('--out', default=None, help='output directory (bag, report, plots; '
+                   'default: a new out/demo/ROBOT_MODE_DATE-TIME, never an earlier run)')
     p.add_argument('--storage', choices=('mcap', 'sqlite3'), default='mcap')
     p.add_argument('--max-rms', type=float, default=None,
                    help='[rad] pass/fail bound (computed_torque default 1e-3)')

@@ -177,11 +177,24 @@ def _demo(args):
               '<= 0.1)')
         return 0 if res['ratio'] <= 0.1 else 1
     from .validation.report import print_summary
-    result = demo(args.robot, args.mode, args.reference, args.duration, args.rate, args.out,
+    out = args.out or _new_run_folder('out/demo', args.robot, args.mode)
+    result = demo(args.robot, args.mode, args.reference, args.duration, args.rate, out,
                   args.storage, args.tip, args.max_rms, args.max_abs, base=args.base,
                   xacro_args=args.xacro_args)
     print_summary(result['report'])
     return 0 if result['report']['passed'] else 1
+
+
+def _new_run_folder(root, robot, mode):
+    """root/ROBOT_MODE_YYYYmmdd-HHMMSS (a suffix when that exists): a run never
+    overwrites an earlier one."""
+    name = os.path.splitext(os.path.basename(robot))[0].split('.')[0] or 'robot'
+    base = os.path.join(root, f'{name}_{mode}_{time.strftime("%Y%m%d-%H%M%S")}')
+    path, k = base, 1
+    while os.path.exists(path):
+        k += 1
+        path = f'{base}_{k}'
+    return path
 
 
 def _validate(args):

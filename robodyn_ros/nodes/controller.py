@@ -48,7 +48,6 @@ from .node_support import (
     robot_named,
     run_node,
 )
-from .side_participant import SideParticipant
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
@@ -83,7 +82,7 @@ class ControllerNode(LifecycleNode):
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.entities = []
-        self.trajectory_interfaces = self.worker = self.payload_worker = self.inputs = None
+        self.trajectory_interfaces = self.worker = self.payload_worker = None
         self.finished = False
         self.log_gate = EventGate()
         self.command_count = 0
@@ -193,13 +192,9 @@ class ControllerNode(LifecycleNode):
             self.cmd_pub, self.ref_pub,
             self.create_subscription(JointState, JOINT_STATES, self.on_joint_states,
                                      STATE_QOS, raw=True),
+            self.create_subscription(JointTrajectory, '~/joint_trajectory',
+                                     self.on_trajectory, 10, raw=True),
         ]
-        # Trajectories can be megabytes: received by a participant of their own (see
-        # side_participant.py), handed to the worker thread, swapped in by the control thread
-        self.inputs = SideParticipant(self.get_name() + '_inputs', self.get_namespace())
-        self.inputs.node.create_subscription(
-            JointTrajectory, self.resolve_topic_name('~/joint_trajectory'),
-            self.on_trajectory, 10, raw=True)
         self.worker = TrajectoryWorker(self.core)
         core = self.core
         self.payload_worker = LatestWorker(lambda args: core.prepare_payload(*args),
@@ -257,9 +252,6 @@ class ControllerNode(LifecycleNode):
         if self.trajectory_interfaces is not None:
             self.trajectory_interfaces.close()
             self.trajectory_interfaces = None
-        if self.inputs is not None:
-            self.inputs.close()
-            self.inputs = None
         if self.worker is not None:
             self.worker.close()
             self.worker = None

@@ -111,8 +111,10 @@ def test_an_inertia_violating_the_triangle_inequality_is_a_warning_or_refused_wh
     assert any('balanced by MuJoCo' in note for note in sim.notes)
 
 
-def test_heavy_damping_on_a_light_joint_is_simulated_stably_or_refused():
+def test_heavy_damping_on_a_light_joint_is_simulated_stably_or_refused(tmp_path,
+                                                                      monkeypatch):
     """10 N m s/rad on 3e-4 kg m^2 (a 30 us time constant) at 1 ms: implicitfast, said."""
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes its warning log (MUJOCO_LOG.TXT) to cwd
     from robodyn_ros.sim import MujocoSim
     model = _load('wrist_damping:=10.0')
     sim = MujocoSim(model, q0=model.mid_range)
