@@ -2,10 +2,50 @@
 
 from glob import glob
 import os
+import subprocess
+import sys
 
 from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+from setuptools.command.install import install
+from setuptools.command.install_lib import install_lib
 
 package_name = 'robodyn_ros'
+
+
+class BuildPy(build_py):
+    """build_py without byte-compiling when the interpreter may not write bytecode (colcon
+    sets PYTHONDONTWRITEBYTECODE): setuptools would say so on stderr for every build."""
+
+    def byte_compile(self, files):
+        if not sys.dont_write_bytecode:
+            super().byte_compile(files)
+
+
+class InstallLib(install_lib):
+    """install_lib without byte-compiling when bytecode may not be written (see BuildPy)."""
+
+    def byte_compile(self, files):
+        if not sys.dont_write_bytecode:
+            super().byte_compile(files)
+
+
+class InstallAndCompile(install):
+    """install, then fill the installed copy's numba cache (robodyn_ros.control.kernel_cache):
+    the first configure after ``colcon build`` then loads the kernels instead of compiling
+    them for seconds. A failure leaves a cold cache, never a failed install."""
+
+    def run(self):
+        super().run()
+        if os.environ.get('ROBODYN_SKIP_KERNEL_CACHE'):
+            return
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+            [self.install_lib] + [p for p in os.environ.get('PYTHONPATH', '').split(os.pathsep)
+                                  if p]))
+        out = subprocess.run([sys.executable, '-m', 'robodyn_ros.control.kernel_cache'],
+                             cwd=self.install_lib, env=env, capture_output=True, text=True)
+        lines = (out.stdout or out.stderr).strip().splitlines()
+        print(lines[-1] if lines else 'kernel cache: no output', flush=True)
 
 
 def share(folder, pattern):
@@ -32,6 +72,7 @@ setup(
     maintainer_email='robodyn@example.com',
     description='Computed-torque dynamics for ROS 2 arms: URDF -> DH -> M, C, g.',
     license='Apache-2.0',
+    cmdclass={'install': InstallAndCompile, 'build_py': BuildPy, 'install_lib': InstallLib},
     entry_points={
         'console_scripts': [
             'robodyn = robodyn_ros.cli:main',

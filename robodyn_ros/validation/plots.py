@@ -3,6 +3,8 @@ loop-timing histogram."""
 
 import os
 
+import numpy as np
+
 __all__ = ['write_plots']
 
 
@@ -40,11 +42,23 @@ def _all_joints(plt, labels, t, values, ylabel, xlabel):
     return fig
 
 
+#: Below this spread of the state periods [s] (lock step, a simulator's stamps) a
+#: histogram would show floating-point rounding: no timing plot.
+PERIOD_SPREAD = 1e-6
+
+
 def _histogram(plt, periods):
+    """The state periods' deviation from their median [us], log counts: jitter and late
+    states at a glance; None when they do not vary (lock step)."""
+    median = float(np.median(periods))
+    deviation = (periods - median) * 1e6
+    if float(np.ptp(periods)) < PERIOD_SPREAD:
+        return None
     fig, ax = plt.subplots(figsize=(6, 3.5))
-    ax.hist(periods * 1e3, bins=60)
+    ax.hist(deviation, bins=60)
     ax.set_yscale('log')
-    ax.set_xlabel('state period [ms]')
+    ax.ticklabel_format(axis='x', useOffset=False, style='plain')
+    ax.set_xlabel(f'state period minus its median ({median * 1e3:.3f} ms) [us]')
     ax.set_ylabel('count')
     return fig
 
@@ -72,7 +86,9 @@ def write_plots(result, report, out_dir):
         figures['residual'] = _all_joints(plt, joints, _from_zero(t), residual,
                                           'effort - model [N m or N]', STAMPS)
     if result['periods'].size:
-        figures['timing'] = _histogram(plt, result['periods'])
+        timing = _histogram(plt, result['periods'])
+        if timing is not None:
+            figures['timing'] = timing
     paths = {}
     for name, fig in figures.items():
         paths[name] = os.path.join(out_dir, f'{name}.png')
