@@ -32,6 +32,11 @@ PACKAGES = {
                       ('dsr_control2', 'dsr_control2')],
     'interbotix_ros_manipulators': [
         ('interbotix_ros_xsarms/interbotix_xsarm_descriptions', 'interbotix_xsarm_descriptions')],
+    'DOBOT_6Axis_ROS2_V4': [('cra_description', 'cra_description'),
+                            ('cr5_moveit', 'cr5_moveit'), ('cr10_moveit', 'cr10_moveit')],
+    'mycobot_ros2': [('mycobot_description', 'mycobot_description')],
+    'SO-ARM100': [('Simulation/SO101', 'so101_description'),
+                  ('Simulation/SO100', 'so100_description')],
 }
 #: (label, repository, package, xacro in the package, xacro arguments, base, tip).
 ROBOTS = [
@@ -60,6 +65,18 @@ ROBOTS = [
      None, 'link6'),
     ('Interbotix WX250s', 'interbotix_ros_manipulators', 'interbotix_xsarm_descriptions',
      'urdf/wx250s.urdf.xacro', ['use_gripper:=true'], None, 'wx250s/ee_gripper_link'),
+    # Chosen for what the seven above lack: exporters' effort="0" (Dobot), no <inertial>
+    # at all (myCobot), hobby arms rounded to 1.5708 with nearly intersecting axes (SO).
+    *[(f'Dobot {r.upper()}', 'DOBOT_6Axis_ROS2_V4', 'cra_description',
+       f'urdf/{r}_robot.xacro', [], None, 'Link6') for r in ('cr5', 'cr10')],
+    ('myCobot 280 M5', 'mycobot_ros2', 'mycobot_description',
+     'urdf/mycobot_280_m5/mycobot_280_m5.urdf', [], None, 'joint6_flange'),
+    ('myCobot 320 M5', 'mycobot_ros2', 'mycobot_description',
+     'urdf/mycobot_320_m5_2022/mycobot_320_m5_2022.urdf', [], None, None),
+    ('LeRobot SO-101', 'SO-ARM100', 'so101_description', 'so101_new_calib.urdf', [], None,
+     'gripper_link'),
+    ('LeRobot SO-100', 'SO-ARM100', 'so100_description', 'so100.urdf', [], None,
+     'gripper'),
 ]
 
 
@@ -92,14 +109,21 @@ def measure(path, args, base, tip):
     from robodyn_ros.dynamics.rigid_body_dynamics import RigidBodyDynamics
     from robodyn_ros.errors import RobodynError
     from robodyn_ros.model import load_urdf
-    try:
-        model = load_urdf(path, base, tip, mappings=args, effort_limits=[100.0])
+    try:  # as the command-line tools load: effort limits and inertials may be missing
+        model = load_urdf(path, base, tip, mappings=args, require_effort_limits=False,
+                          require_inertials=False)
         table = model.dh_table()
     except RobodynError as exc:
         return {'refused': str(exc)}
-    pin, dyn = PinocchioChain(model), RigidBodyDynamics(model)
     rng = np.random.default_rng(0)
     reach = 1.0 + sum(np.linalg.norm(j.origin[:3, 3]) for j in model.joints)
+    if model.massless:  # kinematics only: the DH table, its FK against the URDF's
+        fk = max(np.abs(table.fk(q) - model.fk(q))[:3].max() / reach
+                 for q in rng.uniform(-2.0, 2.0, (20, model.n)))
+        return {'n': model.n, 'hayati': [r.joint_name for r in table.rows if r.beta],
+                'max_d': max(abs(r.d) for r in table.rows), 'fk': fk, 'M': None,
+                'g': None, 'ID': None, 'warnings': list(model.warnings)}
+    pin, dyn = PinocchioChain(model), RigidBodyDynamics(model)
     fk = m_err = g_err = id_err = 0.0
     for _ in range(20):
         q, qd, qdd = rng.uniform(-2.0, 2.0, (3, model.n))
@@ -114,6 +138,22 @@ def measure(path, args, base, tip):
     return {'n': model.n, 'hayati': [r.joint_name for r in table.rows if r.beta],
             'max_d': max(abs(r.d) for r in table.rows), 'fk': fk, 'M': m_err, 'g': g_err,
             'ID': id_err, 'warnings': list(model.warnings)}
+
+
+def _notes(warnings):
+    """The loading warnings, short enough for a table cell."""
+    import re
+    triangle = re.findall(r"link '([^']+)': inertia violates the triangle inequality by "
+                          r'([\d.]+%)', ' '.join(warnings))
+    notes = ['triangle inequality violated (warning): ' +
+             '; '.join(f'`{link}` {pct}' for link, pct in triangle)] if triangle else []
+    for text in warnings:
+        if text.startswith('effort limits missing'):
+            notes.append('effort limits missing or 0 (warning; the controller needs its '
+                         '`effort_limits`)')
+        elif text.startswith('no <inertial>'):
+            notes.append('no inertials: DH table and kinematics only (warning)')
+    return '; '.join(notes)
 
 
 def main():
@@ -136,11 +176,12 @@ def main():
             if 'refused' in r:
                 print(f'| {label} | {repo} | refused: {r["refused"]} | | | | |')
                 continue
-            notes = '; '.join(w.split(' (principal')[0] for w in r['warnings'])
+            notes = _notes(r['warnings'])
+            dyn = [f'{r[k]:.1e}' if r[k] is not None else 'no inertials'
+                   for k in ('M', 'g', 'ID')]
             print(f'| {label} | {repo} `{xacro}` {" ".join(xargs)} | exact, {r["n"]} joints'
                   f'{", beta on " + ", ".join(r["hayati"]) if r["hayati"] else ""} | '
-                  f'{r["max_d"]:.3f} | {r["fk"]:.1e} | {r["M"]:.1e} | {r["g"]:.1e} | '
-                  f'{r["ID"]:.1e} | {notes} |')
+                  f'{r["max_d"]:.3f} | {r["fk"]:.1e} | {" | ".join(dyn)} | {notes} |')
             sys.stdout.flush()
 
 

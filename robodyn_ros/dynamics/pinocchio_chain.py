@@ -39,6 +39,7 @@ class PinocchioChain:
                 q_ref[joint.idx_q:joint.idx_q + 2] = (np.cos(value), np.sin(value))
             elif joint.nq == 1:
                 q_ref[joint.idx_q] = value
+        _rename_clashing_joints(pin, full, lock)
         reduced = pin.buildReducedModel(full, lock, q_ref) if lock else full
         names = list(reduced.names)[1:]
         if names != list(model.joint_names):
@@ -75,3 +76,18 @@ class PinocchioChain:
     def aba(self, q, qd, tau):
         """Forward dynamics qdd = M^-1 (tau - C qd - g) by Pinocchio's ABA (no friction)."""
         return self.pin.aba(self.model, self.data, self.q(q), qd, tau).copy()
+
+
+def _rename_clashing_joints(pin, full, joint_ids):
+    """A joint to be locked that shares its name with a link (LeRobot's SO-100 has a joint
+    and a link both called 'gripper') would make Pinocchio's buildReducedModel find two
+    frames by that name: the joint and its frame are renamed (it is locked away anyway)."""
+    links = {f.name for f in full.frames if f.type != pin.FrameType.JOINT}
+    for jid in joint_ids:
+        name = full.names[jid]
+        if name not in links:
+            continue
+        full.names[jid] = f'{name}#joint'
+        for frame in full.frames:
+            if frame.type == pin.FrameType.JOINT and frame.parentJoint == jid:
+                frame.name = f'{name}#joint'

@@ -138,3 +138,24 @@ def test_off_chain_mimic_fingers_are_locked_in_the_simulation_description(tmp_pa
     assert any("off-chain joints ['left_finger_joint', 'right_finger_joint'] locked" in n
                for n in notes)
     assert '<mimic' not in xml and 'type="prismatic"' not in xml
+
+
+def test_a_locked_joint_named_like_a_link_is_checked_against_pinocchio(tmp_path):
+    """LeRobot's SO-100 names a joint and a link 'gripper'; Pinocchio's reduction would
+    find two frames by that name."""
+    path = tmp_path / 'clash.urdf'
+    inertial = ('<inertial><mass value="1"/><origin xyz="0.1 0 0"/><inertia ixx="0.01" '
+                'iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>')
+    path.write_text(
+        f'<robot name="c"><link name="base"/><link name="arm">{inertial}</link>'
+        f'<link name="gripper">{inertial}</link><link name="jaw">{inertial}</link>'
+        '<joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/>'
+        '<axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>'
+        '<joint name="wrist" type="revolute"><parent link="arm"/><child link="gripper"/>'
+        '<origin xyz="0.2 0 0"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" '
+        'velocity="1"/></joint><joint name="gripper" type="revolute"><parent '
+        'link="gripper"/><child link="jaw"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" '
+        'effort="10" velocity="1"/></joint></robot>')
+    model = load_urdf(str(path), tip_link='gripper')
+    assert model.locked == {'gripper': 0.0}
+    assert (_exactness(model) <= 1e-12).all()
