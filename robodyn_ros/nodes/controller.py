@@ -98,8 +98,9 @@ class ControllerNode(LifecycleNode):
             self.autostart()
         elif self.core is None:
             self.get_logger().info(
-                'autostart is false: configure and activate with `ros2 lifecycle set '
-                f'{self.get_fully_qualified_name()} configure` (then activate)')
+                'autostart is false: waiting to be configured and activated (by a launch '
+                "file's physics_gate, or by hand: `ros2 lifecycle set "
+                f'{self.get_fully_qualified_name()} configure`, then activate)')
 
     def _diagnostics_period(self):
         """The diagnostics timer's period [s]: the parameter when valid, else the default

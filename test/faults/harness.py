@@ -207,7 +207,8 @@ class Harness:
         self.commands.append((time.monotonic(), float64_multi_array(raw)))
         gid = info.get('publisher_gid') or {}
         self.sequence.append((bytes(gid.get('data', b'')),
-                              info.get('publication_sequence_number')))
+                              info.get('publication_sequence_number'),
+                              info.get('source_timestamp')))
 
     def _on_arrival(self, _raw):
         self.arrivals.append(time.monotonic())
@@ -576,7 +577,7 @@ def _messages_between(sequence, count):
     if len(sequence) != count:
         return out
     for k in range(1, count):
-        (gid0, seq0), (gid1, seq1) = sequence[k - 1], sequence[k]
+        (gid0, seq0, _), (gid1, seq1, _) = sequence[k - 1], sequence[k]
         if gid0 == gid1 and seq0 is not None and seq1 is not None and seq1 > seq0:
             out[k - 1] = seq1 - seq0
     return out
@@ -619,11 +620,15 @@ def _check_silence(case, h, result, commands):
     timeout = float(h.parameters.get('state_timeout', 0.05))
     period = 1.0 / float(h.parameters.get('rate', 1000.0))
     end = h.stop_time if h.stop_time is not None else commands[-1][0]
-    times = np.array([t for t in h.arrivals or [t for t, _ in commands]
-                      if commands[0][0] <= t <= end])
-    if len(times) < 2:
-        return
-    gaps = np.diff(times)
+    wire = _wire_gaps(h, commands, end)
+    if wire is not None:  # the controller's own gaps, from its publisher's stamps
+        times, gaps = wire
+    else:
+        times = np.array([t for t in h.arrivals or [t for t, _ in commands]
+                          if commands[0][0] <= t <= end])
+        if len(times) < 2:
+            return
+        gaps = np.diff(times)
     for start, stop in h.pauses:  # inactive on purpose: not a silence
         stop = stop if stop is not None else np.inf
         gaps[(times[1:] >= start) & (times[:-1] <= stop)] = 0.0
@@ -637,6 +642,28 @@ def _check_silence(case, h, result, commands):
                      f"{times[k] - times[0]:.3f} s after the first command; the probe's own "
                      f'state stream paused {_probe_pause(h, times[k], times[k + 1]) * 1e3:.1f} '
                      'ms across it')
+
+
+def _wire_gaps(h, commands, end):
+    """(receipt times, gaps [s]) of the commands up to ``end``, the gaps taken from the
+    controller's publication stamps (source_timestamp): the time between two messages on
+    the wire, not the probe's receipt (whose executor can stall on its own). Across
+    messages the probe lost (publication sequence numbers), the gap is the span divided by
+    the messages in it. None when the stamps are unknown."""
+    seq = h.sequence
+    if len(seq) != len(commands) or any(s[2] is None or s[1] is None for s in seq):
+        return None
+    keep = [k for k, (t, _) in enumerate(commands) if t <= end]
+    if len(keep) < 2:
+        return None
+    times = np.array([commands[k][0] for k in keep])
+    stamps = np.array([seq[k][2] for k in keep], dtype=float) * 1e-9
+    numbers = np.array([seq[k][1] for k in keep], dtype=float)
+    same = np.array([seq[k][0] == seq[k - 1][0] for k in keep[1:]])
+    steps = np.where(same & (np.diff(numbers) >= 1), np.diff(numbers), 1.0)
+    gaps = np.diff(stamps) / steps
+    gaps[~same] = np.diff(times)[~same]  # a new publisher (reconfigured): as received
+    return times, np.maximum(gaps, 0.0)
 
 
 def _probe_pause(h, start, stop):

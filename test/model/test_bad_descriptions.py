@@ -37,11 +37,6 @@ BAD = {  # name: (URDF text, extra CLI arguments, expected one-line message)
                   [], "link 'a' is its own parent (self-loop)"),
     'lower_above_upper': (_robot(['base', 'a'], [_joint('j0', 'base', 'a', LIMIT.replace(
         'lower="-1" upper="1"', 'lower="1" upper="-1"'))]), [], 'lower limit 1 > upper limit -1'),
-    'effort_zero': (_robot(['base', 'a'], [_joint('j0', 'base', 'a', LIMIT.replace(
-        'effort="10"', 'effort="0"'))]), [], "effort limits missing or not positive for "
-                                             "joints {'j0': '0'}"),
-    'effort_missing': (_robot(['base', 'a'], [_joint('j0', 'base', 'a', LIMIT.replace(
-        'effort="10" ', ''))]), [], "{'j0': 'missing'}"),
     'broken_xacro': ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="x">'
                      '<xacro:include filename="no_such_file.xacro"/></robot>', [],
                      ': error: xacro'),
@@ -69,9 +64,29 @@ def test_bad_description_exits_2_with_one_line(case, command, tmp_path):
     _assert_one_line_exit_2(_robodyn(command, str(path), *extra), message)
 
 
+#: Descriptions the tools load with one warning line (a controller needs what they lack).
+LENIENT = {
+    'effort_zero': (_robot(['base', 'a'], [_joint('j0', 'base', 'a', LIMIT.replace(
+        'effort="10"', 'effort="0"'))]), "effort limits missing or 0 for joints {'j0': '0'}"),
+    'effort_missing': (_robot(['base', 'a'], [_joint('j0', 'base', 'a', LIMIT.replace(
+        'effort="10" ', ''))]), "effort limits missing or 0 for joints {'j0': 'missing'}"),
+}
+
+
+@pytest.mark.parametrize('command', ['inspect', 'check'])
+@pytest.mark.parametrize('case', sorted(LENIENT))
+def test_missing_effort_limits_are_one_warning_line_for_the_tools(case, command, tmp_path):
+    text, warning = LENIENT[case]
+    path = tmp_path / f'{case}.urdf'
+    path.write_text(text)
+    result = _robodyn(command, str(path), *(['--samples', '2'] if command == 'check' else []))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count('\n') == 1 and warning in result.stderr, result.stderr
+
+
 def test_effort_limits_given_on_the_command_line_make_it_checkable(tmp_path):
     path = tmp_path / 'effort_missing.urdf'
-    path.write_text(BAD['effort_missing'][0])
+    path.write_text(LENIENT['effort_missing'][0])
     result = _robodyn('check', str(path), '--samples', '5', '--effort-limits', '5')
     assert result.returncode == 0 and result.stdout.count('PASS') == 3, result.stderr
 
