@@ -48,6 +48,7 @@ from .node_support import (
     robot_named,
     run_node,
 )
+from .parameter_host import ParameterHost
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
@@ -69,7 +70,9 @@ class ControllerNode(LifecycleNode):
     """Computed-torque controller (see the module docstring)."""
 
     def __init__(self, **kwargs):
-        super().__init__('robodyn_controller', **kwargs)
+        # Parameter services on a thread of their own (parameter_host.py): a storm of
+        # parameter sets must not take the control thread.
+        super().__init__('robodyn_controller', start_parameter_services=False, **kwargs)
         sys.setswitchinterval(SWITCH_INTERVAL)
         # Every parameter takes any type at declaration (a wrong one must not end the
         # process with rclpy's traceback); ControllerConfig checks each at configure.
@@ -78,6 +81,7 @@ class ControllerNode(LifecycleNode):
             declare(self, parameter.name, parameter.default, parameter.description, True,
                     not parameter.runtime)
         self.add_on_set_parameters_callback(self.on_set_parameters)
+        self.parameter_host = ParameterHost(self)
         self.core = self.xml = self.cmd_pub = self.ref_pub = None
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
@@ -275,6 +279,14 @@ class ControllerNode(LifecycleNode):
         self.publish_final('shutdown')
         self._destroy_entities()
         self.core = None
+
+    def destroy_node(self):
+        """Stop the parameter services' thread, then destroy the node."""
+        host = getattr(self, 'parameter_host', None)  # None: __init__ failed before it
+        if host is not None:
+            host.close()
+            self.parameter_host = None
+        return super().destroy_node()
 
     @property
     def bridge(self):
