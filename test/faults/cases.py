@@ -395,7 +395,7 @@ def _payload_storm(h, result):
     # against the states the probe sent: 95 % without a storm on this 2-core machine (a
     # state arriving before the last was taken replaces it: keep-last 1), 85 % in the
     # storm (the probe's 100 calls a second and the payload worker share the 2 cores),
-    # 37 % when the control thread rebuilt the model on every set.
+    # 53 % when the control thread rebuilt the model on every set.
     result.check('states answered during the storm (>= 80 %)',
                  published >= 0.80 * states,
                  f'{published} commands for {states} states over {t1 - t0:.1f} s')
