@@ -41,7 +41,7 @@ from ..control.reference.trajectory_goal import (
 )
 from ..control.safety.supervisor import INACTIVE
 from ..errors import InputError
-from .node_support import float_array, to_time
+from .node_support import float_array, spin_in_thread, to_time
 
 __all__ = ['FollowJointTrajectoryBridge', 'ControllerStateMessage']
 
@@ -128,14 +128,7 @@ class FollowJointTrajectoryBridge:
             callback_group=ReentrantCallbackGroup())
         self.executor = MultiThreadedExecutor(num_threads=3, context=controller.context)
         self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self._spin, daemon=True)
-        self.thread.start()
-
-    def _spin(self):
-        try:
-            self.executor.spin()
-        except Exception:  # noqa: BLE001 - context shut down: the thread ends
-            pass
+        self.thread = spin_in_thread(self.executor, 'robodyn_action')
 
     def end_goals(self, reason, timeout=0.5):
         """End the running goal (aborted with ``reason``) and refuse new ones until

@@ -287,3 +287,16 @@ def run_node(factory, name, args=None, events_executor=False):
         rclpy.try_shutdown()
         _ignore_signals()
     return 0
+
+
+def spin_in_thread(executor, name):
+    """Spin ``executor`` on a daemon thread named ``name`` until it is shut down (a helper
+    node's own thread: the action server, the parameter services); returns the thread."""
+    def spin():
+        try:
+            executor.spin()
+        except Exception:  # noqa: BLE001 - context shut down: the thread ends
+            pass
+    thread = threading.Thread(target=spin, name=name, daemon=True)
+    thread.start()
+    return thread

@@ -10,11 +10,11 @@ controller's namespace, spun by a daemon thread; the controller is created with
 they only check a value and hand it to a worker (nodes/controller.py).
 """
 
-import threading
-
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter_service import ParameterService
+
+from .node_support import spin_in_thread
 
 __all__ = ['ParameterHost']
 
@@ -43,15 +43,7 @@ class ParameterHost:
         self.service = ParameterService(self._delegate)
         self.executor = SingleThreadedExecutor(context=controller.context)
         self.executor.add_node(self.node)
-        self.thread = threading.Thread(target=self._spin, name='robodyn_parameters',
-                                       daemon=True)
-        self.thread.start()
-
-    def _spin(self):
-        try:
-            self.executor.spin()
-        except Exception:  # noqa: BLE001 - context shut down: the thread ends
-            pass
+        self.thread = spin_in_thread(self.executor, 'robodyn_parameters')
 
     def close(self):
         """Stop serving (bounded: 0.5 s)."""
