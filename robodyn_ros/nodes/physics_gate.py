@@ -12,16 +12,24 @@ paused physics, however late any message arrives on a busy machine. (Its trackin
 would hold the arm if it ever did: control/controller_core.py.)
 
 Without the service (within ``pause_wait``) the controller is configured and activated
-all the same, and the log says the physics was never paused. The node exits when done.
+all the same, and the log says the physics was never paused. A call unanswered after
+``CALL_TIMEOUT`` (a response lost while a service's endpoints still match, seen on a busy
+machine) is asked again: pause and resume as they are, configure and activate by first
+asking the controller's state (a transition already made is not made twice). The node
+exits when done.
 """
 
-from lifecycle_msgs.msg import Transition
-from lifecycle_msgs.srv import ChangeState
+from lifecycle_msgs.msg import State, Transition
+from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.node import Node
 
 from .node_support import declare, run_node
 
 __all__ = ['PhysicsGate', 'main']
+
+#: Seconds before an unanswered service call is asked again (a cold configure answers in
+#: about 10 s: the configure call gets CONFIGURE_TIMEOUT).
+CALL_TIMEOUT, CONFIGURE_TIMEOUT = 5.0, 120.0
 
 
 class PhysicsGate(Node):
@@ -39,6 +47,9 @@ class PhysicsGate(Node):
                                         'seconds to wait for the set_pause service'))
         self.pause = self.create_client(SetPause, service)
         self.change = self.create_client(ChangeState, f'{controller}/change_state')
+        self.get_state = self.create_client(GetState, f'{controller}/get_state')
+        self.deadline = 0.0  # when the pending call is given up and asked again
+        self.asking_state = False  # the pending call is a GetState after a lost answer
         self.step = 'pause'
         self.paused = False
         self.pending = None  # the future of the step under way
@@ -46,29 +57,61 @@ class PhysicsGate(Node):
         self.started = self.get_clock().now()
         self.timer = self.create_timer(0.05, self.on_timer)
 
+    def _now(self):
+        return (self.get_clock().now() - self.started).nanoseconds * 1e-9
+
+    def _call(self, client, request, timeout=CALL_TIMEOUT):
+        self.pending, self.deadline = client.call_async(request), self._now() + timeout
+
     def on_timer(self):
-        """Start the next step once the previous one has answered."""
+        """Start the next step once the previous one has answered (or ask again)."""
         if self.pending is not None:
             if not self.pending.done():
+                if self._now() > self.deadline:
+                    self._lost()
                 return
             future, self.pending = self.pending, None
-            self._done(future.result())
+            if self.asking_state:
+                self.asking_state = False
+                self._state_known(future.result())
+            else:
+                self._done(future.result())
             return
-        waited = (self.get_clock().now() - self.started).nanoseconds * 1e-9
+        waited = self._now()
         if self.step == 'pause':
             if self.pause.service_is_ready():
-                self.pending = self.pause.call_async(self.request(paused=True))
+                self._call(self.pause, self.request(paused=True))
             elif waited > self.pause_wait:
                 self.get_logger().warning(f'no set_pause service after {waited:.0f} s: the '
                                           'physics runs while the controller configures')
                 self.step = 'configure'
         elif self.step in ('configure', 'activate') and self.change.service_is_ready():
-            transition = Transition.TRANSITION_CONFIGURE if self.step == 'configure' else \
+            configure = self.step == 'configure'
+            transition = Transition.TRANSITION_CONFIGURE if configure else \
                 Transition.TRANSITION_ACTIVATE
-            self.pending = self.change.call_async(
-                ChangeState.Request(transition=Transition(id=transition)))
+            self._call(self.change, ChangeState.Request(transition=Transition(id=transition)),
+                       CONFIGURE_TIMEOUT if configure else CALL_TIMEOUT)
         elif self.step == 'resume':
-            self.pending = self.pause.call_async(self.request(paused=False))
+            self._call(self.pause, self.request(paused=False))
+
+    def _lost(self):
+        """The pending call went unanswered: ask again (see the module docstring)."""
+        self.get_logger().warning(f'{self.step}: no answer within the time allowed; asking '
+                                  'again')
+        self.pending = None
+        if self.step in ('configure', 'activate') and self.get_state.service_is_ready():
+            self.asking_state = True
+            self._call(self.get_state, GetState.Request())
+
+    def _state_known(self, response):
+        """The controller's state after a lost answer: skip what is already done."""
+        if response is None:
+            return
+        state = response.current_state.id
+        if self.step == 'configure' and state == State.PRIMARY_STATE_INACTIVE:
+            self._done(ChangeState.Response(success=True))
+        elif self.step == 'activate' and state == State.PRIMARY_STATE_ACTIVE:
+            self._done(ChangeState.Response(success=True))
 
     def _done(self, response):
         """The current step answered with ``response`` (None: the call failed)."""
