@@ -24,7 +24,7 @@ from .joint_map import JointMap
 from .levels import Level
 from .reference.manager import PreparedTrajectory, ReferenceManager
 from .reference.trajectories import Hold
-from .safety.supervisor import ACTIVE, LEVELS, WAITING, SafetySupervisor
+from .safety.supervisor import ACTIVE, LEVELS, SAFE, WAITING, SafetySupervisor
 from .state_clock import CLOCK_RESET, StateClock
 
 __all__ = ['ControllerCore', 'Command', 'PreparedPayload', 'CLOCK_RESET']
@@ -446,14 +446,13 @@ class ControllerCore:
         """(level, message, {key: value}) describing the controller now."""
         sup = self.supervisor
         values = {'state': sup.mode, 'reason': sup.reason, 'mode': self.config.mode,
-                  'reference': self.reference.kind,
-                'safe_command': sup.hold_kind,
+                  'reference': self.reference.kind, 'safe_command': sup.hold_kind,
                   'state_age_ms': 'none' if sup.valid_time is None
                   else f'{(now - sup.valid_time) * 1e3:.3f}',
                   'faults': str(sup.faults), 'clamped': str(sup.clamped),
                   'rate_limited': str(sup.rate_limited),
                   'last_rejection': self.last_rejection or 'none'}
-        if sup.mode == 'safe' and sup.hold_q is not None:
+        if sup.mode == SAFE and sup.hold_q is not None:
             values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
         values.update(self.stats.summary())
         if self.cross_check is not None:

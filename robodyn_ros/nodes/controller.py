@@ -378,8 +378,11 @@ class ControllerNode(LifecycleNode):
         """The payload may change while running (see apply_runtime_parameters): checked
         here, prepared off the control thread, swapped in between two cycles."""
         from rcl_interfaces.msg import SetParametersResult
-        worker = self.payload_worker
-        reason = apply_runtime_parameters(self.core, params, self.get_parameter,
+        core, worker = self.core, self.payload_worker
+        if core is not None and worker is None:  # between the core and its worker
+            return SetParametersResult(successful=False,
+                                       reason='controller configuring: set it again')
+        reason = apply_runtime_parameters(core, params, self.get_parameter,
                                           None if worker is None else worker.submit)
         return SetParametersResult(successful=not reason, reason=reason)
 
@@ -459,13 +462,13 @@ class ControllerNode(LifecycleNode):
         self.diag_pub.publish(msg)
 
 
-def apply_runtime_parameters(core, params, get, submit=None):
+def apply_runtime_parameters(core, params, get, submit):
     """Check a changed payload and hand it to ``submit`` ((mass, com, inertia) -> None:
-    the payload worker, which prepares it off the control thread; None: applied here).
-    ``params``: rclpy Parameters being set; ``get``: the node's get_parameter. Returns ''
-    when accepted, else the reason. The check is cheap: a storm of sets costs the control
-    thread microseconds each, and the worker prepares the newest one at most every
-    PAYLOAD_INTERVAL."""
+    the payload worker, which prepares it off the control thread; the control thread
+    swaps it in). ``params``: rclpy Parameters being set; ``get``: the node's
+    get_parameter. Returns '' when accepted, else the reason. Runs on the parameter
+    services' own thread (parameter_host.py); the check takes microseconds, and the worker
+    prepares the newest payload at most every PAYLOAD_INTERVAL."""
     changed = {p.name: p.value for p in params if p.name in RUNTIME}
     if not changed or core is None:  # not configured yet: configure reads them
         return ''
@@ -476,10 +479,7 @@ def apply_runtime_parameters(core, params, get, submit=None):
         core.check_payload(*args)
     except (RobodynError, TypeError, ValueError) as exc:
         return f'payload refused: {exc}'
-    if submit is None:
-        core.set_payload(*args)
-    else:
-        submit(args)
+    submit(args)
     return ''
 
 
