@@ -1,0 +1,74 @@
+// Inverse dynamics of a serial chain in standard DH frames, for the real-time loop.
+//
+// The rows are the ones robodyn_ros checked against Pinocchio and exported
+// (`robodyn export`): no second URDF parser. Conventions (standard DH, seed 001 eq. 2.5):
+// frame i-1 -> i is Rz(theta_i) Tz(d_i) Tx(a_i) Rx(alpha_i) Ry(beta_i), beta being Hayati's
+// rotation on nearly parallel axes; joint i moves along/about z_{i-1}; each link's mass,
+// centre of mass and inertia about it are constants in its own DH frame i (seed 003
+// eq. 45-46). Gravity is given in frame 0.
+#ifndef ROBODYN_CONTROLLERS__DH_DYNAMICS_HPP_
+#define ROBODYN_CONTROLLERS__DH_DYNAMICS_HPP_
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+namespace robodyn_controllers
+{
+
+// One joint and the link it moves, in DH frame i (SI units: m, rad, kg, kg m^2).
+struct DhLink
+{
+  double a = 0.0, alpha = 0.0, d = 0.0, theta0 = 0.0, beta = 0.0;
+  bool prismatic = false;
+  double mass = 0.0;
+  std::array<double, 3> com{};      // centre of mass in frame i [m]
+  std::array<double, 6> inertia{};  // about the COM, frame-i axes: xx xy xz yy yz zz [kg m^2]
+  double viscous = 0.0, coulomb = 0.0, smoothing = 0.0;  // seed 004 friction
+};
+
+// Recursive Newton-Euler (Luh, Walker and Paul) on DH rows: tau = M(q) qdd + C(q, qd) qd
+// + g(q) (seed 000 eq. 29) without forming M or C. Every member function after
+// configure() is noexcept and allocates nothing: the controller calls them from update().
+class DhDynamics
+{
+public:
+  // Takes the rows; throws std::invalid_argument naming the row on a non-finite value,
+  // a negative mass or an inertia that is not positive semi-definite.
+  // Allocates the scratch space (not real-time).
+  void configure(const std::vector<DhLink> & links, const std::array<double, 3> & gravity);
+
+  std::size_t size() const noexcept {return links_.size();}
+
+  // tau = M(q) qdd + C(q, qd) qd + g(q) [N m or N] (seed 000 eq. 29).
+  void inverse_dynamics(
+    const double * q, const double * qd, const double * qdd, double * tau) noexcept;
+  // tau = g(q): the recursion with qd = qdd = 0 (seed 000 eq. 29's last term).
+  void gravity(const double * q, double * tau) noexcept;
+  // tau += F_v qd + F_c tanh(qd / eps) (seed 004; sgn(qd) when eps = 0).
+  void add_friction(const double * qd, double * tau) const noexcept;
+  // M_jj(q) = (RNEA(q, 0, e_j) - g(q))_j [kg m^2 or kg]: what the position hold's
+  // gains are scaled by.
+  double mass_diagonal(const double * q, std::size_t j) noexcept;
+
+private:
+  void outward(const double * q, const double * qd, const double * qdd) noexcept;
+  void inward(double * tau) const noexcept;
+
+  struct Row
+  {
+    DhLink link;
+    double cos_beta = 1.0, sin_beta = 0.0;
+    std::array<double, 9> inertia{};  // row-major 3x3
+  };
+  std::vector<Row> rows_;
+  std::vector<DhLink> links_;
+  std::array<double, 3> gravity_{};
+  std::vector<double> frames_;   // per joint: R_i (9, row-major), p_i (3)
+  std::vector<double> wrenches_;  // per joint: m a_c (3), I w' + w x I w (3)
+  std::vector<double> zeros_, unit_, scratch_;
+};
+
+}  // namespace robodyn_controllers
+
+#endif  // ROBODYN_CONTROLLERS__DH_DYNAMICS_HPP_

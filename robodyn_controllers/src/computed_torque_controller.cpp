@@ -1,0 +1,583 @@
+// robodyn_controllers/ComputedTorqueController; see the header for what it does.
+#include "robodyn_controllers/computed_torque_controller.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hardware_interface/types/hardware_interface_type_values.hpp"
+
+namespace robodyn_controllers
+{
+using controller_interface::CallbackReturn;
+using controller_interface::InterfaceConfiguration;
+using controller_interface::interface_configuration_type;
+using controller_interface::return_type;
+using hardware_interface::HW_IF_ACCELERATION;
+using hardware_interface::HW_IF_EFFORT;
+using hardware_interface::HW_IF_POSITION;
+using hardware_interface::HW_IF_VELOCITY;
+
+namespace
+{
+constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
+constexpr std::size_t REFERENCES = 3;  // position, velocity, acceleration per joint
+// /diagnostics keys, in order (values are filled in place in the real-time loop)
+constexpr const char * KEYS[] = {"state", "reason", "event", "mode", "safe_command",
+  "chained", "faults", "clamped", "rate_limited", "cycles"};
+constexpr std::size_t KEY_COUNT = sizeof(KEYS) / sizeof(KEYS[0]);
+constexpr std::size_t TEXT = 256;  // capacity reserved for each diagnostics string
+
+const char * mode_name(ComputedTorqueController::Mode mode)
+{
+  switch (mode) {
+    case ComputedTorqueController::Mode::ACTIVE: return "active";
+    case ComputedTorqueController::Mode::HOLD: return "hold";
+    default: return "safe";
+  }
+}
+
+// Expands a gain list of 1 or n values to n; false (with the reason) otherwise.
+bool expand(
+  const std::vector<double> & values, std::size_t n, bool allow_empty, const char * name,
+  std::vector<double> & out, std::string & error)
+{
+  if (values.size() == 1 || values.size() == n) {
+    out.assign(n, values[0]);
+    if (values.size() == n) {out = values;}
+    return true;
+  }
+  if (allow_empty && values.empty()) {
+    out.clear();
+    return true;
+  }
+  error = std::string(name) + ": expected 1 or " + std::to_string(n) + " values, got " +
+    std::to_string(values.size());
+  return false;
+}
+
+void assign(std::string & target, const char * text)
+{
+  target.assign(text, std::min(std::strlen(text), TEXT - 1));
+}
+}  // namespace
+
+CallbackReturn ComputedTorqueController::on_init()
+{
+  try {
+    param_listener_ = std::make_shared<ParamListener>(get_node());
+  } catch (const std::exception & e) {
+    RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller parameters: %s", e.what());
+    return CallbackReturn::ERROR;
+  }
+  return CallbackReturn::SUCCESS;
+}
+
+InterfaceConfiguration ComputedTorqueController::command_interface_configuration() const
+{
+  InterfaceConfiguration cfg{interface_configuration_type::INDIVIDUAL, {}};
+  for (const auto & joint : params_.joints) {
+    cfg.names.push_back(joint + "/" + HW_IF_EFFORT);
+  }
+  return cfg;
+}
+
+InterfaceConfiguration ComputedTorqueController::state_interface_configuration() const
+{
+  InterfaceConfiguration cfg{interface_configuration_type::INDIVIDUAL, {}};
+  for (const auto & joint : params_.joints) {
+    cfg.names.push_back(joint + "/" + HW_IF_POSITION);
+    cfg.names.push_back(joint + "/" + HW_IF_VELOCITY);
+    if (params_.use_effort_state) {cfg.names.push_back(joint + "/" + HW_IF_EFFORT);}
+  }
+  return cfg;
+}
+
+// The DH rows, inertials and limits robodyn export wrote, into DhDynamics.
+bool ComputedTorqueController::load_model(std::string & error)
+{
+  std::vector<DhLink> links(n_);
+  effort_limit_.assign(n_, 0.0);
+  velocity_limit_.assign(n_, 0.0);
+  lower_.assign(n_, 0.0);
+  upper_.assign(n_, 0.0);
+  for (std::size_t i = 0; i < n_; ++i) {
+    const std::string & joint = params_.joints[i];
+    const auto found = params_.model.joints_map.find(joint);
+    if (found == params_.model.joints_map.end() || found->second.dh.size() != 5) {
+      error = "model." + joint + ": no DH row (write the file with robodyn export)";
+      return false;
+    }
+    const auto & row = found->second;
+    DhLink & l = links[i];
+    l.a = row.dh[0]; l.alpha = row.dh[1]; l.d = row.dh[2]; l.theta0 = row.dh[3];
+    l.beta = row.dh[4]; l.prismatic = row.prismatic; l.mass = row.mass;
+    std::copy(row.com.begin(), row.com.end(), l.com.begin());
+    std::copy(row.inertia.begin(), row.inertia.end(), l.inertia.begin());
+    l.viscous = row.viscous; l.coulomb = row.coulomb; l.smoothing = params_.friction_smoothing;
+    effort_limit_[i] = row.effort_limit;
+    velocity_limit_[i] = row.velocity_limit;
+    lower_[i] = row.position_limits[0];
+    upper_[i] = row.position_limits[1];
+    if (!(lower_[i] < upper_[i])) {
+      error = "model." + joint + ".position_limits: lower must be below upper";
+      return false;
+    }
+  }
+  try {
+    dynamics_.configure(links, {params_.gravity[0], params_.gravity[1], params_.gravity[2]});
+  } catch (const std::exception & e) {
+    error = std::string("model: ") + e.what();
+    return false;
+  }
+  return true;
+}
+
+bool ComputedTorqueController::load_gains(std::string & error)
+{
+  return expand(params_.kp, n_, false, "kp", kp_, error) &&
+         expand(params_.kd, n_, false, "kd", kd_, error) &&
+         expand(params_.hold_kp, n_, true, "hold_kp", hold_kp_, error) &&
+         expand(params_.hold_kd, n_, true, "hold_kd", hold_kd_, error);
+}
+
+CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::State &)
+{
+  params_ = param_listener_->get_params();
+  n_ = params_.joints.size();
+  std::string error;
+  if (!load_model(error) || !load_gains(error)) {
+    RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", error.c_str());
+    return CallbackReturn::ERROR;
+  }
+  for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
+      &hold_q_, &last_q_, &out_, &last_cmd_})
+  {
+    v->assign(n_, 0.0);
+  }
+  if (hold_kp_.empty()) {hold_kp_.assign(n_, NaN);}  // derived when a hold starts
+  if (hold_kd_.empty()) {hold_kd_.assign(n_, NaN);}
+  derived_kp_ = std::isnan(hold_kp_[0]);
+  derived_kd_ = std::isnan(hold_kd_[0]);
+  auto node = get_node();
+  reference_topic_ = node->create_publisher<JointStateMsg>("~/reference", 10);
+  commands_topic_ = node->create_publisher<CommandsMsg>("~/commands", 10);
+  diagnostics_topic_ = node->create_publisher<DiagnosticsMsg>("/diagnostics", 10);
+  reference_publisher_ =
+    std::make_unique<realtime_tools::RealtimePublisher<JointStateMsg>>(reference_topic_);
+  commands_publisher_ =
+    std::make_unique<realtime_tools::RealtimePublisher<CommandsMsg>>(commands_topic_);
+  diagnostics_publisher_ =
+    std::make_unique<realtime_tools::RealtimePublisher<DiagnosticsMsg>>(diagnostics_topic_);
+  reference_msg_.name = params_.joints;
+  reference_msg_.position.assign(n_, 0.0);
+  reference_msg_.velocity.assign(n_, 0.0);
+  reference_msg_.effort.assign(n_, 0.0);
+  commands_msg_.data.assign(n_, 0.0);
+  diagnostics_msg_.status.resize(1);
+  auto & status = diagnostics_msg_.status[0];
+  status.name = node->get_name();
+  status.hardware_id = params_.model_name;
+  status.message.reserve(2 * TEXT);
+  status.values.resize(KEY_COUNT);
+  for (std::size_t k = 0; k < KEY_COUNT; ++k) {
+    status.values[k].key = KEYS[k];
+    status.values[k].value.reserve(TEXT);
+  }
+  const unsigned int rate = get_update_rate();
+  nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
+  RCLCPP_INFO(
+    node->get_logger(), "robodyn controller: %zu joints of %s, %s law, %u Hz", n_,
+    params_.model_name.c_str(), params_.mode.c_str(), rate);
+  return CallbackReturn::SUCCESS;
+}
+
+std::vector<hardware_interface::CommandInterface::SharedPtr>
+ComputedTorqueController::on_export_reference_interfaces_list()
+{
+  std::vector<hardware_interface::CommandInterface::SharedPtr> refs;
+  const std::string prefix = get_node()->get_name();
+  for (const auto & joint : params_.joints) {
+    for (const char * kind : {HW_IF_POSITION, HW_IF_VELOCITY, HW_IF_ACCELERATION}) {
+      auto ref = std::make_shared<hardware_interface::CommandInterface>(
+        prefix + "/" + joint, kind);
+      (void)ref->set_value(NaN);
+      refs.push_back(ref);
+    }
+  }
+  return refs;
+}
+
+bool ComputedTorqueController::on_set_chained_mode(bool) {return true;}
+
+CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::State &)
+{
+  for (auto & ref : ordered_exported_reference_interfaces_) {(void)ref->set_value(NaN);}
+  counts_ = LimitCounts{};
+  faults_ = 0;
+  cycles_ = 0;
+  event_ = "none";
+  missing_reference_ = 0.0;
+  since_diagnostics_ = params_.diagnostics_period;  // first status at the first cycle
+  mode_ = Mode::ACTIVE;  // so that enter_hold below takes the hold position
+  have_last_q_ = false;
+  const bool finite = read_state();
+  // The first command starts from what the hardware applies, else from g(q).
+  if (finite) {dynamics_.gravity(q_.data(), gravity_.data());}
+  for (std::size_t i = 0; i < n_; ++i) {
+    const double from_state = has_effort_state_ ? effort_[i] : NaN;
+    last_cmd_[i] = std::isfinite(from_state) ? from_state :
+      (finite && params_.include_gravity ? gravity_[i] : 0.0);
+  }
+  if (!finite) {
+    fault("non_finite_state", "a joint state is not finite at activation", false);
+  } else {
+    state_trusted_ = true;
+    enter_hold("waiting for a reference (chain a trajectory controller)");
+  }
+  return CallbackReturn::SUCCESS;
+}
+
+CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::State &)
+{
+  // One last command toward the hold at the position reached, within one step of the rate
+  // limit: after this the hardware keeps it.
+  if (read_state()) {
+    mode_ = Mode::ACTIVE;
+    enter_hold("inactive");
+    compute_hold();
+    (void)limit_torque(tau_.data(), effort_limit_.data(),
+      params_.max_torque_rate * nominal_period_, n_, last_cmd_.data(), out_.data(), counts_);
+    for (std::size_t i = 0; i < n_ && i < command_interfaces_.size(); ++i) {
+      (void)command_interfaces_[i].set_value(out_[i]);
+    }
+  }
+  mode_ = Mode::HOLD;
+  reason_ = "inactive";
+  return CallbackReturn::SUCCESS;
+}
+
+return_type ComputedTorqueController::update_reference_from_subscribers(
+  const rclcpp::Time &, const rclcpp::Duration &)
+{
+  return return_type::OK;  // references come only from a chained controller
+}
+
+// q, qd (and the effort applied) from the state interfaces; false if one is not finite.
+bool ComputedTorqueController::read_state() noexcept
+{
+  const std::size_t per_joint = params_.use_effort_state ? 3 : 2;
+  has_effort_state_ = params_.use_effort_state;
+  bool finite = state_interfaces_.size() == per_joint * n_;
+  for (std::size_t i = 0; finite && i < n_; ++i) {
+    const auto q = state_interfaces_[per_joint * i].get_optional();
+    const auto qd = state_interfaces_[per_joint * i + 1].get_optional();
+    q_[i] = q.has_value() ? *q : NaN;
+    qd_[i] = qd.has_value() ? *qd : NaN;
+    if (has_effort_state_) {
+      const auto e = state_interfaces_[per_joint * i + 2].get_optional();
+      effort_[i] = e.has_value() ? *e : NaN;
+    }
+    finite = std::isfinite(q_[i]) && std::isfinite(qd_[i]);
+  }
+  if (finite) {
+    std::copy(q_.begin(), q_.end(), last_q_.begin());
+    have_last_q_ = true;
+  }
+  return finite;
+}
+
+// The position and velocity guards; nullptr when the state is inside them.
+const char * ComputedTorqueController::check_state() const noexcept
+{
+  auto * self = const_cast<ComputedTorqueController *>(this);
+  for (std::size_t i = 0; i < n_; ++i) {
+    const double m = params_.position_margin;
+    if (q_[i] < lower_[i] + m || q_[i] > upper_[i] - m) {
+      std::snprintf(self->reason_buffer_, sizeof(reason_buffer_),
+        "%s at %.4f leaves its limits [%.4f, %.4f] shrunk by %.3f",
+        params_.joints[i].c_str(), q_[i], lower_[i], upper_[i], m);
+      return reason_buffer_;
+    }
+    const double v = velocity_limit_[i] * (1.0 + params_.velocity_margin);
+    if (std::abs(qd_[i]) > v) {
+      std::snprintf(self->reason_buffer_, sizeof(reason_buffer_),
+        "%s moves at %.4f, beyond its velocity limit x (1 + margin) = %.4f",
+        params_.joints[i].c_str(), qd_[i], v);
+      return reason_buffer_;
+    }
+  }
+  return nullptr;
+}
+
+// Takes the chained reference if the controller before this one wrote it this cycle
+// (each value is consumed: NaN until written again). False when it was not written.
+bool ComputedTorqueController::take_reference(double period) noexcept
+{
+  const auto & refs = ordered_exported_reference_interfaces_;
+  bool written = refs.size() == REFERENCES * n_;
+  for (std::size_t i = 0; written && i < n_; ++i) {
+    const auto p = refs[REFERENCES * i]->get_optional();
+    written = p.has_value() && std::isfinite(*p);
+  }
+  if (!written) {
+    missing_reference_ += period;
+    return false;
+  }
+  for (std::size_t i = 0; i < n_; ++i) {
+    double v[REFERENCES];
+    for (std::size_t k = 0; k < REFERENCES; ++k) {
+      const auto value = refs[REFERENCES * i + k]->get_optional();
+      v[k] = value.has_value() && std::isfinite(*value) ? *value : 0.0;  // absent: 0
+      (void)refs[REFERENCES * i + k]->set_value(NaN);
+    }
+    q_ref_[i] = v[0];
+    qd_ref_[i] = v[1];
+    qdd_ref_[i] = v[2];
+  }
+  missing_reference_ = 0.0;
+  return true;
+}
+
+// A reference outside the limits (shrunk by reference_margin) or too fast; nullptr if none.
+const char * ComputedTorqueController::check_reference() const noexcept
+{
+  auto * self = const_cast<ComputedTorqueController *>(this);
+  for (std::size_t i = 0; i < n_; ++i) {
+    const double m = params_.reference_margin;
+    if (q_ref_[i] < lower_[i] + m || q_ref_[i] > upper_[i] - m ||
+      std::abs(qd_ref_[i]) > velocity_limit_[i])
+    {
+      std::snprintf(self->reason_buffer_, sizeof(reason_buffer_),
+        "the reference of %s (%.4f, %.4f/s) leaves its limits [%.4f, %.4f] shrunk by %.3f "
+        "or its velocity limit %.4f: holding the position reached",
+        params_.joints[i].c_str(), q_ref_[i], qd_ref_[i], lower_[i], upper_[i], m,
+        velocity_limit_[i]);
+      return reason_buffer_;
+    }
+  }
+  return nullptr;
+}
+
+// The law (header) into tau_ [N m or N].
+void ComputedTorqueController::compute_law() noexcept
+{
+  const std::string & mode = params_.mode;
+  if (mode == "computed_torque") {
+    for (std::size_t i = 0; i < n_; ++i) {
+      acc_[i] = qdd_ref_[i] + kd_[i] * (qd_ref_[i] - qd_[i]) + kp_[i] * (q_ref_[i] - q_[i]);
+    }
+    dynamics_.inverse_dynamics(q_.data(), qd_.data(), acc_.data(), tau_.data());
+    if (params_.include_friction) {dynamics_.add_friction(qd_.data(), tau_.data());}
+    if (!params_.include_gravity) {
+      dynamics_.gravity(q_.data(), gravity_.data());
+      for (std::size_t i = 0; i < n_; ++i) {tau_[i] -= gravity_[i];}
+    }
+    return;
+  }
+  if (mode == "feedforward") {
+    dynamics_.inverse_dynamics(q_ref_.data(), qd_ref_.data(), qdd_ref_.data(), tau_.data());
+    if (!params_.include_gravity) {
+      dynamics_.gravity(q_ref_.data(), gravity_.data());
+      for (std::size_t i = 0; i < n_; ++i) {tau_[i] -= gravity_[i];}
+    }
+    if (params_.include_friction) {dynamics_.add_friction(qd_ref_.data(), tau_.data());}
+  } else {
+    if (params_.include_gravity) {
+      dynamics_.gravity(q_.data(), tau_.data());
+    } else {
+      std::fill(tau_.begin(), tau_.end(), 0.0);
+    }
+    if (params_.include_friction) {dynamics_.add_friction(qd_.data(), tau_.data());}
+  }
+  if (mode == "gravity" || params_.feedforward_pd) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      tau_[i] += kp_[i] * (q_ref_[i] - q_[i]) + kd_[i] * (qd_ref_[i] - qd_[i]);
+    }
+  }
+}
+
+// The position hold: g(q) + Kp (q_hold - q) - Kd qd.
+void ComputedTorqueController::compute_hold() noexcept
+{
+  if (params_.include_gravity) {
+    dynamics_.gravity(q_.data(), tau_.data());
+  } else {
+    std::fill(tau_.begin(), tau_.end(), 0.0);
+  }
+  for (std::size_t i = 0; i < n_; ++i) {
+    tau_[i] += hold_kp_[i] * (hold_q_[i] - q_[i]) - hold_kd_[i] * qd_[i];
+  }
+}
+
+// The state cannot be trusted: g at the last finite position, damping on a finite velocity.
+void ComputedTorqueController::compute_gravity_damping() noexcept
+{
+  if (!have_last_q_) {
+    std::copy(last_cmd_.begin(), last_cmd_.end(), tau_.begin());
+    return;
+  }
+  if (params_.include_gravity) {
+    dynamics_.gravity(last_q_.data(), tau_.data());
+  } else {
+    std::fill(tau_.begin(), tau_.end(), 0.0);
+  }
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (std::isfinite(qd_[i])) {tau_[i] -= params_.damping * qd_[i];}
+  }
+}
+
+// Hold the position reached; gains derived there when hold_kp / hold_kd are empty.
+void ComputedTorqueController::enter_hold(const char * reason) noexcept
+{
+  reason_ = reason;
+  if (mode_ == Mode::HOLD) {return;}
+  mode_ = Mode::HOLD;
+  std::copy(q_.begin(), q_.end(), hold_q_.begin());
+  for (std::size_t i = 0; i < n_; ++i) {
+    const double inertia = (derived_kp_ || derived_kd_) ?
+      dynamics_.mass_diagonal(hold_q_.data(), i) : 0.0;
+    if (derived_kp_) {hold_kp_[i] = hold_stiffness(effort_limit_[i], inertia);}
+    if (derived_kd_) {hold_kd_[i] = critical_damping(hold_kp_[i], inertia);}
+  }
+}
+
+// Latches the safe command: the position hold when the state is trusted, else gravity +
+// damping. Stays until deactivate + activate.
+void ComputedTorqueController::fault(
+  const char * event, const char * reason, bool trusted) noexcept
+{
+  if (mode_ == Mode::SAFE) {return;}
+  if (trusted) {
+    mode_ = Mode::ACTIVE;
+    enter_hold(reason);
+  }
+  mode_ = Mode::SAFE;
+  state_trusted_ = trusted;
+  event_ = event;
+  reason_ = reason;
+  ++faults_;
+}
+
+return_type ComputedTorqueController::update_and_write_commands(
+  const rclcpp::Time & time, const rclcpp::Duration & period)
+{
+  double dt = period.seconds();
+  if (!(dt > 0.0) || !std::isfinite(dt)) {dt = nominal_period_;}
+  dt = std::min(dt, 10.0 * nominal_period_);
+  ++cycles_;
+  const bool finite = read_state();
+  if (mode_ != Mode::SAFE) {
+    const char * why = nullptr;
+    if (!finite) {
+      fault("non_finite_state", "a joint state is not finite: gravity + damping", false);
+    } else if ((why = check_state()) != nullptr) {
+      fault("guard", why, true);
+    }
+  }
+  if (mode_ != Mode::SAFE) {
+    if (take_reference(dt)) {
+      const char * why = check_reference();
+      if (why != nullptr) {
+        event_ = "reference_outside_limits";
+        enter_hold(why);
+      } else {
+        mode_ = Mode::ACTIVE;
+        reason_ = "following the chained reference";
+      }
+    } else if (!is_in_chained_mode()) {
+      enter_hold("no controller is chained: holding the position reached");
+    } else if (missing_reference_ > params_.reference_timeout) {
+      event_ = "stale_reference";
+      enter_hold("the chained reference stopped updating: holding the position reached");
+    }
+  }
+  if (mode_ == Mode::ACTIVE && params_.mode != "gravity" && params_.max_tracking_error > 0.0) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (std::abs(q_ref_[i] - q_[i]) > params_.max_tracking_error) {
+        std::snprintf(reason_buffer_, sizeof(reason_buffer_),
+          "%s is %.4f from its reference (max_tracking_error %.3f): the arm does not follow "
+          "the commands", params_.joints[i].c_str(), q_ref_[i] - q_[i],
+          params_.max_tracking_error);
+        fault("tracking_error", reason_buffer_, true);
+        break;
+      }
+    }
+  }
+  if (mode_ == Mode::ACTIVE) {
+    compute_law();
+  } else if (mode_ == Mode::HOLD || state_trusted_) {
+    compute_hold();
+  } else {
+    compute_gravity_damping();
+  }
+  const bool torque_finite = limit_torque(tau_.data(), effort_limit_.data(),
+    params_.max_torque_rate * dt, n_, last_cmd_.data(), out_.data(), counts_);
+  if (!torque_finite && mode_ != Mode::SAFE) {
+    fault("non_finite_torque", "the law gave a non-finite torque: position hold", finite);
+  }
+  for (std::size_t i = 0; i < n_; ++i) {(void)command_interfaces_[i].set_value(out_[i]);}
+  publish(time);
+  since_diagnostics_ += dt;
+  if (since_diagnostics_ >= params_.diagnostics_period) {
+    since_diagnostics_ = 0.0;
+    publish_diagnostics(time);
+  }
+  return return_type::OK;
+}
+
+// ~/reference (position, velocity: what is tracked; effort: the command) and ~/commands.
+void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept
+{
+  if (cycles_ % static_cast<unsigned long>(params_.publish_every) != 0) {return;}
+  const bool tracking = mode_ == Mode::ACTIVE;
+  reference_msg_.header.stamp = time;
+  for (std::size_t i = 0; i < n_; ++i) {
+    reference_msg_.position[i] = tracking ? q_ref_[i] : hold_q_[i];
+    reference_msg_.velocity[i] = tracking ? qd_ref_[i] : 0.0;
+    reference_msg_.effort[i] = out_[i];
+    commands_msg_.data[i] = out_[i];
+  }
+  (void)reference_publisher_->try_publish(reference_msg_);
+  (void)commands_publisher_->try_publish(commands_msg_);
+}
+
+void ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) noexcept
+{
+  using diagnostic_msgs::msg::DiagnosticStatus;
+  diagnostics_msg_.header.stamp = time;
+  auto & status = diagnostics_msg_.status[0];
+  status.level = mode_ == Mode::SAFE ? DiagnosticStatus::ERROR :
+    (mode_ == Mode::HOLD && std::strcmp(event_, "none") != 0 ? DiagnosticStatus::WARN :
+    DiagnosticStatus::OK);
+  char text[2 * TEXT];
+  std::snprintf(text, sizeof(text), "%s: %s", mode_name(mode_), reason_);
+  status.message.assign(text, std::min(std::strlen(text), 2 * TEXT - 1));
+  auto & v = status.values;
+  assign(v[0].value, mode_name(mode_));
+  assign(v[1].value, reason_);
+  assign(v[2].value, event_);
+  assign(v[3].value, params_.mode.c_str());
+  assign(v[4].value, mode_ == Mode::SAFE && !state_trusted_ ? "gravity + damping" :
+    "position hold");
+  assign(v[5].value, is_in_chained_mode() ? "true" : "false");
+  const unsigned long numbers[] = {faults_, counts_.clamped, counts_.rate_limited, cycles_};
+  for (std::size_t k = 0; k < 4; ++k) {
+    std::snprintf(text, sizeof(text), "%lu", numbers[k]);
+    assign(v[6 + k].value, text);
+  }
+  (void)diagnostics_publisher_->try_publish(diagnostics_msg_);
+}
+
+}  // namespace robodyn_controllers
+
+#include "pluginlib/class_list_macros.hpp"
+
+PLUGINLIB_EXPORT_CLASS(
+  robodyn_controllers::ComputedTorqueController,
+  controller_interface::ChainableControllerInterface)

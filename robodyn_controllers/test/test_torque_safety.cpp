@@ -1,0 +1,75 @@
+// The safety arithmetic and the dynamics' refusals, without a controller manager.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <vector>
+
+#include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/torque_safety.hpp"
+
+using robodyn_controllers::DhDynamics;
+using robodyn_controllers::DhLink;
+using robodyn_controllers::LimitCounts;
+
+TEST(LimitTorque, ClampsThenLimitsTheStep)
+{
+  const double target[2] = {100.0, -0.5};
+  const double limit[2] = {10.0, 10.0};
+  double last[2] = {0.0, 0.0};
+  double out[2];
+  LimitCounts counts;
+  ASSERT_TRUE(robodyn_controllers::limit_torque(target, limit, 1.0, 2, last, out, counts));
+  EXPECT_DOUBLE_EQ(out[0], 1.0);   // clamped to 10, then one step of 1
+  EXPECT_DOUBLE_EQ(out[1], -0.5);  // within the step
+  EXPECT_EQ(counts.clamped, 1u);
+  EXPECT_EQ(counts.rate_limited, 1u);
+  EXPECT_DOUBLE_EQ(last[0], 1.0);
+}
+
+TEST(LimitTorque, NonFiniteKeepsTheLastValue)
+{
+  const double target[1] = {std::numeric_limits<double>::quiet_NaN()};
+  const double limit[1] = {10.0};
+  double last[1] = {3.0};
+  double out[1];
+  LimitCounts counts;
+  EXPECT_FALSE(robodyn_controllers::limit_torque(target, limit, 1.0, 1, last, out, counts));
+  EXPECT_DOUBLE_EQ(out[0], 3.0);
+}
+
+TEST(HoldGains, StiffnessIsTheLowerBoundAndDampingCritical)
+{
+  EXPECT_DOUBLE_EQ(robodyn_controllers::hold_stiffness(87.0, 100.0), 87.0 / 0.5);
+  const double w = 2.0 * M_PI * 5.0;
+  EXPECT_DOUBLE_EQ(robodyn_controllers::hold_stiffness(87.0, 0.01), 0.01 * w * w);
+  EXPECT_DOUBLE_EQ(robodyn_controllers::critical_damping(4.0, 1.0), 4.0);
+}
+
+TEST(DhDynamics, PendulumGravityAndInertia)
+{
+  DhLink link;  // a point-like 2 kg mass 0.5 m along x of a joint about z, gravity along -y
+  link.a = 0.5;
+  link.mass = 2.0;
+  link.com = {0.0, 0.0, 0.0};
+  link.inertia = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+  DhDynamics dyn;
+  dyn.configure({link}, {0.0, -9.81, 0.0});
+  double q[1] = {0.0}, tau[1];
+  dyn.gravity(q, tau);
+  EXPECT_NEAR(tau[0], 2.0 * 9.81 * 0.5, 1e-12);
+  EXPECT_NEAR(dyn.mass_diagonal(q, 0), 2.0 * 0.25, 1e-12);
+}
+
+TEST(DhDynamics, RefusesNegativeMassAndBadInertia)
+{
+  DhLink link;
+  link.mass = -1.0;
+  DhDynamics dyn;
+  EXPECT_THROW(dyn.configure({link}, {0.0, 0.0, -9.81}), std::invalid_argument);
+  link.mass = 1.0;
+  link.inertia = {1.0, 0.0, 0.0, -1.0, 0.0, 1.0};
+  EXPECT_THROW(dyn.configure({link}, {0.0, 0.0, -9.81}), std::invalid_argument);
+  EXPECT_THROW(dyn.configure({}, {0.0, 0.0, -9.81}), std::invalid_argument);
+}
