@@ -55,11 +55,14 @@ COMMAND_TOPIC = '/effort_controller/commands'
 
 def _library_path():
     """LD_LIBRARY_PATH for ros2_control_node from pip wheels (what the wheels'
-    ros2_control_env.sh sets): the venv's lib/, the bundled ros_*.libs and libpython."""
+    ros2_control_env.sh sets): the venv's lib/, the bundled ros_*.libs and libpython, and
+    the lib/ of every AMENT_PREFIX_PATH entry (a workspace's robodyn_controllers)."""
     import glob
     import sysconfig
     prefix = sys.prefix
-    parts = [os.path.join(prefix, 'lib'), sysconfig.get_config_var('LIBDIR') or '']
+    parts = [os.path.join(p, 'lib') for p in os.environ.get('AMENT_PREFIX_PATH', '').split(
+        os.pathsep) if p and os.path.isdir(os.path.join(p, 'lib'))]
+    parts += [os.path.join(prefix, 'lib'), sysconfig.get_config_var('LIBDIR') or '']
     parts += sorted(glob.glob(os.path.join(prefix, 'lib', 'python3*', 'site-packages',
                                            'ros_*.libs')))
     old = os.environ.get('LD_LIBRARY_PATH', '')

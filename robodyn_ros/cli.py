@@ -44,7 +44,7 @@ def build_parser():
     parser = _Parser(prog='robodyn', description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest='command', required=True)
     for add in (_inspect_parser, _check_parser, _bench_parser, _demo_parser,
-                _validate_parser, _reproduce_parser, _identify_parser):
+                _validate_parser, _reproduce_parser, _identify_parser, _export_parser):
         add(sub)
     return parser
 
@@ -67,6 +67,19 @@ def _identify_parser(sub):
     p.add_argument('--command-topic', default=None, help='effort commands, used when the '
                                                          'states carry no effort')
     p.add_argument('--out', default='out/identify', help='YAML, report and plot directory')
+
+
+def _export_parser(sub):
+    p = sub.add_parser('export', help='the model and settings of the C++ ros2_control '
+                                      'controller (robodyn_controllers) as a parameters YAML')
+    _add_robot(p)
+    p.add_argument('--config', default=None,
+                   help="a controller YAML (its robodyn_controller parameters: law, gains, "
+                        'limits; default: the defaults)')
+    p.add_argument('--name', default='robodyn_controller',
+                   help="the controller's name in controller_manager (default "
+                        'robodyn_controller)')
+    p.add_argument('--output', '-o', default='-', help='file to write (default: stdout)')
 
 
 def _inspect_parser(sub):

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 start=$SECONDS
-step() { echo "setup: [$1/6] $2 ($((SECONDS - start)) s so far)"; }
+step() { echo "setup: [$1/7] $2 ($((SECONDS - start)) s so far)"; }
 if [ ! -x .venv/bin/python ]; then
   step 1 'creating .venv'
   "$PY" -m venv .venv
@@ -56,4 +56,17 @@ run .venv/bin/python -m pip install --no-deps -e .
 # about a second instead of about ten (colcon build does the same for its install).
 step 6 'compiling the controller kernels once (about 10 s the first time)'
 .venv/bin/python -m robodyn_ros.control.kernel_cache || true
+# The C++ ros2_control controller (robodyn_controllers) builds with colcon from the same
+# wheels plus Debian's -dev packages (apt-get as root) and ament_cmake from the package index.
+step 7 'build tools of the C++ controller (Debian -dev packages, ament_cmake; about a minute the first time)'
+rm -f .venv/robodyn_cpp_ready
+cpp_env=$wheels/examples/cpp_controller/setup_build_env.sh
+if [ ! -f "$cpp_env" ]; then
+  echo "setup: no $cpp_env: the C++ controller is not built and its tests skip"
+elif bash "$cpp_env" "$PWD/.venv" >>"$log" 2>&1; then
+  touch .venv/robodyn_cpp_ready
+else
+  echo "setup: the C++ controller's build tools did not install (apt-get needs root; see" \
+    ".venv/setup.log): the C++ controller is not built and its tests skip"
+fi
 echo "setup: .venv ready ($(.venv/bin/python --version)) in $((SECONDS - start)) s"

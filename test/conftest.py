@@ -18,17 +18,31 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 @pytest.fixture(scope='session')
 def colcon_install(tmp_path_factory):
-    """`colcon build` of this package into a temporary workspace; returns the workspace."""
+    """`colcon build` of this package (and the C++ controller package when setup could
+    install its build tools) into a temporary workspace, as scripts/build_workspace.sh
+    builds a user's; returns the workspace."""
     colcon = os.path.join(os.path.dirname(sys.executable), 'colcon')
     if not os.path.exists(colcon):
         pytest.fail('colcon is not installed in the venv (requirements.txt lists it)')
     ws = tmp_path_factory.mktemp('ws')
     shutil.copytree(ROOT, ws / 'src' / 'robodyn_ros', ignore=shutil.ignore_patterns(
         '.venv', '.git', 'build', 'install', 'log', 'out', '__pycache__', '*.egg-info'))
-    out = subprocess.run([colcon, 'build', '--base-paths', 'src'], cwd=ws,
-                         capture_output=True, text=True, timeout=600)
+    out = subprocess.run(['bash', os.path.join(ROOT, 'scripts', 'build_workspace.sh'),
+                          str(ws)], capture_output=True, text=True, timeout=900)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     return ws
+
+
+@pytest.fixture(scope='session')
+def plugin_library(colcon_install):
+    """The C++ package's dynamics library (librobodyn_dynamics.so) of the workspace; skips
+    with the reason when setup could not install the C++ build tools."""
+    path = colcon_install / 'install' / 'robodyn_controllers' / 'lib' / 'librobodyn_dynamics.so'
+    if not path.is_file():
+        pytest.skip('robodyn_controllers (C++) was not built: scripts/setup.sh could not '
+                    'install its build tools (Debian -dev packages need root; see '
+                    '.venv/setup.log)')
+    return path
 
 
 @pytest.fixture(scope='session')
@@ -42,13 +56,14 @@ def ros_launch_env(colcon_install):
         pytest.skip('launch_ros / ros2launch are not installed: they come from '
                     '../shared/wheels or a sourced ROS 2 distro (see scripts/setup.sh)')
     prefix = colcon_install / 'install' / 'robodyn_ros'
+    plugin = colcon_install / 'install' / 'robodyn_controllers'
     site = prefix / 'lib' / f'python{sys.version_info.major}.{sys.version_info.minor}' / \
         'site-packages'
     venv = os.path.dirname(os.path.dirname(sys.executable))
     env = dict(os.environ)
+    prefixes = [str(prefix)] + ([str(plugin)] if plugin.is_dir() else []) + [venv]
     env['AMENT_PREFIX_PATH'] = os.pathsep.join(
-        [str(prefix), venv] + [p for p in env.get('AMENT_PREFIX_PATH', '').split(os.pathsep)
-                               if p])
+        prefixes + [p for p in env.get('AMENT_PREFIX_PATH', '').split(os.pathsep) if p])
     env['PYTHONPATH'] = os.pathsep.join([str(site)] + [
         p for p in env.get('PYTHONPATH', '').split(os.pathsep) if p])
     env['PATH'] = os.pathsep.join([os.path.dirname(sys.executable), env.get('PATH', '')])

@@ -1,0 +1,85 @@
+"""The model and settings of the C++ ros2_control controller
+(``robodyn_controllers/ComputedTorqueController``) as the parameters rcl loads.
+
+One model, not a second parser: the DH rows with Hayati's beta, the inertials in the DH
+frames (seed 003 eq. 45-46), friction (seed 004), gravity in frame 0 and the limits are
+those of the :class:`~robodyn_ros.dynamics.RigidBodyDynamics` the node itself runs, checked
+against Pinocchio when the model loaded. Floats are written with repr (17 significant
+digits), so the controller reads exactly these numbers.
+"""
+
+from typing import Any
+
+import numpy as np
+
+from ..control.controller_config import ControllerConfig, safety_limits, velocity_limits
+from ..control.controller_dynamics import controller_dynamics, payload_body
+from ..dynamics import RigidBodyDynamics
+from ..model.robot_model import RobotModel
+
+__all__ = ['PLUGIN', 'plugin_parameters', 'plugin_rows']
+
+#: The pluginlib name of the controller.
+PLUGIN = 'robodyn_controllers/ComputedTorqueController'
+#: Settings the plugin shares with the node, under the same names.
+_SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd',
+           'friction_smoothing', 'max_torque_rate', 'position_margin', 'reference_margin',
+           'velocity_margin', 'max_tracking_error', 'diagnostics_period')
+
+
+def _floats(values) -> list[float]:
+    return [float(v) for v in np.asarray(values, dtype=float).ravel()]
+
+
+def plugin_rows(model: RobotModel, config: ControllerConfig,
+                dyn: RigidBodyDynamics) -> dict[str, dict[str, Any]]:
+    """{joint: {'dh', 'prismatic', 'mass', 'com', 'inertia', 'viscous', 'coulomb',
+    'effort_limit', 'velocity_limit', 'position_limits'}} in chain order, from ``dyn``, the
+    dynamics the node builds for ``config``."""
+    chain, limits = dyn.chain, safety_limits(model, config)
+    velocity = velocity_limits(model, config)
+    rows = {}
+    for i, joint in enumerate(model.joint_names):
+        inertia = chain.inertia[i]
+        rows[joint] = {
+            'dh': _floats([chain.a[i], chain.alpha[i], chain.d[i], chain.theta0[i],
+                           chain.beta[i]]),
+            'prismatic': bool(chain.prismatic[i]),
+            'mass': float(chain.mass[i]),
+            'com': _floats(chain.com[i]),
+            'inertia': _floats([inertia[0, 0], inertia[0, 1], inertia[0, 2], inertia[1, 1],
+                                inertia[1, 2], inertia[2, 2]]),
+            'viscous': float(dyn.viscous[i]),
+            'coulomb': float(dyn.coulomb[i]),
+            'effort_limit': float(limits.effort[i]),
+            'velocity_limit': float(velocity[i]),
+            'position_limits': [float(model.lower[i]), float(model.upper[i])],
+        }
+    return rows
+
+
+def plugin_parameters(model: RobotModel, config: ControllerConfig,
+                      source: str = '') -> dict[str, Any]:
+    """The ``ros__parameters`` of the plugin for ``model`` under ``config``: joints in
+    chain order, gravity in DH frame 0 [m/s^2], ``model.<joint>.*`` rows, the law and the
+    safety settings. ``source`` names where the model came from (``model_name``)."""
+    n = model.n
+    payload = payload_body(config.payload_mass, config.payload_com, config.payload_inertia,
+                           model)
+    dyn, _ = controller_dynamics(model, config, payload)
+    values: dict[str, Any] = {
+        'model_name': source or model.name,
+        'joints': list(model.joint_names),
+        'gravity': _floats(dyn.chain.gravity),
+        'model': plugin_rows(model, config, dyn),
+        'kp': _floats(config.per_joint('kp', n)),
+        'kd': _floats(config.per_joint('kd', n)),
+        'hold_kp': _floats(config.per_joint('hold_kp', n)) if config.hold_kp else [],
+        'hold_kd': _floats(config.per_joint('hold_kd', n)) if config.hold_kd else [],
+        # one damping for the plugin's gravity + damping command: the largest given
+        'damping': float(max(config.damping)),
+    }
+    for name in _SHARED:
+        value = getattr(config, name)
+        values[name] = float(value) if isinstance(value, float) else value
+    return values
