@@ -1,11 +1,22 @@
-"""The real ros2_control stack around an arm, with the robodyn controller on top.
+"""The real ros2_control stack around an arm, with the robodyn controller in it.
 
   ros2 launch robodyn_ros ros2_control.launch.py robot:=panda hardware:=mujoco bag_path:=run
   ros2 launch robodyn_ros ros2_control.launch.py robot:=/path/arm.urdf.xacro \
       xacro_args:='arm_id:=fr3 hand:=false' config:=my_arm.yaml hardware:=mock
 
-Starts controller_manager (``ros2_control_node``) with a generated controllers YAML for
-exactly the controller's chain, a ``/robot_description`` publisher, the spawner chain
+``controller``:
+  plugin  (default) the C++ controller robodyn_controllers/ComputedTorqueController inside
+          controller_manager's real-time loop, on the model ``robodyn export`` writes
+          (generated here), with the real JointTrajectoryController chained into its
+          reference interfaces; the config's reference (sum_of_sines, ...) is sent to the
+          JTC as one trajectory (reference_sender), FollowJointTrajectory goals go to
+          ``/joint_trajectory_controller/follow_joint_trajectory``. The recorder takes
+          ``/robodyn_controller/{reference,commands}`` and ``/joint_states``.
+  node    the robodyn node (Python) on ``/effort_controller/commands``, as below.
+
+With ``controller:=node``: controller_manager (``ros2_control_node``) with a generated
+controllers YAML for exactly the controller's chain, a ``/robot_description`` publisher,
+the spawner chain
 ``joint_state_broadcaster`` + ``effort_controller`` (forward_command_controller on the
 effort interfaces) active and ``joint_trajectory_controller`` (effort interfaces, PD gains
 in the YAML) loaded inactive, the robodyn controller on ``/effort_controller/commands``
@@ -51,6 +62,10 @@ HARDWARE = ('mujoco', 'mock', 'gz', 'robot')
 #: tracking guard (which would trip at once) is off there.
 MOCK_OVERRIDES = {'mock': [{'max_tracking_error': 0.0}]}
 COMMAND_TOPIC = '/effort_controller/commands'
+#: plugin: JTC -> the C++ robodyn_controllers controller in controller_manager's loop;
+#: node: the robodyn node (Python) -> forward effort controller.
+CONTROLLERS = ('plugin', 'node')
+CONTROLLER = 'robodyn_controller'
 
 
 def _library_path():
@@ -103,14 +118,106 @@ def _description(context, hardware, model, q0, out):
     return xml, notes + more, 'mujoco_ros2_control'
 
 
-def _nodes(context):
+def _recorder(context, topics):
+    """The recorder of ``topics`` when ``bag_path`` is given."""
+    bag = LaunchConfiguration('bag_path').perform(context)
+    if not bag:
+        return []
+    return [Node(package='robodyn_ros', executable='recorder', name='robodyn_recorder',
+                 output='screen',
+                 parameters=[{'bag_path': bag, 'storage': LaunchConfiguration('storage'),
+                              'topics': topics, 'use_sim_time': False}])]
+
+
+def _plugin_actions(context, hardware, config_path, params, model, manager_node):
+    """controller:=plugin: JTC -> robodyn_controllers/ComputedTorqueController -> hardware,
+    inside controller_manager's loop; the configured reference goes to the JTC."""
+    from robodyn_ros.control.controller_config import ControllerConfig
+    from robodyn_ros.io.params_yaml import dump_parameters
+    from robodyn_ros.io.plugin_parameters import PLUGIN, plugin_parameters
+    from robodyn_ros.model.ros2_control_urdf import chained_controllers_config
+    from robodyn_ros.nodes.reference_sender import SENT_PARAMETERS
+    try:
+        get_package_share_directory('robodyn_controllers')
+    except Exception:  # noqa: BLE001 - PackageNotFoundError: say what to do
+        return [LogInfo(msg='robodyn ros2_control: error: controller:=plugin needs the C++ '
+                            'package robodyn_controllers in the workspace (bash '
+                            'scripts/build_workspace.sh WS); or use controller:=node')]
+    values = plugin_parameters(model, ControllerConfig.from_parameters(
+        {k: v for k, v in _flat(params).items() if k != 'joints'}), source=config_path)
+    if hardware == 'mock':
+        values['max_tracking_error'] = 0.0  # mock hardware never moves (module doc)
+    controllers = os.path.join(manager_node[1], 'controllers.yaml')
+    with open(controllers, 'w', encoding='utf-8') as handle:
+        dump_parameters(chained_controllers_config(
+            model, int(params.get('rate', 1000)), values, PLUGIN, CONTROLLER), handle)
+    actions = [manager_node[0](controllers),
+               Node(package='controller_manager', executable='spawner', output='screen',
+                    arguments=['joint_state_broadcaster', CONTROLLER,
+                               'joint_trajectory_controller'])]
+    if params.get('reference', 'hold') != 'hold':
+        sent = {k: params[k] for k in SENT_PARAMETERS if k in params}
+        actions.append(Node(package='robodyn_ros', executable='reference_sender',
+                            output='screen',
+                            parameters=[sent, {'robot_description': model.xml,
+                                               'base_link': model.base_link,
+                                               'tip_link': model.tip_link}]))
+    return actions + _recorder(context, ['/joint_states', f'/{CONTROLLER}/commands',
+                                f'/{CONTROLLER}/reference', '/diagnostics',
+                                '/robot_description'])
+
+
+def _node_actions(context, hardware, config_path, params, model, manager_node):
+    """controller:=node: the robodyn node -> forward effort controller -> hardware."""
     from robodyn_ros.io.params_yaml import dump_parameters
     from robodyn_ros.model.ros2_control_urdf import controllers_config
     from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
+    controllers = os.path.join(manager_node[1], 'controllers.yaml')
+    with open(controllers, 'w', encoding='utf-8') as handle:
+        dump_parameters(controllers_config(model, int(params.get('rate', 1000)),
+                                           joints=params.get('joints')), handle)
+    active = Node(package='controller_manager', executable='spawner', output='screen',
+                  arguments=['joint_state_broadcaster', 'effort_controller'])
+    inactive = Node(package='controller_manager', executable='spawner', output='screen',
+                    arguments=['joint_trajectory_controller', '--inactive'])
+    controller = Node(package='robodyn_ros', executable='controller', name=CONTROLLER,
+                      output='screen',
+                      parameters=[config_path, {'robot': '', 'robot_description': model.xml,
+                                                'command_topic': COMMAND_TOPIC,
+                                                'autostart': hardware != 'mujoco',
+                                                'use_sim_time': False}] + MOCK_OVERRIDES.get(
+                                                    hardware, []))
+    # The robodyn controller starts with the stack, not after the spawners: its configure
+    # (model, kernels, the check against Pinocchio) then overlaps the hardware's start-up,
+    # while the hardware holds g(q0); it ramps in at the first state the broadcaster sends.
+    actions = [manager_node[0](controllers), controller, active,
+               RegisterEventHandler(OnProcessExit(target_action=active, on_exit=[inactive]))]
+    if hardware == 'mujoco':  # pause, configure, resume, then activate: no race
+        actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen',
+                            parameters=[{'controller': f'/{CONTROLLER}'}]))
+    return actions + _recorder(context, [t for t in DEFAULT_TOPICS if t != '/clock'])
+
+
+def _flat(params, prefix=''):
+    """Nested parameter dicts as 'a.b' names (the payload block)."""
+    out = {}
+    for key, value in params.items():
+        if isinstance(value, dict):
+            out.update(_flat(value, f'{prefix}{key}.'))
+        else:
+            out[f'{prefix}{key}'] = value
+    return out
+
+
+def _nodes(context):
     hardware = LaunchConfiguration('hardware').perform(context)
     if hardware not in HARDWARE:
         return [LogInfo(msg=f'robodyn ros2_control: error: hardware:={hardware!r}; valid: '
                             f'{", ".join(HARDWARE)}')]
+    kind = LaunchConfiguration('controller').perform(context)
+    if kind not in CONTROLLERS:
+        return [LogInfo(msg=f'robodyn ros2_control: error: controller:={kind!r}; valid: '
+                            f'{", ".join(CONTROLLERS)}')]
     config_path = LaunchConfiguration('config').perform(context)
     if hardware == 'gz':
         share = get_package_share_directory('robodyn_ros')
@@ -122,44 +229,23 @@ def _nodes(context):
     config_path, params, model, q0 = config_model(context)
     out = tempfile.mkdtemp(prefix='robodyn_ros2_control_')
     description, notes, package = _description(context, hardware, model, q0, out)
-    controllers = os.path.join(out, 'controllers.yaml')
-    with open(controllers, 'w', encoding='utf-8') as handle:
-        dump_parameters(controllers_config(model, int(params.get('rate', 1000)),
-                                           joints=params.get('joints')), handle)
+
+    priority = LaunchConfiguration('realtime_priority').perform(context)
+    if not priority.isdigit() or not 0 <= int(priority) <= 99:
+        return [LogInfo(msg=f'robodyn ros2_control: error: realtime_priority:={priority!r}; '
+                            'valid: 0 (off) to 99')]
+    prefix = f'chrt -f {int(priority)}' if int(priority) else ''
+
+    def manager(controllers):
+        return Node(package=package, executable='ros2_control_node', output='screen',
+                    parameters=[controllers], prefix=prefix,
+                    additional_env={'LD_LIBRARY_PATH': _library_path()})
     describe = Node(package='robodyn_ros', executable='describe', output='screen',
                     parameters=[{'robot_description': description}])
-    manager = Node(package=package, executable='ros2_control_node', output='screen',
-                   parameters=[controllers], additional_env={'LD_LIBRARY_PATH': _library_path()})
-    active = Node(package='controller_manager', executable='spawner', output='screen',
-                  arguments=['joint_state_broadcaster', 'effort_controller'])
-    inactive = Node(package='controller_manager', executable='spawner', output='screen',
-                    arguments=['joint_trajectory_controller', '--inactive'])
-    controller = Node(package='robodyn_ros', executable='controller', name='robodyn_controller',
-                      output='screen',
-                      parameters=[config_path, {'robot': '', 'robot_description': model.xml,
-                                                'command_topic': COMMAND_TOPIC,
-                                                'autostart': hardware != 'mujoco',
-                                                'use_sim_time': False}] + MOCK_OVERRIDES.get(
-                                                    hardware, []))
     actions = [LogInfo(msg=f'robodyn ros2_control: {note}') for note in notes]
-    # The robodyn controller starts with the stack, not after the spawners: its configure
-    # (model, kernels, the check against Pinocchio) then overlaps the hardware's start-up,
-    # while the hardware holds g(q0); it ramps in at the first state the broadcaster sends.
-    actions += [describe, manager, controller, active,
-                RegisterEventHandler(OnProcessExit(target_action=active, on_exit=[inactive]))]
-    if hardware == 'mujoco':  # pause, configure, resume, then activate: no race
-        actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen',
-                            parameters=[{'controller': '/robodyn_controller'}]))
-    bag = LaunchConfiguration('bag_path').perform(context)
-    if bag:
-        actions.append(Node(package='robodyn_ros', executable='recorder',
-                            name='robodyn_recorder', output='screen',
-                            parameters=[{'bag_path': bag,
-                                         'storage': LaunchConfiguration('storage'),
-                                         'topics': [t for t in DEFAULT_TOPICS
-                                                    if t != '/clock'],
-                                         'use_sim_time': False}]))
-    return actions
+    build = _plugin_actions if kind == 'plugin' else _node_actions
+    return actions + [describe] + build(context, hardware, config_path, params, model,
+                                        (manager, out))
 
 
 def generate_launch_description():
@@ -168,6 +254,12 @@ def generate_launch_description():
     return LaunchDescription(robot_arguments(share) + [
         DeclareLaunchArgument('hardware', default_value='mujoco',
                               description=' | '.join(HARDWARE)),
+        DeclareLaunchArgument('controller', default_value='plugin',
+                              description=' | '.join(CONTROLLERS)),
+        DeclareLaunchArgument('realtime_priority', default_value='0',
+                              description='run ros2_control_node under chrt -f N (SCHED_FIFO, '
+                                          "as an arm's driver runs; needs the privilege); 0: "
+                                          'off'),
         DeclareLaunchArgument('bag_path', default_value='',
                               description='rosbag2 directory to record (empty: none)'),
         DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),

@@ -74,7 +74,7 @@ def _export_parser(sub):
                                       'controller (robodyn_controllers) as a parameters YAML')
     _add_robot(p)
     p.add_argument('--config', default=None,
-                   help="a controller YAML (its robodyn_controller parameters: law, gains, "
+                   help='a controller YAML (its robodyn_controller parameters: law, gains, '
                         'limits; default: the defaults)')
     p.add_argument('--name', default='robodyn_controller',
                    help="the controller's name in controller_manager (default "

@@ -74,11 +74,14 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
         'model': plugin_rows(model, config, dyn),
         'kp': _floats(config.per_joint('kp', n)),
         'kd': _floats(config.per_joint('kd', n)),
-        'hold_kp': _floats(config.per_joint('hold_kp', n)) if config.hold_kp else [],
-        'hold_kd': _floats(config.per_joint('hold_kd', n)) if config.hold_kd else [],
         # one damping for the plugin's gravity + damping command: the largest given
         'damping': float(max(config.damping)),
     }
+    # empty lists are left out: rcl cannot type an empty YAML list (the plugin's default,
+    # empty, derives the hold's gains)
+    for name in ('hold_kp', 'hold_kd'):
+        if getattr(config, name):
+            values[name] = _floats(config.per_joint(name, n))
     for name in _SHARED:
         value = getattr(config, name)
         values[name] = float(value) if isinstance(value, float) else value

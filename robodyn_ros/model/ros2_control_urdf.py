@@ -19,7 +19,7 @@ from .spatial import axis_angle_matrix, matrix_to_rpy, rpy_to_matrix, transform
 
 __all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'ros2_control_element',
            'simulation_urdf', 'hardware_urdf', 'control_urdf',
-           'controllers_config', 'initial_positions']
+           'controllers_config', 'chained_controllers_config', 'initial_positions']
 
 GZ_SYSTEM = 'gz_ros2_control/GazeboSimSystem'
 MOCK_SYSTEM = 'mock_components/GenericSystem'
@@ -250,5 +250,31 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None):
             'state_interfaces': ['position', 'velocity'],
             'gains': {j: {'p': float(p), 'd': float(d), 'i': 0.0, 'i_clamp': 0.0}
                       for j, p, d in zip(joints, kp, kd)},
+        }},
+    }
+
+
+def chained_controllers_config(model, update_rate, plugin_values, plugin_type,
+                               name='robodyn_controller'):
+    """controller_manager parameters for the plugin path: joint_state_broadcaster, the C++
+    controller ``name`` (``plugin_type``, parameters ``plugin_values`` from robodyn export)
+    on the effort interfaces, and ``joint_trajectory_controller`` chained into its reference
+    interfaces ``name/<joint>/{position,velocity,acceleration}`` (``command_joints``)."""
+    joints = list(model.joint_names)
+    return {
+        'controller_manager': {'ros__parameters': {
+            'update_rate': int(update_rate),
+            'joint_state_broadcaster': {
+                'type': 'joint_state_broadcaster/JointStateBroadcaster'},
+            name: {'type': plugin_type},
+            'joint_trajectory_controller': {
+                'type': 'joint_trajectory_controller/JointTrajectoryController'},
+        }},
+        name: {'ros__parameters': dict(plugin_values, joints=joints)},
+        'joint_trajectory_controller': {'ros__parameters': {
+            'joints': joints, 'command_joints': [f'{name}/{j}' for j in joints],
+            'command_interfaces': ['position', 'velocity', 'acceleration'],
+            'state_interfaces': ['position', 'velocity'],
+            'allow_nonzero_velocity_at_trajectory_end': True,
         }},
     }

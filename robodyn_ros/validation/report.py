@@ -163,9 +163,10 @@ def _markdown(report):
                      f'{t["dropped_cycles"]} dropped cycles.')
     d = report['diagnostics']
     if d:
-        lines.append(_controller_line(report, d).replace('controller:', 'Controller:') +
-                     f' (cycle rate over wall-clock time: min {d["rate_hz_min"]:.2f} Hz; in '
-                     'lock step the simulation sets the pace).')
+        rate = d.get('rate_hz_min')
+        lines.append(_controller_line(report, d).replace('controller:', 'Controller:') + (
+            f' (cycle rate over wall-clock time: min {rate:.2f} Hz; in lock step the '
+            'simulation sets the pace).' if rate is not None else ''))
     if report.get('events'):
         lines += ['', '| time [s] | controller event |', '|---|---|']
         lines += [f'| {e["time"]:.2f} | {e["text"]} |' for e in report['events']]
