@@ -112,6 +112,9 @@ def _bench_parser(sub):
     p.add_argument('--plot', default=None, help='PNG for the scaling plot')
     p.add_argument('--validate-hours', type=float, default=0.0,
                    help='also time `validate` on a synthetic bag this many hours long')
+    p.add_argument('--cpp', action='store_true',
+                   help="only the C++ benchmark: the C++ controller's computed-torque step "
+                        "against Pinocchio's C++ rnea on the same model (needs g++)")
     p.add_argument('--loop', action='store_true',
                    help='only the loop benchmark: controller vs a bare echo node, each in '
                         'its own process, fed 1 kHz joint states')

@@ -151,6 +151,11 @@ def _progress(method, samples, every=2.0):
 def _bench(args):
     if args.loop:
         return _loop_bench(args)
+    if args.cpp:
+        from .bench.cpp_bench import cpp_bench, format_cpp_bench
+        report = cpp_bench(args.urdf, args.base, args.tip)
+        print(json.dumps(report, indent=2) if args.json else format_cpp_bench(report))
+        return 0
     from .bench.dynamics_bench import bench, format_bench
     report = bench(args.urdf, args.base, args.tip, repeats=args.repeats,
                    scaling_sizes=args.scaling, plot=args.plot, memory_calls=args.memory_calls,

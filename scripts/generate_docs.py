@@ -8,7 +8,8 @@ Generated sections sit between ``<!-- generated: NAME -->`` and ``<!-- end -->``
 ``formulations`` (every seed equation cited by a public function in robodyn_ros/dynamics),
 ``dh_tables`` (``robodyn inspect``), ``accuracy`` (``robodyn check``), ``reproduction``
 (``robodyn reproduce``), ``parameters`` (control/parameters.py, the controller's
-parameter table).
+parameter table), ``plugin_parameters`` (the C++ controller's generate_parameter_library
+YAML).
 """
 
 import argparse
@@ -129,8 +130,38 @@ def _parameters():
     return '\n'.join(lines)
 
 
+def _flat_declarations(node, prefix=''):
+    """(name, declaration) of a generate_parameter_library YAML, nested names joined."""
+    for key, value in node.items():
+        if isinstance(value, dict) and 'type' not in value:
+            label = f'<{key[len("__map_"):].rstrip("s")}>' if key.startswith('__map_') \
+                else key
+            yield from _flat_declarations(value, f'{prefix}{label}.')
+        else:
+            yield prefix + key, value
+
+
+def _plugin_parameters():
+    import yaml
+    path = os.path.join(ROOT, 'robodyn_controllers', 'src',
+                        'computed_torque_controller_parameters.yaml')
+    with open(path, encoding='utf-8') as handle:
+        (body,) = yaml.safe_load(handle).values()
+    lines = ['| parameter | type | default | valid | description |', '|---|---|---|---|---|']
+    for name, p in _flat_declarations(body):
+        rules = '; '.join(f'{k.rstrip("<>")} {v}' for k, v in (p.get('validation') or
+                                                              {}).items())
+        default = p.get('default_value')
+        default = '(none)' if default in ('', []) else str(default).lower() \
+            if isinstance(default, bool) else default
+        lines.append(f'| `{name}` | {p["type"]} | {default} | {rules.replace("|", "/")} | '
+                     f'{p["description"].replace("|", "/")} |')
+    return '\n'.join(lines)
+
+
 SECTIONS = {'formulations': _formulations, 'dh_tables': _dh_tables, 'accuracy': _accuracy,
-            'reproduction': _reproduction, 'parameters': _parameters}
+            'reproduction': _reproduction, 'parameters': _parameters,
+            'plugin_parameters': _plugin_parameters}
 
 
 def render(text, names=None):

@@ -224,15 +224,24 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
   event_ = "none";
   missing_reference_ = 0.0;
   since_diagnostics_ = params_.diagnostics_period;  // first status at the first cycle
+  first_cycle_ = true;  // last_update_ns_ is kept: a re-activation within a cycle
   mode_ = Mode::ACTIVE;  // so that enter_hold below takes the hold position
   have_last_q_ = false;
   const bool finite = read_state();
-  // The first command starts from what the hardware applies, else from g(q).
+  // The rate limit starts from the hardware's effort command (what it was last told, by
+  // this controller before a re-activation or by another one), else the effort it
+  // measures, else g(q).
   if (finite) {dynamics_.gravity(q_.data(), gravity_.data());}
   for (std::size_t i = 0; i < n_; ++i) {
+    const auto command = command_interfaces_[i].get_optional();
     const double from_state = has_effort_state_ ? effort_[i] : NaN;
-    last_cmd_[i] = std::isfinite(from_state) ? from_state :
-      (finite && params_.include_gravity ? gravity_[i] : 0.0);
+    if (command.has_value() && std::isfinite(*command)) {
+      last_cmd_[i] = *command;
+    } else if (std::isfinite(from_state)) {
+      last_cmd_[i] = from_state;
+    } else {
+      last_cmd_[i] = finite && params_.include_gravity ? gravity_[i] : 0.0;
+    }
   }
   if (!finite) {
     fault("non_finite_state", "a joint state is not finite at activation", false);
@@ -245,18 +254,9 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
 
 CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::State &)
 {
-  // One last command toward the hold at the position reached, within one step of the rate
-  // limit: after this the hardware keeps it.
-  if (read_state()) {
-    mode_ = Mode::ACTIVE;
-    enter_hold("inactive");
-    compute_hold();
-    (void)limit_torque(tau_.data(), effort_limit_.data(),
-      params_.max_torque_rate * nominal_period_, n_, last_cmd_.data(), out_.data(), counts_);
-    for (std::size_t i = 0; i < n_ && i < command_interfaces_.size(); ++i) {
-      (void)command_interfaces_[i].set_value(out_[i]);
-    }
-  }
+  // The command interfaces keep the last command: it was written this cycle, so any other
+  // value now would be a second step within one period (controller_manager deactivates
+  // and re-activates a chained controller when the one before it goes away).
   mode_ = Mode::HOLD;
   reason_ = "inactive";
   return CallbackReturn::SUCCESS;
@@ -465,11 +465,19 @@ void ComputedTorqueController::fault(
 }
 
 return_type ComputedTorqueController::update_and_write_commands(
-  const rclcpp::Time & time, const rclcpp::Duration & period)
+  const rclcpp::Time & time, const rclcpp::Duration &)
 {
-  double dt = period.seconds();
-  if (!(dt > 0.0) || !std::isfinite(dt)) {dt = nominal_period_;}
-  dt = std::min(dt, 10.0 * nominal_period_);
+  // The period from the cycle times themselves (the stamps of ~/reference), so that every
+  // published pair of commands is within max_torque_rate x their stamps' difference.
+  // The first cycle after an activation moves at most one nominal period's worth from the
+  // hardware's effort (less when the last cycle of this controller was more recent).
+  const std::int64_t now_ns = time.nanoseconds();
+  double dt = last_update_ns_ > 0 ? 1e-9 * static_cast<double>(now_ns - last_update_ns_) :
+    nominal_period_;
+  last_update_ns_ = now_ns;
+  if (!(dt > 0.0) || !std::isfinite(dt)) {dt = 0.0;}  // a clock step back: no change
+  dt = std::min(dt, (first_cycle_ ? 1.0 : 10.0) * nominal_period_);
+  first_cycle_ = false;
   ++cycles_;
   const bool finite = read_state();
   if (mode_ != Mode::SAFE) {

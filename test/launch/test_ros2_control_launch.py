@@ -1,6 +1,7 @@
-"""`ros2 launch robodyn_ros ros2_control.launch.py`: the real controller_manager, forward
-effort controller and JointTrajectoryController around mock and MuJoCo hardware, the
-robodyn controller on top, separate processes, Ctrl-C as a user stops it."""
+"""`ros2 launch robodyn_ros ros2_control.launch.py controller:=node`: the real
+controller_manager, forward effort controller and JointTrajectoryController around mock
+and MuJoCo hardware, the robodyn node on top, separate processes, Ctrl-C as a user stops
+it. (The plugin path, the default: test_plugin_launch.py.)"""
 
 import os
 import re
@@ -38,6 +39,8 @@ class _Launch:
     """`ros2 launch` in its own process group; its output drained by a thread."""
 
     def __init__(self, env, domain, *args):
+        if not any(a.startswith('controller:=') for a in args):
+            args = ('controller:=node',) + args
         self.proc = subprocess.Popen([ROS2, 'launch', 'robodyn_ros', 'ros2_control.launch.py',
                                       *args], env=dict(env, ROS_DOMAIN_ID=str(domain)),
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -4,6 +4,7 @@
 #define ROBODYN_CONTROLLERS__COMPUTED_TORQUE_CONTROLLER_HPP_
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,10 +33,13 @@ namespace robodyn_controllers
 //   gravity          tau = g(q) + Kp e + Kd e'
 // [+ friction, seed 004]. Every command is clamped to the effort limit and moves at most
 // max_torque_rate x period from the last one, from the first cycle on (which starts from
-// the effort the hardware applies, or g(q)). Without a reference (nothing chained, or the
-// chained controller stopped writing) it holds the position reached: a damped PD plus
-// g(q). A fault (non-finite or out-of-range state, tracking error, non-finite torque)
-// latches the safe command until the controller is deactivated and activated again.
+// the hardware's effort command, else the effort it measures, else g(q)). Without a
+// reference (nothing chained, or the chained controller stopped writing) it holds the
+// position reached: a damped PD plus g(q). A fault (non-finite or out-of-range state,
+// tracking error, non-finite torque) latches the safe command until the controller is
+// deactivated and activated again. On
+// deactivation the hardware keeps the last command (one written this cycle: anything else
+// would be a second step within one period).
 // update() allocates nothing, takes no lock it can wait on, logs nothing and throws nothing.
 class ComputedTorqueController : public controller_interface::ChainableControllerInterface
 {
@@ -99,6 +103,8 @@ private:
   bool have_last_q_ = false;
   double missing_reference_ = 0.0;  // time since the reference was last written [s]
   double nominal_period_ = 0.001;
+  std::int64_t last_update_ns_ = 0;  // time of the previous cycle [ns], 0: none yet
+  bool first_cycle_ = true;  // the first cycle after an activation
   unsigned long faults_ = 0, cycles_ = 0;
   LimitCounts counts_;
   double since_diagnostics_ = 0.0;

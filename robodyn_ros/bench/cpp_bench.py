@@ -1,0 +1,110 @@
+"""The C++ controller's computed-torque step against Pinocchio's C++ ``rnea`` on the same
+model and states (robodyn_controllers/bench/dynamics_bench.cpp).
+
+The benchmark is compiled here with g++ (-O3, as the package's Release build) from the
+controller's own dynamics source and the headers and library the ``pin`` wheel carries; the
+Pinocchio model is built from the exported DH rows, so both evaluate one model. The
+acceleration of the computed-torque law is formed in the timed loop for both.
+"""
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from ..control.controller_config import ControllerConfig
+from ..errors import ConfigError
+from ..io.plugin_parameters import plugin_parameters
+from ..model import load_robot
+from ..package_share import share_dir
+
+__all__ = ['cpp_bench', 'format_cpp_bench']
+
+_SOURCES = ('bench/dynamics_bench.cpp', 'src/dh_dynamics.cpp')
+
+
+def _package_dir() -> Path:
+    """robodyn_controllers/ of the source tree (next to the robodyn_ros package)."""
+    candidates = [Path(__file__).resolve().parents[2] / 'robodyn_controllers',
+                  Path(share_dir()).parent / 'robodyn_controllers']
+    for path in candidates:
+        if (path / _SOURCES[0]).is_file():
+            return path
+    raise ConfigError('robodyn_controllers/bench/dynamics_bench.cpp not found: the C++ '
+                      'benchmark runs from a source checkout')
+
+
+def _compile(folder: Path) -> Path:
+    """The benchmark executable, built into ``folder``."""
+    import pinocchio
+    prefix = Path(pinocchio.__file__).resolve().parents[4]  # .../cmeel.prefix
+    if not (prefix / 'include' / 'pinocchio').is_dir() or shutil.which('g++') is None:
+        raise ConfigError(f'the C++ benchmark needs g++ and the pin wheel\'s headers under '
+                          f'{prefix}/include')
+    package, exe = _package_dir(), folder / 'dynamics_bench'
+    # the definitions pinocchio's CMake config exports to its users
+    defines = ['-DBOOST_MPL_LIMIT_LIST_SIZE=30', '-DBOOST_MPL_LIMIT_VECTOR_SIZE=30',
+               '-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS', '-DBOOST_FUSION_INVOKE_MAX_ARITY=12',
+               '-DPINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION']
+    command = ['g++', '-O3', '-DNDEBUG', '-std=c++17', *defines, f'-I{package / "include"}',
+               f'-I{prefix / "include"}', '-I/usr/include/eigen3',
+               *[str(package / s) for s in _SOURCES], f'-L{prefix / "lib"}',
+               '-lpinocchio_default', f'-Wl,-rpath,{prefix / "lib"}', '-o', str(exe)]
+    out = subprocess.run(command, capture_output=True, text=True)
+    if out.returncode:
+        raise ConfigError(f'compiling the C++ benchmark failed: {out.stderr[-600:]}')
+    return exe
+
+
+def _input(model, count, repeats, seed=0) -> str:
+    config = ControllerConfig.from_parameters({'kp': [400.0], 'kd': [40.0]})
+    values = plugin_parameters(model, config)
+    rng = np.random.default_rng(seed)
+    lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
+    upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
+    lines = [f'{model.n} {count} {repeats}', ' '.join(map(repr, values['gravity']))]
+    for joint in values['joints']:
+        r = values['model'][joint]
+        lines.append(' '.join(map(repr, r['dh'] + [float(r['prismatic']), r['mass']] +
+                                  r['com'] + r['inertia'] +
+                                  [r['viscous'], r['coulomb'], 0.0])))
+    for _ in range(count):
+        q, q_ref = rng.uniform(lower, upper, (2, model.n))
+        rest = rng.normal(0.0, 1.0, (3, model.n))
+        state = np.concatenate([q, rest[0], q_ref, rest[1], rest[2]])  # q qd q_r qd_r qdd_r
+        lines.append(' '.join(map(repr, state.tolist())))
+    lines += [' '.join(map(repr, values['kp'])), ' '.join(map(repr, values['kd']))]
+    return '\n'.join(lines) + '\n'
+
+
+def cpp_bench(robot: str = 'panda', base: str | None = None, tip: str | None = None,
+              count: int = 1000, repeats: int = 2000) -> dict:
+    """{'robot', 'n', 'robodyn_ns', 'pinocchio_ns', 'ratio', 'max_abs_difference',
+    'max_abs_torque'}: mean time per computed-torque step [ns] over ``count`` random
+    states, ``repeats`` passes each, and the largest torque difference [N m]."""
+    model = load_robot(robot, base, tip)
+    with tempfile.TemporaryDirectory(prefix='robodyn_cpp_bench_') as folder:
+        exe = _compile(Path(folder))
+        data = Path(folder) / 'input.txt'
+        data.write_text(_input(model, count, repeats))
+        out = subprocess.run([str(exe), str(data)], capture_output=True, text=True,
+                             timeout=600)
+    if out.returncode:
+        raise ConfigError(f'the C++ benchmark failed: {out.stderr.strip()[-300:]}')
+    values = dict(line.split() for line in out.stdout.splitlines())
+    report = {'robot': model.name, 'n': model.n,
+              **{k: float(v) for k, v in values.items() if k != 'sink'}}
+    report['ratio'] = report['robodyn_ns'] / report['pinocchio_ns']
+    return report
+
+
+def format_cpp_bench(report: dict) -> str:
+    """One line per figure of :func:`cpp_bench`."""
+    return (f'{report["robot"]} ({report["n"]} joints), C++ computed-torque step per call: '
+            f'robodyn {report["robodyn_ns"] / 1e3:.3f} us, Pinocchio rnea '
+            f'{report["pinocchio_ns"] / 1e3:.3f} us (ratio {report["ratio"]:.2f}); largest '
+            f'torque difference {report["max_abs_difference"]:.2e} N m of '
+            f'{report["max_abs_torque"]:.3g}')
+
