@@ -83,6 +83,7 @@ setup(
             'describe = robodyn_ros.nodes.description_publisher:main',
             'physics_gate = robodyn_ros.nodes.physics_gate:main',
             'reference_sender = robodyn_ros.nodes.reference_sender:main',
+            'controller_statistics = robodyn_ros.nodes.controller_statistics:main',
         ],
     },
 )

@@ -7,10 +7,10 @@ Pinocchio model is built from the exported DH rows, so both evaluate one model. 
 acceleration of the computed-torque law is formed in the timed loop for both.
 """
 
+from pathlib import Path
 import shutil
 import subprocess
 import tempfile
-from pathlib import Path
 
 import numpy as np
 
@@ -41,7 +41,7 @@ def _compile(folder: Path) -> Path:
     import pinocchio
     prefix = Path(pinocchio.__file__).resolve().parents[4]  # .../cmeel.prefix
     if not (prefix / 'include' / 'pinocchio').is_dir() or shutil.which('g++') is None:
-        raise ConfigError(f'the C++ benchmark needs g++ and the pin wheel\'s headers under '
+        raise ConfigError(f"the C++ benchmark needs g++ and the pin wheel's headers under "
                           f'{prefix}/include')
     package, exe = _package_dir(), folder / 'dynamics_bench'
     # the definitions pinocchio's CMake config exports to its users

@@ -96,16 +96,22 @@ def test_no_command_steps_beyond_the_rate_limit(plugin_run):
     effort, stamped with the cycle's time) moves at most max_torque_rate x their period."""
     assert plugin_run['active'], plugin_run['text'][-3000:]
     samples = plugin_run['log']['/robodyn_controller/reference']
-    stamps = np.array([m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec for _, m in samples])
+    received = np.array([t for t, _ in samples])
+    # whole nanoseconds: seconds since 1970 in a float64 are only good to 0.24 us
+    stamps = np.array([m.header.stamp.sec * 10 ** 9 + m.header.stamp.nanosec
+                       for _, m in samples], dtype=np.int64)
     effort = np.array([m.effort for _, m in samples])
-    dt, step = np.diff(stamps), np.abs(np.diff(effort, axis=0)).max(axis=1)
+    dt, step = 1e-9 * np.diff(stamps), np.abs(np.diff(effort, axis=0)).max(axis=1)
     consecutive = (dt > 0) & (dt < 0.0015)  # pairs a lost message does not separate
     assert consecutive.sum() > 10000
     ratio = np.where(consecutive, step / (MAX_TORQUE_RATE * np.maximum(dt, 1e-9)), 0.0)
     i = int(np.argmax(ratio))
-    assert ratio[i] <= 1.0 + 1e-6, (ratio[i], i, dt[i - 2:i + 3], ratio[i - 2:i + 3])
+    assert ratio[i] <= 1.0 + 1e-9, (ratio[i], dt[i - 2:i + 3], ratio[i - 2:i + 3],
+                                    received[i + 1] - plugin_run['switch_at'])
 
 
 def test_the_stack_stops_on_ctrl_c(plugin_run):
-    assert plugin_run['code'] == 0 or plugin_run['exit_s'] < 10.0, plugin_run['text'][-2000:]
-    assert plugin_run['exit_s'] < 10.0
+    """Every process of the launch exits within 2 s of Ctrl-C, none is left."""
+    from test_ros2_control_launch import _alive
+    assert plugin_run['exit_s'] < 2.0, (plugin_run['exit_s'], plugin_run['text'][-2000:])
+    assert not _alive(plugin_run['text'])
