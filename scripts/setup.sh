@@ -54,7 +54,7 @@ run .venv/bin/python -m pip install --no-deps -e .
   || { echo 'setup failed: a dependency does not import' >&2; exit 1; }
 # The controller's compiled kernels into numba's cache: the first configure then takes
 # about a second instead of about ten (colcon build does the same for its install).
-step 6 'compiling the controller kernels once (about 10 s the first time)'
+step 6 'compiling the controller kernels into the numba cache (once)'
 .venv/bin/python -m robodyn_ros.control.kernel_cache || true
 # The C++ ros2_control controller (robodyn_controllers) builds with colcon from the same
 # wheels plus Debian's -dev packages (apt-get as root) and ament_cmake from the package index.

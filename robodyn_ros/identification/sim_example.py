@@ -13,6 +13,7 @@ from ..defaults import JOINT_STATES
 from ..dynamics import RigidBodyDynamics
 from ..io import BagWriter, encode_joint_state
 from ..model.inertial import Inertial
+from ..model.registry import PANDA_HOME
 from ..sim.mujoco_sim import MujocoSim
 from .bag_motion import motion_from_bag
 from .excitation import design_excitation
@@ -28,7 +29,7 @@ STATES = '/' + JOINT_STATES
 TRUE_PAYLOAD = Inertial(1.5, np.array([0.01, -0.02, 0.06]), np.diag([0.004, 0.005, 0.003]))
 TRUE_VISCOUS = np.array([0.6, 0.6, 0.5, 0.5, 0.3, 0.3, 0.2])  # [N m s/rad]
 TRUE_COULOMB = np.array([0.8, 0.8, 0.6, 0.6, 0.4, 0.4, 0.3])  # [N m]
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+Q0 = np.array(PANDA_HOME)
 GAINS = (100.0, 20.0)  # computed-torque kp [1/s^2], kd [1/s]: model errors show
 
 

@@ -18,23 +18,28 @@ from ..package_share import share_dir
 if TYPE_CHECKING:
     from .robot_model import RobotModel
 
-__all__ = ['RobotSpec', 'ROBOTS', 'load_robot', 'robot_path', 'bundled_urdf_dir',
+__all__ = ['RobotSpec', 'ROBOTS', 'PANDA_HOME', 'load_robot', 'robot_path', 'bundled_urdf_dir',
            'example_robot_data_dir', 'package_share']
 
 BUNDLED, EXAMPLE_ROBOT_DATA = 'bundled', 'example-robot-data'
+#: The Panda's ready pose (franka's own), the start of its demos, simulations and tests;
+#: config/panda.yaml's robodyn_sim.q0 repeats it (a test keeps the two equal).
+PANDA_HOME = (0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785)
 
 
 @dataclass(frozen=True)
 class RobotSpec:
     """A named robot: its description file relative to its source's directory, the source
-    (``BUNDLED``: this package's urdf/; ``EXAMPLE_ROBOT_DATA``: the pip package), and the
-    default chain ends (None: the URDF root / the unique deepest leaf)."""
+    (``BUNDLED``: this package's urdf/; ``EXAMPLE_ROBOT_DATA``: the pip package), the
+    default chain ends (None: the URDF root / the unique deepest leaf) and the home pose
+    [rad or m] in chain order (None: none named)."""
 
     name: str
     path: str
     source: str = BUNDLED
     base_link: str | None = None
     tip_link: str | None = None
+    home: tuple[float, ...] | None = None
 
     def file(self) -> str:
         """Absolute path of the description file."""
@@ -47,7 +52,7 @@ ROBOTS = {spec.name: spec for spec in (
     RobotSpec('two_link', 'two_link.urdf'),
     RobotSpec('rp_arm', 'rp_arm.urdf'),
     RobotSpec('panda', 'panda_description/urdf/panda.urdf', EXAMPLE_ROBOT_DATA,
-              tip_link='panda_hand'),
+              tip_link='panda_hand', home=PANDA_HOME),
     RobotSpec('ur3', 'ur_description/urdf/ur3_robot.urdf', EXAMPLE_ROBOT_DATA,
               tip_link='tool0'),
     RobotSpec('ur5', 'ur_description/urdf/ur5_robot.urdf', EXAMPLE_ROBOT_DATA,

@@ -31,6 +31,9 @@ class LatestWorker:
         self._wake = threading.Condition()
         self._pending = None  # (request,) waiting
         self._ready = None  # (result,) finished
+        # _ready changes hands between the two threads: the swap in take() and the store in
+        # _run() hold this lock (two assignments: the control thread never waits longer)
+        self._ready_lock = threading.Lock()
         self._stop = False
         self.busy = False
         self.internal_errors = 0  # exceptions from convert (a defect or a bad request)
@@ -45,7 +48,8 @@ class LatestWorker:
 
     def take(self):
         """(result,) of the last conversion once (O(1)), or None."""
-        ready, self._ready = self._ready, None
+        with self._ready_lock:
+            ready, self._ready = self._ready, None
         return ready
 
     @property
@@ -78,7 +82,8 @@ class LatestWorker:
             except Exception as exc:  # noqa: BLE001 - the thread must outlive a bad request
                 self.internal_errors += 1
                 result = self.on_error(exc)
-            self._ready = (result,)
+            with self._ready_lock:
+                self._ready = (result,)
             self.busy = False
 
     def close(self, timeout=0.5):

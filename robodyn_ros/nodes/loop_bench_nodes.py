@@ -15,11 +15,12 @@ import time
 import numpy as np
 
 from ..defaults import COMMAND_TOPIC, JOINT_STATES
+from ..model.registry import PANDA_HOME
 
 __all__ = ['PANDA_JOINTS', 'PANDA_Q0', 'next_tick']
 
 PANDA_JOINTS = [f'panda_joint{i}' for i in range(1, 8)]
-PANDA_Q0 = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]
+PANDA_Q0 = list(PANDA_HOME)
 
 
 def next_tick(tick, period, now):

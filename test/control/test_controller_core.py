@@ -10,11 +10,11 @@ from robodyn_ros.control.safety.supervisor import ACTIVE, RAMP_IN, SAFE
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import ConfigError
 from robodyn_ros.model import load_urdf
-from robodyn_ros.model.registry import robot_path
+from robodyn_ros.model.registry import PANDA_HOME, robot_path
 
 PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
 NAMES = list(PANDA.joint_names)
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+Q0 = np.array(PANDA_HOME)
 DT = 1e-3
 
 
@@ -257,7 +257,7 @@ def test_payload_at_runtime_changes_the_model_between_cycles():
     config = ControllerConfig.from_parameters({'kp': [400.0], 'kd': [40.0],
                                                'payload.mass': 0.0})
     core = ControllerCore(PANDA, config)
-    q = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+    q = np.array(PANDA_HOME)
     plain = core.dyn.gravity_vector(q)
     core.set_payload(1.5, [0.0, 0.0, 0.05], [1e-3, 0.0, 0.0, 1e-3, 0.0, 1e-3])
     loaded = core.dyn.gravity_vector(q)

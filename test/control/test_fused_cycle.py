@@ -18,11 +18,11 @@ from robodyn_ros.control.fused_cycle import FusedCycle
 from robodyn_ros.control.safety.supervisor import ACTIVE
 from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
 from robodyn_ros.model import load_urdf
-from robodyn_ros.model.registry import robot_path
+from robodyn_ros.model.registry import PANDA_HOME, robot_path
 
 PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
 NAMES = list(PANDA.joint_names)
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+Q0 = np.array(PANDA_HOME)
 DT = 1e-3
 CONFIGS = {
     'sim': dict(kp=[400.0], kd=[40.0], include_friction=True, reference='sum_of_sines',

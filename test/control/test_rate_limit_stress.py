@@ -13,11 +13,11 @@ import numpy as np
 
 from robodyn_ros.control import ControllerConfig, ControllerCore
 from robodyn_ros.model import load_urdf
-from robodyn_ros.model.registry import robot_path
+from robodyn_ros.model.registry import PANDA_HOME, robot_path
 
 PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
 NAMES = list(PANDA.joint_names)
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+Q0 = np.array(PANDA_HOME)
 DT = 1e-3
 RATE = 1000.0
 RUNS = int(os.environ.get('ROBODYN_STRESS_RUNS', '300'))

@@ -11,10 +11,10 @@ from robodyn_ros.control.controller_dynamics import payload_body
 from robodyn_ros.control.safety.supervisor import SAFE
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.payload import with_payload
-from robodyn_ros.model.registry import robot_path
+from robodyn_ros.model.registry import PANDA_HOME, robot_path
 
 PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+Q0 = np.array(PANDA_HOME)
 
 
 def _drift_after_trip(trusted, seconds=3.0):

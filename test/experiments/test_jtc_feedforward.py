@@ -13,10 +13,10 @@ from robodyn_ros.experiments.jtc_feedforward import (
     jtc_feedforward_experiment,
 )
 from robodyn_ros.model import load_urdf
-from robodyn_ros.model.registry import robot_path
+from robodyn_ros.model.registry import PANDA_HOME, robot_path
 
 PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
-Q0 = [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785]
+Q0 = list(PANDA_HOME)
 AMPS = [0.5, 0.3, 0.5, 0.4, 0.5, 0.4, 0.5]
 PERIODS = [4.0, 5.0, 3.0, 4.5, 2.5, 3.5, 2.0]
 

@@ -25,11 +25,11 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
 from robodyn_ros.model import load_urdf
-from robodyn_ros.model.registry import robot_path
+from robodyn_ros.model.registry import PANDA_HOME, robot_path
 
 __all__ = ['Harness', 'Result', 'run_case', 'PANDA_Q0', 'STEP_TOLERANCE']
 
-PANDA_Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+PANDA_Q0 = np.array(PANDA_HOME)
 NAMES = [f'panda_joint{i}' for i in range(1, 8)]
 #: Torque steps and the safe command are compared with this tolerance [N m].
 STEP_TOLERANCE = 1e-6

@@ -15,7 +15,7 @@ import pytest
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import ModelError
 from robodyn_ros.model import load_urdf
-from robodyn_ros.model.registry import package_share, robot_path
+from robodyn_ros.model.registry import PANDA_HOME, package_share, robot_path
 from robodyn_ros.model.ros2_control_urdf import (
     controllers_config,
     hardware_urdf,
@@ -25,7 +25,7 @@ from robodyn_ros.model.ros2_control_urdf import (
 
 DATA = os.path.join(os.path.dirname(os.path.dirname(__file__)), 'data', 'descriptions')
 ARMS = {  # name: q0 (None: mid-range)
-    'panda': [0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785],
+    'panda': list(PANDA_HOME),
     'ur5': [0.0, -1.57, 1.57, -1.57, -1.57, 0.0],
     'three_link': None,
 }
@@ -152,3 +152,13 @@ def test_controllers_config_names_exactly_the_chain_joints(name):
     jtc = config['joint_trajectory_controller']['ros__parameters']
     assert jtc['joints'] == joints and jtc['command_interfaces'] == ['effort']
     assert sorted(jtc['gains']) == sorted(joints)
+
+
+def test_the_panda_config_starts_at_the_registry_home_pose():
+    """config/panda.yaml's robodyn_sim.q0 is the registry's PANDA_HOME (its one home)."""
+    import yaml
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))),
+                        'config', 'panda.yaml')
+    with open(path, encoding='utf-8') as handle:
+        q0 = yaml.safe_load(handle)['robodyn_sim']['ros__parameters']['q0']
+    assert tuple(q0) == PANDA_HOME

@@ -25,7 +25,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E
 from robodyn_ros.dynamics import RigidBodyDynamics  # noqa: E402
 from robodyn_ros.io import float64_multi_array  # noqa: E402
 from robodyn_ros.model import load_urdf  # noqa: E402
-from robodyn_ros.model.registry import robot_path  # noqa: E402
+from robodyn_ros.model.registry import PANDA_HOME, robot_path  # noqa: E402
 from robodyn_ros.nodes.controller import ControllerNode  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -33,7 +33,7 @@ pytestmark = pytest.mark.integration
 PANDA = robot_path('panda')[0]
 MODEL = load_urdf(PANDA, tip_link='panda_hand')
 NAMES = list(MODEL.joint_names)
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+Q0 = np.array(PANDA_HOME)
 BASE = dict(urdf_file=PANDA, tip_link='panda_hand', kp=[400.0], kd=[40.0], autostart=True)
 
 

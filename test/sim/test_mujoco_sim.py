@@ -7,10 +7,11 @@ import pytest
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import InputError
 from robodyn_ros.model import load_robot
+from robodyn_ros.model.registry import PANDA_HOME
 from robodyn_ros.sim.mujoco_sim import MujocoSim
 
 PANDA = load_robot('panda')
-Q0 = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])
+Q0 = np.array(PANDA_HOME)
 
 
 def _run(sim, tau, steps):

@@ -169,3 +169,26 @@ def test_jumps_from_one_publisher_are_a_lagging_stream_not_two_sources():
             assert 'stamps lag its motion' in events and 'disagree' not in events
         else:
             assert 'two joint_states publishers that disagree' in sup.reason
+
+
+def test_three_jumps_within_the_window_latch_and_three_spread_out_do_not():
+    """JUMPS_TO_FAULT jumps from two sources within JUMP_WINDOW seconds latch safe mode;
+    the same jumps spread wider than the window are glitches, each state rejected."""
+    from robodyn_ros.control.safety.supervisor import JUMP_WINDOW, JUMPS_TO_FAULT
+
+    def run(spacing):
+        sup = _active(ramp_time=0.0)
+        sup.command(0.0, np.zeros(N))
+        t, q = 0.0, np.zeros(N)
+        for _ in range(JUMPS_TO_FAULT):
+            t += spacing
+            sup.accept_state(t - 1e-3, q, np.zeros(N))  # a valid state just before
+            assert sup.jump(t, q + np.array([0.5, 0.0, 0.0]), ['a', 'b', 'c'], 1e-3, 2)
+        return sup
+
+    spread = run(JUMP_WINDOW / (JUMPS_TO_FAULT - 1) + 0.05)
+    assert spread.mode == ACTIVE
+    close = run(JUMP_WINDOW / JUMPS_TO_FAULT)
+    assert close.mode == SAFE and close.latched
+    close.accept_state(10.0, np.zeros(N), np.zeros(N))
+    assert close.mode == SAFE  # latched: only deactivate + activate recovers
