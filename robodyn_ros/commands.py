@@ -253,9 +253,10 @@ def _identify(args):
     for key in ('viscous', 'coulomb', 'payload'):
         if key in params:
             print(f'  {key}: {params[key]}')
-    print(f'  residual RMS on held-out samples [N m]: before '
-          f'{np.round(result.rms_before, 3).tolist()}, after '
-          f'{np.round(result.rms_after, 3).tolist()}')
+    if result.rms_before is not None and result.rms_after is not None:
+        print(f'  residual RMS on held-out samples [N m]: before '
+              f'{np.round(result.rms_before, 3).tolist()}, after '
+              f'{np.round(result.rms_after, 3).tolist()}')
     print(f'parameters in {args.out}/identified.yaml, report in {args.out}/report.md')
     return 0
 
@@ -295,7 +296,7 @@ def _export(args):
     config = ControllerConfig.from_parameters(
         {k: v for k, v in params.items() if k != 'joints'})
     values = plugin_parameters(model, config, source=f'{args.urdf} ({model.name})')
-    text = dump_parameters({args.name: {'ros__parameters': values}})
+    text = dump_parameters({args.name: {'ros__parameters': values}}) or ''
     header = (f'# {PLUGIN} parameters for {model.name}: written by robodyn export from '
               f'the model robodyn_ros loaded and checked.\n')
     if args.output == '-':

@@ -10,6 +10,7 @@ offending value and what is valid. Integers are accepted where floats are meant 
 from dataclasses import dataclass
 import math
 import re
+from typing import cast
 
 import numpy as np
 
@@ -29,8 +30,8 @@ EARTH_GRAVITY, EARTH_GRAVITY_TOLERANCE = 9.81, 0.1
 #: With ``earth_gravity: false``: largest accepted |gravity| [m/s^2] (3 g).
 MAX_GRAVITY = 30.0
 #: Period range of /diagnostics [s] (the node's diagnostics timer outlives a bad value).
-DIAGNOSTICS_PERIOD_RANGE = (PARAMETERS['diagnostics_period'].low,
-                            PARAMETERS['diagnostics_period'].high)
+DIAGNOSTICS_PERIOD_RANGE = (cast(float, PARAMETERS['diagnostics_period'].low),
+                            cast(float, PARAMETERS['diagnostics_period'].high))
 #: Largest accepted effort limit [N m or N].
 MAX_EFFORT = PARAMETERS['effort_limits'].high
 #: A valid ROS 2 topic name (relative, absolute or private), as rcl accepts.

@@ -22,6 +22,7 @@ from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
+from rclpy.publisher import Publisher
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
@@ -81,12 +82,20 @@ class ControllerNode(LifecycleNode):
             declare(self, parameter.name, parameter.default, parameter.description, True,
                     not parameter.runtime)
         self.add_on_set_parameters_callback(self.on_set_parameters)
-        self.parameter_host = ParameterHost(self)
-        self.core = self.xml = self.cmd_pub = self.ref_pub = None
+        self.parameter_host: ParameterHost | None = ParameterHost(self)
+        # What configure builds (None while unconfigured). The command and reference go
+        # out on plain publishers, not a realtime one: the final ramp publishes during
+        # deactivate, from the transition's thread.
+        self.core: ControllerCore | None = None
+        self.xml: str | None = None
+        self.cmd_pub: Publisher | None = None
+        self.ref_pub: Publisher | None = None
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.entities = []
-        self.trajectory_interfaces = self.worker = self.payload_worker = None
+        self.trajectory_interfaces: TrajectoryInterfaces | None = None
+        self.worker: TrajectoryWorker | None = None
+        self.payload_worker: LatestWorker | None = None
         self.finished = False
         self.log_gate = EventGate()
         self.command_count = 0
@@ -111,9 +120,10 @@ class ControllerNode(LifecycleNode):
         (configure then fails, naming the parameter, and diagnostics say so)."""
         period = self.get_parameter('diagnostics_period').value
         lower, upper = DIAGNOSTICS_PERIOD_RANGE
-        ok = isinstance(period, (int, float)) and not isinstance(period, bool) and \
-            lower <= period <= upper
-        return float(period) if ok else ControllerConfig.diagnostics_period
+        if isinstance(period, (int, float)) and not isinstance(period, bool) and \
+                lower <= period <= upper:
+            return float(period)
+        return ControllerConfig.diagnostics_period
 
     @property
     def commanding(self):
@@ -143,7 +153,7 @@ class ControllerNode(LifecycleNode):
             exact = core.verify_model()
             self._continue_output(core)
             self.core = core
-            self._create_entities(config)
+            self._create_entities(core, config)
         except Exception as exc:  # noqa: BLE001 - one line and a diagnostics ERROR, always
             text = str(exc) if isinstance(exc, RobodynError) else \
                 f'{type(exc).__name__}: {exc}'
@@ -185,13 +195,13 @@ class ControllerNode(LifecycleNode):
         if last is not None and last[0] == core.model.joint_names:
             core.supervisor.continue_from(last[1], last[2])
 
-    def _create_entities(self, config):
+    def _create_entities(self, core, config):
         # Keep-last 10: a reliable subscriber that falls behind by a few messages still gets
         # every one (a lost message would look like a torque step); publishing never blocks.
         self.cmd_pub = self.create_publisher(Float64MultiArray, config.command_topic, 10)
         self.ref_pub = self.create_publisher(JointState, '~/reference', 10)
-        self.cmd_wire = Float64MultiArrayWriter(self.core.model.n)
-        self.ref_wire = JointStateWriter(self.core.model.joint_names)
+        self.cmd_wire = Float64MultiArrayWriter(core.model.n)
+        self.ref_wire = JointStateWriter(core.model.joint_names)
         self.layout = None  # of the last JointState received
         self.entities = [
             self.cmd_pub, self.ref_pub,
@@ -200,14 +210,13 @@ class ControllerNode(LifecycleNode):
             self.create_subscription(JointTrajectory, '~/joint_trajectory',
                                      self.on_trajectory, 10, raw=True),
         ]
-        self.worker = TrajectoryWorker(self.core)
-        core = self.core
+        self.worker = TrajectoryWorker(core)
         self.payload_worker = LatestWorker(lambda args: core.prepare_payload(*args),
                                            lambda exc: f'payload refused: {exc}',
                                            'robodyn_payload', PAYLOAD_INTERVAL)
         self.trigger_state = config.trigger == 'state'
         self.period = 1.0 / config.rate
-        self.cycle_timer = CycleTimer(self.core.supervisor, self.period, self.trigger_state)
+        self.cycle_timer = CycleTimer(core.supervisor, self.period, self.trigger_state)
         self.timer = self.create_timer(self.cycle_timer.initial_ns * 1e-9, self.on_timer,
                                        clock=self.steady)
         self.entities.append(self.timer)
@@ -217,6 +226,8 @@ class ControllerNode(LifecycleNode):
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
+        if self.core is None:  # the lifecycle activates only a configured node
+            return TransitionCallbackReturn.FAILURE
         self.core.activate(time.monotonic())
         if self.bridge is not None:
             self.bridge.resume()
@@ -319,13 +330,14 @@ class ControllerNode(LifecycleNode):
                 core.reject(now, str(exc))
                 return
         stamp = layout.stamp(raw)
+        values = layout.values(raw)
         if not self.trigger_state:
-            core.on_state(now, layout.names, *layout.values(raw)[:2], stamp)
+            core.on_state(now, layout.names, values[0], values[1], stamp)
             return
         if layout.packed:
             command = core.cycle_packed(now, layout.names, raw, layout.offsets, stamp)
         else:
-            command = core.cycle(now, layout.names, *layout.values(raw)[:2], stamp)
+            command = core.cycle(now, layout.names, values[0], values[1], stamp)
         if command is not None:
             self.publish(command, now)
             self._rearm(self.cycle_timer.after_answer())
@@ -352,11 +364,13 @@ class ControllerNode(LifecycleNode):
         if self.worker is not None and self.worker.has_result:
             self.worker.apply(now)
         if self.payload_worker is not None and self.payload_worker.has_result:
-            (prepared,) = self.payload_worker.take()
-            if isinstance(prepared, str):
-                self.core.events.append((Level.WARN, prepared))
-            else:
-                self.core.adopt_payload(prepared)
+            ready, core = self.payload_worker.take(), self.core
+            if ready is not None and core is not None:
+                (prepared,) = ready
+                if isinstance(prepared, str):
+                    core.events.append((Level.WARN, prepared))
+                else:
+                    core.adopt_payload(prepared)
         if self.bridge is not None and self.bridge.requests:
             self.bridge.apply_requests(now)
 
@@ -372,7 +386,7 @@ class ControllerNode(LifecycleNode):
         swaps the result in (rejected ones are logged, the reference stays)."""
         worker = self.worker
         if worker is not None:  # None: taken just before cleanup
-            worker.submit(raw, time.monotonic())
+            worker.submit_trajectory(raw, time.monotonic())
 
     def on_set_parameters(self, params):
         """The payload may change while running (see apply_runtime_parameters): checked
@@ -397,16 +411,17 @@ class ControllerNode(LifecycleNode):
     # -- output -----------------------------------------------------------------------
     def publish(self, command, now):
         """Send a Command (None: nothing may be sent yet)."""
-        if command is None:
+        core, cmd_pub, ref_pub = self.core, self.cmd_pub, self.ref_pub
+        if command is None or core is None or cmd_pub is None or ref_pub is None:
             return
-        self.cmd_pub.publish(self.cmd_wire(command.effort))
+        cmd_pub.publish(self.cmd_wire(command.effort))
         self.command_count += 1
-        core = self.core
         effort = core.chain_order(command.effort)
         self.last_output = (core.model.joint_names, effort, now)
-        self.ref_pub.publish(self.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
-                                           command.qd_ref, effort))
-        self.trajectory_interfaces.after_command(command, core.q, core.qd, effort)
+        ref_pub.publish(self.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
+                                      command.qd_ref, effort))
+        if self.trajectory_interfaces is not None:
+            self.trajectory_interfaces.after_command(command, core.q, core.qd, effort)
         if core.supervisor.events or core.events:
             self._log_events()
 
@@ -432,7 +447,8 @@ class ControllerNode(LifecycleNode):
         self.get_logger().info(f'{reason}: safe command published')
 
     def _log_events(self):
-        log_events(self.get_logger(), self.core.drain_events(), self.log_gate)
+        if self.core is not None:
+            log_events(self.get_logger(), self.core.drain_events(), self.log_gate)
 
     @guarded
     def on_diagnostics(self, _info=None):

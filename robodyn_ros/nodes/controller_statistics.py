@@ -43,7 +43,8 @@ class ControllerStatistics(Node):
         self.index = msg.names.index(self.key) if self.key in msg.names else None
 
     def on_values(self, msg):
-        if self.index is None or self.names.names_version != msg.names_version:
+        if self.index is None or self.names is None or \
+                self.names.names_version != msg.names_version:
             return
         self.start = self.start or time.monotonic()
         self.samples.append(msg.values[self.index])

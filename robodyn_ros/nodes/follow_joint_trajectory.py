@@ -112,7 +112,7 @@ class FollowJointTrajectoryBridge:
         self.controller = controller
         self.period = 1.0 / feedback_rate
         self.defaults = defaults
-        self.requests = deque()
+        self.requests: deque[_Request] = deque()
         self.snapshot = None
         self.active = None
         self.ending = ''  # why running goals end now (deactivate, cleanup, shutdown)

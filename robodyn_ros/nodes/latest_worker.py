@@ -9,6 +9,7 @@ hands its lock to the control thread every switch interval while the worker runs
 
 import threading
 import time
+from typing import Any
 
 __all__ = ['LatestWorker']
 
@@ -29,8 +30,8 @@ class LatestWorker:
         self.on_error = on_error
         self.min_interval = float(min_interval)
         self._wake = threading.Condition()
-        self._pending = None  # (request,) waiting
-        self._ready = None  # (result,) finished
+        self._pending: tuple[Any] | None = None  # (request,) waiting
+        self._ready: tuple[Any] | None = None  # (result,) finished
         # _ready changes hands between the two threads: the swap in take() and the store in
         # _run() hold this lock (two assignments: the control thread never waits longer)
         self._ready_lock = threading.Lock()
@@ -74,7 +75,10 @@ class LatestWorker:
                 if wait > 0.0:  # a storm: let the newest request replace this one
                     self._wake.wait(wait)
                     continue
-                (request,), self._pending = self._pending, None
+                pending, self._pending = self._pending, None
+                if pending is None:  # a stop between the wait and here
+                    continue
+                (request,) = pending
                 self.busy = True
             started = time.monotonic()
             try:

@@ -10,6 +10,8 @@ controller's namespace, spun by a daemon thread; the controller is created with
 they only check a value and hand it to a worker (nodes/controller.py).
 """
 
+from typing import cast
+
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter_service import ParameterService
@@ -40,7 +42,9 @@ class ParameterHost:
                          namespace=controller.get_namespace(), context=controller.context,
                          use_global_arguments=False, start_parameter_services=False)
         self._delegate = _Delegate(controller, self.node)  # ParameterService keeps a weakref
-        self.service = ParameterService(self._delegate)
+        # ParameterService takes a Node; the delegate is the controller node with its
+        # services made on the helper node (duck-typed: cast for the type checker)
+        self.service = ParameterService(cast(Node, self._delegate))
         self.executor = SingleThreadedExecutor(context=controller.context)
         self.executor.add_node(self.node)
         self.thread = spin_in_thread(self.executor, 'robodyn_parameters')

@@ -21,6 +21,7 @@ exits when done.
 
 from lifecycle_msgs.msg import State, Transition
 from lifecycle_msgs.srv import ChangeState, GetState
+from rclpy.client import Client
 from rclpy.node import Node
 
 from .node_support import declare, run_node
@@ -45,9 +46,9 @@ class PhysicsGate(Node):
                              'the lifecycle controller to configure and activate')
         self.pause_wait = float(declare(self, 'pause_wait', 30.0,
                                         'seconds to wait for the set_pause service'))
-        self.pause = self.create_client(SetPause, service)
-        self.change = self.create_client(ChangeState, f'{controller}/change_state')
-        self.get_state = self.create_client(GetState, f'{controller}/get_state')
+        self.pause: Client = self.create_client(SetPause, service)
+        self.change: Client = self.create_client(ChangeState, f'{controller}/change_state')
+        self.get_state: Client = self.create_client(GetState, f'{controller}/get_state')
         self.deadline = 0.0  # when the pending call is given up and asked again
         self.asking_state = False  # the pending call is a GetState after a lost answer
         self.step = 'pause'

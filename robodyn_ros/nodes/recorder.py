@@ -70,7 +70,8 @@ class RecorderNode(Node):
         for topic in self.topics:
             if topic in self.subs:
                 continue
-            msgtype = self.known.get(topic) or (graph.get(topic) or [None])[0]
+            offered = graph.get(topic)
+            msgtype = self.known.get(topic) or (offered[0] if offered else None)
             if msgtype is None:
                 continue
             try:

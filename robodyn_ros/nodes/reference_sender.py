@@ -11,6 +11,7 @@ joint state received. The node checks the samples against the joint limits shrun
 
 from controller_manager_msgs.srv import ListControllers
 import numpy as np
+from rclpy.client import Client
 from rclpy.duration import Duration
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
@@ -60,7 +61,7 @@ class ReferenceSender(Node):
         self.create_subscription(JointState, '/joint_states', self.on_state, 10)
         self.publisher = self.create_publisher(
             JointTrajectory, f'/{self.controller}/joint_trajectory', 10)
-        self.list_client = self.create_client(ListControllers, '/controller_manager/'
+        self.list_client: Client = self.create_client(ListControllers, '/controller_manager/'
                                               'list_controllers')
         self.pending = None
         self.timer = self.create_timer(0.2, self.on_timer)
@@ -102,9 +103,10 @@ class ReferenceSender(Node):
     def trajectory(self):
         """The reference as a JointTrajectory from q0, or None (logged) when a sample leaves
         the limits."""
-        model = self.model
-        reference = make_reference(self.kind, self.q0, self.amplitudes, self.periods,
-                                   self.ramp)
+        model, q0 = self.model, self.q0
+        if q0 is None:
+            return None
+        reference = make_reference(self.kind, q0, self.amplitudes, self.periods, self.ramp)
         times = np.arange(1, int(round(self.duration / self.spacing)) + 1) * self.spacing
         samples = [reference(t) for t in times]
         q = np.array([s[0] for s in samples])
@@ -112,7 +114,7 @@ class ReferenceSender(Node):
         low, high = model.lower + self.margin, model.upper - self.margin
         speed = np.where(model.velocity_limits > 0, model.velocity_limits, np.inf)
         if np.any(q < low) or np.any(q > high) or np.any(np.abs(qd) > speed):
-            self.get_logger().error(f'the {self.kind} reference from {self.q0.round(4)} leaves '
+            self.get_logger().error(f'the {self.kind} reference from {q0.round(4)} leaves '
                                     'the joint limits: not sent')
             return None
         message = JointTrajectory(joint_names=list(model.joint_names))

@@ -108,6 +108,9 @@ class SimNode(Node):
 
     def on_jtc_trajectory(self, msg):
         """Emulated JTC: follow the points (chain joint order) from now."""
+        jtc = self.jtc
+        if jtc is None:  # the subscription exists only with the emulated JTC
+            return
         try:
             index = self.joint_map.index(msg.joint_names)
             arrays = [np.array([np.asarray(getattr(pt, f), dtype=float)[index]
@@ -117,8 +120,8 @@ class SimNode(Node):
             times = [pt.time_from_start.sec + pt.time_from_start.nanosec * 1e-9
                      for pt in msg.points]
             has_effort = all(len(pt.effort) for pt in msg.points)
-            self.jtc.set_trajectory(self.sim.time, times, *arrays[:3],
-                                    arrays[3] if has_effort else None)
+            q, qd, qdd, effort = arrays
+            jtc.set_trajectory(self.sim.time, times, q, qd, qdd, effort if has_effort else None)
         except (RobodynError, IndexError, ValueError) as exc:
             self.get_logger().error(f'JTC trajectory rejected: {exc}')
             return

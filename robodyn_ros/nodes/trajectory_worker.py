@@ -32,10 +32,10 @@ class TrajectoryWorker(LatestWorker):
         self.max_points = core.config.max_trajectory_points
         super().__init__(self._convert, _internal_error, 'robodyn_trajectory')
 
-    def submit(self, raw, now):
+    def submit_trajectory(self, raw, now):
         """Queue a JointTrajectory's CDR bytes received at ``now`` (control thread, O(1));
         its result, or why it was refused, comes through :meth:`apply`."""
-        super().submit((raw, now))
+        self.submit((raw, now))
 
     def apply(self, now):
         """Swap in a converted trajectory, if one is ready (control thread, O(1)); the
