@@ -1,0 +1,74 @@
+"""The C++ controller's parameter declarations (its generate_parameter_library YAML) agree
+with the node's (control/parameters.py) on every setting the two share, and its event
+names are the node's vocabulary: one source of meaning for both control paths."""
+
+import os
+import re
+
+import pytest
+import yaml
+
+from robodyn_ros.control.cycle_events import EVENT_NAMES
+from robodyn_ros.control.parameters import PARAMETERS
+from robodyn_ros.io.plugin_parameters import _SHARED
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PACKAGE = os.path.join(ROOT, 'robodyn_controllers')
+#: Ranges the plugin narrows on purpose, and why.
+NARROWER = {'max_torque_rate': 'the node takes any rate > 0; the plugin at least 1 N m/s',
+            'kp': 'the plugin bounds the gains (1e6): the node leaves them open',
+            'kd': 'the plugin bounds the gains (1e5): the node leaves them open'}
+#: Events only the plugin has: a chained reference that stops or leaves the limits.
+PLUGIN_EVENTS = {'stale_reference', 'reference_outside_limits', 'none'}
+
+
+def _declarations():
+    path = os.path.join(PACKAGE, 'src', 'computed_torque_controller_parameters.yaml')
+    with open(path, encoding='utf-8') as handle:
+        (body,) = yaml.safe_load(handle).values()
+    return body
+
+
+def _bounds(declaration):
+    rules = declaration.get('validation') or {}
+    for key in ('bounds<>', 'element_bounds<>'):
+        if key in rules:
+            return tuple(float(v) for v in rules[key])
+    if 'gt_eq<>' in rules:
+        return float(rules['gt_eq<>'][0]), None
+    return None, None
+
+
+@pytest.mark.parametrize('name', sorted(set(_SHARED) | {'kp', 'kd', 'hold_kp', 'hold_kd',
+                                                        'damping'}))
+def test_a_shared_setting_has_one_meaning(name):
+    plugin, node = _declarations()[name], PARAMETERS[name]
+    default = plugin['default_value']
+    node_default = node.default[0] if isinstance(node.default, list) and \
+        not isinstance(default, list) else node.default
+    assert default == node_default, (default, node.default)
+    if name == 'mode':
+        (options,) = plugin['validation']['one_of<>']
+        assert tuple(options) == tuple(node.options)
+        return
+    low, high = _bounds(plugin)
+    if name in NARROWER:
+        return
+    assert low == (node.low if node.low is not None else low), (low, node.low)
+    assert high == (node.high if node.high is not None else high), (high, node.high)
+
+
+def test_every_setting_export_writes_is_declared_by_the_plugin():
+    declared = set(_declarations())
+    assert set(_SHARED) <= declared
+    assert {'model_name', 'joints', 'gravity', 'model', 'kp', 'kd', 'damping'} <= declared
+
+
+def test_the_plugin_reports_events_in_the_node_vocabulary():
+    with open(os.path.join(PACKAGE, 'src', 'computed_torque_controller.cpp'),
+              encoding='utf-8') as handle:
+        source = handle.read()
+    used = set(re.findall(r'fault\("(\w+)"', source)) | \
+        set(re.findall(r'event_ = "(\w+)"', source))
+    assert used, 'no event names found in the plugin source'
+    assert used - PLUGIN_EVENTS <= set(EVENT_NAMES), used - set(EVENT_NAMES)
