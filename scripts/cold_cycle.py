@@ -33,6 +33,9 @@ def main():
     parser.add_argument('--sweep-mb', type=int, default=0, help='buffer written between cycles')
     parser.add_argument('--cycles', type=int, default=5000)
     parser.add_argument('--no-cycle', action='store_true', help='the sweep alone (baseline)')
+    parser.add_argument('--path', choices=('fused', 'general'), default='fused',
+                        help='the fused kernel on the packed message, or the general path '
+                             '(decoded arrays: on_state, supervisor, law, limits)')
     args = parser.parse_args()
     model = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
     core = ControllerCore(model, ControllerConfig.from_parameters(dict(
@@ -45,6 +48,8 @@ def main():
                                    1e-2 * np.cos(0.01 * k + np.arange(7)))
                 for k in range(args.cycles + 50)]
     offsets = JointStateLayout(messages[0]).offsets
+    states = [(Q0 + 1e-3 * np.sin(0.01 * k + np.arange(7)),
+               1e-2 * np.cos(0.01 * k + np.arange(7))) for k in range(args.cycles + 50)]
     sweep = np.ones(args.sweep_mb * 131072)
     for k in range(50):  # ramp-in; then every cycle runs fused
         core.cycle_packed(k * 1e-3, names, messages[k], offsets, 1000.0 + k * 1e-3)
@@ -52,12 +57,16 @@ def main():
     for i, k in enumerate(range(50, 50 + args.cycles)):
         sweep += 1.0
         c0 = time.thread_time_ns()
-        if not args.no_cycle:
+        if args.no_cycle:
+            pass
+        elif args.path == 'fused':
             core.cycle_packed(k * 1e-3, names, messages[k], offsets, 1000.0 + k * 1e-3)
+        else:
+            core.cycle(k * 1e-3, names, states[k][0], states[k][1], 1000.0 + k * 1e-3)
         cpu[i] = (time.thread_time_ns() - c0) / 1e3
     fused = core.fused_cycle.cycles if core.fused_cycle is not None else 0
-    print(f'sweep {args.sweep_mb} MB: cycle CPU time p50 {np.percentile(cpu, 50):.1f} us, '
-          f'p99 {np.percentile(cpu, 99):.1f} us over {args.cycles} cycles ({fused} fused)')
+    print(f'{args.path} path, sweep {args.sweep_mb} MB: cycle CPU time p50 '
+          f'{np.percentile(cpu, 50):.1f} us, p99 {np.percentile(cpu, 99):.1f} us over {args.cycles} cycles ({fused} fused)')
 
 
 if __name__ == '__main__':

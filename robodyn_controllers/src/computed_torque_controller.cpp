@@ -2,6 +2,7 @@
 #include "robodyn_controllers/computed_torque_controller.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -29,9 +30,12 @@ constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t REFERENCES = 3;  // position, velocity, acceleration per joint
 // /diagnostics keys, in order (values are filled in place in the real-time loop)
 constexpr const char * KEYS[] = {"state", "reason", "event", "mode", "safe_command",
-  "chained", "faults", "clamped", "rate_limited", "cycles"};
+  "chained", "faults", "clamped", "rate_limited", "cycles", "records_dropped"};
 constexpr std::size_t KEY_COUNT = sizeof(KEYS) / sizeof(KEYS[0]);
 constexpr std::size_t TEXT = 256;  // capacity reserved for each diagnostics string
+// The publishing thread drains the cycle records this often; the ring holds a second.
+constexpr auto PUBLISH_PERIOD = std::chrono::milliseconds(2);
+constexpr std::size_t RING_RECORDS = 1000;
 
 const char * mode_name(ComputedTorqueController::Mode mode)
 {
@@ -168,10 +172,6 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   reference_topic_ = node->create_publisher<JointStateMsg>("~/reference", 10);
   commands_topic_ = node->create_publisher<CommandsMsg>("~/commands", 10);
   diagnostics_topic_ = node->create_publisher<DiagnosticsMsg>("/diagnostics", 10);
-  reference_publisher_ =
-    std::make_unique<realtime_tools::RealtimePublisher<JointStateMsg>>(reference_topic_);
-  commands_publisher_ =
-    std::make_unique<realtime_tools::RealtimePublisher<CommandsMsg>>(commands_topic_);
   diagnostics_publisher_ =
     std::make_unique<realtime_tools::RealtimePublisher<DiagnosticsMsg>>(diagnostics_topic_);
   reference_msg_.name = params_.joints;
@@ -191,6 +191,8 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   }
   const unsigned int rate = get_update_rate();
   nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
+  ring_.configure(RING_RECORDS, REFERENCES * n_);
+  start_publishing();
   RCLCPP_INFO(
     node->get_logger(), "robodyn controller: %zu joints of %s, %s law, %u Hz", n_,
     params_.model_name.c_str(), params_.mode.c_str(), rate);
@@ -539,21 +541,62 @@ return_type ComputedTorqueController::update_and_write_commands(
   return return_type::OK;
 }
 
-// ~/reference (position, velocity: what is tracked; effort: the command) and ~/commands.
+// ~/reference (position, velocity: what is tracked; effort: the command) and ~/commands:
+// this cycle's record into the ring (the publishing thread sends it).
 void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept
 {
   if (cycles_ % static_cast<unsigned long>(params_.publish_every) != 0) {return;}
+  double * record = ring_.begin(time.nanoseconds());
+  if (record == nullptr) {return;}  // the ring is full: counted, reported on /diagnostics
   const bool tracking = mode_ == Mode::ACTIVE;
-  reference_msg_.header.stamp = time;
   for (std::size_t i = 0; i < n_; ++i) {
-    reference_msg_.position[i] = tracking ? q_ref_[i] : hold_q_[i];
-    reference_msg_.velocity[i] = tracking ? qd_ref_[i] : 0.0;
-    reference_msg_.effort[i] = out_[i];
-    commands_msg_.data[i] = out_[i];
+    record[i] = tracking ? q_ref_[i] : hold_q_[i];
+    record[n_ + i] = tracking ? qd_ref_[i] : 0.0;
+    record[2 * n_ + i] = out_[i];
   }
-  (void)reference_publisher_->try_publish(reference_msg_);
-  (void)commands_publisher_->try_publish(commands_msg_);
+  ring_.commit();
 }
+
+void ComputedTorqueController::start_publishing()
+{
+  stop_publishing();
+  publishing_.store(true);
+  publisher_thread_ = std::thread([this] {
+      while (publishing_.load()) {
+        std::this_thread::sleep_for(PUBLISH_PERIOD);
+        publish_records();
+      }
+      publish_records();  // what the last cycles left
+    });
+}
+
+void ComputedTorqueController::stop_publishing()
+{
+  publishing_.store(false);
+  if (publisher_thread_.joinable()) {publisher_thread_.join();}
+}
+
+// The publishing thread: every waiting record as one JointState and one command message.
+void ComputedTorqueController::publish_records()
+{
+  ring_.drain([this](std::int64_t stamp_ns, const double * record) {
+      reference_msg_.header.stamp = rclcpp::Time(stamp_ns);
+      std::copy(record, record + n_, reference_msg_.position.begin());
+      std::copy(record + n_, record + 2 * n_, reference_msg_.velocity.begin());
+      std::copy(record + 2 * n_, record + 3 * n_, reference_msg_.effort.begin());
+      std::copy(record + 2 * n_, record + 3 * n_, commands_msg_.data.begin());
+      reference_topic_->publish(reference_msg_);
+      commands_topic_->publish(commands_msg_);
+    });
+}
+
+CallbackReturn ComputedTorqueController::on_cleanup(const rclcpp_lifecycle::State &)
+{
+  stop_publishing();
+  return CallbackReturn::SUCCESS;
+}
+
+ComputedTorqueController::~ComputedTorqueController() {stop_publishing();}
 
 void ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) noexcept
 {
@@ -574,8 +617,9 @@ void ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) no
   assign(v[4].value, mode_ == Mode::SAFE && !state_trusted_ ? "gravity + damping" :
     "position hold");
   assign(v[5].value, is_in_chained_mode() ? "true" : "false");
-  const unsigned long numbers[] = {faults_, counts_.clamped, counts_.rate_limited, cycles_};
-  for (std::size_t k = 0; k < 4; ++k) {
+  const unsigned long numbers[] = {faults_, counts_.clamped, counts_.rate_limited, cycles_,
+    static_cast<unsigned long>(ring_.dropped())};
+  for (std::size_t k = 0; k < 5; ++k) {
     std::snprintf(text, sizeof(text), "%lu", numbers[k]);
     assign(v[6 + k].value, text);
   }

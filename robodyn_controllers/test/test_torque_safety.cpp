@@ -73,3 +73,55 @@ TEST(DhDynamics, RefusesNegativeMassAndBadInertia)
   EXPECT_THROW(dyn.configure({link}, {0.0, 0.0, -9.81}), std::invalid_argument);
   EXPECT_THROW(dyn.configure({}, {0.0, 0.0, -9.81}), std::invalid_argument);
 }
+
+#include <thread>
+
+#include "robodyn_controllers/cycle_ring.hpp"
+
+TEST(CycleRing, EveryRecordArrivesOnceInOrderAndAFullRingDrops)
+{
+  robodyn_controllers::CycleRing ring;
+  ring.configure(4, 2);
+  for (int k = 0; k < 6; ++k) {
+    double * slot = ring.begin(k);
+    if (slot != nullptr) {
+      slot[0] = k;
+      slot[1] = -k;
+      ring.commit();
+    }
+  }
+  EXPECT_EQ(ring.dropped(), 2u);  // capacity 4: records 4 and 5 dropped
+  std::vector<std::int64_t> seen;
+  ring.drain([&](std::int64_t stamp, const double * v) {
+      EXPECT_DOUBLE_EQ(v[0], static_cast<double>(stamp));
+      EXPECT_DOUBLE_EQ(v[1], -static_cast<double>(stamp));
+      seen.push_back(stamp);
+    });
+  EXPECT_EQ(seen, (std::vector<std::int64_t>{0, 1, 2, 3}));
+}
+
+TEST(CycleRing, AProducerAndAConsumerThreadLoseNothingTheRingHolds)
+{
+  robodyn_controllers::CycleRing ring;
+  ring.configure(64, 1);
+  constexpr int records = 20000;
+  std::vector<std::int64_t> seen;
+  std::thread consumer([&] {
+      while (static_cast<int>(seen.size()) + static_cast<int>(ring.dropped()) < records) {
+        ring.drain([&](std::int64_t stamp, const double * v) {
+            EXPECT_DOUBLE_EQ(v[0], static_cast<double>(stamp));
+            seen.push_back(stamp);
+          });
+      }
+    });
+  for (int k = 0; k < records; ++k) {
+    double * slot = ring.begin(k);
+    if (slot != nullptr) {
+      slot[0] = k;
+      ring.commit();
+    }
+  }
+  consumer.join();
+  EXPECT_EQ(seen.size() + ring.dropped(), static_cast<std::size_t>(records));
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+}

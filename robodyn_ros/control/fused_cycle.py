@@ -20,6 +20,26 @@ buffers; ``ControllerCore._cycle_fused`` runs a cycle, reading the supervisor on
 its typed interface (:class:`~.safety.supervisor.FusedInputs` in,
 ``SafetySupervisor.accept_fused`` out). The rules both paths apply, and the checklist of
 what changes together when one is added, are in cycle_events.py.
+
+The kernel's arrays, in one table (n = chain joints; SI units):
+
+=============  =========  ==========================================================
+array          shape      content
+=============  =========  ==========================================================
+``data``       bytes      the JointState message as received (CDR)
+``layout``     int64 5+n  ``LAYOUT_OPTIONS`` option bits (FRICTION, MINUS_GRAVITY),
+                          ``LAYOUT_POSITION`` / ``LAYOUT_VELOCITY`` byte offsets of the
+                          two arrays in ``data``, ``LAYOUT_COUNT`` values per array, then
+                          from ``LAYOUT_INDEX`` the message index of each chain joint
+``limits``     (11, n)    rows ``ROW_*``: guard band lower / upper, velocity guard, kp,
+                          kd, effort limit, zeros, max torque rate (constant row), nominal
+                          period (constant row), continuous joints (1.0 / 0.0: the float
+                          row the general path's position_jump takes too), jump tolerance
+``params``     (n+1, 23)  the Newton-Euler rows (dynamics/recursive_params.py)
+``state``      (2, n)     written: q, qd in chain order
+``q_ref`` ...  (n,)       the reference's position, velocity, acceleration
+``tau``, ``output``  (n,)  the law's torque; the limited command (updated in place)
+=============  =========  ==========================================================
 """
 
 import numba
