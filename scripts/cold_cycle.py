@@ -66,7 +66,8 @@ def main():
         cpu[i] = (time.thread_time_ns() - c0) / 1e3
     fused = core.fused_cycle.cycles if core.fused_cycle is not None else 0
     print(f'{args.path} path, sweep {args.sweep_mb} MB: cycle CPU time p50 '
-          f'{np.percentile(cpu, 50):.1f} us, p99 {np.percentile(cpu, 99):.1f} us over {args.cycles} cycles ({fused} fused)')
+          f'{np.percentile(cpu, 50):.1f} us, p99 {np.percentile(cpu, 99):.1f} us over '
+          f'{args.cycles} cycles ({fused} fused)')
 
 
 if __name__ == '__main__':
