@@ -18,7 +18,7 @@ from ..errors import ConfigError
 from .parameters import NODE_ONLY, PARAMETERS, Parameter, config_name
 from .safety.limits import SafetyLimits
 
-__all__ = ['ControllerConfig', 'safety_limits', 'velocity_limits']
+__all__ = ['ControllerConfig', 'RULES', 'MODEL_RULES', 'safety_limits', 'velocity_limits']
 
 #: The final ramp (deactivate, shutdown, SIGINT) must reach the safe command from any output
 #: within this time [s], so a process exits within 2 s of a signal: max_torque_rate must be
@@ -128,20 +128,9 @@ class ControllerConfig:
         for parameter in PARAMETERS.values():
             if parameter.name not in NODE_ONLY:
                 _check_rules(parameter, getattr(self, config_name(parameter.name)))
-        _within('state_timeout', self.state_timeout, 2.0 / self.rate, 1.0, 's',
-                '(at least 2 control periods)')
-        _within('state_publish_rate', self.state_publish_rate, 0.0, self.rate, 'Hz',
-                '(at most the control rate)')
-        if not _TOPIC.match(self.command_topic):
-            raise ConfigError(f'command_topic: {self.command_topic!r} is not a valid topic name '
-                              "(letters, digits, '_' and '/', e.g. effort_controller/commands)")
-        self._check_gravity()
-        if len(self.payload_com) != 3 or len(self.payload_inertia) != 6:
-            raise ConfigError(f'payload: expected com 3 and inertia 6 values, got '
-                              f'{list(self.payload_com)}, {list(self.payload_inertia)}')
-        if self.reference_margin < self.position_margin:
-            raise ConfigError(f'reference_margin ({self.reference_margin}) must be >= '
-                              f'position_margin ({self.position_margin})')
+        # the cross-parameter rules, each once, by the name its declarations give
+        for rule in dict.fromkeys(p.rule for p in PARAMETERS.values() if p.rule in RULES):
+            RULES[rule](self)
 
     def _check_gravity(self):
         if len(self.gravity) != 3:
@@ -267,6 +256,54 @@ def _within(name, value, lower, upper, unit='', why=''):
         raise ConfigError(f'{name}: expected {lower:g} to {upper:g}{unit}{why}, got {value!r}')
 
 
+# -- the cross-parameter rules, named by the parameters' ``rule`` -----------------------
+def _state_timeout_periods(cfg: ControllerConfig) -> None:
+    _within('state_timeout', cfg.state_timeout, 2.0 / cfg.rate, 1.0, 's',
+            '(at least 2 control periods)')
+
+
+def _publish_rate_within_rate(cfg: ControllerConfig) -> None:
+    _within('state_publish_rate', cfg.state_publish_rate, 0.0, cfg.rate, 'Hz',
+            '(at most the control rate)')
+
+
+def _topic_name(cfg: ControllerConfig) -> None:
+    if not _TOPIC.match(cfg.command_topic):
+        raise ConfigError(f'command_topic: {cfg.command_topic!r} is not a valid topic name '
+                          "(letters, digits, '_' and '/', e.g. effort_controller/commands)")
+
+
+def _payload_sizes(cfg: ControllerConfig) -> None:
+    if len(cfg.payload_com) != 3 or len(cfg.payload_inertia) != 6:
+        raise ConfigError(f'payload: expected com 3 and inertia 6 values, got '
+                          f'{list(cfg.payload_com)}, {list(cfg.payload_inertia)}')
+
+
+def _reference_margin_covers_position(cfg: ControllerConfig) -> None:
+    if cfg.reference_margin < cfg.position_margin:
+        raise ConfigError(f'reference_margin ({cfg.reference_margin}) must be >= '
+                          f'position_margin ({cfg.position_margin})')
+
+
+def _shutdown_ramp_fits(cfg: ControllerConfig, effort: np.ndarray) -> None:
+    need = 2.0 * float(np.max(effort, initial=0.0)) / FINAL_RAMP_BUDGET
+    if cfg.max_torque_rate < need:
+        raise ConfigError(f'max_torque_rate: {cfg.max_torque_rate:g} N m/s cannot ramp the '
+                          f'largest effort range (2 x {need * FINAL_RAMP_BUDGET / 2:g}) to the '
+                          f'safe command within {FINAL_RAMP_BUDGET:g} s on shutdown; expected '
+                          f'>= {need:g}')
+
+
+#: Rules on the config alone, run by ControllerConfig at construction.
+RULES = {'state_timeout_periods': _state_timeout_periods,
+         'publish_rate_within_rate': _publish_rate_within_rate,
+         'topic_name': _topic_name, 'payload_sizes': _payload_sizes,
+         'reference_margin_covers_position': _reference_margin_covers_position,
+         'gravity_magnitude': ControllerConfig._check_gravity}
+#: Rules that need the robot (its effort limits), run by safety_limits.
+MODEL_RULES = {'shutdown_ramp_fits': _shutdown_ramp_fits}
+
+
 def velocity_limits(model, config: ControllerConfig) -> np.ndarray:
     """(n,) velocity limits [rad/s or m/s]: the parameter or the URDF's; inf where none
     (0 or missing). References stay within them; the guard sits velocity_margin above."""
@@ -286,12 +323,7 @@ def safety_limits(model, config: ControllerConfig) -> SafetyLimits:
     if np.any(effort > MAX_EFFORT):
         raise ConfigError(f'effort limits {list(effort)} above {MAX_EFFORT:g} [N m or N]; give '
                           'the real ones with the effort_limits parameter')
-    need = 2.0 * float(np.max(effort, initial=0.0)) / FINAL_RAMP_BUDGET
-    if cfg.max_torque_rate < need:
-        raise ConfigError(f'max_torque_rate: {cfg.max_torque_rate:g} N m/s cannot ramp the '
-                          f'largest effort range (2 x {need * FINAL_RAMP_BUDGET / 2:g}) to the '
-                          f'safe command within {FINAL_RAMP_BUDGET:g} s on shutdown; expected '
-                          f'>= {need:g}')
+    MODEL_RULES['shutdown_ramp_fits'](cfg, effort)
     velocity = velocity_limits(model, cfg) * (1.0 + cfg.velocity_margin)
     return SafetyLimits(
         effort=effort, max_torque_rate=cfg.max_torque_rate, period=1.0 / cfg.rate,

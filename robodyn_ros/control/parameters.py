@@ -42,8 +42,10 @@ class Parameter:
         unit: unit of the range in messages and docs.
         options: the valid values of a string.
         min_length: fewest elements of a list.
-        note: the rule in words when the value is checked against others (it is checked by
-            ControllerConfig by hand: see controller_config.py).
+        note: the rule in words when the value is checked against others.
+        rule: the name of the validator that checks that rule (controller_config.RULES:
+            on the config alone; MODEL_RULES: with the robot model); a test keeps every
+            note with its rule and every rule named here.
         runtime: may change while running (not read-only).
     """
 
@@ -58,6 +60,7 @@ class Parameter:
     options: tuple[str, ...] = ()
     min_length: int = 0
     note: str = ''
+    rule: str = ''
     runtime: bool = False
 
     def valid_text(self) -> str:
@@ -111,23 +114,25 @@ _CONTROLLER = (
        low=0.0, high=10.0, unit='rad/s'),
     _p('feedforward_pd', 'bool', True, 'feedforward mode: add the PD term'),
     _p('gravity', 'float list', list(GRAVITY), 'gravity in the base frame [m/s^2]',
-       note='3 values; |g| = 9.81 +- 0.1 unless earth_gravity is false (then <= 30)'),
+       note='3 values; |g| = 9.81 +- 0.1 unless earth_gravity is false (then <= 30)',
+       rule='gravity_magnitude'),
     _p('earth_gravity', 'bool', True, "refuse a gravity whose magnitude is not Earth's; "
        'false: any |g| <= 30 m/s^2'),
     _p('max_trajectory_points', 'int', 10000, 'largest JointTrajectory or '
        'FollowJointTrajectory goal accepted [points]; converted off the control thread',
        low=2, high=100000, unit='points'),
     _p('command_topic', 'str', COMMAND_TOPIC, 'effort command topic (relative)',
-       note="a topic name, not one of the controller's own"),
+       note="a topic name, not one of the controller's own", rule='topic_name'),
     _p('state_timeout', 'float', 0.05, 'watchdog: no valid joint state for this long -> '
        'the safe command is on the wire (stale one period earlier) [s]',
-       note='2 control periods to 1 s'),
+       note='2 control periods to 1 s', rule='state_timeout_periods'),
     _p('diagnostics_period', 'float', 0.1, 'period of /diagnostics [s]', low=0.01,
        high=10.0, unit='s'),
     _p('max_torque_rate', 'float', 1000.0, 'largest change of any published torque '
        '[N m/s], applied per message on the time since the last one',
        note='<= 1e5 N m/s and >= 2 x the largest effort limit per second (the shutdown '
-       'ramp fits in 1 s)', low=0.0, low_open=True, high=1e5, unit='N m/s'),
+       'ramp fits in 1 s)', low=0.0, low_open=True, high=1e5, unit='N m/s',
+       rule='shutdown_ramp_fits'),
     _p('ramp_time', 'float', 0.2, 'blend from the current output to the law on activation '
        'and recovery [s]', low=0.0, high=10.0, unit='s'),
     _p('safe_command', 'str', 'hold', "'hold': hold the position of the trip (PD + g(q)) "
@@ -150,9 +155,10 @@ _CONTROLLER = (
     _p('payload.mass', 'float', 0.0, 'payload rigidly attached to the tip link [kg] (0: '
        'none); applied between two cycles', low=0.0, unit='kg', runtime=True),
     _p('payload.com', 'float list', [0.0, 0.0, 0.0], 'payload centre of mass in the tip '
-       'frame [m]', note='3 values', runtime=True),
+       'frame [m]', note='3 values', rule='payload_sizes', runtime=True),
     _p('payload.inertia', 'float list', [0.0] * 6, 'payload inertia about its com in the '
-       'tip frame: xx xy xz yy yz zz [kg m^2]', note='6 values, physical', runtime=True),
+       'tip frame: xx xy xz yy yz zz [kg m^2]', note='6 values, physical', rule='payload_sizes',
+       runtime=True),
     _p('effort_limits', 'float list', [], 'override the URDF effort limits, 1 or n '
        '[N m or N]', low=0.0, low_open=True, high=1e4),
     _p('velocity_limits', 'float list', [], 'override the URDF velocity limits, 1 or n '
@@ -160,7 +166,8 @@ _CONTROLLER = (
     _p('position_margin', 'float', 0.02, 'position guard: limits shrunk by this [rad or m]',
        low=0.0, high=1.0),
     _p('reference_margin', 'float', 0.05, 'references must stay inside limits shrunk by '
-       'this [rad or m]', low=0.0, high=1.0, note='0 to 1, >= position_margin'),
+       'this [rad or m]', low=0.0, high=1.0, note='0 to 1, >= position_margin',
+       rule='reference_margin_covers_position'),
     _p('velocity_margin', 'float', 0.1, 'velocity guard at limit x (1 + margin)', low=0.0,
        high=10.0),
     _p('max_tracking_error', 'float', 0.2, 'tracking guard: |q_r - q| above this on any '
@@ -172,7 +179,8 @@ _CONTROLLER = (
     _p('cross_check_tolerance', 'float', 1e-6, 'cross-check tolerance -> safe mode [N m]',
        low=0.0, low_open=True, high=1e3, unit='N m'),
     _p('state_publish_rate', 'float', 50.0, '~/controller_state '
-       '(JointTrajectoryControllerState) rate [Hz], 0: off', low=0.0, note='0 to rate'),
+       '(JointTrajectoryControllerState) rate [Hz], 0: off', low=0.0, note='0 to rate',
+       rule='publish_rate_within_rate'),
     _p('follow_joint_trajectory', 'bool', True, 'serve control_msgs/FollowJointTrajectory '
        'on ~/follow_joint_trajectory (a helper node and thread)'),
     _p('action_feedback_rate', 'float', 20.0, 'FollowJointTrajectory feedback rate [Hz]',

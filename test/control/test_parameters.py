@@ -81,3 +81,12 @@ def test_the_docs_table_is_generated_from_the_declarations():
         'docs/real_arm.md is out of date: run scripts/generate_docs.py --only parameters'
     for p in PARAMETERS.values():
         assert f'`{p.name}`' in text
+
+
+def test_every_cross_parameter_rule_is_named_and_every_named_rule_exists():
+    """A declaration's note (its rule in words) names the validator that checks it, and
+    each validator is named by a declaration: no rule in prose only, none in code only."""
+    from robodyn_ros.control.controller_config import MODEL_RULES, RULES
+    named = {p.rule for p in PARAMETERS.values() if p.rule}
+    assert named == set(RULES) | set(MODEL_RULES)
+    assert [p.name for p in PARAMETERS.values() if p.note and not p.rule] == []
