@@ -20,6 +20,7 @@ from ..model import RobotModel
 from .controller_config import ControllerConfig, safety_limits, velocity_limits
 from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
+from .events import Event, EventKind, emit
 from .joint_map import JointMap
 from .levels import Level
 from .reference.manager import PreparedTrajectory, ReferenceManager
@@ -105,7 +106,7 @@ class ControllerCore:
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
         self.fused_cycle = self._build_fused_cycle()
-        self.events: list[tuple[Level, str]] = []
+        self.events: list[Event] = []
         self.q: np.ndarray | None = None
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
@@ -168,7 +169,7 @@ class ControllerCore:
         self.cross_check, self.fused_cycle = prepared.cross_check, prepared.fused
         if self.config.include_gravity:
             self.supervisor.gravity = prepared.dyn.gravity_vector
-        self.events.append((Level.OK, prepared.text))
+        emit(self.events, EventKind.PAYLOAD_ADOPTED, Level.OK, prepared.text)
 
     # -- lifecycle --------------------------------------------------------------------
     def warm_up(self) -> float:
@@ -237,7 +238,7 @@ class ControllerCore:
         self.q, self.qd = q, qd
         jump = self.clock.take(stamp, now, self.reference)
         if jump:
-            self.events.append((Level.WARN, jump))
+            emit(self.events, EventKind.CLOCK_JUMP, Level.WARN, jump)
         sup = self.supervisor
         was_waiting = sup.mode == WAITING
         if sup.accept_state(now, q, qd):
@@ -310,7 +311,8 @@ class ControllerCore:
         feed the watchdog."""
         self.stats.bump('rejected_states')
         if reason != self.last_rejection:
-            self.events.append((Level.WARN, f'joint state rejected: {reason}'))
+            emit(self.events, EventKind.STATE_REJECTED, Level.WARN,
+                 f'joint state rejected: {reason}')
             self.last_rejection = reason
 
     def _restart_reference(self, t, q, first):
@@ -323,8 +325,8 @@ class ControllerCore:
                                  list(cfg.amplitudes) or None,
                                  list(cfg.periods) or None, cfg.ramp)
         except RobodynError as exc:
-            self.events.append((Level.ERROR, f'reference {cfg.reference} rejected: {exc}; '
-                                              'holding the current position'))
+            emit(self.events, EventKind.REFERENCE_REJECTED, Level.ERROR,
+                 f'reference {cfg.reference} rejected: {exc}; holding the current position')
             self.reference.hold(q, t)
 
     def on_trajectory(self, now: float, msg: Any) -> tuple[bool, str]:
@@ -337,7 +339,7 @@ class ControllerCore:
         return self.adopt_trajectory(now, prepared)
 
     def _refuse(self, text):
-        self.events.append((Level.WARN, text))
+        emit(self.events, EventKind.TRAJECTORY_REFUSED, Level.WARN, text)
         return False, text
 
     def prepare_trajectory(self, now: float, msg: Any) -> 'PreparedTrajectory | str':
@@ -363,7 +365,7 @@ class ControllerCore:
             return self._refuse(f'trajectory rejected: {exc}')
         text = f'following a {len(prepared.spline.knots) - 1}-point trajectory over ' \
             f'{duration:.3f} s'
-        self.events.append((Level.OK, text))
+        emit(self.events, EventKind.TRAJECTORY_ADOPTED, Level.OK, text)
         return True, text
 
     # -- the cycle --------------------------------------------------------------------
@@ -436,8 +438,8 @@ class ControllerCore:
         return tau
 
     # -- reporting --------------------------------------------------------------------
-    def drain_events(self) -> list[tuple[Level, str]]:
-        """Transitions and rejections since the last call: [(level, text)], each once."""
+    def drain_events(self) -> list[Event]:
+        """Transitions and rejections since the last call, each once."""
         events = self.supervisor.events + self.events
         self.supervisor.events, self.events = [], []
         return events

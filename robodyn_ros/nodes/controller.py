@@ -31,6 +31,7 @@ from trajectory_msgs.msg import JointTrajectory
 from ..control import ControllerConfig, ControllerCore
 from ..control.controller_config import DIAGNOSTICS_PERIOD_RANGE
 from ..control.cycle_timer import CycleTimer
+from ..control.events import EventKind, emit
 from ..control.levels import Level
 from ..control.parameters import PARAMETERS, RUNTIME
 from ..defaults import JOINT_STATES
@@ -368,7 +369,7 @@ class ControllerNode(LifecycleNode):
             if ready is not None and core is not None:
                 (prepared,) = ready
                 if isinstance(prepared, str):
-                    core.events.append((Level.WARN, prepared))
+                    emit(core.events, EventKind.PAYLOAD_REFUSED, Level.WARN, prepared)
                 else:
                     core.adopt_payload(prepared)
         if self.bridge is not None and self.bridge.requests:

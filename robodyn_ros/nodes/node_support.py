@@ -2,7 +2,6 @@
 
 import array
 import os
-import re
 import signal
 import sys
 import threading
@@ -109,20 +108,18 @@ def guarded(method):
 
 
 class EventGate:
-    """At most one log line per kind of event per ``period`` [s] (monotonic): a kind is the
-    text with its numbers blanked, so alternating faults or clocks cannot flood the log.
-    The line after a quiet spell says how many of its kind were held back."""
-
-    _NUMBER = re.compile(r'[-+]?\d[\d.e+-]*')
+    """At most one log line per kind of event (control/events.py's EventKind) and level per
+    ``period`` [s] (monotonic), so alternating faults or clocks cannot flood the log. The
+    line after a quiet spell says how many of its kind were held back."""
 
     def __init__(self, period=1.0):
         self.period = period
-        self.last = {}  # kind -> (time logged, held back since)
+        self.last = {}  # (kind, level) -> (time logged, held back since)
 
-    def __call__(self, level, text, now=None):
-        """The line to log for this event, or None (held back)."""
+    def __call__(self, event, now=None):
+        """The line to log for ``event`` (an Event), or None (held back)."""
         now = time.monotonic() if now is None else now
-        kind = (level, self._NUMBER.sub('#', text))
+        kind, text = (event.kind, event.level), event.text
         logged, held = self.last.get(kind, (None, 0))
         if logged is not None and now - logged < self.period:
             self.last[kind] = (logged, held + 1)
@@ -135,12 +132,12 @@ class EventGate:
 
 
 def log_events(logger, events, gate=None):
-    """Log (Level, text) events: OK at info, WARN at warning, ERROR at error (separate
-    call sites: rclpy refuses one site logging at several severities); ``gate`` (an
-    EventGate) thins them."""
-    for level, text in events:
+    """Log Events: OK at info, WARN at warning, ERROR at error (separate call sites: rclpy
+    refuses one site logging at several severities); ``gate`` (an EventGate) thins them."""
+    for event in events:
+        level, text = event.level, event.text
         if gate is not None:
-            text = gate(level, text)
+            text = gate(event)
             if text is None:
                 continue
         if level == Level.ERROR:

@@ -12,6 +12,7 @@ switch interval), and the control thread swaps the result in at its next cycle
 newest wins.
 """
 
+from ..control.events import EventKind, emit
 from ..control.levels import Level
 from ..errors import RobodynError
 from ..io.cdr import parse_joint_trajectory
@@ -45,7 +46,7 @@ class TrajectoryWorker(LatestWorker):
             return
         (result,) = ready
         if isinstance(result, str):
-            self.core.events.append((Level.WARN, result))
+            emit(self.core.events, EventKind.TRAJECTORY_REFUSED, Level.WARN, result)
         else:
             self.core.adopt_trajectory(now, result)
 

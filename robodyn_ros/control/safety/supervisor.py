@@ -37,6 +37,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..events import Event, EventKind, emit
 from ..levels import Level
 from .kernels import (
     CLAMPED,
@@ -117,7 +118,7 @@ class SafetySupervisor:
         self.valid_time = None
         self.ramp_from = np.zeros(n)
         self.ramp_start = 0.0
-        self.events = []
+        self.events: list[Event] = []
         self.faults = 0
         self.rate_limited = 0
         self.clamped = 0
@@ -130,7 +131,8 @@ class SafetySupervisor:
         if mode == RAMP_IN:
             self.ramp_from, self.ramp_start = self.output.copy(), now
         if (mode, reason) != (self.mode, self.reason):
-            self.events.append((LEVELS[mode], f'{self.mode} -> {mode}: {reason}'))
+            emit(self.events, EventKind.FAULT if mode == SAFE else EventKind.TRANSITION,
+                 LEVELS[mode], f'{self.mode} -> {mode}: {reason}')
         self.mode, self.reason = mode, reason
 
     def activate(self, now):
@@ -261,9 +263,9 @@ class SafetySupervisor:
         text = (f'joint {names[j]} jumped {q[j] - self.q_valid[j]:+.4g} in '
                 f'{elapsed * 1e3:.1f} ms, beyond its velocity guard')
         if publishers == 1:
-            self.events.append((Level.WARN, f'{text}: accepted, the one joint_states '
-                                            "publisher's stamps lag its motion (a starved "
-                                            'driver catching up?)'))
+            emit(self.events, EventKind.LAGGING_STREAM, Level.WARN,
+                 f"{text}: accepted, the one joint_states publisher's stamps lag its "
+                 'motion (a starved driver catching up?)')
             self.jumps.pop()
             return ''
         if len(self.jumps) == JUMPS_TO_FAULT and now - self.jumps[0] < JUMP_WINDOW and \
