@@ -133,8 +133,8 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
     """controller:=plugin: JTC -> robodyn_controllers/ComputedTorqueController -> hardware,
     inside controller_manager's loop; the configured reference goes to the JTC."""
     from robodyn_ros.control.controller_config import ControllerConfig
+    from robodyn_ros.control.plugin_parameters import PLUGIN, plugin_parameters
     from robodyn_ros.io.params_yaml import dump_parameters
-    from robodyn_ros.io.plugin_parameters import PLUGIN, plugin_parameters
     from robodyn_ros.model.ros2_control_urdf import chained_controllers_config
     from robodyn_ros.nodes.reference_sender import SENT_PARAMETERS
     try:

@@ -287,8 +287,8 @@ def _config_parameters(path):
 
 def _export(args):
     from .control.controller_config import ControllerConfig
+    from .control.plugin_parameters import PLUGIN, plugin_parameters
     from .io.params_yaml import dump_parameters
-    from .io.plugin_parameters import PLUGIN, plugin_parameters
     params = _config_parameters(args.config)
     args.base = args.base or params.get('base_link') or None
     args.tip = args.tip or params.get('tip_link') or None

@@ -41,7 +41,7 @@ ALLOWED = {
     'validation': {'validation', 'io', 'control', 'dynamics', 'model'},
     'identification': {'identification', 'io', 'control', 'dynamics', 'model', 'sim'},
     'experiments': {'experiments', 'control', 'dynamics', 'model', 'sim'},
-    'bench': {'bench', 'nodes', 'io', 'dynamics', 'model'},
+    'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model'},
     'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model'},
 }
 TOP_LEVEL = {'__init__', 'cli', 'commands', 'errors', 'defaults', 'package_share'}

@@ -15,8 +15,8 @@ import tempfile
 import numpy as np
 
 from ..control.controller_config import ControllerConfig
+from ..control.plugin_parameters import plugin_parameters
 from ..errors import ConfigError
-from ..io.plugin_parameters import plugin_parameters
 from ..model import load_robot
 from ..package_share import share_dir
 

@@ -10,8 +10,8 @@ import pytest
 
 from robodyn_ros.control.controller_config import ControllerConfig
 from robodyn_ros.control.controller_dynamics import controller_dynamics
+from robodyn_ros.control.plugin_parameters import plugin_parameters
 from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
-from robodyn_ros.io.plugin_parameters import plugin_parameters
 from robodyn_ros.model import load_robot
 from robodyn_ros.model.robot_model import load_urdf
 

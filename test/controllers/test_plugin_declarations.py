@@ -10,7 +10,7 @@ import yaml
 
 from robodyn_ros.control.cycle_events import EVENT_NAMES
 from robodyn_ros.control.parameters import PARAMETERS
-from robodyn_ros.io.plugin_parameters import _SHARED
+from robodyn_ros.control.plugin_parameters import _SHARED
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PACKAGE = os.path.join(ROOT, 'robodyn_controllers')

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 
-from ..control.controller_config import ControllerConfig, safety_limits, velocity_limits
-from ..control.controller_dynamics import controller_dynamics, payload_body
 from ..dynamics import RigidBodyDynamics
 from ..model.robot_model import RobotModel
+from .controller_config import ControllerConfig, safety_limits, velocity_limits
+from .controller_dynamics import controller_dynamics, payload_body
 
 __all__ = ['PLUGIN', 'plugin_parameters', 'plugin_rows']
 
