@@ -31,7 +31,8 @@ def _imports(paths):
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split('.')[0])
     local = {'robodyn_ros', 'ros_helpers', 'model_helpers', 'conftest', 'launch_module',
-             'cases', 'harness', 'ros2_control_probe'}
+             'cases', 'harness', 'ros2_control_probe', 'test_ros2_control_launch',
+             'test_fused_cycle'}
     return {ROSDEP.get(m, m) for m in found
             if m not in sys.stdlib_module_names and m not in local}
 
