@@ -28,6 +28,10 @@ joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` r
           same model (one motor per joint); its effort commands start at g(q0). physics_gate
           pauses the physics, configures the robodyn controller, resumes the physics and
           only then activates the controller (no command on paused physics).
+  mujoco_lockstep  the same MJCF on robodyn_controllers/MujocoLockstepSystem: MuJoCo
+          stepped inside controller_manager's loop, one step per cycle (fresh states,
+          each command acting for one period, as an arm's driver at 1 kHz); what the
+          controller's own tracking is measured on.
   mock    mock_components/GenericSystem: every command is mirrored to the effort state; the
           arm never moves, so mock checks the wiring (controllers, topics, goals, the
           safe command), not tracking: `validate` of a mock run fails by design, and the
@@ -56,7 +60,7 @@ from launch_ros.actions import Node
 
 from launch import LaunchDescription
 
-HARDWARE = ('mujoco', 'mock', 'gz', 'robot')
+HARDWARE = ('mujoco', 'mujoco_lockstep', 'mock', 'gz', 'robot')
 #: Mock hardware mirrors each effort command to the effort state and never moves: it
 #: tests the wiring (controllers, topics, goals, the safe command), not tracking, so the
 #: tracking guard (which would trip at once) is off there.
@@ -87,6 +91,7 @@ def _library_path():
 def _description(context, hardware, model, q0, out):
     """(URDF for controller_manager, notes, ros2_control_node's package)."""
     from robodyn_ros.model.ros2_control_urdf import (
+        LOCKSTEP_SYSTEM,
         MOCK_SYSTEM,
         MUJOCO_SYSTEM,
         control_urdf,
@@ -112,6 +117,10 @@ def _description(context, hardware, model, q0, out):
     # The plugin starts its commands from the states' initial values (not with a keyframe):
     # effort g(q0) holds the arm at q0 until the controller writes.
     hold = RigidBodyDynamics(model, 'kronecker').gravity_vector(q0)
+    if hardware == 'mujoco_lockstep':  # robodyn_controllers' plugin, in controller_manager
+        xml, more = control_urdf(model.xml, model, LOCKSTEP_SYSTEM, q0,
+                                 params={'mujoco_model': path}, effort0=hold)
+        return xml, notes + more, 'controller_manager'
     xml, more = control_urdf(model.xml, model, MUJOCO_SYSTEM, q0,
                              params={'mujoco_model': path, 'headless': 'true'},
                              effort0=hold)

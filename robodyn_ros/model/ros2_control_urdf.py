@@ -17,13 +17,16 @@ from ..errors import ModelError, UrdfError
 from .description import read_description
 from .spatial import axis_angle_matrix, matrix_to_rpy, rpy_to_matrix, transform
 
-__all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'ros2_control_element',
+__all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'LOCKSTEP_SYSTEM',
+           'ros2_control_element',
            'simulation_urdf', 'hardware_urdf', 'control_urdf',
            'controllers_config', 'chained_controllers_config', 'initial_positions']
 
 GZ_SYSTEM = 'gz_ros2_control/GazeboSimSystem'
 MOCK_SYSTEM = 'mock_components/GenericSystem'
 MUJOCO_SYSTEM = 'mujoco_ros2_control/MujocoSystemInterface'
+#: MuJoCo stepped once per controller_manager cycle (robodyn_controllers, C++).
+LOCKSTEP_SYSTEM = 'robodyn_controllers/MujocoLockstepSystem'
 GZ_PLUGIN = ('gz_ros2_control-system', 'gz_ros2_control::GazeboSimROS2ControlPlugin')
 
 

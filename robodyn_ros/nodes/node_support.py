@@ -2,6 +2,7 @@
 
 import array
 import os
+import re
 import signal
 import sys
 import threading
@@ -108,18 +109,23 @@ def guarded(method):
 
 
 class EventGate:
-    """At most one log line per kind of event (control/events.py's EventKind) and level per
-    ``period`` [s] (monotonic), so alternating faults or clocks cannot flood the log. The
+    """At most one log line per kind of event per ``period`` [s] (monotonic), so
+    alternating faults or clocks cannot flood the log. A kind is the event's EventKind
+    (control/events.py), level and the shape of its text (numbers blanked): two different
+    transitions in a row are both logged, the same rejection at 1 kHz once a second. The
     line after a quiet spell says how many of its kind were held back."""
+
+    _NUMBER = re.compile(r'[-+]?\d[\d.e+-]*')
 
     def __init__(self, period=1.0):
         self.period = period
-        self.last = {}  # (kind, level) -> (time logged, held back since)
+        self.last = {}  # (kind, level, shape) -> (time logged, held back since)
 
     def __call__(self, event, now=None):
         """The line to log for ``event`` (an Event), or None (held back)."""
         now = time.monotonic() if now is None else now
-        kind, text = (event.kind, event.level), event.text
+        text = event.text
+        kind = (event.kind, event.level, self._NUMBER.sub('#', text))
         logged, held = self.last.get(kind, (None, 0))
         if logged is not None and now - logged < self.period:
             self.last[kind] = (logged, held + 1)

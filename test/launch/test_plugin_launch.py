@@ -1,8 +1,10 @@
 """`ros2 launch robodyn_ros ros2_control.launch.py` (controller:=plugin, the default): the
 real JointTrajectoryController chained into the C++ robodyn_controllers controller inside
-controller_manager's loop, MuJoCo physics, two CPU hogs running throughout, and
+controller_manager's loop, MuJoCo physics (stepped in controller_manager's loop, and
+mujoco_ros2_control's free-running plugin), two CPU hogs running throughout, and
 ros2_control_node under SCHED_FIFO when this machine allows it."""
 
+import os
 import subprocess
 import time
 
@@ -14,6 +16,10 @@ from test_ros2_control_launch import JTC_ACTION, NAMES, _Hogs, _Launch, _require
 pytestmark = pytest.mark.integration
 
 MAX_TORQUE_RATE = 1000.0  # config/panda.yaml [N m/s]
+#: Worst-joint tracking RMS bound [rad] per hardware: lock-step physics is the one-loop
+#: level; mujoco_ros2_control's plugin hands states a few physics steps old (its own
+#: documentation), which costs 1.3-5.2e-4 here (docs/benchmarks.md).
+MAX_RMS = {'mujoco_lockstep': 1e-4, 'mujoco': 2e-3}
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 
 
@@ -26,20 +32,25 @@ def _realtime_priority():
     return 40 if ok else 0
 
 
-@pytest.fixture(scope='module')
-def plugin_run(ros_launch_env, tmp_path_factory):
+@pytest.fixture(scope='module', params=sorted(MAX_RMS))
+def plugin_run(request, ros_launch_env, tmp_path_factory):
     """20 s of the configured sum of sines through JTC -> robodyn plugin -> MuJoCo, then a
     MoveIt-like goal to the real JTC, then the JTC switched off (the plugin must hold)."""
     _require('mujoco_ros2_control')
     if 'robodyn_controllers' not in ros_launch_env['AMENT_PREFIX_PATH']:
         pytest.skip('robodyn_controllers (C++) was not built: scripts/setup.sh could not '
                     'install its build tools')
+    prefixes = ros_launch_env['AMENT_PREFIX_PATH'].split(os.pathsep)
+    lockstep = [p for p in prefixes if os.path.exists(
+        os.path.join(p, 'lib', 'librobodyn_mujoco_lockstep.so'))]
+    if request.param == 'mujoco_lockstep' and not lockstep:
+        pytest.skip('robodyn_controllers was built without MuJoCo (MujocoLockstepSystem)')
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
     bag = str(tmp_path_factory.mktemp('plugin') / 'bag')
-    result = {'bag': bag}
+    result = {'bag': bag, 'hardware': request.param}
     with _Hogs():
-        launch = _Launch(ros_launch_env, 95, 'controller:=plugin', 'hardware:=mujoco',
+        launch = _Launch(ros_launch_env, 95, 'controller:=plugin', f'hardware:={request.param}',
                          f'bag_path:={bag}', f'realtime_priority:={_realtime_priority()}')
         result['active'] = launch.wait_for(ACTIVE, 180.0) and launch.wait_for('sent ', 60.0)
         if result['active']:
@@ -53,6 +64,7 @@ def plugin_run(ros_launch_env, tmp_path_factory):
             goal = moveit_like_goal(NAMES, [q0[n] for n in NAMES], tolerance=0.05)
             result['goal'] = probe.follow(JTC_ACTION, goal)
             result['switch_at'] = time.monotonic()
+            result['switch_wall'] = time.time()  # against message stamps (system time)
             result['switched'] = probe.switch([], ['joint_trajectory_controller'])
             probe.spin(3.0)
             result['log'] = probe.log
@@ -68,7 +80,7 @@ def _validate(bag, max_rms):
 
 def test_the_chain_tracks_the_reference_under_load(plugin_run):
     assert plugin_run['active'], plugin_run['text'][-3000:]
-    report = _validate(plugin_run['bag'], 1e-3)
+    report = _validate(plugin_run['bag'], MAX_RMS[plugin_run['hardware']])
     assert report['passed'], report['failures']
     assert report['overall']['samples'] > 15000
 
@@ -79,14 +91,18 @@ def test_a_goal_through_the_real_jtc_succeeds(plugin_run):
     assert accepted and status == 4, (status, result)  # GoalStatus.STATUS_SUCCEEDED
 
 
+def _stamp(msg):
+    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+
+
 def test_without_the_jtc_the_plugin_holds_the_position_and_says_so(plugin_run):
     assert plugin_run['active'] and plugin_run['switched'], plugin_run['text'][-3000:]
-    messages = [s.message for t, m in plugin_run['log']['/diagnostics']
-                if t > plugin_run['switch_at'] + 0.5 for s in m.status
-                if s.name == 'robodyn_controller']
+    # by the messages' stamps: under the hogs the probe drains a backlog after the switch
+    settled = plugin_run['switch_wall'] + 0.5
+    messages = [s.message for _, m in plugin_run['log']['/diagnostics']
+                if _stamp(m) > settled for s in m.status if s.name == 'robodyn_controller']
     assert messages and all(m.startswith('hold:') for m in messages), messages[-3:]
-    after = [m for t, m in plugin_run['log']['/joint_states']
-             if t > plugin_run['switch_at'] + 0.5]
+    after = [m for _, m in plugin_run['log']['/joint_states'] if _stamp(m) > settled]
     q = np.array([m.position[:7] for m in after])
     assert len(q) > 1000 and np.max(np.ptp(q, axis=0)) < 1e-3, (np.ptp(q, axis=0), messages)
 
