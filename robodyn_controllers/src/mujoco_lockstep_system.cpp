@@ -1,8 +1,8 @@
 // robodyn_controllers/MujocoLockstepSystem: MuJoCo physics stepped inside controller_manager's
-// loop, one physics step per control cycle.
+// loop, one physics step per control period.
 //
 // read() hands the controllers the state after the last step and write() applies their
-// efforts for exactly the next step, as a real arm's driver does at 1 kHz: every state is
+// efforts until the next cycle, as a real arm's driver does at 1 kHz: every state is
 // fresh, every command acts for one period. (mujoco_ros2_control's plugin runs its
 // physics in a thread of its own at real time; its states lag the physics by a few steps
 // and a command waits for the next one: right for a free-running simulation, not for
@@ -10,6 +10,7 @@
 // path: one joint and one `motor` actuator per ros2_control joint, both named as the
 // joint). Joint state interfaces position, velocity and effort; command interface effort;
 // `initial_value` of position and effort state the start pose and torque.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -96,8 +97,11 @@ public:
     return return_type::OK;
   }
 
-  // The controllers' efforts for one physics step (a non-finite command keeps the last).
-  return_type write(const rclcpp::Time &, const rclcpp::Duration &) override
+  // The controllers' efforts until the next cycle (a non-finite command keeps the last):
+  // as many physics steps as the cycle's period holds (one at the nominal rate; a late
+  // cycle advances the physics as far as the world went on meanwhile, as a real arm's
+  // does, at most MAX_STEPS).
+  return_type write(const rclcpp::Time &, const rclcpp::Duration & period) override
   {
     for (std::size_t i = 0; i < command_.size(); ++i) {
       double value = std::numeric_limits<double>::quiet_NaN();
@@ -105,11 +109,16 @@ public:
         data_->ctrl[actuator_[i]] = value;
       }
     }
-    mj_step(model_, data_);
+    const double steps = std::round(period.seconds() / model_->opt.timestep);
+    const int count = std::isfinite(steps) ? static_cast<int>(std::clamp(steps, 1.0, MAX_STEPS))
+      : 1;
+    for (int k = 0; k < count; ++k) {mj_step(model_, data_);}
     return return_type::OK;
   }
 
 private:
+  static constexpr double MAX_STEPS = 20.0;  // physics steps of one late cycle, at most
+
   CallbackReturn fail(const std::string & why)
   {
     RCLCPP_ERROR(get_logger(), "MujocoLockstepSystem: %s", why.c_str());

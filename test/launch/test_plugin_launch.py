@@ -16,10 +16,11 @@ from test_ros2_control_launch import JTC_ACTION, NAMES, _Hogs, _Launch, _require
 pytestmark = pytest.mark.integration
 
 MAX_TORQUE_RATE = 1000.0  # config/panda.yaml [N m/s]
-#: Worst-joint tracking RMS bound [rad] per hardware: lock-step physics is the one-loop
-#: level; mujoco_ros2_control's plugin hands states a few physics steps old (its own
-#: documentation), which costs 1.3-5.2e-4 here (docs/benchmarks.md).
-MAX_RMS = {'mujoco_lockstep': 1e-4, 'mujoco': 2e-3}
+#: Worst-joint tracking RMS bound [rad] per hardware, twice the worst measured by hand
+#: (docs/benchmarks.md): lock-step physics, 0.6-0.95e-4 with the hogs and SCHED_FIFO (a
+#: CI machine may not grant SCHED_FIFO); mujoco_ros2_control's plugin hands states a few
+#: physics steps old (its own documentation), 1.3-5.2e-4.
+MAX_RMS = {'mujoco_lockstep': 2e-4, 'mujoco': 2e-3}
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 
 
