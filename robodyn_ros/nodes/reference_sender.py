@@ -19,6 +19,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ..control.reference.trajectories import make_reference
 from ..errors import ConfigError
+from ..io.cdr import stamp_parts
 from .node_support import declare, declare_robot, model_from_parameters, run_node
 
 __all__ = ['ReferenceSender', 'SENT_PARAMETERS', 'main']
@@ -121,8 +122,7 @@ class ReferenceSender(Node):
         for t, (p, v, a) in zip(times, samples):
             point = JointTrajectoryPoint(positions=p.tolist(), velocities=v.tolist(),
                                          accelerations=a.tolist())
-            sec, nanosec = divmod(int(round(t * 1e9)), 10 ** 9)
-            point.time_from_start.sec, point.time_from_start.nanosec = sec, nanosec
+            point.time_from_start.sec, point.time_from_start.nanosec = stamp_parts(t)
             message.points.append(point)
         return message
 
