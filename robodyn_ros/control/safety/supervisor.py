@@ -32,6 +32,7 @@ States::
 """
 
 from collections import deque
+from enum import StrEnum
 import math
 from typing import NamedTuple
 
@@ -51,11 +52,25 @@ from .kernels import (
 )
 from .limits import SafetyLimits
 
-__all__ = ['SafetyLimits', 'SafetySupervisor', 'FusedInputs', 'INACTIVE', 'WAITING',
+__all__ = ['SafetyLimits', 'SafetySupervisor', 'SupervisorState', 'FusedInputs', 'INACTIVE',
+           'WAITING',
            'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS', 'POSITION_HOLD', 'GRAVITY_HOLD',
            'ZERO_TORQUE']
 
-INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE = 'inactive', 'waiting', 'ramp_in', 'active', 'safe'
+
+
+class SupervisorState(StrEnum):
+    """Where the supervisor is (its ``mode``): the value is the word logs and
+    /diagnostics show."""
+
+    INACTIVE = 'inactive'
+    WAITING = 'waiting'
+    RAMP_IN = 'ramp_in'
+    ACTIVE = 'active'
+    SAFE = 'safe'
+
+
+INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE = SupervisorState
 #: This many position jumps (see :meth:`SafetySupervisor.jump`) within JUMP_WINDOW [s]:
 #: two joint_states sources disagree.
 JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
