@@ -272,9 +272,10 @@ def _config_parameters(path):
             data = yaml.safe_load(handle) or {}
         params = data['robodyn_controller']['ros__parameters']
     except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        text = ' '.join(str(exc).split())[:200]
         raise ConfigError(f'--config {path}: expected a YAML file with '
                           f'robodyn_controller.ros__parameters ({type(exc).__name__}: '
-                          f'{exc})') from None
+                          f'{text})') from None
 
     def flat(prefix, values):
         for key, value in values.items():

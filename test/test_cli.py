@@ -140,3 +140,29 @@ def test_demo_on_a_vendor_style_xacro_with_its_arguments_passes(tmp_path, capsys
                        '--duration', '1.0', '--out', str(tmp_path / 'demo')], capsys)
     assert code == 0 and 'PASS' in text
     assert "damping of ['wrist_3_joint'] left out" in text
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_export_writes_the_plugin_parameters_rcl_loads(tmp_path, capsys):
+    import yaml
+    out = tmp_path / 'robodyn_controller.yaml'
+    code, text = _run(['export', 'panda', '--config', str(ROOT / 'config' / 'panda.yaml'),
+                       '-o', str(out)], capsys)
+    assert code == 0 and '7 joints' in text
+    values = yaml.safe_load(out.read_text())['robodyn_controller']['ros__parameters']
+    assert values['joints'] == [f'panda_joint{i}' for i in range(1, 8)]
+    assert values['kp'] == [400.0] * 7 and values['include_friction'] is True
+    row = values['model']['panda_joint1']
+    assert len(row['dh']) == 5 and len(row['inertia']) == 6 and row['effort_limit'] == 87.0
+
+
+@pytest.mark.parametrize('argv', [['export', 'nope'],
+                                  ['export', 'panda', '--config', 'README.md'],
+                                  ['export', 'panda', '-o', '/nonexistent/dir/x.yaml']])
+def test_export_bad_input_is_one_line_and_exit_2(argv, capsys, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code = run(build_parser().parse_args(argv))
+    err = capsys.readouterr().err
+    assert code == 2 and err.count('\n') == 1 and err.startswith('robodyn export: error:')
