@@ -331,14 +331,15 @@ class ControllerNode(LifecycleNode):
                 core.reject(now, str(exc))
                 return
         stamp = layout.stamp(raw)
-        values = layout.values(raw)
         if not self.trigger_state:
-            core.on_state(now, layout.names, values[0], values[1], stamp)
+            position, velocity = layout.values(raw)[:2]
+            core.on_state(now, layout.names, position, velocity, stamp)
             return
-        if layout.packed:
+        if layout.packed:  # the fused cycle reads the bytes: nothing decoded here
             command = core.cycle_packed(now, layout.names, raw, layout.offsets, stamp)
         else:
-            command = core.cycle(now, layout.names, values[0], values[1], stamp)
+            position, velocity = layout.values(raw)[:2]
+            command = core.cycle(now, layout.names, position, velocity, stamp)
         if command is not None:
             self.publish(command, now)
             self._rearm(self.cycle_timer.after_answer())
