@@ -14,7 +14,7 @@ Topics (relative): in joint_states, ~/joint_trajectory; out <jtc_topic>.
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
 from ..control import JointMap
 from ..control.reference.trajectory_feedforward import feedforward_trajectory
@@ -22,11 +22,10 @@ from ..control.reference.trajectory_message import trajectory_from_message
 from ..defaults import GRAVITY, JOINT_STATES
 from ..dynamics import RigidBodyDynamics
 from ..errors import ConfigError, InputError, RobodynError
-from ..io.cdr import stamp_parts
 from .node_support import (
     declare,
     declare_robot,
-    float_array,
+    joint_trajectory,
     model_from_parameters,
     run_node,
 )
@@ -93,17 +92,8 @@ class FeedforwardNode(Node):
         traj = feedforward_trajectory(self.dyn, spline, spline.duration, float(p('dt').value),
                                       p('include_gravity').value, p('include_friction').value,
                                       self.model.effort_limits)
-        out = JointTrajectory()
-        out.joint_names = list(self.model.joint_names)
-        for k, t in enumerate(traj.times):
-            point = JointTrajectoryPoint()
-            point.positions = float_array(traj.q[k])
-            point.velocities = float_array(traj.qd[k])
-            point.accelerations = float_array(traj.qdd[k])
-            point.effort = float_array(traj.effort[k])
-            point.time_from_start.sec, point.time_from_start.nanosec = stamp_parts(t)
-            out.points.append(point)
-        return out
+        return joint_trajectory(self.model.joint_names, traj.times, traj.q, traj.qd,
+                                traj.qdd, traj.effort)
 
 
 def main(args=None):

@@ -15,6 +15,7 @@ import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from ..control.levels import Level
 from ..control.parameters import ROBOT_PARAMETERS
@@ -24,7 +25,7 @@ from ..model import load_urdf
 from ..model.registry import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
-           'run_node', 'to_time', 'float_array', 'guarded',
+           'run_node', 'to_time', 'float_array', 'joint_trajectory', 'guarded',
            'robot_named', 'diagnostic_array', 'log_events', 'EventGate', 'EXIT_DEADLINE']
 
 #: A process exits at most this long [s] after SIGINT/SIGTERM, whatever it is doing.
@@ -173,6 +174,22 @@ def float_array(values):
     Python check."""
     out = array.array('d')
     out.frombytes(values.astype(float, copy=False).tobytes())
+    return out
+
+
+def joint_trajectory(names, times, q, qd, qdd, effort=None):
+    """trajectory_msgs/JointTrajectory: one point per time [s from start] with the rows of
+    the (m, n) arrays ``q``, ``qd``, ``qdd`` (and ``effort``, when given)."""
+    out = JointTrajectory(joint_names=list(names))
+    for k, t in enumerate(times):
+        point = JointTrajectoryPoint()
+        point.positions = float_array(q[k])
+        point.velocities = float_array(qd[k])
+        point.accelerations = float_array(qdd[k])
+        if effort is not None:
+            point.effort = float_array(effort[k])
+        point.time_from_start.sec, point.time_from_start.nanosec = stamp_parts(t)
+        out.points.append(point)
     return out
 
 

@@ -15,12 +15,17 @@ from rclpy.client import Client
 from rclpy.duration import Duration
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory
 
 from ..control.reference.trajectories import make_reference
 from ..errors import ConfigError
-from ..io.cdr import stamp_parts
-from .node_support import declare, declare_robot, model_from_parameters, run_node
+from .node_support import (
+    declare,
+    declare_robot,
+    joint_trajectory,
+    model_from_parameters,
+    run_node,
+)
 
 __all__ = ['ReferenceSender', 'SENT_PARAMETERS', 'main']
 
@@ -110,21 +115,14 @@ class ReferenceSender(Node):
         reference = make_reference(self.kind, q0, self.amplitudes, self.periods, self.ramp)
         times = np.arange(1, int(round(self.duration / self.spacing)) + 1) * self.spacing
         samples = [reference(t) for t in times]
-        q = np.array([s[0] for s in samples])
-        qd = np.array([s[1] for s in samples])
+        q, qd, qdd = (np.array(column) for column in zip(*samples))
         low, high = model.lower + self.margin, model.upper - self.margin
         speed = np.where(model.velocity_limits > 0, model.velocity_limits, np.inf)
         if np.any(q < low) or np.any(q > high) or np.any(np.abs(qd) > speed):
             self.get_logger().error(f'the {self.kind} reference from {q0.round(4)} leaves '
                                     'the joint limits: not sent')
             return None
-        message = JointTrajectory(joint_names=list(model.joint_names))
-        for t, (p, v, a) in zip(times, samples):
-            point = JointTrajectoryPoint(positions=p.tolist(), velocities=v.tolist(),
-                                         accelerations=a.tolist())
-            point.time_from_start.sec, point.time_from_start.nanosec = stamp_parts(t)
-            message.points.append(point)
-        return message
+        return joint_trajectory(model.joint_names, times, q, qd, qdd)
 
 
 def main(args=None):
