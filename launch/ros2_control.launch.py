@@ -141,8 +141,7 @@ def _recorder(context, topics):
 def _plugin_actions(context, hardware, config_path, params, model, manager_node):
     """controller:=plugin: JTC -> robodyn_controllers/ComputedTorqueController -> hardware,
     inside controller_manager's loop; the configured reference goes to the JTC."""
-    from robodyn_ros.control.controller_config import ControllerConfig
-    from robodyn_ros.control.plugin_parameters import PLUGIN, plugin_parameters
+    from robodyn_ros.control.plugin_parameters import PLUGIN, plugin_config, plugin_parameters
     from robodyn_ros.io.params_yaml import dump_parameters
     from robodyn_ros.model.ros2_control_urdf import chained_controllers_config
     from robodyn_ros.nodes.reference_sender import SENT_PARAMETERS
@@ -152,8 +151,7 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
         return [LogInfo(msg='robodyn ros2_control: error: controller:=plugin needs the C++ '
                             'package robodyn_controllers in the workspace (bash '
                             'scripts/build_workspace.sh WS); or use controller:=node')]
-    values = plugin_parameters(model, ControllerConfig.from_parameters(
-        {k: v for k, v in _flat(params).items() if k != 'joints'}), source=config_path)
+    values = plugin_parameters(model, plugin_config(params), source=config_path)
     if hardware == 'mock':
         values['max_tracking_error'] = 0.0  # mock hardware never moves (module doc)
     controllers = os.path.join(manager_node[1], 'controllers.yaml')
@@ -205,17 +203,6 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
         actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen',
                             parameters=[{'controller': f'/{CONTROLLER}'}]))
     return actions + _recorder(context, [t for t in DEFAULT_TOPICS if t != '/clock'])
-
-
-def _flat(params, prefix=''):
-    """Nested parameter dicts as 'a.b' names (the payload block)."""
-    out = {}
-    for key, value in params.items():
-        if isinstance(value, dict):
-            out.update(_flat(value, f'{prefix}{key}.'))
-        else:
-            out[f'{prefix}{key}'] = value
-    return out
 
 
 def _nodes(context):

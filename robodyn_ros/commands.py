@@ -262,41 +262,31 @@ def _identify(args):
 
 
 def _config_parameters(path):
-    """The ``robodyn_controller`` parameters of a controller YAML, nested names joined with
-    '.' ({} without a path); ConfigError naming the file when it cannot be read."""
+    """The ``robodyn_controller`` parameters of a controller YAML ({} without a path);
+    ConfigError naming the file when it cannot be read."""
     import yaml
     if path is None:
         return {}
     try:
         with open(path, encoding='utf-8') as handle:
             data = yaml.safe_load(handle) or {}
-        params = data['robodyn_controller']['ros__parameters']
-    except (OSError, yaml.YAMLError, KeyError, TypeError) as exc:
+        params = dict(data['robodyn_controller']['ros__parameters'])
+    except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
         text = ' '.join(str(exc).split())[:200]
         raise ConfigError(f'--config {path}: expected a YAML file with '
                           f'robodyn_controller.ros__parameters ({type(exc).__name__}: '
                           f'{text})') from None
-
-    def flat(prefix, values):
-        for key, value in values.items():
-            if isinstance(value, dict):
-                yield from flat(f'{prefix}{key}.', value)
-            else:
-                yield f'{prefix}{key}', value
-    return dict(flat('', params))
+    return params
 
 
 def _export(args):
-    from .control.controller_config import ControllerConfig
-    from .control.plugin_parameters import PLUGIN, plugin_parameters
+    from .control.plugin_parameters import PLUGIN, plugin_config, plugin_parameters
     from .io.params_yaml import dump_parameters
     params = _config_parameters(args.config)
     args.base = args.base or params.get('base_link') or None
     args.tip = args.tip or params.get('tip_link') or None
     model = _load(args)
-    config = ControllerConfig.from_parameters(
-        {k: v for k, v in params.items() if k != 'joints'})
-    values = plugin_parameters(model, config, source=f'{args.urdf} ({model.name})')
+    values = plugin_parameters(model, plugin_config(params), source=f'{args.urdf} ({model.name})')
     text = dump_parameters({args.name: {'ros__parameters': values}}) or ''
     header = (f'# {PLUGIN} parameters for {model.name}: written by robodyn export from '
               f'the model robodyn_ros loaded and checked.\n')

@@ -15,7 +15,7 @@ import tempfile
 import numpy as np
 
 from ..control.controller_config import ControllerConfig
-from ..control.plugin_parameters import plugin_parameters
+from ..control.plugin_parameters import plugin_parameters, row_table
 from ..errors import ConfigError
 from ..model import load_robot
 from ..package_share import share_dir
@@ -65,11 +65,7 @@ def _input(model, count, repeats, seed=0) -> str:
     lower = np.where(np.isfinite(model.lower), model.lower, -np.pi)
     upper = np.where(np.isfinite(model.upper), model.upper, np.pi)
     lines = [f'{model.n} {count} {repeats}', ' '.join(map(repr, values['gravity']))]
-    for joint in values['joints']:
-        r = values['model'][joint]
-        lines.append(' '.join(map(repr, r['dh'] + [float(r['prismatic']), r['mass']] +
-                                  r['com'] + r['inertia'] +
-                                  [r['viscous'], r['coulomb'], 0.0])))
+    lines += [' '.join(map(repr, row.tolist())) for row in row_table(values)]
     for _ in range(count):
         q, q_ref = rng.uniform(lower, upper, (2, model.n))
         rest = rng.normal(0.0, 1.0, (3, model.n))

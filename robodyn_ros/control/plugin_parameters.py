@@ -17,7 +17,7 @@ from ..model.robot_model import RobotModel
 from .controller_config import ControllerConfig, safety_limits, velocity_limits
 from .controller_dynamics import controller_dynamics, payload_body
 
-__all__ = ['PLUGIN', 'plugin_parameters', 'plugin_rows']
+__all__ = ['PLUGIN', 'plugin_config', 'plugin_parameters', 'plugin_rows', 'row_table']
 
 #: The pluginlib name of the controller.
 PLUGIN = 'robodyn_controllers/ComputedTorqueController'
@@ -29,6 +29,19 @@ _SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd',
 
 def _floats(values) -> list[float]:
     return [float(v) for v in np.asarray(values, dtype=float).ravel()]
+
+
+def plugin_config(params: dict[str, Any]) -> ControllerConfig:
+    """The ControllerConfig of a robodyn config file's ``robodyn_controller`` parameters
+    for the plugin: nested blocks (``payload``) as dotted names; ``joints`` (the node's
+    command order) is left out, since the plugin commands in chain order."""
+    def flat(prefix, values):
+        for key, value in values.items():
+            if isinstance(value, dict):
+                yield from flat(f'{prefix}{key}.', value)
+            elif f'{prefix}{key}' != 'joints':
+                yield f'{prefix}{key}', value
+    return ControllerConfig.from_parameters(dict(flat('', params)))
 
 
 def plugin_rows(model: RobotModel, config: ControllerConfig,
@@ -86,3 +99,15 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
         value = getattr(config, name)
         values[name] = float(value) if isinstance(value, float) else value
     return values
+
+
+def row_table(values: dict[str, Any]) -> np.ndarray:
+    """(n, 19) rows of exported ``values`` in the layout of the C++ package's C entry point
+    (robodyn_controllers/src/dh_dynamics_c.cpp): a alpha d theta0 beta prismatic mass
+    com(3) inertia(6) viscous coulomb smoothing; what tests and benchmarks feed it."""
+    rows = []
+    for joint in values['joints']:
+        r = values['model'][joint]
+        rows.append(r['dh'] + [float(r['prismatic']), r['mass']] + r['com'] + r['inertia'] +
+                    [r['viscous'], r['coulomb'], values['friction_smoothing']])
+    return np.ascontiguousarray(rows, dtype=float)

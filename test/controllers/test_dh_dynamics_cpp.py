@@ -10,7 +10,7 @@ import pytest
 
 from robodyn_ros.control.controller_config import ControllerConfig
 from robodyn_ros.control.controller_dynamics import controller_dynamics
-from robodyn_ros.control.plugin_parameters import plugin_parameters
+from robodyn_ros.control.plugin_parameters import plugin_parameters, row_table
 from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
 from robodyn_ros.model import load_robot
 from robodyn_ros.model.robot_model import load_urdf
@@ -32,20 +32,10 @@ RELATIVE = 1e-12
 _D = ctypes.POINTER(ctypes.c_double)
 
 
-def _rows(values):
-    """The C entry point's (n, 19) rows from the exported parameters."""
-    rows = []
-    for joint in values['joints']:
-        r = values['model'][joint]
-        rows.append(r['dh'] + [float(r['prismatic']), r['mass']] + r['com'] + r['inertia'] +
-                    [r['viscous'], r['coulomb'], values['friction_smoothing']])
-    return np.ascontiguousarray(rows, dtype=float)
-
-
 def cpp_inverse_dynamics(library, values, q, qd, qdd, friction=False):
     """tau (count, n) from the C++ DhDynamics on the exported ``values``."""
     lib = ctypes.CDLL(str(library))
-    rows = _rows(values)
+    rows = row_table(values)
     n, count = rows.shape[0], q.shape[0]
     q, qd, qdd = (np.ascontiguousarray(a, dtype=float) for a in (q, qd, qdd))
     gravity = np.ascontiguousarray(values['gravity'], dtype=float)
