@@ -160,7 +160,7 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     return CallbackReturn::ERROR;
   }
   for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
-      &hold_q_, &last_q_, &out_, &last_cmd_})
+      &hold_q_, &last_q_, &out_, &last_cmd_, &inertia_})
   {
     v->assign(n_, 0.0);
   }
@@ -295,20 +295,19 @@ bool ComputedTorqueController::read_state() noexcept
 }
 
 // The position and velocity guards; nullptr when the state is inside them.
-const char * ComputedTorqueController::check_state() const noexcept
+const char * ComputedTorqueController::check_state() noexcept
 {
-  auto * self = const_cast<ComputedTorqueController *>(this);
   for (std::size_t i = 0; i < n_; ++i) {
     const double m = params_.position_margin;
     if (q_[i] < lower_[i] + m || q_[i] > upper_[i] - m) {
-      std::snprintf(self->reason_buffer_, sizeof(reason_buffer_),
+      std::snprintf(reason_buffer_, sizeof(reason_buffer_),
         "%s at %.4f leaves its limits [%.4f, %.4f] shrunk by %.3f",
         params_.joints[i].c_str(), q_[i], lower_[i], upper_[i], m);
       return reason_buffer_;
     }
     const double v = velocity_limit_[i] * (1.0 + params_.velocity_margin);
     if (std::abs(qd_[i]) > v) {
-      std::snprintf(self->reason_buffer_, sizeof(reason_buffer_),
+      std::snprintf(reason_buffer_, sizeof(reason_buffer_),
         "%s moves at %.4f, beyond its velocity limit x (1 + margin) = %.4f",
         params_.joints[i].c_str(), qd_[i], v);
       return reason_buffer_;
@@ -347,15 +346,14 @@ bool ComputedTorqueController::take_reference(double period) noexcept
 }
 
 // A reference outside the limits (shrunk by reference_margin) or too fast; nullptr if none.
-const char * ComputedTorqueController::check_reference() const noexcept
+const char * ComputedTorqueController::check_reference() noexcept
 {
-  auto * self = const_cast<ComputedTorqueController *>(this);
   for (std::size_t i = 0; i < n_; ++i) {
     const double m = params_.reference_margin;
     if (q_ref_[i] < lower_[i] + m || q_ref_[i] > upper_[i] - m ||
       std::abs(qd_ref_[i]) > velocity_limit_[i])
     {
-      std::snprintf(self->reason_buffer_, sizeof(reason_buffer_),
+      std::snprintf(reason_buffer_, sizeof(reason_buffer_),
         "the reference of %s (%.4f, %.4f/s) leaves its limits [%.4f, %.4f] shrunk by %.3f "
         "or its velocity limit %.4f: holding the position reached",
         params_.joints[i].c_str(), q_ref_[i], qd_ref_[i], lower_[i], upper_[i], m,
@@ -441,11 +439,11 @@ void ComputedTorqueController::enter_hold(const char * reason) noexcept
   if (mode_ == Mode::HOLD) {return;}
   mode_ = Mode::HOLD;
   std::copy(q_.begin(), q_.end(), hold_q_.begin());
+  if (!derived_kp_ && !derived_kd_) {return;}
+  dynamics_.mass_diagonal(hold_q_.data(), inertia_.data());
   for (std::size_t i = 0; i < n_; ++i) {
-    const double inertia = (derived_kp_ || derived_kd_) ?
-      dynamics_.mass_diagonal(hold_q_.data(), i) : 0.0;
-    if (derived_kp_) {hold_kp_[i] = hold_stiffness(effort_limit_[i], inertia);}
-    if (derived_kd_) {hold_kd_[i] = critical_damping(hold_kp_[i], inertia);}
+    if (derived_kp_) {hold_kp_[i] = hold_stiffness(effort_limit_[i], inertia_[i]);}
+    if (derived_kd_) {hold_kd_[i] = critical_damping(hold_kp_[i], inertia_[i]);}
   }
 }
 

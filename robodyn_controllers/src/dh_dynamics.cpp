@@ -62,13 +62,13 @@ void DhDynamics::configure(const std::vector<DhLink> & links, const std::array<d
   }
   const std::size_t n = links.size();
   rows_ = std::move(rows);
-  links_ = links;
   gravity_ = g;
   frames_.assign(FRAME * n, 0.0);
   wrenches_.assign(WRENCH * n, 0.0);
   zeros_.assign(n, 0.0);
   unit_.assign(n, 0.0);
   scratch_.assign(n, 0.0);
+  gravity_torque_.assign(n, 0.0);
 }
 
 // Velocities and accelerations base -> tip, everything of link i in its frame i; stores
@@ -195,15 +195,15 @@ void DhDynamics::add_friction(const double * qd, double * tau) const noexcept
   }
 }
 
-double DhDynamics::mass_diagonal(const double * q, std::size_t j) noexcept
+void DhDynamics::mass_diagonal(const double * q, double * diag) noexcept
 {
-  if (j >= rows_.size()) {return 0.0;}
-  unit_[j] = 1.0;
-  inverse_dynamics(q, zeros_.data(), unit_.data(), scratch_.data());
-  unit_[j] = 0.0;
-  const double with_unit = scratch_[j];
-  gravity(q, scratch_.data());
-  return with_unit - scratch_[j];
+  gravity(q, gravity_torque_.data());
+  for (std::size_t j = 0; j < rows_.size(); ++j) {
+    unit_[j] = 1.0;
+    inverse_dynamics(q, zeros_.data(), unit_.data(), scratch_.data());
+    unit_[j] = 0.0;
+    diag[j] = scratch_[j] - gravity_torque_[j];
+  }
 }
 
 }  // namespace robodyn_controllers

@@ -59,7 +59,9 @@ TEST(DhDynamics, PendulumGravityAndInertia)
   double q[1] = {0.0}, tau[1];
   dyn.gravity(q, tau);
   EXPECT_NEAR(tau[0], 2.0 * 9.81 * 0.5, 1e-12);
-  EXPECT_NEAR(dyn.mass_diagonal(q, 0), 2.0 * 0.25, 1e-12);
+  double diag[1];
+  dyn.mass_diagonal(q, diag);
+  EXPECT_NEAR(diag[0], 2.0 * 0.25, 1e-12);
 }
 
 TEST(DhDynamics, RefusesNegativeMassAndBadInertia)

@@ -80,9 +80,9 @@ private:
   bool load_model(std::string & error);
   bool load_gains(std::string & error);
   bool read_state() noexcept;
-  const char * check_state() const noexcept;
+  const char * check_state() noexcept;  // formats its reason into reason_buffer_
   bool take_reference(double period) noexcept;
-  const char * check_reference() const noexcept;
+  const char * check_reference() noexcept;
   void compute_law() noexcept;
   void compute_hold() noexcept;
   void compute_gravity_damping() noexcept;
@@ -103,6 +103,7 @@ private:
   // per joint, sized in on_configure
   std::vector<double> q_, qd_, effort_, q_ref_, qd_ref_, qdd_ref_, acc_, tau_, gravity_;
   std::vector<double> kp_, kd_, hold_kp_, hold_kd_, hold_q_, last_q_, out_, last_cmd_;
+  std::vector<double> inertia_;  // M_jj at the hold position
   std::vector<double> effort_limit_, velocity_limit_, lower_, upper_;
 
   Mode mode_ = Mode::HOLD;

@@ -38,7 +38,7 @@ public:
   // Allocates the scratch space (not real-time).
   void configure(const std::vector<DhLink> & links, const std::array<double, 3> & gravity);
 
-  std::size_t size() const noexcept {return links_.size();}
+  std::size_t size() const noexcept {return rows_.size();}
 
   // tau = M(q) qdd + C(q, qd) qd + g(q) [N m or N] (seed 000 eq. 29).
   void inverse_dynamics(
@@ -47,9 +47,9 @@ public:
   void gravity(const double * q, double * tau) noexcept;
   // tau += F_v qd + F_c tanh(qd / eps) (seed 004; sgn(qd) when eps = 0).
   void add_friction(const double * qd, double * tau) const noexcept;
-  // M_jj(q) = (RNEA(q, 0, e_j) - g(q))_j [kg m^2 or kg]: what the position hold's
-  // gains are scaled by.
-  double mass_diagonal(const double * q, std::size_t j) noexcept;
+  // diag[j] = M_jj(q) = (RNEA(q, 0, e_j) - g(q))_j [kg m^2 or kg] for every joint (n + 1
+  // passes): what the position hold's gains are scaled by.
+  void mass_diagonal(const double * q, double * diag) noexcept;
 
 private:
   void outward(const double * q, const double * qd, const double * qdd) noexcept;
@@ -62,11 +62,10 @@ private:
     std::array<double, 9> inertia{};  // row-major 3x3
   };
   std::vector<Row> rows_;
-  std::vector<DhLink> links_;
   std::array<double, 3> gravity_{};
   std::vector<double> frames_;   // per joint: R_i (9, row-major), p_i (3)
   std::vector<double> wrenches_;  // per joint: m a_c (3), I w' + w x I w (3)
-  std::vector<double> zeros_, unit_, scratch_;
+  std::vector<double> zeros_, unit_, scratch_, gravity_torque_;
 };
 
 }  // namespace robodyn_controllers
