@@ -242,7 +242,7 @@ class ControllerCore:
         sup = self.supervisor
         was_waiting = sup.mode == WAITING
         if sup.accept_state(now, q, qd):
-            self._restart_reference(now + self.clock.offset, q, was_waiting)
+            self._restart_reference(self.clock.reference_time(now), q, was_waiting)
         return True
 
     def cycle(self, now: float, names: Sequence[str], position: Values,
@@ -288,7 +288,7 @@ class ControllerCore:
         if offset is None:
             return None
         t0, c0 = time.perf_counter(), time.thread_time()
-        t = now + offset
+        t = self.clock.reference_time(now, offset)
         reference = self.reference(t)
         q_r, qd_r, qdd_r = reference
         if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
@@ -351,7 +351,7 @@ class ControllerCore:
             return (f'trajectory rejected: {len(msg.points)} points, more than '
                     f'max_trajectory_points ({self.config.max_trajectory_points})')
         try:
-            return self.reference.prepare(msg, now + self.clock.offset)
+            return self.reference.prepare(msg, self.clock.peek(now))
         except (InputError, TypeError, AttributeError, ValueError) as exc:
             return f'trajectory rejected: {exc}'
 
@@ -380,7 +380,7 @@ class ControllerCore:
             sup.check_watchdog(now, f'; last rejected state: {self.last_rejection}')
         else:
             sup.check_watchdog(now)
-        t = now + self.clock.offset
+        t = self.clock.reference_time(now)
         q_r, qd_r, qdd_r = self.reference(t)
         law_tau = None
         if sup.commanding:

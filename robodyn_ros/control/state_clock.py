@@ -3,7 +3,11 @@ clock stands against the monotonic clock.
 
 The reference runs at ``t_ref = now + offset``, ``offset`` = stamp - receipt time of the
 last valid state, so the published reference shares the states' stamps whatever the robot
-PC's clock says, while the watchdog stays on the monotonic clock.
+PC's clock says, while the watchdog stays on the monotonic clock. The reference time
+never goes back: a state delivered late (its offset smaller than the last one's) after
+commands were extrapolated on the old offset is evaluated at the last reference time,
+so the published reference stamps stay ordered for a bag's reader (a clock jump moves
+that bound with the clock).
 
 A stamp of exactly 0 is ambiguous: simulated time at its start, or a publisher that does
 not stamp. The first one is taken as time 0 (a simulator's first state); a second one
@@ -28,6 +32,7 @@ class StateClock:
         self.offset = 0.0
         self.stamped = False  # a non-zero stamp was taken
         self.zero_seen = False  # a zero stamp was taken before any non-zero one
+        self.last_reference = float('-inf')  # the latest reference time handed out [s]
 
     def _refusal(self, stamp):
         """Why a stamp [s] (0 = unset) is refused: it repeats the last one or is older than
@@ -64,6 +69,8 @@ class StateClock:
         offset = self._offset(stamp, now)
         jump = offset - self.offset
         text = ''
+        if abs(jump) > CLOCK_RESET:
+            self.last_reference += jump
         if abs(jump) > CLOCK_RESET and reference.started:
             reference.t0 += jump
             text = f'joint state clock jumped by {jump:.3f} s; reference time shifted with it'
@@ -72,6 +79,19 @@ class StateClock:
                         'receipt time')
         self.take_steady(stamp, offset)
         return text
+
+    def reference_time(self, now: float, offset: float | None = None) -> float:
+        """The reference time [s] at monotonic ``now``: ``now + offset`` (default the last
+        valid state's), or the latest time handed out when that is later (control thread:
+        it is remembered)."""
+        t = self.peek(now, offset)
+        self.last_reference = t
+        return t
+
+    def peek(self, now: float, offset: float | None = None) -> float:
+        """:meth:`reference_time` without remembering it (any thread)."""
+        t = now + (self.offset if offset is None else offset)
+        return t if t >= self.last_reference else self.last_reference
 
     def steady_offset(self, stamp: float, now: float) -> float | None:
         """The offset a state would get from :meth:`take` when it passes :meth:`check`

@@ -167,7 +167,7 @@ class FollowJointTrajectoryBridge:
                 request.result = (accepted, text, core.reference.t0,
                                   getattr(generator, 'duration', 0.0))
             else:
-                t = now + core.clock.offset
+                t = core.clock.reference_time(now)
                 if core.reference.started:
                     core.reference.hold(core.reference(t)[0], t)
                 request.result = (True, 'holding', t, 0.0)

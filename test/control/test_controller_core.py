@@ -305,3 +305,12 @@ def test_an_arm_that_does_not_follow_trips_the_tracking_guard_into_a_position_ho
     assert 'position hold' in sup.reason and np.allclose(sup.hold_q, Q0)
     gravity = _core(mode='gravity', max_tracking_error=0.05)
     assert gravity.tracking_limit is None
+
+
+def test_reference_stamps_stay_ordered_through_a_stall_and_its_late_backlog():
+    core = _started(reference='sum_of_sines', amplitudes=[0.1], periods=[2.0])
+    stamps = [core.update(0.01 + k * DT).t_ref for k in range(60)]  # no states: a stall
+    for k in range(20):  # the backlog: states stamped during the stall, delivered now
+        core.on_state(0.07 + k * 1e-5, NAMES, Q0, np.zeros(7), 100.010 + k * DT)
+        stamps.append(core.update(0.07 + k * 1e-5).t_ref)
+    assert min(np.diff(stamps)) >= 0.0

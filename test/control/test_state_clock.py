@@ -43,3 +43,19 @@ def test_take_steady_keeps_the_offset_it_was_given():
     offset = clock.steady_offset(100.001, 50.001)
     clock.take_steady(100.001, offset)
     assert clock.stamp == 100.001 and clock.offset == offset
+
+
+def test_reference_time_never_goes_back_when_states_arrive_late():
+    clock = _taken(100.0, now=50.0)  # offset 50
+    assert clock.reference_time(50.040) == pytest.approx(100.040)  # extrapolated in a stall
+    late = clock.steady_offset(100.001, 50.045)  # stamped 1 ms later, delivered 45 ms late
+    clock.take_steady(100.001, late)
+    assert clock.peek(50.045) == clock.reference_time(50.045) == pytest.approx(100.040)
+    assert clock.reference_time(50.100) == pytest.approx(100.056)  # on the new offset again
+
+
+def test_a_clock_reset_moves_the_reference_time_bound_with_it():
+    clock = _taken(100.0, now=50.0)
+    clock.reference_time(50.0)
+    clock.take(3.0, 50.001, SimpleNamespace(started=True, t0=0.0))  # a restarted simulator
+    assert clock.reference_time(50.001) == pytest.approx(3.0)
