@@ -14,6 +14,7 @@ from typing import Any
 from ..errors import BagError
 from .bag_recovery import needs_recovery, recover_bag
 from .bag_writer import register_msgdef, typestore
+from .sequence_gaps import CUSTOM_DATA_KEY, parse_gaps
 
 __all__ = ['BagReader']
 
@@ -24,11 +25,24 @@ def _kilted_types():
     return frozenset(get_typestore(Stores.ROS2_KILTED).fielddefs)
 
 
+def _custom_data(path: Path) -> dict[str, Any]:
+    """metadata.yaml's ``custom_data`` ({} when absent or unreadable)."""
+    import yaml
+    try:
+        with open(path / 'metadata.yaml', encoding='utf-8') as handle:
+            info = yaml.safe_load(handle).get('rosbag2_bagfile_information', {})
+    except (OSError, AttributeError, yaml.YAMLError):
+        return {}
+    custom = info.get('custom_data') if isinstance(info, dict) else None
+    return custom if isinstance(custom, dict) else {}
+
+
 class BagReader:
     """Open a rosbag2 directory (or one .mcap/.db3 file's directory) for streaming.
 
     A bag without metadata.yaml (its recorder was killed) is recovered first
     (:mod:`.bag_recovery`); ``recovered`` then says from where and how many messages.
+    ``recording_gaps`` holds what robodyn's recorder knew it lost (:mod:`.sequence_gaps`).
 
     Raises:
         BagError: missing, empty, truncated or corrupted bag, with the reason.
@@ -59,6 +73,7 @@ class BagReader:
         self.counts: dict[str, int] = {}
         for conn in self.reader.connections:
             self.counts[conn.topic] = self.counts.get(conn.topic, 0) + (conn.msgcount or 0)
+        self.recording_gaps = parse_gaps(_custom_data(path).get(CUSTOM_DATA_KEY))
 
     def close(self) -> None:
         """Close the underlying reader (and delete a recovered copy)."""

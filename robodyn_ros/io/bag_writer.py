@@ -134,6 +134,11 @@ class BagWriter:
         self.add_topic(topic, msgtype, store)
         self.write(topic, timestamp_ns, (store or typestore()).serialize_cdr(message, msgtype))
 
+    def set_custom_data(self, key: str, value: str) -> None:
+        """A ``custom_data`` entry of metadata.yaml (written at :meth:`close`)."""
+        if self.writer is not None:
+            self.writer.set_custom_data(key, value)
+
     def close(self) -> None:
         """Finish the bag (metadata.yaml); safe to call twice."""
         if self.writer is not None:

@@ -72,7 +72,7 @@ def _first_command(nodes, executor):
         if controller.core.q is None and time.perf_counter() >= next_publish:
             sim.publish_state()
             next_publish = time.perf_counter() + 0.1
-        executor.spin_once(timeout_sec=0.01)
+        _spin(nodes, executor, 0.01)
     if sim.commands == 0:
         raise SimulationError('no command from the controller within 10 s (DDS discovery?)')
     # Repeated start-up states carry the same stamp: the controller answers only the
@@ -96,7 +96,7 @@ def _lock_step(nodes, executor, steps, hook):
         sim.publish_state()
         wait_until = time.perf_counter() + 0.5
         while sim.commands < expected:
-            executor.spin_once(timeout_sec=0.05)
+            _spin(nodes, executor, 0.05)
             if time.perf_counter() > wait_until:
                 timeouts += 1
                 break
@@ -108,6 +108,13 @@ def _lock_step(nodes, executor, steps, hook):
                 faults=controller.core.supervisor.faults)
 
 
+def _spin(nodes, executor, timeout):
+    """One executor round, then the recorder's messages (it takes them itself)."""
+    executor.spin_once(timeout_sec=timeout)
+    if 'recorder' in nodes:
+        nodes['recorder'].take_ready()
+
+
 def _drain(recorder, executor):
     """Spin until the recorder has written everything in flight; close the bag."""
     drain_until = time.perf_counter() + 2.0
@@ -115,6 +122,6 @@ def _drain(recorder, executor):
     while time.perf_counter() < drain_until and recorder.bag.count != last:
         last = recorder.bag.count
         for _ in range(200):
-            executor.spin_once(timeout_sec=0.01)
+            _spin({'recorder': recorder}, executor, 0.01)
     recorder.close()
     return recorder.bag.count

@@ -31,11 +31,31 @@ def _sec(stamp):
 @dataclass
 class CommandStats:
     """The command topic so far: messages, peak |value| per joint, messages at the effort
-    limit per joint (None before the first message)."""
+    limit per joint (None before the first message), and the largest change of any value
+    between two consecutive messages [N m or N] with its receive time [ns]; a pair with
+    messages lost between them in the recording (``gaps``) is not one published step and
+    is only counted (``across_gaps``)."""
 
     count: int = 0
     peak: np.ndarray | None = None
     hits: np.ndarray | None = None
+    last: np.ndarray | None = None
+    largest_step: float = 0.0
+    step_ns: int | None = None
+    across_gaps: int = 0
+    gaps: frozenset[int] = frozenset()
+
+    def note_step(self, values: np.ndarray, stamp_ns: int) -> None:
+        """Compare ``values`` with the previous message's."""
+        last, self.last = self.last, values
+        if last is None or len(last) != len(values):
+            return
+        if stamp_ns in self.gaps:
+            self.across_gaps += 1
+            return
+        step = float(np.max(np.abs(values - last), initial=0.0))
+        if step > self.largest_step:
+            self.largest_step, self.step_ns = step, stamp_ns
 
 
 class BagStream:
@@ -203,6 +223,7 @@ class BagStream:
         values = float64_multi_array(raw)
         cmd, model = self.cmd, self.model
         cmd.count += 1
+        cmd.note_step(values, stamp_ns)
         if cmd.peak is None or cmd.hits is None:
             cmd.peak, cmd.hits = np.abs(values), np.zeros(len(values))
         if len(values) == len(cmd.peak):
@@ -255,7 +276,11 @@ class BagStream:
         return dict(topic=self.topics.get('command'), messages=cmd.count,
                     peak=None if cmd.peak is None else cmd.peak.tolist(),
                     at_limit_pct=None if cmd.hits is None or self.model is None else
-                    (100.0 * cmd.hits / max(cmd.count, 1)).tolist())
+                    (100.0 * cmd.hits / max(cmd.count, 1)).tolist(),
+                    largest_step=cmd.largest_step if cmd.count > 1 else None,
+                    largest_step_time=None if cmd.step_ns is None else
+                    1e-9 * (cmd.step_ns - (self.first_ns or cmd.step_ns)),
+                    pairs_across_gaps=cmd.across_gaps)
 
 
 def progress_printer(total):

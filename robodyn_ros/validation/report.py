@@ -83,7 +83,8 @@ def build_report(bag_path: str | os.PathLike, state_topic: str, ref_topic: str |
         'thresholds_source': thresholds.source,
         'events': events,
         'warnings': _warnings(result['state_timing'], result.get('recovered')) +
-        _missing_topics(command_topic, result['diagnostics']),
+        _missing_topics(command_topic, result['diagnostics']) +
+        _lost_in_recording(result.get('recording_gaps') or {}),
         'failures': failures,
         'passed': not failures,
     }
@@ -105,6 +106,19 @@ def _missing_topics(command_topic, diagnostics):
     if not diagnostics:
         out.append('no /diagnostics from robodyn_controller in the bag: whether the '
                    'controller entered safe mode (and why) is unknown')
+    return out
+
+
+def _lost_in_recording(gaps):
+    """Each topic whose recorder lost messages (io.sequence_gaps), and what that means."""
+    out = []
+    for topic, entry in sorted(gaps.items()):
+        lost = entry.get('lost', 0) if isinstance(entry, dict) else 0
+        if lost:
+            out.append(f'{lost} messages of {topic} were lost in recording '
+                       f'({len(entry.get("gaps", []))} gaps: the recorder lagged and the '
+                       'publisher overwrote them); a change across a gap is not one '
+                       'published step')
     return out
 
 
@@ -161,6 +175,12 @@ def _markdown(report):
         lines.append(f'State loop: {t["rate_hz"]:.2f} Hz, jitter p50/p99 '
                      f'{t["jitter_p50_ms"]:.4f}/{t["jitter_p99_ms"]:.4f} ms, {t["gaps"]} gaps, '
                      f'{t["dropped_cycles"]} dropped cycles.')
+    step = report['torque'].get('largest_step')
+    if step is not None:
+        lines.append(f'Largest command step between consecutive messages: {step:.4g} '
+                     f'(at {report["torque"]["largest_step_time"]:.3f} s)'
+                     if report['torque'].get('largest_step_time') is not None else
+                     f'Largest command step between consecutive messages: {step:.4g}.')
     d = report['diagnostics']
     if d:
         rate = d.get('rate_hz_min')

@@ -92,6 +92,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         roles, ref_type = _topics(bag, state_topic, reference_topic, command_topic)
         wanted = [t for t in roles.values() if t]
         stream = BagStream(roles, ref_type, model, tolerance, bag.deserialize)
+        gaps = bag.recording_gaps.get(roles['command'] or '', {}).get('gaps', [])
+        stream.cmd.gaps = frozenset(int(g[0]) for g in gaps if isinstance(g, list) and g)
         show = progress_printer(sum(bag.counts.get(t, 0) for t in wanted)) if progress \
             else None
         handlers = stream.handlers
@@ -103,6 +105,7 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             show(0, done=True)
         result = stream.result()
         result['recovered'] = bag.recovered
+        result['recording_gaps'] = bag.recording_gaps
     report = build_report(bag_path, state_topic, roles['reference'], roles['command'], result,
                           model, thresholds, tolerance)
     if out_dir is None:

@@ -84,3 +84,55 @@ def _publish_until_killed(state_pub, ref_pub, proc, kill_at):
         state_pub.publish(state)
         sent += 1
         time.sleep(max(0.0, start + sent * 1e-3 - time.monotonic()))
+
+
+def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_path):
+    """The recorder stopped (SIGSTOP) while a keep-last-5 writer publishes a burst of
+    20 000 messages: the transport's buffers overflow and the writer overwrites what it
+    could not deliver. The bag's metadata counts exactly the messages not in it."""
+    from std_msgs.msg import Float64MultiArray
+
+    from robodyn_ros.io import BagReader
+    env = dict(os.environ, ROS_DOMAIN_ID='74')
+    bag = tmp_path / 'bag'
+    topic = '/effort_controller/commands'
+    proc = subprocess.Popen(
+        [sys.executable, '-m', 'robodyn_ros.nodes.recorder', '--ros-args', '-p',
+         f'bag_path:={bag}', '-p', f'topics:=[{topic}]', '-p',
+         f'types:=[{topic}=std_msgs/msg/Float64MultiArray]'],
+        env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    context = rclpy.Context()
+    rclpy.init(context=context, domain_id=74)
+    node = rclpy.create_node('gap_test_publisher', context=context)
+    pub = node.create_publisher(Float64MultiArray, topic, 5)
+    sent = 0
+    try:
+        deadline = time.monotonic() + 30.0
+        while pub.get_subscription_count() < 1:
+            assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
+            time.sleep(0.05)
+        time.sleep(0.5)
+        msg = Float64MultiArray()
+        for k in range(21000):
+            if k == 500:
+                proc.send_signal(signal.SIGSTOP)
+            elif k == 20500:
+                proc.send_signal(signal.SIGCONT)
+            msg.data = [float(k)]
+            pub.publish(msg)
+            sent += 1
+            if not 500 <= k < 20500:
+                time.sleep(1e-3)
+        time.sleep(1.0)
+    finally:
+        proc.send_signal(signal.SIGCONT)
+        proc.send_signal(signal.SIGINT)
+        node.destroy_node()
+        rclpy.shutdown(context=context)
+        _, err = proc.communicate(timeout=20)
+    with BagReader(bag) as reader:
+        recorded = reader.counts[topic]
+        entry = reader.recording_gaps[topic]
+    assert entry['lost'] > 0 and entry['publishers'] == 1, entry
+    assert recorded + entry['lost'] == sent, (recorded, entry['lost'], sent)
+    assert f'{topic} {entry["lost"]}' in err

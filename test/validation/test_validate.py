@@ -330,3 +330,34 @@ def test_safe_mode_fails_the_verdict_and_says_when_and_why():
     assert report['failures'] == ['controller in safe mode from 12.50 s: safe: tracking '
                                   'error 0.31 on j2; safe command: position hold at the '
                                   'trip position']
+
+
+def test_largest_command_step_skips_pairs_the_recorder_lost_messages_between(tmp_path):
+    from robodyn_ros.io.cdr import Float64MultiArrayWriter
+    from robodyn_ros.io.sequence_gaps import CUSTOM_DATA_KEY, SequenceGaps
+    bag = str(tmp_path / 'gaps')
+    writer, encode = BagWriter(bag), Float64MultiArrayWriter(2)
+    writer.add_topic('/joint_states', 'sensor_msgs/msg/JointState')
+    writer.add_topic('/robodyn_controller/reference', 'sensor_msgs/msg/JointState')
+    writer.add_topic('/effort_controller/commands', 'std_msgs/msg/Float64MultiArray')
+    gaps, tau = SequenceGaps(), 0.0
+    for k in range(300):  # 1 N m per published message; 89 of them lost after k = 100
+        t_ns = 10**9 + k * 10**6
+        q = [0.1 * np.sin(k * 1e-3), 0.0]
+        for topic in ('/joint_states', '/robodyn_controller/reference'):
+            writer.write(topic, t_ns, encode_joint_state(t_ns * 1e-9, ['a', 'b'], q))
+        seq = k + 1 + (89 if k > 100 else 0)
+        tau = seq + (5.0 if k > 200 else 0.0)  # and one true step of 5 N m at k = 201
+        writer.write('/effort_controller/commands', t_ns, encode([tau, 0.0]))
+        gaps.note('/effort_controller/commands', b'w', seq, t_ns)
+    writer.set_custom_data(CUSTOM_DATA_KEY, gaps.to_json())
+    writer.close()
+    report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)
+    torque = report['torque']
+    assert torque['largest_step'] == pytest.approx(6.0)  # 1 + 5: the true step only
+    assert torque['largest_step_time'] == pytest.approx(0.201)
+    assert torque['pairs_across_gaps'] == 1
+    assert any('89 messages of /effort_controller/commands were lost' in w
+               for w in report['warnings'])
+    assert 'Largest command step between consecutive messages: 6' in \
+        (tmp_path / 'o' / 'report.md').read_text()

@@ -1,0 +1,61 @@
+"""Messages a recorder never received, from the publishers' sequence numbers.
+
+A reliable keep-last writer overwrites a sample its reader has not acknowledged once its
+history is full, so a recorder that falls behind (a busy machine, a niced recorder) loses
+messages without an error. Each DDS writer numbers its samples 1, 2, 3, ...; a reader
+that sees n + k after n lost k - 1 of them. Across such a gap, two recorded commands are
+not two consecutive published ones: their difference is not one published torque step.
+The recorder stores the summary in the bag's metadata (``custom_data``) for validation.
+"""
+
+import json
+from typing import Any
+
+__all__ = ['SequenceGaps', 'CUSTOM_DATA_KEY', 'MAX_GAPS', 'parse_gaps']
+
+#: The bag metadata's custom_data key of the summary (a JSON object).
+CUSTOM_DATA_KEY = 'robodyn.recording_gaps'
+#: Gaps listed per topic (the count of lost messages covers all of them).
+MAX_GAPS = 1000
+
+
+class SequenceGaps:
+    """Per topic: the publishers seen, the messages lost and where (receive times)."""
+
+    def __init__(self) -> None:
+        self.last: dict[tuple[str, bytes], int] = {}
+        self.topics: dict[str, dict[str, Any]] = {}
+
+    def note(self, topic: str, publisher: bytes, sequence: int | None, time_ns: int) -> None:
+        """A message of ``topic`` from writer ``publisher`` (its GID) with its publication
+        ``sequence`` number (None or 0: unknown, nothing counted), received at ``time_ns``
+        (the time it is recorded with)."""
+        entry = self.topics.setdefault(topic, dict(publishers=0, lost=0, gaps=[]))
+        key = (topic, publisher)
+        previous = self.last.get(key)
+        if previous is None:
+            entry['publishers'] += 1
+        if not sequence:
+            self.last.setdefault(key, 0)
+            return
+        self.last[key] = sequence
+        if previous and sequence > previous + 1:
+            entry['lost'] += sequence - previous - 1
+            if len(entry['gaps']) < MAX_GAPS:
+                entry['gaps'].append([time_ns, sequence - previous - 1])
+
+    def to_json(self) -> str:
+        """The summary: {topic: {publishers, lost, gaps: [[receive time ns, lost], ...]}}."""
+        return json.dumps(self.topics, separators=(',', ':'))
+
+
+def parse_gaps(text: str | None) -> dict[str, dict[str, Any]]:
+    """:meth:`SequenceGaps.to_json`'s summary from a bag's custom data ({} when absent or
+    unreadable: a bag from another recorder)."""
+    if not text:
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
