@@ -5,7 +5,7 @@ Pinocchio (or the one-line refusal).
 The packages come from their public repositories as bare git directories (``--mirror
 NAME=PATH``, e.g. from ``git clone --bare``); each package folder is exported without its
 meshes into a temporary ament prefix, so the vendors' xacros run with their ``$(find ...)``
-exactly as under ROS. Prints a Markdown table (docs/vendor_descriptions.md has the last one).
+exactly as under ROS. Prints a Markdown table (docs/descriptions.md has the last one).
 
     python scripts/vendor_descriptions.py --mirror xarm_ros2=/path/xarm_ros2.git ...
 """
