@@ -24,14 +24,16 @@ in the YAML) loaded inactive, the robodyn controller on ``/effort_controller/com
 joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` reads.
 
 ``hardware``:
-  mujoco  physics: mujoco_ros2_control's MuJoCo system plugin on an MJCF generated from the
-          same model (one motor per joint); its effort commands start at g(q0). physics_gate
-          pauses the physics, configures the robodyn controller, resumes the physics and
-          only then activates the controller (no command on paused physics).
-  mujoco_lockstep  the same MJCF on robodyn_controllers/MujocoLockstepSystem: MuJoCo
-          stepped inside controller_manager's loop, one step per cycle (fresh states,
-          each command acting for one period, as an arm's driver at 1 kHz); what the
-          controller's own tracking is measured on.
+  mujoco  physics: MuJoCo on an MJCF generated from the same model (one motor per joint),
+          run by robodyn_controllers/MujocoLockstepSystem inside controller_manager's
+          loop: each cycle steps it by that cycle's period, so every state is fresh and
+          every command acts for one period, as an arm's driver at 1 kHz gives them. It
+          holds g(q0) until a controller writes. What tracking is measured on.
+  mujoco_ros2_control  the same MJCF on mujoco_ros2_control's system plugin: the physics
+          free-running in a thread of its own, controller_manager reading its latest
+          snapshot (which may lag by a few steps); effort commands start at g(q0).
+          physics_gate pauses the physics, configures the robodyn node, resumes the
+          physics and only then activates the node (no command on paused physics).
   mock    mock_components/GenericSystem: every command is mirrored to the effort state; the
           arm never moves, so mock checks the wiring (controllers, topics, goals, the
           safe command), not tracking: `validate` of a mock run fails by design, and the
@@ -60,7 +62,7 @@ from launch_ros.actions import Node
 
 from launch import LaunchDescription
 
-HARDWARE = ('mujoco', 'mujoco_lockstep', 'mock', 'gz', 'robot')
+HARDWARE = ('mujoco', 'mujoco_ros2_control', 'mock', 'gz', 'robot')
 #: Mock hardware mirrors each effort command to the effort state and never moves: it
 #: tests the wiring (controllers, topics, goals, the safe command), not tracking, so the
 #: tracking guard (which would trip at once) is off there.
@@ -117,7 +119,7 @@ def _description(context, hardware, model, q0, out):
     # The plugin starts its commands from the states' initial values (not with a keyframe):
     # effort g(q0) holds the arm at q0 until the controller writes.
     hold = RigidBodyDynamics(model, 'kronecker').gravity_vector(q0)
-    if hardware == 'mujoco_lockstep':  # robodyn_controllers' plugin, in controller_manager
+    if hardware == 'mujoco':  # robodyn_controllers' lock-step system, in controller_manager
         xml, more = control_urdf(model.xml, model, LOCKSTEP_SYSTEM, q0,
                                  params={'mujoco_model': path}, effort0=hold)
         return xml, notes + more, 'controller_manager'
@@ -191,7 +193,7 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                       output='screen',
                       parameters=[config_path, {'robot': '', 'robot_description': model.xml,
                                                 'command_topic': COMMAND_TOPIC,
-                                                'autostart': hardware != 'mujoco',
+                                                'autostart': hardware != 'mujoco_ros2_control',
                                                 'use_sim_time': False}] + MOCK_OVERRIDES.get(
                                                     hardware, []))
     # The robodyn controller starts with the stack, not after the spawners: its configure
@@ -199,7 +201,7 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
     # while the hardware holds g(q0); it ramps in at the first state the broadcaster sends.
     actions = [manager_node[0](controllers), controller, active,
                RegisterEventHandler(OnProcessExit(target_action=active, on_exit=[inactive]))]
-    if hardware == 'mujoco':  # pause, configure, resume, then activate: no race
+    if hardware == 'mujoco_ros2_control':  # pause, configure, resume, activate: no race
         actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen',
                             parameters=[{'controller': f'/{CONTROLLER}'}]))
     return actions + _recorder(context, [t for t in DEFAULT_TOPICS if t != '/clock'])

@@ -110,6 +110,21 @@ class Probe:
             self.wait(second.get_result_async(), 20.0)
         return (done.status, done.result.error_code) if done else (None, None)
 
+    def cancel(self, action, goal, after=0.5):
+        """Send ``goal``, cancel it ``after`` s in; (cancel accepted, final status)."""
+        from control_msgs.action import FollowJointTrajectory
+        from rclpy.action import ActionClient
+        client = ActionClient(self.node, FollowJointTrajectory, action)
+        if not client.wait_for_server(timeout_sec=10.0):
+            return None, None
+        handle = self.wait(client.send_goal_async(goal))
+        if handle is None or not handle.accepted:
+            return False, None
+        self.spin(after)
+        response = self.wait(handle.cancel_goal_async())
+        done = self.wait(handle.get_result_async(), 10.0)
+        return bool(response and response.goals_canceling), done.status if done else None
+
     def close(self):
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()

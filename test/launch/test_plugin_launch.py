@@ -20,7 +20,7 @@ MAX_TORQUE_RATE = 1000.0  # config/panda.yaml [N m/s]
 #: (docs/benchmarks.md): lock-step physics, 0.6-0.95e-4 with the hogs and SCHED_FIFO (a
 #: CI machine may not grant SCHED_FIFO); mujoco_ros2_control's plugin hands states a few
 #: physics steps old (its own documentation), 1.3-5.2e-4.
-MAX_RMS = {'mujoco_lockstep': 2e-4, 'mujoco': 2e-3}
+MAX_RMS = {'mujoco': 2e-4, 'mujoco_ros2_control': 2e-3}
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 
 
@@ -44,7 +44,7 @@ def plugin_run(request, ros_launch_env, tmp_path_factory):
     prefixes = ros_launch_env['AMENT_PREFIX_PATH'].split(os.pathsep)
     lockstep = [p for p in prefixes if os.path.exists(
         os.path.join(p, 'lib', 'librobodyn_mujoco_lockstep.so'))]
-    if request.param == 'mujoco_lockstep' and not lockstep:
+    if request.param == 'mujoco' and not lockstep:
         pytest.skip('robodyn_controllers was built without MuJoCo (MujocoLockstepSystem)')
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
@@ -56,18 +56,23 @@ def plugin_run(request, ros_launch_env, tmp_path_factory):
         result['active'] = launch.wait_for(ACTIVE, 180.0) and launch.wait_for('sent ', 60.0)
         if result['active']:
             probe = Probe(95)
-            probe.record('/robodyn_controller/reference', JointState, depth=5000)
-            probe.record('/joint_states', JointState, depth=5000)
+            probe.record('/robodyn_controller/reference', JointState, depth=20000)
+            probe.record('/joint_states', JointState, depth=20000)
             probe.record('/diagnostics', DiagnosticArray)
             probe.spin(20.0)
             states = probe.log['/joint_states']
             q0 = dict(zip(states[-1][1].name, states[-1][1].position))
             goal = moveit_like_goal(NAMES, [q0[n] for n in NAMES], tolerance=0.05)
             result['goal'] = probe.follow(JTC_ACTION, goal)
+            result['preempted'] = probe.preempt(JTC_ACTION, goal)
+            result['canceled'] = probe.cancel(JTC_ACTION, goal)
             result['switch_at'] = time.monotonic()
             result['switch_wall'] = time.time()  # against message stamps (system time)
             result['switched'] = probe.switch([], ['joint_trajectory_controller'])
             probe.spin(3.0)
+            result['back_wall'] = time.time()
+            result['switched_back'] = probe.switch(['joint_trajectory_controller'], [])
+            probe.spin(2.0)
             result['log'] = probe.log
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
@@ -92,6 +97,17 @@ def test_a_goal_through_the_real_jtc_succeeds(plugin_run):
     assert accepted and status == 4, (status, result)  # GoalStatus.STATUS_SUCCEEDED
 
 
+def test_preempt_and_cancel_end_as_the_jtc_ends_them(plugin_run):
+    """A second goal preempts the first: the JTC ends the first (ABORTED, INVALID_GOAL
+    here: its preempt_active_goal) and the second runs; a cancel request ends a goal
+    CANCELED; one result each."""
+    assert plugin_run['active'], plugin_run['text'][-3000:]
+    status, code = plugin_run['preempted']
+    print(f'preempted goal (status, error code): {status}, {code}')
+    assert status in (5, 6) and code == -1, (status, code)  # CANCELED / ABORTED
+    assert plugin_run['canceled'] == (True, 5), plugin_run['canceled']
+
+
 def _stamp(msg):
     return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
 
@@ -99,13 +115,27 @@ def _stamp(msg):
 def test_without_the_jtc_the_plugin_holds_the_position_and_says_so(plugin_run):
     assert plugin_run['active'] and plugin_run['switched'], plugin_run['text'][-3000:]
     # by the messages' stamps: under the hogs the probe drains a backlog after the switch
-    settled = plugin_run['switch_wall'] + 0.5
+    settled, back = plugin_run['switch_wall'] + 0.5, plugin_run['back_wall']
     messages = [s.message for _, m in plugin_run['log']['/diagnostics']
-                if _stamp(m) > settled for s in m.status if s.name == 'robodyn_controller']
+                if settled < _stamp(m) < back for s in m.status
+                if s.name == 'robodyn_controller']
     assert messages and all(m.startswith('hold:') for m in messages), messages[-3:]
-    after = [m for _, m in plugin_run['log']['/joint_states'] if _stamp(m) > settled]
+    after = [m for _, m in plugin_run['log']['/joint_states'] if settled < _stamp(m) < back]
     q = np.array([m.position[:7] for m in after])
     assert len(q) > 1000 and np.max(np.ptp(q, axis=0)) < 1e-3, (np.ptp(q, axis=0), messages)
+
+
+def test_the_jtc_switched_back_in_resumes_the_chain_where_the_arm_is(plugin_run):
+    """JTC active again: it holds where it is, the plugin follows its reference again, the
+    arm stays (the rate limit over the switches is test_no_command_steps_beyond...)."""
+    assert plugin_run['switched_back'], plugin_run['text'][-3000:]
+    after = plugin_run['back_wall'] + 0.5
+    messages = [s.message for _, m in plugin_run['log']['/diagnostics'] if _stamp(m) > after
+                for s in m.status if s.name == 'robodyn_controller']
+    assert messages and all(m.startswith('active:') for m in messages), messages[-3:]
+    q = np.array([m.position[:7] for _, m in plugin_run['log']['/joint_states']
+                  if _stamp(m) > plugin_run['switch_wall'] + 0.5])
+    assert np.max(np.ptp(q, axis=0)) < 1e-3, np.ptp(q, axis=0)
 
 
 def test_no_command_steps_beyond_the_rate_limit(plugin_run):

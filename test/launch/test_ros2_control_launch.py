@@ -242,7 +242,7 @@ def mujoco_run(ros_launch_env, tmp_path_factory):
     _require('mujoco_ros2_control')
     bag = str(tmp_path_factory.mktemp('mujoco') / 'bag')
     with _Hogs():
-        launch = _Launch(ros_launch_env, 94, 'hardware:=mujoco', f'bag_path:={bag}')
+        launch = _Launch(ros_launch_env, 94, 'hardware:=mujoco_ros2_control', f'bag_path:={bag}')
         active = launch.wait_for('ramp-in complete', 240.0)
         if active:
             time.sleep(15.0)
@@ -272,7 +272,7 @@ def mujoco_trip_run(ros_launch_env, tmp_path_factory):
                      cross_check_tolerance=1e-15, reference='hold')
     result = {}
     with _Hogs():
-        launch = _Launch(ros_launch_env, 96, 'hardware:=mujoco', f'config:={config}')
+        launch = _Launch(ros_launch_env, 96, 'hardware:=mujoco_ros2_control', f'config:={config}')
         result['active'] = launch.wait_for('-> safe: cross-check', 240.0)
         if result['active']:
             probe = Probe(96)
@@ -330,7 +330,7 @@ def mujoco_switch_run(ros_launch_env):
     from diagnostic_msgs.msg import DiagnosticArray
     result = {}
     with _Hogs():
-        launch = _Launch(ros_launch_env, 97, 'hardware:=mujoco')
+        launch = _Launch(ros_launch_env, 97, 'hardware:=mujoco_ros2_control')
         result['active'] = launch.wait_for('ramp-in complete', 240.0)
         if result['active']:
             probe = Probe(97)
@@ -436,7 +436,7 @@ def mujoco_jtc_run(ros_launch_env):
     from robodyn_ros.model import load_robot
     from robodyn_ros.model.ros2_control_urdf import initial_positions
     model = load_robot('panda')
-    launch = _Launch(ros_launch_env, 95, 'hardware:=mujoco')
+    launch = _Launch(ros_launch_env, 95, 'hardware:=mujoco_ros2_control')
     # physics_gate ends at the robodyn controller's first command (resuming the physics if
     # it had paused it)
     result = {'active': launch.wait_for(r'\[physics_gate-\d+\]: process has finished', 180.0) and
