@@ -144,17 +144,24 @@ def test_no_command_steps_beyond_the_rate_limit(plugin_run):
     assert plugin_run['active'], plugin_run['text'][-3000:]
     samples = plugin_run['log']['/robodyn_controller/reference']
     received = np.array([t for t, _ in samples])
+    ratio, consecutive = _rate_ratios(samples)
+    assert consecutive > 10000
+    i = int(np.argmax(ratio))
+    assert ratio[i] <= 1.0 + 1e-9, (ratio[i], ratio[i - 2:i + 3],
+                                    received[i + 1] - plugin_run['switch_at'])
+
+
+def _rate_ratios(samples):
+    """Each consecutive pair's largest torque change over MAX_TORQUE_RATE x the pair's
+    stamp difference (0 for pairs a lost message separates), and how many pairs count."""
     # whole nanoseconds: seconds since 1970 in a float64 are only good to 0.24 us
     stamps = np.array([m.header.stamp.sec * 10 ** 9 + m.header.stamp.nanosec
                        for _, m in samples], dtype=np.int64)
     effort = np.array([m.effort for _, m in samples])
     dt, step = 1e-9 * np.diff(stamps), np.abs(np.diff(effort, axis=0)).max(axis=1)
-    consecutive = (dt > 0) & (dt < 0.0015)  # pairs a lost message does not separate
-    assert consecutive.sum() > 10000
+    consecutive = (dt > 0) & (dt < 0.0015)
     ratio = np.where(consecutive, step / (MAX_TORQUE_RATE * np.maximum(dt, 1e-9)), 0.0)
-    i = int(np.argmax(ratio))
-    assert ratio[i] <= 1.0 + 1e-9, (ratio[i], dt[i - 2:i + 3], ratio[i - 2:i + 3],
-                                    received[i + 1] - plugin_run['switch_at'])
+    return ratio, int(consecutive.sum())
 
 
 def test_the_stack_stops_on_ctrl_c(plugin_run):
@@ -162,3 +169,37 @@ def test_the_stack_stops_on_ctrl_c(plugin_run):
     from test_ros2_control_launch import _alive
     assert plugin_run['exit_s'] < 2.0, (plugin_run['exit_s'], plugin_run['text'][-2000:])
     assert not _alive(plugin_run['text'])
+
+
+def test_on_mock_hardware_the_chain_comes_up_commands_within_limits_and_stops(
+        ros_launch_env):
+    """hardware:=mock (mock_components mirrors each effort command, the arm never moves):
+    the chain comes up, the plugin follows the JTC (its tracking guard off there, as the
+    launch says), every command within the effort limits and the rate limit, Ctrl-C."""
+    from test_ros2_control_launch import _alive
+    if 'robodyn_controllers' not in ros_launch_env['AMENT_PREFIX_PATH']:
+        pytest.skip('robodyn_controllers (C++) was not built: scripts/setup.sh could not '
+                    'install its build tools')
+    from diagnostic_msgs.msg import DiagnosticArray
+    from sensor_msgs.msg import JointState
+    launch = _Launch(ros_launch_env, 92, 'controller:=plugin', 'hardware:=mock')
+    active = launch.wait_for(ACTIVE, 180.0) and launch.wait_for('sent ', 60.0)
+    if active:
+        probe = Probe(92)
+        probe.record('/robodyn_controller/reference', JointState, depth=20000)
+        probe.record('/diagnostics', DiagnosticArray)
+        probe.spin(5.0)
+        log = probe.log
+        probe.close()
+    code, text, exit_s = launch.stop()
+    assert active, text[-3000:]
+    messages = [s.message for _, m in log['/diagnostics'] for s in m.status
+                if s.name == 'robodyn_controller']
+    assert messages and all(m.startswith('active:') for m in messages), messages[-3:]
+    samples = log['/robodyn_controller/reference']
+    effort = np.array([m.effort for _, m in samples])
+    limits = np.array([87.0] * 4 + [12.0] * 3)  # the Panda's URDF
+    assert len(effort) > 2000 and np.all(np.abs(effort) <= limits + 1e-9)
+    ratio, consecutive = _rate_ratios(samples)
+    assert consecutive > 1000 and ratio.max() <= 1.0 + 1e-9, ratio.max()
+    assert exit_s < 2.0 and not _alive(text), (exit_s, text[-2000:])
