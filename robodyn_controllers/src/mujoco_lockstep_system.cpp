@@ -1,5 +1,5 @@
 // robodyn_controllers/MujocoLockstepSystem: MuJoCo physics stepped inside controller_manager's
-// loop, one physics step per control period.
+// loop, by each control cycle's period (one step at the nominal rate; see write()).
 //
 // read() hands the controllers the state after the last step and write() applies their
 // efforts until the next cycle, as a real arm's driver does at 1 kHz: every state is

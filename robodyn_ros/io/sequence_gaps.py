@@ -11,11 +11,11 @@ The recorder stores the summary in the bag's metadata (``custom_data``) for vali
 import json
 from typing import Any
 
-__all__ = ['SequenceGaps', 'CUSTOM_DATA_KEY', 'MAX_GAPS', 'parse_gaps']
+__all__ = ['SequenceGaps', 'CUSTOM_DATA_KEY', 'MAX_GAPS', 'listed_gaps', 'parse_gaps']
 
 #: The bag metadata's custom_data key of the summary (a JSON object).
 CUSTOM_DATA_KEY = 'robodyn.recording_gaps'
-#: Gaps listed per topic (the count of lost messages covers all of them).
+#: Gaps listed per topic (``lost`` and ``gap_count`` cover all of them).
 MAX_GAPS = 1000
 
 
@@ -30,7 +30,8 @@ class SequenceGaps:
         """A message of ``topic`` from writer ``publisher`` (its GID) with its publication
         ``sequence`` number (None or 0: unknown, nothing counted), received at ``time_ns``
         (the time it is recorded with)."""
-        entry = self.topics.setdefault(topic, dict(publishers=0, lost=0, gaps=[]))
+        entry = self.topics.setdefault(topic, dict(publishers=0, lost=0, gap_count=0,
+                                                   gaps=[]))
         key = (topic, publisher)
         previous = self.last.get(key)
         if previous is None:
@@ -41,12 +42,26 @@ class SequenceGaps:
         self.last[key] = sequence
         if previous and sequence > previous + 1:
             entry['lost'] += sequence - previous - 1
+            entry['gap_count'] += 1
             if len(entry['gaps']) < MAX_GAPS:
                 entry['gaps'].append([time_ns, sequence - previous - 1])
 
     def to_json(self) -> str:
-        """The summary: {topic: {publishers, lost, gaps: [[receive time ns, lost], ...]}}."""
+        """The summary: {topic: {publishers, lost, gap_count,
+        gaps: [[receive time ns, lost], ...] (the first MAX_GAPS)}}."""
         return json.dumps(self.topics, separators=(',', ':'))
+
+
+def listed_gaps(entry: Any) -> frozenset[int] | None:
+    """The receive times [ns] of a topic's gaps from its summary ``entry``, or None when
+    not all are listed (more than MAX_GAPS): a reader then cannot tell which consecutive
+    messages were consecutive when published."""
+    if not isinstance(entry, dict):
+        return frozenset()
+    gaps = [g for g in entry.get('gaps', []) if isinstance(g, list) and g]
+    if entry.get('gap_count', len(gaps)) > len(gaps):
+        return None
+    return frozenset(int(g[0]) for g in gaps)
 
 
 def parse_gaps(text: str | None) -> dict[str, dict[str, Any]]:

@@ -25,7 +25,7 @@ __all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'LOCKSTEP_SYSTEM',
 GZ_SYSTEM = 'gz_ros2_control/GazeboSimSystem'
 MOCK_SYSTEM = 'mock_components/GenericSystem'
 MUJOCO_SYSTEM = 'mujoco_ros2_control/MujocoSystemInterface'
-#: MuJoCo stepped once per controller_manager cycle (robodyn_controllers, C++).
+#: MuJoCo stepped in controller_manager's loop by each cycle's period (robodyn_controllers).
 LOCKSTEP_SYSTEM = 'robodyn_controllers/MujocoLockstepSystem'
 GZ_PLUGIN = ('gz_ros2_control-system', 'gz_ros2_control::GazeboSimROS2ControlPlugin')
 

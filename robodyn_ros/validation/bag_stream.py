@@ -34,7 +34,8 @@ class CommandStats:
     limit per joint (None before the first message), and the largest change of any value
     between two consecutive messages [N m or N] with its receive time [ns]; a pair with
     messages lost between them in the recording (``gaps``) is not one published step and
-    is only counted (``across_gaps``)."""
+    is only counted (``across_gaps``); when the recording's gaps are not all listed
+    (``steps_known`` False) no step is reported."""
 
     count: int = 0
     peak: np.ndarray | None = None
@@ -44,6 +45,7 @@ class CommandStats:
     step_ns: int | None = None
     across_gaps: int = 0
     gaps: frozenset[int] = frozenset()
+    steps_known: bool = True
 
     def note_step(self, values: np.ndarray, stamp_ns: int) -> None:
         """Compare ``values`` with the previous message's."""
@@ -277,8 +279,9 @@ class BagStream:
                     peak=None if cmd.peak is None else cmd.peak.tolist(),
                     at_limit_pct=None if cmd.hits is None or self.model is None else
                     (100.0 * cmd.hits / max(cmd.count, 1)).tolist(),
-                    largest_step=cmd.largest_step if cmd.count > 1 else None,
-                    largest_step_time=None if cmd.step_ns is None else
+                    largest_step=cmd.largest_step if cmd.count > 1 and cmd.steps_known
+                    else None,
+                    largest_step_time=None if cmd.step_ns is None or not cmd.steps_known else
                     1e-9 * (cmd.step_ns - (self.first_ns or cmd.step_ns)),
                     pairs_across_gaps=cmd.across_gaps)
 

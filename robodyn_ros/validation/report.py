@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..io.sequence_gaps import MAX_GAPS, listed_gaps
 from ..model import RobotModel
 from .report_schema import SCHEMA_VERSION, ModelSummary, ValidationReport
 from .thresholds import Thresholds
@@ -115,10 +116,13 @@ def _lost_in_recording(gaps):
     for topic, entry in sorted(gaps.items()):
         lost = entry.get('lost', 0) if isinstance(entry, dict) else 0
         if lost:
-            out.append(f'{lost} messages of {topic} were lost in recording '
-                       f'({len(entry.get("gaps", []))} gaps: the recorder lagged and the '
-                       'publisher overwrote them); a change across a gap is not one '
-                       'published step')
+            count = entry.get('gap_count', len(entry.get('gaps', [])))
+            out.append(f'{lost} messages of {topic} were lost in recording ({count} gaps: '
+                       'the recorder lagged and the publisher overwrote them); a change '
+                       'across a gap is not one published step'
+                       + ('' if listed_gaps(entry) is not None else
+                          f'; the gaps beyond the first {MAX_GAPS} are not listed, so no '
+                          'command step is reported'))
     return out
 
 
@@ -175,12 +179,10 @@ def _markdown(report):
         lines.append(f'State loop: {t["rate_hz"]:.2f} Hz, jitter p50/p99 '
                      f'{t["jitter_p50_ms"]:.4f}/{t["jitter_p99_ms"]:.4f} ms, {t["gaps"]} gaps, '
                      f'{t["dropped_cycles"]} dropped cycles.')
-    step = report['torque'].get('largest_step')
+    step, at = report['torque'].get('largest_step'), report['torque'].get('largest_step_time')
     if step is not None:
-        lines.append(f'Largest command step between consecutive messages: {step:.4g} '
-                     f'(at {report["torque"]["largest_step_time"]:.3f} s)'
-                     if report['torque'].get('largest_step_time') is not None else
-                     f'Largest command step between consecutive messages: {step:.4g}.')
+        lines.append(f'Largest command step between consecutive messages: {step:.4g}'
+                     + (f' (at {at:.3f} s).' if at is not None else '.'))
     d = report['diagnostics']
     if d:
         rate = d.get('rate_hz_min')

@@ -11,6 +11,7 @@ import os
 from ..defaults import JOINT_STATES
 from ..errors import BagError
 from ..io.bag_reader import BagReader
+from ..io.sequence_gaps import listed_gaps
 from ..model import RobotModel
 from .bag_stream import (
     DIAGNOSTICS,
@@ -92,8 +93,9 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         roles, ref_type = _topics(bag, state_topic, reference_topic, command_topic)
         wanted = [t for t in roles.values() if t]
         stream = BagStream(roles, ref_type, model, tolerance, bag.deserialize)
-        gaps = bag.recording_gaps.get(roles['command'] or '', {}).get('gaps', [])
-        stream.cmd.gaps = frozenset(int(g[0]) for g in gaps if isinstance(g, list) and g)
+        gaps = listed_gaps(bag.recording_gaps.get(roles['command'] or ''))
+        stream.cmd.gaps = gaps if gaps is not None else frozenset()
+        stream.cmd.steps_known = gaps is not None
         show = progress_printer(sum(bag.counts.get(t, 0) for t in wanted)) if progress \
             else None
         handlers = stream.handlers

@@ -332,26 +332,33 @@ def test_safe_mode_fails_the_verdict_and_says_when_and_why():
                                   'trip position']
 
 
-def test_largest_command_step_skips_pairs_the_recorder_lost_messages_between(tmp_path):
+def _commands_bag(path, custom=None):
+    """A 2-joint bag of 300 states, references and commands, 1 N m per published command,
+    89 of them lost after k = 100 and a true 5 N m step at k = 201; its recording-gaps
+    summary (``custom``: that summary's JSON instead)."""
     from robodyn_ros.io.cdr import Float64MultiArrayWriter
     from robodyn_ros.io.sequence_gaps import CUSTOM_DATA_KEY, SequenceGaps
-    bag = str(tmp_path / 'gaps')
-    writer, encode = BagWriter(bag), Float64MultiArrayWriter(2)
+    writer, encode = BagWriter(path), Float64MultiArrayWriter(2)
     writer.add_topic('/joint_states', 'sensor_msgs/msg/JointState')
     writer.add_topic('/robodyn_controller/reference', 'sensor_msgs/msg/JointState')
     writer.add_topic('/effort_controller/commands', 'std_msgs/msg/Float64MultiArray')
-    gaps, tau = SequenceGaps(), 0.0
-    for k in range(300):  # 1 N m per published message; 89 of them lost after k = 100
+    gaps = SequenceGaps()
+    for k in range(300):
         t_ns = 10**9 + k * 10**6
         q = [0.1 * np.sin(k * 1e-3), 0.0]
         for topic in ('/joint_states', '/robodyn_controller/reference'):
             writer.write(topic, t_ns, encode_joint_state(t_ns * 1e-9, ['a', 'b'], q))
         seq = k + 1 + (89 if k > 100 else 0)
-        tau = seq + (5.0 if k > 200 else 0.0)  # and one true step of 5 N m at k = 201
+        tau = seq + (5.0 if k > 200 else 0.0)
         writer.write('/effort_controller/commands', t_ns, encode([tau, 0.0]))
         gaps.note('/effort_controller/commands', b'w', seq, t_ns)
-    writer.set_custom_data(CUSTOM_DATA_KEY, gaps.to_json())
+    writer.set_custom_data(CUSTOM_DATA_KEY, custom or gaps.to_json())
     writer.close()
+
+
+def test_largest_command_step_skips_pairs_the_recorder_lost_messages_between(tmp_path):
+    bag = str(tmp_path / 'gaps')
+    _commands_bag(bag)
     report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)
     torque = report['torque']
     assert torque['largest_step'] == pytest.approx(6.0)  # 1 + 5: the true step only
@@ -361,3 +368,13 @@ def test_largest_command_step_skips_pairs_the_recorder_lost_messages_between(tmp
                for w in report['warnings'])
     assert 'Largest command step between consecutive messages: 6' in \
         (tmp_path / 'o' / 'report.md').read_text()
+
+
+def test_no_command_step_is_reported_when_the_gaps_are_not_all_listed(tmp_path):
+    bag = str(tmp_path / 'many')
+    summary = {'/effort_controller/commands': dict(publishers=1, lost=89, gap_count=2000,
+                                                    gaps=[[10**9 + 101 * 10**6, 89]])}
+    _commands_bag(bag, json.dumps(summary))
+    report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)
+    assert report['torque']['largest_step'] is None
+    assert any('not listed, so no command step is reported' in w for w in report['warnings'])
