@@ -45,14 +45,15 @@ CITATION = re.compile(r'seed (\d{3})((?:,? (?:eqs?\.|Definition|Theorem) ?'
 def public_functions():
     """[(qualified name, file, docstring)] of dynamics/'s public functions and methods."""
     out = []
-    for path in sorted(glob.glob(os.path.join(DYNAMICS, '*.py'))):
+    for path in sorted(glob.glob(os.path.join(DYNAMICS, '**', '*.py'), recursive=True)):
+        where = os.path.relpath(path, DYNAMICS)
         tree = ast.parse(open(path, encoding='utf-8').read())
         for node in tree.body:
             if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and \
                     not node.name.startswith('_'):
-                out.append((node.name, os.path.basename(path), ast.get_docstring(node) or ''))
+                out.append((node.name, where, ast.get_docstring(node) or ''))
                 if isinstance(node, ast.ClassDef):
-                    out += [(f'{node.name}.{m.name}', os.path.basename(path),
+                    out += [(f'{node.name}.{m.name}', where,
                              ast.get_docstring(m) or '') for m in node.body
                             if isinstance(m, ast.FunctionDef) and not m.name.startswith('_')]
     return out

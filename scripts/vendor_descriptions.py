@@ -105,8 +105,8 @@ def export(mirror, folder, package, prefix):
 
 def measure(path, args, base, tip):
     """One robot: dict of the measured figures, or the refusal's line."""
-    from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
     from robodyn_ros.dynamics.rigid_body_dynamics import RigidBodyDynamics
+    from robodyn_ros.dynamics.verification.pinocchio_chain import PinocchioChain
     from robodyn_ros.errors import RobodynError
     from robodyn_ros.model import load_urdf
     try:  # as the command-line tools load: effort limits and inertials may be missing

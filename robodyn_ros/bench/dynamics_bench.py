@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..dynamics import RigidBodyDynamics
-from ..dynamics.pinocchio_chain import PinocchioChain
+from ..dynamics.verification.pinocchio_chain import PinocchioChain
 from ..errors import InputError
 from ..model import load_robot, load_urdf
 

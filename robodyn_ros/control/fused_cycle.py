@@ -35,7 +35,7 @@ array          shape      content
                           kd, effort limit, zeros, max torque rate (constant row), nominal
                           period (constant row), continuous joints (1.0 / 0.0: the float
                           row the general path's position_jump takes too), jump tolerance
-``params``     (n+1, 23)  the Newton-Euler rows (dynamics/recursive_params.py)
+``params``     (n+1, 23)  the Newton-Euler rows (dynamics/recursive/recursive_params.py)
 ``state``      (2, n)     written: q, qd in chain order
 ``q_ref`` ...  (n,)       the reference's position, velocity, acceleration
 ``tau``, ``output``  (n,)  the law's torque; the limited command (updated in place)
@@ -45,7 +45,7 @@ array          shape      content
 import numba
 import numpy as np
 
-from ..dynamics.newton_euler import computed_torque_kernel, newton_euler
+from ..dynamics.recursive.newton_euler import computed_torque_kernel, newton_euler
 from .safety.kernels import (
     JUMP_TOLERANCE,
     first_violation,

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from ..dynamics.pinocchio_chain import PinocchioChain
+from ..dynamics.verification.pinocchio_chain import PinocchioChain
 
 __all__ = ['OnlineCrossCheck', 'check_at_load', 'LOAD_TOLERANCE']
 

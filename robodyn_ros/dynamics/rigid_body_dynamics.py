@@ -11,12 +11,12 @@ from ..errors import InputError, ModelError
 from ..model.kinematics import check_vector
 from ..model.robot_model import RobotModel
 from .chain import dh_chain
-from .coriolis_matrix import coriolis_christoffel, coriolis_kronecker
 from .friction import friction_torque
-from .gravity_vector import gravity_jacobian
-from .link_kinematics import link_kinematics
-from .mass_matrix import mass_matrix_derivative, mass_matrix_jacobian
-from .recursive_params import MODE_ALL, MODE_C, MODE_M, pack_params, workspace
+from .recursive.recursive_params import MODE_ALL, MODE_C, MODE_M, pack_params, workspace
+from .seed.coriolis_matrix import coriolis_christoffel, coriolis_kronecker
+from .seed.gravity_vector import gravity_jacobian
+from .seed.link_kinematics import link_kinematics
+from .seed.mass_matrix import mass_matrix_derivative, mass_matrix_jacobian
 
 __all__ = ['RigidBodyDynamics', 'METHODS']
 
@@ -70,7 +70,7 @@ class RigidBodyDynamics:
         n = self.n
         self._compiled = method == 'recursive'
         if self._compiled:  # numba loads here, on first use, not on import
-            from . import composite_rigid_body, newton_euler
+            from .recursive import composite_rigid_body, newton_euler
             self._k: Any = SimpleNamespace(
                 terms_kernel=composite_rigid_body.terms_kernel,
                 rnea_kernel=newton_euler.rnea_kernel,

@@ -38,7 +38,7 @@ def ode_run(model, method: str, duration: float = 2.0, tol: float = 1e-13,
     from scipy.integrate import solve_ivp
 
     from ..dynamics import RigidBodyDynamics
-    from ..dynamics.pinocchio_chain import PinocchioChain
+    from ..dynamics.verification.pinocchio_chain import PinocchioChain
     dyn = RigidBodyDynamics(model, method, gravity=SEED_GRAVITY)
     plant = PinocchioChain(model, SEED_GRAVITY)
     n = model.n

@@ -207,7 +207,7 @@ def test_non_finite_law_output_latches_safe():
 
 
 def test_online_cross_check_reports_and_trips_on_a_wrong_model():
-    from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
+    from robodyn_ros.dynamics.verification.pinocchio_chain import PinocchioChain
     core = _started(cross_check_every=5, cross_check_tolerance=1e-9)
     _run(core, 50, t0=0.01)
     assert core.cross_check.checks >= 9 and core.cross_check.worst < 1e-9

@@ -217,7 +217,7 @@ sys.path.insert(0, sys.argv[1])
 from test_fused_cycle import DT, _core, _packed, _state, _trajectory
 from robodyn_ros.control import fused_cycle
 from robodyn_ros.control.safety import kernels as safety_kernels
-from robodyn_ros.dynamics import composite_rigid_body
+from robodyn_ros.dynamics.recursive import composite_rigid_body
 
 def compiled():
     modules = (fused_cycle, safety_kernels, composite_rigid_body)

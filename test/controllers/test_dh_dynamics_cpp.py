@@ -11,7 +11,7 @@ import pytest
 from robodyn_ros.control.controller_config import ControllerConfig
 from robodyn_ros.control.controller_dynamics import controller_dynamics
 from robodyn_ros.control.plugin_parameters import plugin_parameters, row_table
-from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
+from robodyn_ros.dynamics.verification.pinocchio_chain import PinocchioChain
 from robodyn_ros.model import load_robot
 from robodyn_ros.model.robot_model import load_urdf
 

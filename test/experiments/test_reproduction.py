@@ -30,7 +30,7 @@ def test_a_wrong_model_does_not_track():
     heavier = replace(ARM, bodies=ARM.bodies[:2] + (replace(ARM.bodies[2],
                                                            mass=ARM.bodies[2].mass * 1.1),))
     from robodyn_ros.dynamics import RigidBodyDynamics
-    from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
+    from robodyn_ros.dynamics.verification.pinocchio_chain import PinocchioChain
     from robodyn_ros.experiments.reproduction import SEED_GRAVITY, feedforward
     q, qd, _ = reference(0.3)
     tau = feedforward(RigidBodyDynamics(heavier, gravity=SEED_GRAVITY), 0.3)

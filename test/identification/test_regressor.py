@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from robodyn_ros.dynamics import RigidBodyDynamics
-from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
+from robodyn_ros.dynamics.verification.pinocchio_chain import PinocchioChain
 from robodyn_ros.identification import PayloadRegressor, from_vector, to_vector, with_payload
 from robodyn_ros.identification.inertial_parameters import (
     from_log_cholesky,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from robodyn_ros.dynamics import RigidBodyDynamics
-from robodyn_ros.dynamics.pinocchio_chain import PinocchioChain
+from robodyn_ros.dynamics.verification.pinocchio_chain import PinocchioChain
 from robodyn_ros.errors import InputError, ModelError, SimulationError
 from robodyn_ros.model import load_urdf
 from robodyn_ros.model.ros2_control_urdf import simulation_urdf

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from ..model.inertial import inertia_about_origin
-from ..model.spatial import skew
+from ...model.inertial import inertia_about_origin
+from ...model.spatial import skew
 from .link_kinematics import link_kinematics
 
 __all__ = [

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..model.spatial import rot_y
+from ...model.spatial import rot_y
 
 __all__ = ['LinkKinematics', 'link_kinematics']
 

@@ -3,8 +3,8 @@ dynamics are checked against (offline by ``robodyn check``, online by the contro
 
 import numpy as np
 
-from ..defaults import GRAVITY
-from ..errors import ModelError
+from ...defaults import GRAVITY
+from ...errors import ModelError
 
 __all__ = ['PinocchioChain']
 

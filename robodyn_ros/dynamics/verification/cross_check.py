@@ -7,10 +7,10 @@ import re
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..defaults import GRAVITY
-from ..errors import InputError
-from ..model import RobotModel
-from . import RigidBodyDynamics
+from ...defaults import GRAVITY
+from ...errors import InputError
+from ...model import RobotModel
+from .. import RigidBodyDynamics
 from .pinocchio_chain import PinocchioChain
 
 __all__ = ['PinocchioChain', 'CheckReport', 'cross_check', 'relative_error', 'SEED_MAX_N',

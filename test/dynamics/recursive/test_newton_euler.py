@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from robodyn_ros.dynamics import RigidBodyDynamics
-from robodyn_ros.dynamics.newton_euler import (
+from robodyn_ros.dynamics.recursive.newton_euler import (
     FRAME,
     WRENCH,
     computed_torque_kernel,
