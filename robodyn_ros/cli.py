@@ -1,4 +1,5 @@
-"""The ``robodyn`` command: inspect, check, bench, demo, validate, reproduce, identify.
+"""The ``robodyn`` command: inspect, check, bench, demo, validate, reproduce, identify, export;
+for the maintainers: faults, docs, check-random, vendors.
 
 Shape: argument parsing -> ``run(args) -> int`` calls the typed library functions
 (``load_robot``, ``cross_check``, ``bench``, ``demo``, ``validate_bag``) and prints ->
@@ -44,7 +45,8 @@ def build_parser():
     parser = _Parser(prog='robodyn', description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest='command', required=True)
     for add in (_inspect_parser, _check_parser, _bench_parser, _demo_parser,
-                _validate_parser, _reproduce_parser, _identify_parser, _export_parser):
+                _validate_parser, _reproduce_parser, _identify_parser, _export_parser,
+                _faults_parser, _docs_parser, _check_random_parser, _vendors_parser):
         add(sub)
     return parser
 
@@ -125,6 +127,17 @@ def _bench_parser(sub):
     p.add_argument('--loop-fifo', type=int, default=0, metavar='PRIORITY',
                    help='run the node under test with SCHED_FIFO at PRIORITY (1-99; '
                         'ros2_control uses 50); needs the privilege')
+    p.add_argument('--first-start', action='store_true',
+                   help='only seconds from starting the controller process to its first '
+                        'command, kernel cache filled and empty (Panda)')
+    p.add_argument('--runs', type=_count(1), default=3, help='starts per --first-start case')
+    p.add_argument('--cold-cycle', action='store_true',
+                   help="only the controller cycle's CPU time in-process, after writing "
+                        '--sweep-mb MB between cycles (a diagnosis of cold caches)')
+    p.add_argument('--sweep-mb', type=_count(0), default=0)
+    p.add_argument('--cycles', type=_count(1), default=5000)
+    p.add_argument('--no-cycle', action='store_true', help='the sweep alone (baseline)')
+    p.add_argument('--cycle-path', choices=('fused', 'general'), default='fused')
     p.add_argument('--json', action='store_true')
 
 
@@ -168,6 +181,38 @@ def _validate_parser(sub):
     p.add_argument('--tolerance', type=float, default=1e-3, help='band for time-in-band')
     p.add_argument('--out', default=None, help='report directory (default: BAG/validation)')
     p.add_argument('--no-plots', action='store_true')
+
+
+def _faults_parser(sub):
+    p = sub.add_parser('faults', help='the fault campaign: the controller in its own process '
+                                      'against scripted faults, every invariant checked')
+    p.add_argument('--fast', action='store_true', help='the CI subset only')
+    p.add_argument('--case', action='append', default=[], metavar='NAME',
+                   help='run this case (repeat)')
+    p.add_argument('--json', default=None, metavar='FILE', help='write the results here')
+
+
+def _docs_parser(sub):
+    p = sub.add_parser('docs', help="regenerate docs/'s generated sections and the seed "
+                                    'robots in urdf/ (a source checkout)')
+    p.add_argument('--check', action='store_true', help='rewrite nothing; exit 1 if stale')
+    p.add_argument('--only', nargs='+', default=None, metavar='SECTION',
+                   help='only these sections (formulations, dh_tables, accuracy, '
+                        'reproduction, parameters, plugin_parameters)')
+    p.add_argument('--root', default=None, help='the source tree (default: this checkout)')
+
+
+def _check_random_parser(sub):
+    p = sub.add_parser('check-random', help='cross-check random chains against Pinocchio')
+    p.add_argument('--chains', type=_count(1), default=20)
+    p.add_argument('--samples', type=_count(1), default=1000)
+
+
+def _vendors_parser(sub):
+    p = sub.add_parser('vendors', help="load vendors' description packages, check each "
+                                       'against Pinocchio, print the Markdown table')
+    p.add_argument('--mirror', action='append', default=[], metavar='NAME=GIT_DIR',
+                   help='a bare git directory of a vendor repository (repeat)')
 
 
 def run(args):

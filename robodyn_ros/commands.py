@@ -151,6 +151,18 @@ def _progress(method, samples, every=2.0):
 def _bench(args):
     if args.loop:
         return _loop_bench(args)
+    if args.first_start:
+        _local_dds('65')
+        from .bench.first_start import first_start
+        for line in first_start(args.runs):
+            print(line, flush=True)
+        return 0
+    if args.cold_cycle:
+        from .bench.cold_cycle import cold_cycle
+        r = cold_cycle(args.sweep_mb, args.cycles, args.no_cycle, args.cycle_path)
+        print(f'{args.cycle_path} path, sweep {args.sweep_mb} MB: cycle CPU time p50 '
+              f'{r.p50:.1f} us, p99 {r.p99:.1f} us over {args.cycles} cycles ({r.fused} fused)')
+        return 0
     if args.cpp:
         from .bench.cpp_bench import cpp_bench, format_cpp_bench
         report = cpp_bench(args.urdf, args.base, args.tip)
@@ -164,10 +176,14 @@ def _bench(args):
     return 0
 
 
-def _demo(args):
-    # DDS stays on this machine unless the environment says otherwise.
+def _local_dds(domain):
+    """DDS stays on this machine unless the environment says otherwise (before rclpy)."""
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-    os.environ.setdefault('ROS_DOMAIN_ID', '42')
+    os.environ.setdefault('ROS_DOMAIN_ID', domain)
+
+
+def _demo(args):
+    _local_dds('42')
     from .demo.runner import demo, jtc_demo
     if args.mode == 'jtc_feedforward':
         if args.robot != 'panda':
@@ -299,9 +315,40 @@ def _export(args):
     return 0
 
 
+def _faults(args):
+    _local_dds('61')
+    from .nodes.faults.campaign import run_campaign
+    return run_campaign(args.fast, args.case, args.json)
+
+
+def _docs(args):
+    from .generated_docs import generate, source_root
+    stale = generate(source_root(args.root), args.only, args.check)
+    print(('out of date: ' if args.check else 'rewritten: ') + (', '.join(stale) or 'none'))
+    return 1 if args.check and stale else 0
+
+
+def _check_random(args):
+    from .dynamics.verification.random_chains import check_random_chains
+    report = check_random_chains(args.chains, args.samples, progress=print)
+    print(report.format())
+    return 1 if report.failed else 0
+
+
+def _vendors(args):
+    from .dynamics.verification.vendor_corpus import vendor_table
+    bad = [m for m in args.mirror if '=' not in m]
+    if bad:
+        raise ConfigError(f'--mirror {bad[0]!r}: expected NAME=GIT_DIR')
+    for row in vendor_table(dict(m.split('=', 1) for m in args.mirror)):
+        print(row, flush=True)
+    return 0
+
+
 COMMANDS = {'inspect': _inspect, 'check': _check, 'bench': _bench, 'demo': _demo,
             'validate': _validate, 'reproduce': _reproduce, 'identify': _identify,
-            'export': _export}
+            'export': _export, 'faults': _faults, 'docs': _docs,
+            'check-random': _check_random, 'vendors': _vendors}
 
 
 def _loop_bench(args):

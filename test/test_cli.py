@@ -107,7 +107,7 @@ def test_bad_numbers_are_argparse_errors(argv, capsys):
 
 
 def test_validate_refuses_a_damaged_bag_saying_how_much_was_lost(tmp_path, capsys):
-    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
+    from robodyn_ros.io.synthetic_bags import write_tracking_bag
     bag = tmp_path / 'bag'
     write_tracking_bag(bag, duration=2.0)
     mcap = next(bag.glob('*.mcap'))
@@ -121,7 +121,7 @@ def test_validate_refuses_a_damaged_bag_saying_how_much_was_lost(tmp_path, capsy
 
 
 def test_identify_names_the_joints_no_state_carries(tmp_path, capsys):
-    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
+    from robodyn_ros.io.synthetic_bags import write_tracking_bag
     bag = tmp_path / 'bag'
     write_tracking_bag(bag, duration=1.0, joints=list('abcdefg'))
     code = run(build_parser().parse_args(['identify', str(bag), '--robot', 'panda',

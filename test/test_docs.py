@@ -2,7 +2,6 @@
 formulations page lists them all; every `bash` block in docs/ runs as written."""
 
 import glob
-import importlib.util
 import os
 import re
 import subprocess
@@ -15,11 +14,8 @@ PAGES = sorted(glob.glob(os.path.join(ROOT, 'docs', '*.md')))
 
 
 def _generator():
-    spec = importlib.util.spec_from_file_location(
-        'generate_docs', os.path.join(ROOT, 'scripts', 'generate_docs.py'))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from robodyn_ros import generated_docs
+    return generated_docs
 
 
 def _commands():
@@ -40,7 +36,7 @@ def test_formulations_page_lists_every_cited_function():
     page = os.path.join(ROOT, 'docs', 'formulations.md')
     text = open(page, encoding='utf-8').read()
     assert generator.render(text, ['formulations']) == text, \
-        'docs/formulations.md is out of date: run scripts/generate_docs.py --only formulations'
+        'docs/formulations.md is out of date: run robodyn docs --only formulations'
     for name, *_ in generator.citations():
         assert f'`{name}`' in text
 

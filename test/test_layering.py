@@ -44,7 +44,9 @@ ALLOWED = {
     'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model'},
     'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model'},
 }
-TOP_LEVEL = {'__init__', 'cli', 'commands', 'errors', 'defaults', 'package_share'}
+#: generated_docs: beside the CLI (it runs robodyn's commands for the generated sections).
+TOP_LEVEL = {'__init__', 'cli', 'commands', 'errors', 'defaults', 'package_share',
+             'generated_docs'}
 
 
 def _internal_imports(path, package):

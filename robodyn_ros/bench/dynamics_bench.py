@@ -243,7 +243,7 @@ def validate_benchmark(hours):
     import shutil
     tmp = tempfile.mkdtemp(prefix='robodyn-validate-bench-')
     bag = os.path.join(tmp, 'bag')
-    from .synthetic_bags import write_tracking_bag
+    from ..io.synthetic_bags import write_tracking_bag
     t0 = time.perf_counter()
     truth = write_tracking_bag(bag, 'mcap', duration=hours * 3600.0, drop_state_every=0,
                                drop_ref_every=0, reorder=False)

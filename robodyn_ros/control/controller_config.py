@@ -15,6 +15,7 @@ from typing import cast
 import numpy as np
 
 from ..errors import ConfigError
+from .options import OPTION_TYPES, InitialOutput, SafeCommand, Trigger
 from .parameters import NODE_ONLY, PARAMETERS, Parameter, config_name
 from .safety.limits import SafetyLimits
 
@@ -42,8 +43,11 @@ _TYPE = {'bool': bool, 'int': int, 'float': float, 'str': str, 'float list': tup
 
 
 def _default(name):
-    """The field default of parameter ``name`` (lists as tuples: the config is frozen)."""
+    """The field default of parameter ``name`` (lists as tuples: the config is frozen; an
+    option as its enum member)."""
     value = PARAMETERS[name].default
+    if name in OPTION_TYPES:
+        return OPTION_TYPES[name](value)
     return tuple(value) if isinstance(value, list) else value
 
 
@@ -58,7 +62,7 @@ class ControllerConfig:
 
     joints: tuple[str, ...] = _default('joints')
     rate: float = _default('rate')
-    trigger: str = _default('trigger')
+    trigger: Trigger = _default('trigger')
     mode: str = _default('mode')
     reference: str = _default('reference')
     amplitudes: tuple[float, ...] = _default('amplitudes')
@@ -79,8 +83,8 @@ class ControllerConfig:
     diagnostics_period: float = _default('diagnostics_period')
     max_torque_rate: float = _default('max_torque_rate')
     ramp_time: float = _default('ramp_time')
-    safe_command: str = _default('safe_command')
-    initial_output: str = _default('initial_output')
+    safe_command: SafeCommand = _default('safe_command')
+    initial_output: InitialOutput = _default('initial_output')
     damping: tuple[float, ...] = _default('damping')
     hold_kp: tuple[float, ...] = _default('hold_kp')
     hold_kd: tuple[float, ...] = _default('hold_kd')
@@ -186,8 +190,9 @@ def _coerce(parameter, value):
     if kind is float:
         return _number(name, value)
     if kind is str:
-        if isinstance(value, str):
-            return value
+        if isinstance(value, str):  # an option as its enum member (a bad one: _check says)
+            options = OPTION_TYPES.get(name)
+            return options(value) if options is not None and value in tuple(options) else value
         raise ConfigError(f'{name}: expected a string, got {value!r}')
     if isinstance(value, (str, bytes)) or not hasattr(value, '__iter__'):
         raise ConfigError(f'{name}: expected a list, got {value!r}')

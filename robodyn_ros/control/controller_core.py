@@ -25,7 +25,7 @@ from .joint_map import JointMap
 from .levels import Level
 from .reference.manager import PreparedTrajectory, ReferenceManager
 from .reference.trajectories import Hold
-from .safety.supervisor import ACTIVE, LEVELS, SAFE, WAITING, SafetySupervisor
+from .safety.supervisor import ACTIVE, LEVELS, SAFE, WAITING, SafetySupervisor, SupervisorState
 from .state_clock import CLOCK_RESET, StateClock
 
 __all__ = ['ControllerCore', 'Command', 'PreparedPayload', 'CLOCK_RESET']
@@ -37,13 +37,13 @@ Values = Sequence[float] | np.ndarray
 
 class Command(NamedTuple):
     """One cycle's output: ``effort`` in the command joint order, the reference in chain
-    order at reference time ``t_ref`` [s], the supervisor ``mode``."""
+    order at reference time ``t_ref`` [s], the supervisor's ``state`` it was made in."""
 
     effort: np.ndarray
     q_ref: np.ndarray
     qd_ref: np.ndarray
     t_ref: float
-    mode: str
+    state: SupervisorState
 
 
 class PreparedPayload(NamedTuple):
@@ -240,7 +240,7 @@ class ControllerCore:
         if jump:
             emit(self.events, EventKind.CLOCK_JUMP, Level.WARN, jump)
         sup = self.supervisor
-        was_waiting = sup.mode == WAITING
+        was_waiting = sup.state == WAITING
         if sup.accept_state(now, q, qd):
             self._restart_reference(self.clock.reference_time(now), q, was_waiting)
         return True
@@ -332,7 +332,7 @@ class ControllerCore:
     def on_trajectory(self, now: float, msg: Any) -> tuple[bool, str]:
         """Follow a JointTrajectory (duck-typed). Returns (accepted, one-line text)."""
         if not self.supervisor.commanding:
-            return self._refuse(f'trajectory rejected: controller is {self.supervisor.mode}')
+            return self._refuse(f'trajectory rejected: controller is {self.supervisor.state}')
         prepared = self.prepare_trajectory(now, msg)
         if isinstance(prepared, str):
             return self._refuse(prepared)
@@ -358,7 +358,7 @@ class ControllerCore:
     def adopt_trajectory(self, now: float, prepared: PreparedTrajectory) -> tuple[bool, str]:
         """Follow a prepared trajectory (control thread; O(1)). (accepted, text)."""
         if not self.supervisor.commanding:
-            return self._refuse(f'trajectory rejected: controller is {self.supervisor.mode}')
+            return self._refuse(f'trajectory rejected: controller is {self.supervisor.state}')
         try:
             duration = self.reference.adopt(prepared)
         except InputError as exc:
@@ -388,10 +388,10 @@ class ControllerCore:
         tau = sup.command(now, law_tau)
         self.stats.record(now, (time.thread_time() - c0) * 1e6,
                           (time.perf_counter() - t0) * 1e6)
-        mode = sup.mode  # the mode this command was made in (a tracking fault: the next)
+        state = sup.state  # the state this command was made in (a tracking fault: the next)
         if law_tau is not None:
             self._check_tracking(now, q_r)
-        return self.command(tau, q_r, qd_r, t, mode)
+        return self.command(tau, q_r, qd_r, t, state)
 
     def _check_tracking(self, now, q_r):
         """Safe mode (latched, position hold) when |q_r - q| exceeds max_tracking_error on
@@ -411,9 +411,9 @@ class ControllerCore:
                      'joint not in effort mode; or a model far from the arm)', latch=True)
 
     def command(self, tau: np.ndarray, q_ref: np.ndarray, qd_ref: np.ndarray, t_ref: float,
-                mode: str) -> Command:
+                state: SupervisorState) -> Command:
         """The Command of a cycle's chain-order torque ``tau`` (reordered for output)."""
-        return Command(self._ordered(tau), q_ref, qd_ref, t_ref, mode)
+        return Command(self._ordered(tau), q_ref, qd_ref, t_ref, state)
 
     def _ordered(self, tau):
         return tau if self.out_order is None else tau[self.out_order]
@@ -447,16 +447,16 @@ class ControllerCore:
     def diagnostics(self, now: float) -> tuple[Level, str, dict[str, str]]:
         """(level, message, {key: value}) describing the controller now."""
         sup = self.supervisor
-        values = {'state': sup.mode, 'reason': sup.reason, 'mode': self.config.mode,
+        values = {'state': sup.state, 'reason': sup.reason, 'mode': self.config.mode,
                   'reference': self.reference.kind, 'safe_command': sup.hold_kind,
                   'state_age_ms': 'none' if sup.valid_time is None
                   else f'{(now - sup.valid_time) * 1e3:.3f}',
                   'faults': str(sup.faults), 'clamped': str(sup.clamped),
                   'rate_limited': str(sup.rate_limited),
                   'last_rejection': self.last_rejection or 'none'}
-        if sup.mode == SAFE and sup.hold_q is not None:
+        if sup.state == SAFE and sup.hold_q is not None:
             values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
         values.update(self.stats.summary())
         if self.cross_check is not None:
             values.update(self.cross_check.summary())
-        return LEVELS[sup.mode], f'{sup.mode}: {sup.reason}', values
+        return LEVELS[sup.state], f'{sup.state}: {sup.reason}', values

@@ -5,7 +5,7 @@ Everything else is generated from this table, as ros2_controllers generate their
 generate_parameter_library: the node declares these parameters (nodes/controller.py),
 ControllerConfig takes its defaults and range checks from them (controller_config.py),
 and the parameter table of docs/real_arm.md is written from them
-(scripts/generate_docs.py). test/control/test_parameters.py fails if any of the three
+(robodyn docs). test/control/test_parameters.py fails if any of the three
 could diverge.
 
 Every parameter is declared with dynamic typing (a YAML integer where a float is meant
@@ -19,6 +19,7 @@ from typing import Any
 
 from ..defaults import COMMAND_TOPIC, GRAVITY
 from .laws import MODES
+from .options import InitialOutput, SafeCommand, Trigger
 from .reference.trajectories import KINDS
 
 __all__ = ['Parameter', 'PARAMETERS', 'ROBOT_PARAMETERS', 'NODE_ONLY', 'RUNTIME', 'TYPES',
@@ -26,6 +27,8 @@ __all__ = ['Parameter', 'PARAMETERS', 'ROBOT_PARAMETERS', 'NODE_ONLY', 'RUNTIME'
 
 #: Value kinds: a JSON-like type the node declares and ControllerConfig checks.
 TYPES = ('bool', 'int', 'float', 'str', 'float list', 'string list')
+
+
 
 
 @dataclass(frozen=True)
@@ -91,7 +94,7 @@ _CONTROLLER = (
     _p('rate', 'float', 1000.0, 'control rate [Hz] (trigger timer; watchdog and safe '
        'command rate)', low=100.0, high=20000.0, unit='Hz'),
     _p('trigger', 'str', 'state', "'state': answer each new joint state; 'timer': fixed "
-       'rate', options=('timer', 'state')),
+       'rate', options=tuple(Trigger)),
     _p('mode', 'str', 'computed_torque', 'the control law', options=MODES),
     _p('reference', 'str', 'hold', 'reference started at the first state; JointTrajectory '
        'messages replace it', options=('hold', 'one_minus_cos', 'sum_of_sines')),
@@ -137,10 +140,10 @@ _CONTROLLER = (
        'and recovery [s]', low=0.0, high=10.0, unit='s'),
     _p('safe_command', 'str', 'hold', "'hold': hold the position of the trip (PD + g(q)) "
        'while the state is trusted, g(q) - D qd when it is not (stale, or two sources); '
-       "'zero'", options=('hold', 'zero')),
+       "'zero'", options=tuple(SafeCommand)),
     _p('initial_output', 'str', 'hold', "start of the rate limit at the first activation: "
        "'hold' (the torque holding the arm where its brakes held it) or 'zero'",
-       options=('hold', 'zero')),
+       options=tuple(InitialOutput)),
     _p('damping', 'float list', [1.0], 'D of the gravity + damping hold (state not '
        'trusted), 1 or n [N m s/rad]', low=0.0, min_length=1),
     _p('hold_kp', 'float list', [], 'stiffness of the position hold, 1 or n [N m/rad] '

@@ -33,6 +33,7 @@ from ..control.controller_config import DIAGNOSTICS_PERIOD_RANGE
 from ..control.cycle_timer import CycleTimer
 from ..control.events import EventKind, emit
 from ..control.levels import Level
+from ..control.options import Trigger
 from ..control.parameters import PARAMETERS, RUNTIME
 from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
@@ -215,7 +216,7 @@ class ControllerNode(LifecycleNode):
         self.payload_worker = LatestWorker(lambda args: core.prepare_payload(*args),
                                            lambda exc: f'payload refused: {exc}',
                                            'robodyn_payload', PAYLOAD_INTERVAL)
-        self.trigger_state = config.trigger == 'state'
+        self.trigger_state = config.trigger == Trigger.STATE
         self.period = 1.0 / config.rate
         self.cycle_timer = CycleTimer(core.supervisor, self.period, self.trigger_state)
         self.timer = self.create_timer(self.cycle_timer.initial_ns * 1e-9, self.on_timer,

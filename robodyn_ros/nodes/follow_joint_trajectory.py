@@ -189,7 +189,7 @@ class FollowJointTrajectoryBridge:
         """Accept or reject a goal before it exists for the client (the action thread)."""
         core = self.controller.core
         problem = 'controller not active' if self.ending or core is None or \
-            core.supervisor.mode == INACTIVE else goal_problem(
+            core.supervisor.state == INACTIVE else goal_problem(
                 core.model.joint_names, goal.trajectory, core.config.max_trajectory_points)
         if problem is None:
             return GoalResponse.ACCEPT
@@ -238,7 +238,7 @@ class FollowJointTrajectoryBridge:
                 return self._finish(handle, result, INVALID_GOAL,
                                     f'{self.ending or "controller cleaned up"}: goal ended')
             supervisor = core.supervisor
-            if supervisor.mode == 'safe':
+            if supervisor.state == 'safe':
                 self._submit('hold')
                 return self._finish(handle, result, PATH_TOLERANCE_VIOLATED,
                                     f'controller in safe mode: {supervisor.reason}')

@@ -48,7 +48,7 @@ class TrajectoryInterfaces:
             # A goal reads the snapshot from the action thread, later: the core reuses the
             # state's buffers (ControllerCore.q), so the snapshot gets copies.
             q, qd = q.copy(), qd.copy()
-        snapshot = (command.t_ref, command.q_ref, command.qd_ref, q, qd, command.mode)
+        snapshot = (command.t_ref, command.q_ref, command.qd_ref, q, qd, command.state)
         if bridge is not None:
             bridge.snapshot = snapshot
         self.countdown -= 1

@@ -74,7 +74,7 @@ def test_bad_stream_gives_safe_command_within_timeout_plus_3_cycles_and_keeps_it
             core.on_state(now, NAMES[:-1], Q0[:-1], np.zeros(6), now + 100.0)
         command = core.update(now)
         commands.append(command)
-        modes.append(command.mode)
+        modes.append(command.state)
     first_safe = modes.index(SAFE)
     assert first_safe * DT <= 0.05 + 3 * DT
     assert all(m == SAFE for m in modes[first_safe:])  # kept up, every cycle
@@ -86,9 +86,9 @@ def test_future_stamped_states_do_not_disable_the_watchdog():
     core = _core(state_timeout=0.05)
     core.activate(0.0)
     _run(core, 100, stamp_offset=10.0)  # robot clock 10 s ahead of ours
-    assert core.supervisor.mode == ACTIVE
+    assert core.supervisor.state == ACTIVE
     late = _run(core, 60, t0=0.1, states=False)
-    assert late[-1] is not None and core.supervisor.mode == SAFE
+    assert late[-1] is not None and core.supervisor.state == SAFE
 
 
 def test_torque_equals_the_law_with_reordered_and_extra_joints():
@@ -181,10 +181,10 @@ def test_recovery_ramps_in_and_holds_the_current_position():
                     ramp_time=0.05)
     _run(core, 500, t0=0.01)
     _run(core, 80, t0=0.51, states=False)
-    assert core.supervisor.mode == SAFE
+    assert core.supervisor.state == SAFE
     q_now = Q0 + 0.01
     core.on_state(0.6, NAMES, q_now, np.zeros(7), 200.0)
-    assert core.supervisor.mode == RAMP_IN and core.reference.kind == 'hold'
+    assert core.supervisor.state == RAMP_IN and core.reference.kind == 'hold'
     np.testing.assert_allclose(core.reference(200.5)[0], q_now)
 
 
@@ -202,7 +202,7 @@ def test_non_finite_law_output_latches_safe():
     core = _started()
     core.law = lambda *args: np.full(7, np.nan)
     command = core.update(0.011)
-    assert command.mode == SAFE and core.supervisor.latched
+    assert command.state == SAFE and core.supervisor.latched
     assert np.all(np.isfinite(command.effort))
 
 
@@ -211,10 +211,10 @@ def test_online_cross_check_reports_and_trips_on_a_wrong_model():
     core = _started(cross_check_every=5, cross_check_tolerance=1e-9)
     _run(core, 50, t0=0.01)
     assert core.cross_check.checks >= 9 and core.cross_check.worst < 1e-9
-    assert core.supervisor.mode == ACTIVE
+    assert core.supervisor.state == ACTIVE
     core.cross_check.reference = PinocchioChain(PANDA, (0.0, 0.0, -9.0))  # wrong gravity
     _run(core, 10, t0=0.06)
-    assert core.supervisor.mode == SAFE and 'cross-check' in core.supervisor.reason
+    assert core.supervisor.state == SAFE and 'cross-check' in core.supervisor.reason
     assert 'cross_check_max_nm' in core.diagnostics(0.1)[2]
 
 
@@ -246,7 +246,7 @@ def test_no_step_above_the_rate_limit_over_start_glitch_stall_and_recovery():
         command = core.update(now)
         if command is not None:
             efforts.append(command.effort)
-            modes.append(command.mode)
+            modes.append(command.state)
     steps = np.abs(np.diff(np.array(efforts), axis=0))
     assert steps.max() <= 1000.0 * DT + 1e-9
     assert {'ramp_in', 'active', 'safe'} <= set(modes) and modes[-1] == 'active'
@@ -301,7 +301,7 @@ def test_an_arm_that_does_not_follow_trips_the_tracking_guard_into_a_position_ho
     assert accepted
     _run(core, 1000, t0=0.05)
     sup = core.supervisor
-    assert sup.mode == SAFE and 'tracking error' in sup.reason
+    assert sup.state == SAFE and 'tracking error' in sup.reason
     assert 'position hold' in sup.reason and np.allclose(sup.hold_q, Q0)
     gravity = _core(mode='gravity', max_tracking_error=0.05)
     assert gravity.tracking_limit is None

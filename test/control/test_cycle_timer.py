@@ -45,6 +45,6 @@ def test_a_fault_while_states_arrive_needs_the_safe_command_at_once():
     timer = CycleTimer(sup, PERIOD, trigger_state=True)
     assert not timer.unanswered_needs_command(0.01)
     sup.fault(0.01, 'test', latch=True)
-    assert sup.mode == SAFE and timer.unanswered_needs_command(0.01)
+    assert sup.state == SAFE and timer.unanswered_needs_command(0.01)
     assert timer.to_rate() == 1_000_000 and timer.fast
     assert not timer.unanswered_needs_command(0.011)  # already at rate

@@ -105,7 +105,7 @@ def _general(core, now, names, position, velocity, stamp):
 
 def _snapshot(core):
     sup = core.supervisor
-    return (sup.mode, sup.reason, sup.output.tobytes(), sup.rate_limited, sup.clamped,
+    return (sup.state, sup.reason, sup.output.tobytes(), sup.rate_limited, sup.clamped,
             sup.faults, core.clock.stamp, core.clock.offset, core.reference.t0,
             core.drain_events())
 
@@ -138,7 +138,7 @@ def test_fused_and_general_paths_agree_bit_for_bit(name, events, seed):
         if a is not None:
             assert a.effort.tobytes() == b.effort.tobytes(), (k, event)
             assert a.q_ref.tobytes() == b.q_ref.tobytes() and a.t_ref == b.t_ref
-            assert a.mode == b.mode
+            assert a.state == b.state
             assert np.all(np.isfinite(a.effort))
         assert _snapshot(fused) == _snapshot(general), (k, event)
     assert fused.fused_cycle.cycles >= 25  # the fused path ran (ramp-in is general)
@@ -150,7 +150,7 @@ def test_steady_state_runs_fused():
     rng = np.random.default_rng(0)
     for k in range(200):
         assert core.cycle_packed(k * DT, *_packed(*_state('ok', k, rng))) is not None
-    assert core.supervisor.mode == ACTIVE
+    assert core.supervisor.state == ACTIVE
     assert core.fused_cycle.cycles > 150  # all but ramp-in
 
 
@@ -205,7 +205,7 @@ def test_a_non_finite_law_torque_faults_on_both_paths():
                 core.cycle(k * DT, *state)
             assert command is None or np.all(np.isfinite(command.effort))
     assert cores[0].fused_cycle.cycles == 3
-    assert [c.supervisor.mode for c in cores] == ['safe', 'safe']
+    assert [c.supervisor.state for c in cores] == ['safe', 'safe']
     assert _snapshot(cores[0]) == _snapshot(cores[1])
     assert 'non-finite torque' in cores[0].supervisor.reason
 
@@ -236,7 +236,7 @@ for name in ('sim', 'franka'):
             core.cycle_packed(k * DT, *_packed(*_state('ok', k, rng)))
         elif core.supervisor.publishing:
             core.update(k * DT)
-    assert core.supervisor.mode == 'active' and core.reference.kind == 'hold', name
+    assert core.supervisor.state == 'active' and core.reference.kind == 'hold', name
     print(name, before, compiled())
 """
 

@@ -2,13 +2,13 @@
 the docs: they cannot diverge."""
 
 from dataclasses import fields
-import importlib.util
 import os
 import typing
 
 import pytest
 
 from robodyn_ros.control import ControllerConfig
+from robodyn_ros.control.options import OPTION_TYPES
 from robodyn_ros.control.parameters import NODE_ONLY, PARAMETERS, config_name
 from robodyn_ros.errors import ConfigError
 
@@ -25,10 +25,14 @@ def test_config_fields_are_the_parameters_with_their_types_and_defaults():
     config = ControllerConfig()
     for p in CONTROLLER:
         name = config_name(p.name)
-        assert hints[name] == TYPES[p.type], p.name
+        option = OPTION_TYPES.get(p.name)
+        assert hints[name] == (option or TYPES[p.type]), p.name
+        if option is not None:  # an option parameter holds its enum's member
+            assert tuple(option) == p.options and isinstance(getattr(config, name), option)
         default = tuple(p.default) if isinstance(p.default, list) else p.default
         assert getattr(config, name) == default, p.name
-    ControllerConfig.from_parameters({p.name: p.default for p in PARAMETERS.values()})
+    given = ControllerConfig.from_parameters({p.name: p.default for p in PARAMETERS.values()})
+    assert all(isinstance(getattr(given, config_name(n)), t) for n, t in OPTION_TYPES.items())
 
 
 @pytest.mark.parametrize('p', [p for p in CONTROLLER if p.low is not None or p.high is not None
@@ -70,15 +74,12 @@ def test_unknown_names_are_refused_and_the_node_s_own_ignored():
 
 
 def test_the_docs_table_is_generated_from_the_declarations():
-    spec = importlib.util.spec_from_file_location(
-        'generate_docs', os.path.join(ROOT, 'scripts', 'generate_docs.py'))
-    generator = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generator)
+    from robodyn_ros import generated_docs as generator
     page = os.path.join(ROOT, 'docs', 'real_arm.md')
     text = open(page, encoding='utf-8').read()
     assert '<!-- generated: parameters -->' in text
     assert generator.render(text, ['parameters']) == text, \
-        'docs/real_arm.md is out of date: run scripts/generate_docs.py --only parameters'
+        'docs/real_arm.md is out of date: run robodyn docs --only parameters'
     for p in PARAMETERS.values():
         assert f'`{p.name}`' in text
 

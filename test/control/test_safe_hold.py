@@ -47,7 +47,7 @@ def test_a_trip_with_a_trusted_state_holds_the_position():
     """The unknown payload's 9 N m on the shoulder against the hold's stiffness (87 N m /
     0.5 rad) leaves 0.05 rad, and no more however long it holds."""
     drift, sup = _drift_after_trip(trusted=True)
-    assert sup.mode == SAFE and 'position hold at the trip position' in sup.reason
+    assert sup.state == SAFE and 'position hold at the trip position' in sup.reason
     assert drift < 0.06, f'drifted {drift:.3f} rad'
     assert _drift_after_trip(trusted=True, seconds=6.0)[0] < drift + 1e-3
 

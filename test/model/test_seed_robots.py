@@ -1,5 +1,5 @@
 """The bundled seed-robot URDFs (urdf/*.urdf) are what seed_robots generates from the
-seeds' DH and inertial values (scripts/generate_urdfs.py writes them)."""
+seeds' DH and inertial values (``robodyn docs`` writes them)."""
 
 import os
 
@@ -15,7 +15,7 @@ URDF_DIR = os.path.join(os.path.dirname(__file__), '..', '..', 'urdf')
 @pytest.mark.parametrize('name', sorted(seed_urdfs()))
 def test_bundled_urdf_is_the_generated_one(name):
     with open(os.path.join(URDF_DIR, name), encoding='utf-8') as handle:
-        assert handle.read() == seed_urdfs()[name], 'run scripts/generate_urdfs.py'
+        assert handle.read() == seed_urdfs()[name], 'run robodyn docs'
 
 
 def test_limits_reach_the_urdf():

@@ -153,7 +153,7 @@ def test_deactivate_publishes_the_final_hold_last(ros):
     node.trigger_deactivate()
     np.testing.assert_allclose(sent[-1], RigidBodyDynamics(MODEL).gravity_vector(Q0),
                                atol=1e-9)
-    assert node.core.supervisor.mode == 'inactive'
+    assert node.core.supervisor.state == 'inactive'
 
 
 _floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
@@ -279,7 +279,7 @@ def test_timer_trigger_commands_at_rate_on_the_steady_clock(ros):
     executor.shutdown()
     # 0.3 s of law commands, then safe commands at the same rate: never silent.
     assert 0.7 * 200 <= len(sent) <= 1.1 * 200
-    assert node.core.supervisor.mode == 'safe'
+    assert node.core.supervisor.state == 'safe'
     node.destroy_node()
 
 

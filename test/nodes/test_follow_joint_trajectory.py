@@ -66,7 +66,7 @@ def arm():
     client_executor.add_node(client_node)
     assert client.wait_for_server(timeout_sec=30.0)
     deadline = time.monotonic() + 30.0
-    while controller.core.supervisor.mode != 'active' and time.monotonic() < deadline:
+    while controller.core.supervisor.state != 'active' and time.monotonic() < deadline:
         client_executor.spin_once(timeout_sec=0.05)
     yield dict(controller=controller, sim=sim, client=client, executor=client_executor,
                commands=commands, states=states)

@@ -16,7 +16,7 @@ def _interfaces(active):
 
 
 def _command():
-    return SimpleNamespace(t_ref=1.0, q_ref=np.zeros(2), qd_ref=np.zeros(2), mode='active')
+    return SimpleNamespace(t_ref=1.0, q_ref=np.zeros(2), qd_ref=np.zeros(2), state='active')
 
 
 def test_a_running_goal_reads_copies_of_the_state_buffers():

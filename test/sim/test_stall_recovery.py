@@ -53,13 +53,13 @@ def test_stall_goes_safe_then_recovers_to_rest_within_guards(stall_at):
             assert last is None or np.all(np.abs(command.effort - last) <= step + 1e-9), t
             last = command.effort
             sim.set_command(last)
-        if safe_at is None and sup.mode == SAFE:
+        if safe_at is None and sup.state == SAFE:
             safe_at = t
         if t >= stall_at:
             peak = max(peak, float(np.max(np.abs(qd) / sup.limits.velocity)))
         sim.step()
     assert safe_at is not None and safe_at <= stall_at + sup.limits.state_timeout + 3 * DT
-    assert sup.mode == ACTIVE and not sup.latched and core.reference.kind == 'hold'
+    assert sup.state == ACTIVE and not sup.latched and core.reference.kind == 'hold'
     assert peak < 0.8, peak  # never near the velocity guard
     q, qd = sim.state()[:2]
     assert np.max(np.abs(qd)) < 1e-2  # at rest 1.4 s after the states came back

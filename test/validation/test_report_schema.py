@@ -3,7 +3,7 @@ schema and the report builder cannot drift apart)."""
 
 import json
 
-from robodyn_ros.bench.synthetic_bags import write_tracking_bag
+from robodyn_ros.io.synthetic_bags import write_tracking_bag
 from robodyn_ros.validation.report_schema import (
     SCHEMA_VERSION,
     JointTracking,

@@ -7,9 +7,9 @@ import shutil
 import numpy as np
 import pytest
 
-from robodyn_ros.bench.synthetic_bags import write_tracking_bag
 from robodyn_ros.cli import build_parser, run
 from robodyn_ros.io import BagWriter, encode_joint_state, typestore
+from robodyn_ros.io.synthetic_bags import write_tracking_bag
 from robodyn_ros.validation.validate import validate_bag
 
 pytestmark = pytest.mark.integration  # rosbag2 bags
@@ -301,8 +301,8 @@ def test_joint_trajectory_controller_state_reference(tmp_path, definition, field
 
 
 def test_the_report_names_the_controller_s_events_and_what_the_bag_lacks(tmp_path):
-    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
     from robodyn_ros.demo.runner import closed_loop
+    from robodyn_ros.io.synthetic_bags import write_tracking_bag
     bag = str(tmp_path / 'demo')
     closed_loop('three_link', 'computed_torque', 'one_minus_cos', duration=0.5, bag_path=bag)
     report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)

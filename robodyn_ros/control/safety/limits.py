@@ -5,6 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..options import InitialOutput, SafeCommand
+
 __all__ = ['SafetyLimits']
 
 
@@ -21,7 +23,7 @@ class SafetyLimits:
         lower, upper: guard band for positions (limits shrunk by the margin).
         velocity: guard on |qd| (inf: none).
         damping: D of the gravity + damping hold (state not trusted) [N m s/rad].
-        safe_command: 'hold' or 'zero'.
+        safe_command: SafeCommand (hold or zero).
         hold_kp, hold_kd: gains of the position hold [N m/rad, N m s/rad]; NaN: derived
             from the effort limit and the mass matrix at the held position (see
             SafetySupervisor.hold_gains).
@@ -39,8 +41,8 @@ class SafetyLimits:
     upper: np.ndarray
     velocity: np.ndarray
     damping: np.ndarray
-    safe_command: str = 'hold'
-    initial_output: str = 'hold'
+    safe_command: SafeCommand = SafeCommand.HOLD
+    initial_output: InitialOutput = InitialOutput.HOLD
     hold_kp: np.ndarray | None = None
     hold_kd: np.ndarray | None = None
 

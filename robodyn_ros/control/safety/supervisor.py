@@ -40,6 +40,7 @@ import numpy as np
 
 from ..events import Event, EventKind, emit
 from ..levels import Level
+from ..options import InitialOutput, SafeCommand
 from .kernels import (
     CLAMPED,
     JUMP_TOLERANCE,
@@ -52,16 +53,15 @@ from .kernels import (
 )
 from .limits import SafetyLimits
 
-__all__ = ['SafetyLimits', 'SafetySupervisor', 'SupervisorState', 'FusedInputs', 'INACTIVE',
-           'WAITING',
-           'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS', 'POSITION_HOLD', 'GRAVITY_HOLD',
-           'ZERO_TORQUE']
+__all__ = ['SafetyLimits', 'SafetySupervisor', 'SupervisorState', 'HoldKind', 'FusedInputs',
+           'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS', 'POSITION_HOLD',
+           'GRAVITY_HOLD', 'ZERO_TORQUE']
 
 
 
 class SupervisorState(StrEnum):
-    """Where the supervisor is (its ``mode``): the value is the word logs and
-    /diagnostics show."""
+    """Where the supervisor is (its ``state``; ``mode`` names the control law): the value
+    is the word logs and /diagnostics show."""
 
     INACTIVE = 'inactive'
     WAITING = 'waiting'
@@ -77,8 +77,17 @@ JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
 #: The derived position hold (hold_kp / hold_kd empty): full effort at this error [rad or
 #: m], at most this bandwidth [Hz] on the joint's own inertia, critically damped.
 HOLD_REACH, HOLD_BANDWIDTH = 0.5, 5.0
-#: The safe command's kinds (SafetySupervisor.hold_kind).
-POSITION_HOLD, GRAVITY_HOLD, ZERO_TORQUE = 'position hold', 'gravity + damping', 'zero torque'
+
+
+class HoldKind(StrEnum):
+    """The safe command's kinds (SafetySupervisor.hold_kind), as diagnostics name them."""
+
+    POSITION = 'position hold'  # g(q) + PD to the position of the trip: the state is trusted
+    GRAVITY = 'gravity + damping'  # g(q_v) - D qd_v at the last valid state: it is not
+    ZERO = 'zero torque'  # safe_command: zero
+
+
+POSITION_HOLD, GRAVITY_HOLD, ZERO_TORQUE = HoldKind
 #: Diagnostic level of each state.
 LEVELS = {INACTIVE: Level.WARN, WAITING: Level.WARN, RAMP_IN: Level.OK, ACTIVE: Level.OK,
           SAFE: Level.ERROR}
@@ -123,7 +132,7 @@ class SafetySupervisor:
         self.hold_kp = self.hold_kd = np.zeros(len(limits.effort))
         n = len(limits.effort)
         self.n = n
-        self.mode = INACTIVE
+        self.state = INACTIVE
         self.reason = 'not activated'
         self.latched = False
         self.output = np.zeros(n)
@@ -142,13 +151,13 @@ class SafetySupervisor:
         self.wrap = (~np.isfinite(limits.lower) | ~np.isfinite(limits.upper)).astype(float)
 
     # -- transitions ------------------------------------------------------------------
-    def _enter(self, mode, reason, now):
-        if mode == RAMP_IN:
+    def _enter(self, state, reason, now):
+        if state == RAMP_IN:
             self.ramp_from, self.ramp_start = self.output.copy(), now
-        if (mode, reason) != (self.mode, self.reason):
-            emit(self.events, EventKind.FAULT if mode == SAFE else EventKind.TRANSITION,
-                 LEVELS[mode], f'{self.mode} -> {mode}: {reason}')
-        self.mode, self.reason = mode, reason
+        if (state, reason) != (self.state, self.reason):
+            emit(self.events, EventKind.FAULT if state == SAFE else EventKind.TRANSITION,
+                 LEVELS[state], f'{self.state} -> {state}: {reason}')
+        self.state, self.reason = state, reason
 
     def activate(self, now):
         """Start supervising; the command starts from the current output (zeros at start)."""
@@ -164,10 +173,10 @@ class SafetySupervisor:
         """Enter safe mode (``latch``: stay until deactivate/activate). ``trusted``: the
         last valid state is the arm's (a guard or the law tripped): hold its position;
         False (stale, or two sources): gravity + damping."""
-        if self.mode in (INACTIVE, WAITING):
+        if self.state in (INACTIVE, WAITING):
             return
         self.latched = self.latched or latch
-        entering = self.mode != SAFE
+        entering = self.state != SAFE
         if entering:
             self.faults += 1
             self._choose_hold(now, trusted)
@@ -179,7 +188,7 @@ class SafetySupervisor:
     def _choose_hold(self, now, trusted):
         """The position hold at the last valid state when it is trusted and fresh."""
         self.hold_q = None
-        if self.limits.safe_command != 'hold' or not trusted or self.q_valid is None or \
+        if self.limits.safe_command != SafeCommand.HOLD or not trusted or self.q_valid is None or \
                 now - self.valid_time > self.limits.stale_after:
             return
         gains = self.hold_gains(self.q_valid)
@@ -212,7 +221,7 @@ class SafetySupervisor:
     @property
     def hold_kind(self):
         """Which safe command is active: POSITION_HOLD, GRAVITY_HOLD or ZERO_TORQUE."""
-        if self.limits.safe_command == 'zero':
+        if self.limits.safe_command == SafeCommand.ZERO:
             return ZERO_TORQUE
         if self.hold_q is not None:
             return f'{POSITION_HOLD} at the trip position'
@@ -225,7 +234,7 @@ class SafetySupervisor:
         the wait for the first state: the caller restarts its reference there."""
         self.note_valid(now, q, qd)
         lim = self.limits
-        if self.mode in (RAMP_IN, ACTIVE):
+        if self.state in (RAMP_IN, ACTIVE):
             j = first_violation(q, qd, lim.lower, lim.upper, lim.velocity)
             if 0 <= j < self.n:
                 self.fault(now, f'joint {j} position {q[j]:.4g} outside the guard band '
@@ -235,16 +244,16 @@ class SafetySupervisor:
                 self.fault(now, f'joint {j} velocity {qd[j]:.4g} above the guard '
                                 f'{lim.velocity[j]:.4g}', latch=True)
             return False
-        if self.mode == WAITING:
+        if self.state == WAITING:
             # Taking over an arm held by its brakes or its own controller: the blend starts
             # at the hold command (what keeps it where it is); the rate limit still applies.
             self._enter(RAMP_IN, 'valid joint state', now)
             self.ramp_from = self.safe_target(now)
-            if self.output_time is None and self.limits.initial_output == 'hold':
+            if self.output_time is None and self.limits.initial_output == InitialOutput.HOLD:
                 self.output = np.clip(self.safe_target(now, final=True), -self.limits.effort,
                                       self.limits.effort)
             return True
-        if self.mode == SAFE and not self.latched:
+        if self.state == SAFE and not self.latched:
             self._enter(RAMP_IN, 'valid joint states again; holding the current position', now)
             return True
         return False
@@ -267,7 +276,7 @@ class SafetySupervisor:
         state is the only one of the arm: accepted (the velocity guard still reads its
         velocities), and the lag said once per kind as a WARN event.
         """
-        if self.q_valid is None or self.mode not in (RAMP_IN, ACTIVE, SAFE):
+        if self.q_valid is None or self.state not in (RAMP_IN, ACTIVE, SAFE):
             return ''
         elapsed = self.since_valid(now, stamp_interval)
         j = position_jump(q, self.q_valid, self.limits.velocity, self.wrap, elapsed,
@@ -284,7 +293,7 @@ class SafetySupervisor:
             self.jumps.pop()
             return ''
         if len(self.jumps) == JUMPS_TO_FAULT and now - self.jumps[0] < JUMP_WINDOW and \
-                not (self.mode == SAFE and self.latched):
+                not (self.state == SAFE and self.latched):
             self.fault(now, f'{JUMPS_TO_FAULT} joint states within {JUMP_WINDOW:g} s jumped '
                             'beyond the velocity guard: two joint_states publishers that '
                             f'disagree ({publishers or "an unknown number of"} publishers; '
@@ -296,7 +305,7 @@ class SafetySupervisor:
         """The inputs of a fused cycle at ``now``, or None when the general path must run
         the cycle: only an active supervisor that has published an output has a fused form
         (every transition, the watchdog and safe mode live on the general path)."""
-        if self.mode != ACTIVE or self.output_time is None or self.q_valid is None:
+        if self.state != ACTIVE or self.output_time is None or self.q_valid is None:
             return None
         return FusedInputs(self.output, now - self.output_time, self.q_valid,
                            self.since_valid(now, stamp_interval))
@@ -322,7 +331,7 @@ class SafetySupervisor:
 
     def check_watchdog(self, now, why=''):
         """Safe mode when the last valid state is stale (see SafetyLimits.stale_after)."""
-        if self.mode in (RAMP_IN, ACTIVE) and self.valid_time is not None and \
+        if self.state in (RAMP_IN, ACTIVE) and self.valid_time is not None and \
                 now - self.valid_time > self.limits.stale_after:
             age = (now - self.valid_time) * 1e3
             self.fault(now, f'no valid joint state for {age:.0f} ms (state_timeout '
@@ -332,18 +341,18 @@ class SafetySupervisor:
     def needs_timer(self, now):
         """With state-triggered cycles: True when the timer must publish instead (safe
         mode, or the watchdog has expired)."""
-        return self.mode == SAFE or (self.mode in (RAMP_IN, ACTIVE) and
+        return self.state == SAFE or (self.state in (RAMP_IN, ACTIVE) and
                                      now - self.valid_time > self.limits.stale_after)
 
     @property
     def commanding(self):
         """True while the law (possibly blended) drives the output."""
-        return self.mode in (RAMP_IN, ACTIVE)
+        return self.state in (RAMP_IN, ACTIVE)
 
     @property
     def publishing(self):
         """True while a command must go out every cycle."""
-        return self.mode in (RAMP_IN, ACTIVE, SAFE)
+        return self.state in (RAMP_IN, ACTIVE, SAFE)
 
     # -- outputs ----------------------------------------------------------------------
     def safe_target(self, now, final=False):
@@ -351,14 +360,14 @@ class SafetySupervisor:
         gravity only (it may be held forever by a controller that no longer reads the
         state, so no term may depend on the state)."""
         tau = np.zeros(self.n)
-        if self.limits.safe_command == 'zero' or self.q_valid is None:
+        if self.limits.safe_command == SafeCommand.ZERO or self.q_valid is None:
             return tau
         if self.gravity is not None:
             tau += self.gravity(self.q_valid)
         if final or now - self.valid_time > self.limits.stale_after:
             return tau
         qd = np.asarray(self.qd_valid, dtype=float)
-        if self.hold_q is not None and self.mode == SAFE:
+        if self.hold_q is not None and self.state == SAFE:
             tau += self.hold_kp * (self.hold_q - self.q_valid) - self.hold_kd * qd
         else:
             tau -= self.limits.damping * qd
@@ -366,9 +375,9 @@ class SafetySupervisor:
 
     def command(self, now, law_tau=None):
         """The torque to publish at ``now``: law (blended in ramp_in) or safe, limited."""
-        if self.mode == SAFE or law_tau is None:
+        if self.state == SAFE or law_tau is None:
             target = self.safe_target(now)
-        elif self.mode == RAMP_IN:
+        elif self.state == RAMP_IN:
             s = (now - self.ramp_start) / self.limits.ramp_time \
                 if self.limits.ramp_time > 0 else 1.0
             if s >= 1.0:
@@ -385,7 +394,7 @@ class SafetySupervisor:
         """Rate limit and clamp ``target`` against the last output; never non-finite (a
         non-finite element keeps its last value). Returns a copy of the new output."""
         flags = limit_into(target, self.output, self.step_at(now), self.limits.effort)
-        if flags & NON_FINITE and self.mode != SAFE:
+        if flags & NON_FINITE and self.state != SAFE:
             self.fault(now, 'non-finite torque from the control law', latch=True)
         self.record_output(now, flags)
         return self.output.copy()

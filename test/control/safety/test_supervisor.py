@@ -40,18 +40,18 @@ def _active(**overrides):
 
 def test_states_inactive_waiting_ramp_in_active():
     sup = SafetySupervisor(_limits(), _gravity)
-    assert sup.mode == INACTIVE and not sup.publishing
+    assert sup.state == INACTIVE and not sup.publishing
     sup.activate(0.0)
-    assert sup.mode == WAITING and not sup.publishing
+    assert sup.state == WAITING and not sup.publishing
     sup.accept_state(0.0, np.zeros(N), np.zeros(N))
-    assert sup.mode == RAMP_IN
+    assert sup.state == RAMP_IN
     law = np.array([1.0, 12.0, 2.0])
     t = 0.0
-    while sup.mode == RAMP_IN and t < 1.0:
+    while sup.state == RAMP_IN and t < 1.0:
         t += PERIOD
         sup.accept_state(t, np.zeros(N), np.zeros(N))
         out = sup.command(t, law)
-    assert sup.mode == ACTIVE and t == pytest.approx(0.1, abs=2 * PERIOD)
+    assert sup.state == ACTIVE and t == pytest.approx(0.1, abs=2 * PERIOD)
     np.testing.assert_allclose(out, law)
     assert [e.kind for e in sup.events] == [EventKind.TRANSITION] * 3
     assert [e.text.split(':')[0] for e in sup.events] == [
@@ -72,11 +72,11 @@ def test_watchdog_on_monotonic_time_enters_safe_and_recovers_with_hold_reference
     sup.command(0.0, np.zeros(N))
     stale = 0.05 - PERIOD  # a period to wake and compute: the safe command is out at 0.05
     sup.check_watchdog(stale)
-    assert sup.mode == RAMP_IN  # exactly stale_after: still fine
+    assert sup.state == RAMP_IN  # exactly stale_after: still fine
     sup.check_watchdog(stale + 1e-4)
-    assert sup.mode == SAFE and 'no valid joint state' in sup.reason and not sup.latched
+    assert sup.state == SAFE and 'no valid joint state' in sup.reason and not sup.latched
     assert sup.accept_state(0.06, np.zeros(N), np.zeros(N))  # caller restarts reference
-    assert sup.mode == RAMP_IN
+    assert sup.state == RAMP_IN
 
 
 @pytest.mark.parametrize('q, qd, word', [
@@ -86,12 +86,12 @@ def test_watchdog_on_monotonic_time_enters_safe_and_recovers_with_hold_reference
 def test_guards_latch_safe_mode(q, qd, word):
     sup = _active()
     sup.accept_state(0.001, q, qd)
-    assert sup.mode == SAFE and word in sup.reason and sup.latched
+    assert sup.state == SAFE and word in sup.reason and sup.latched
     assert not sup.accept_state(0.002, np.zeros(N), np.zeros(N))
-    assert sup.mode == SAFE  # latched: only deactivate/activate leaves it
+    assert sup.state == SAFE  # latched: only deactivate/activate leaves it
     sup.deactivate(0.003)
     sup.activate(0.004)
-    assert sup.accept_state(0.004, np.zeros(N), np.zeros(N)) and sup.mode == RAMP_IN
+    assert sup.accept_state(0.004, np.zeros(N), np.zeros(N)) and sup.state == RAMP_IN
 
 
 def test_hold_command_is_gravity_minus_damping_only_while_the_state_is_fresh():
@@ -123,7 +123,7 @@ def test_rate_limit_and_clamp_on_every_output_including_safe_transitions():
     steps = np.abs(np.diff(np.array(outputs), axis=0))
     assert steps.max() <= RATE * PERIOD + 1e-12
     assert np.all(np.abs(outputs) <= np.array([50.0, 50.0, 20.0]))
-    assert sup.mode == SAFE and sup.rate_limited > 0 and sup.clamped > 0
+    assert sup.state == SAFE and sup.rate_limited > 0 and sup.clamped > 0
 
 
 def test_non_finite_target_never_reaches_the_output():
@@ -165,7 +165,7 @@ def test_jumps_from_one_publisher_are_a_lagging_stream_not_two_sources():
             text = sup.jump(k * 1e-3, q, ['a', 'b', 'c'], 1e-3, publishers)
             if not text:
                 sup.accept_state(k * 1e-3, q, np.zeros(N))
-        assert sup.mode == mode, publishers
+        assert sup.state == mode, publishers
         kinds = {e.kind for e in sup.events}
         if publishers == 1:
             assert EventKind.LAGGING_STREAM in kinds and EventKind.FAULT not in kinds
@@ -190,8 +190,8 @@ def test_three_jumps_within_the_window_latch_and_three_spread_out_do_not():
         return sup
 
     spread = run(JUMP_WINDOW / (JUMPS_TO_FAULT - 1) + 0.05)
-    assert spread.mode == ACTIVE
+    assert spread.state == ACTIVE
     close = run(JUMP_WINDOW / JUMPS_TO_FAULT)
-    assert close.mode == SAFE and close.latched
+    assert close.state == SAFE and close.latched
     close.accept_state(10.0, np.zeros(N), np.zeros(N))
-    assert close.mode == SAFE  # latched: only deactivate + activate recovers
+    assert close.state == SAFE  # latched: only deactivate + activate recovers

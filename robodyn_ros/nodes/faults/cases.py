@@ -1,6 +1,6 @@
 """The fault campaign's cases: inputs a real cell produces, each with what must hold.
 
-Every case also checks the common invariants (harness._check_common): commands finite and
+Every case also checks the common invariants (checks._check_common): commands finite and
 within the effort limits, no step above max_torque_rate x period between consecutive
 messages, the first command within a step of the hold torque, no silence above
 state_timeout + 2 periods while commanding, no traceback, at most one log line per kind of
@@ -14,8 +14,9 @@ import tempfile
 import time
 from typing import Callable
 
-from harness import PANDA_Q0, hostile_trajectory, model
 import numpy as np
+
+from .fixtures import PANDA_Q0, hostile_trajectory, model
 
 __all__ = ['Case', 'CASES', 'FAST']
 
@@ -26,7 +27,7 @@ class Case:
 
     name: str
     path: str
-    script: Callable
+    script: Callable | None  # None: a command-line case (``cli``)
     parameters: dict = field(default_factory=dict)
     env: dict = field(default_factory=dict)
     stamp_start: float = 1000.0
@@ -437,7 +438,7 @@ def _damaged_bag(folder):
     """A recorded bag with 4 KB zeroed in the middle, as a disk error leaves it."""
     from pathlib import Path
 
-    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
+    from robodyn_ros.io.synthetic_bags import write_tracking_bag
     bag = Path(folder) / 'bag'
     write_tracking_bag(bag, duration=2.0)
     mcap = next(bag.glob('*.mcap'))
@@ -449,13 +450,13 @@ def _damaged_bag(folder):
 
 
 def _foreign_bag(folder):
-    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
+    from robodyn_ros.io.synthetic_bags import write_tracking_bag
     write_tracking_bag(f'{folder}/bag', duration=1.0, joints=list('abcdefg'))
     return f'{folder}/bag'
 
 
 def _bag_without_commands(folder):
-    from robodyn_ros.bench.synthetic_bags import write_tracking_bag
+    from robodyn_ros.io.synthetic_bags import write_tracking_bag
     write_tracking_bag(f'{folder}/bag', duration=1.0)
     return f'{folder}/bag'
 

@@ -1,29 +1,27 @@
-#!/usr/bin/env python3
-"""Generate the parts of docs/ that come from the code or from running it.
+"""The parts of the source tree that come from the code or from running it (``robodyn docs``).
 
-  .venv/bin/python scripts/generate_docs.py            # rewrite the generated sections
-  .venv/bin/python scripts/generate_docs.py --check    # exit 1 if a page is out of date
-
-Generated sections sit between ``<!-- generated: NAME -->`` and ``<!-- end -->``:
-``formulations`` (every seed equation cited by a public function in robodyn_ros/dynamics),
-``dh_tables`` (``robodyn inspect``), ``accuracy`` (``robodyn check``), ``reproduction``
-(``robodyn reproduce``), ``parameters`` (control/parameters.py, the controller's
-parameter table), ``plugin_parameters`` (the C++ controller's generate_parameter_library
-YAML).
+Generated sections of docs/*.md sit between ``<!-- generated: NAME -->`` and
+``<!-- end -->``: ``formulations`` (every seed equation cited by a public function in
+robodyn_ros/dynamics), ``dh_tables`` (``robodyn inspect``), ``accuracy`` (``robodyn
+check``), ``reproduction`` (``robodyn reproduce``), ``parameters`` (control/parameters.py,
+the controller's parameter table), ``plugin_parameters`` (the C++ controller's
+generate_parameter_library YAML). The seed robots' URDFs in urdf/ come from
+model/seed_robots.py. ``--check`` rewrites nothing and fails when any of them is stale.
 """
 
-import argparse
 import ast
+from collections.abc import Sequence
 import contextlib
 import glob
 import io
 import os
 import re
-import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, ROOT)
-DYNAMICS = os.path.join(ROOT, 'robodyn_ros', 'dynamics')
+from .errors import InputError
+
+__all__ = ['SECTIONS', 'citations', 'uncited', 'render', 'generate', 'source_root']
+
+DYNAMICS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'dynamics')
 #: Public names of dynamics/ that are not seed formulations, and why.
 NOT_SEED = {
     'DHChain.n': 'a property', 'PinocchioChain': 'the independent reference',
@@ -37,6 +35,10 @@ NOT_SEED = {
     'CheckReport.format': 'verification', 'CheckReport.passed': 'verification',
     'check_size': 'verification',
     'cross_check': 'verification against Pinocchio',
+    'RandomChainsReport': 'verification', 'RandomChainsReport.format': 'verification',
+    'check_random_chains': 'verification against Pinocchio',
+    'export': "vendors' packages into an ament prefix", 'measure': 'verification',
+    'vendor_table': 'verification against Pinocchio',
 }
 CITATION = re.compile(r'seed (\d{3})((?:,? (?:eqs?\.|Definition|Theorem) ?'
                       r'\(?[\d\u2013\-, .]*\d\)?)?)')
@@ -82,7 +84,7 @@ def uncited():
     return [n for n, _, _ in public_functions() if n not in cited and n not in NOT_SEED]
 
 
-def _formulations():
+def _formulations(root):
     lines = ['| function | module | seed equations | what |', '|---|---|---|---|']
     for name, path, cites, first in citations():
         lines.append(f'| `{name}` | `dynamics/{path}` | {cites} | {first.replace("|", "/")} |')
@@ -90,7 +92,7 @@ def _formulations():
 
 
 def _command(argv):
-    from robodyn_ros.cli import build_parser, run
+    from .cli import build_parser, run
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
         code = run(build_parser().parse_args(argv))
@@ -99,25 +101,25 @@ def _command(argv):
     return buffer.getvalue().rstrip()
 
 
-def _dh_tables():
+def _dh_tables(root):
     return '\n\n'.join(f'`robodyn inspect {robot}`\n\n```text\n{_command(["inspect", robot])}\n```'
                        for robot in ('three_link', 'panda', 'ur5'))
 
 
-def _accuracy():
+def _accuracy(root):
     return '\n\n'.join(
         f'`robodyn check {robot} --samples 200`\n\n```text\n'
         f'{_command(["check", robot, "--samples", "200"])}\n```'
         for robot in ('three_link', 'panda', 'ur5', 'kinova', 'xarm7'))
 
 
-def _reproduction():
-    return '```text\n' + _command(['reproduce', '--out', os.path.join(ROOT, 'docs',
+def _reproduction(root):
+    return '```text\n' + _command(['reproduce', '--out', os.path.join(root, 'docs',
                                                                     'reproduction')]) + '\n```'
 
 
-def _parameters():
-    from robodyn_ros.control.parameters import PARAMETERS, ROBOT_PARAMETERS
+def _parameters(root):
+    from .control.parameters import PARAMETERS, ROBOT_PARAMETERS
 
     def cell(text):
         return str(text).replace('|', '\\|')
@@ -142,9 +144,9 @@ def _flat_declarations(node, prefix=''):
             yield prefix + key, value
 
 
-def _plugin_parameters():
+def _plugin_parameters(root):
     import yaml
-    path = os.path.join(ROOT, 'robodyn_controllers', 'src',
+    path = os.path.join(root, 'robodyn_controllers', 'src',
                         'computed_torque_controller_parameters.yaml')
     with open(path, encoding='utf-8') as handle:
         (body,) = yaml.safe_load(handle).values()
@@ -165,32 +167,65 @@ SECTIONS = {'formulations': _formulations, 'dh_tables': _dh_tables, 'accuracy': 
             'plugin_parameters': _plugin_parameters}
 
 
-def render(text, names=None):
-    """``text`` with every generated section (or those in ``names``) rewritten."""
+def render(text: str, names: Sequence[str] | None = None, root: str | None = None) -> str:
+    """``text`` with every generated section (or those in ``names``) rewritten; ``root``:
+    the source tree (default: :func:`source_root`)."""
+    root = source_root(root)
+
     def replace(match):
         name = match.group(1)
         if names is not None and name not in names:
             return match.group(0)
-        return f'<!-- generated: {name} -->\n{SECTIONS[name]()}\n<!-- end -->'
+        return f'<!-- generated: {name} -->\n{SECTIONS[name](root)}\n<!-- end -->'
     return re.sub(r'<!-- generated: (\w+) -->\n.*?<!-- end -->', replace, text, flags=re.S)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--check', action='store_true', help='exit 1 if out of date')
-    parser.add_argument('--only', nargs='*', default=None, choices=sorted(SECTIONS))
-    args = parser.parse_args()
+def source_root(root: str | None = None) -> str:
+    """The source tree to generate into: ``root``, else the checkout this package runs from.
+
+    Raises:
+        InputError: no docs/ and urdf/ there (an installed package has no source tree).
+    """
+    path = os.path.abspath(root or os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if not (os.path.isdir(os.path.join(path, 'docs')) and
+            os.path.isdir(os.path.join(path, 'urdf'))):
+        raise InputError(f'{path}: not a robodyn_ros source tree (no docs/ and urdf/); '
+                         'give --root')
+    return path
+
+
+def _seed_urdfs(root, check):
+    """urdf/'s seed robots that differ from model/seed_robots.py (rewritten unless check)."""
+    from .model.seed_robots import seed_urdfs
     stale = []
-    for path in sorted(glob.glob(os.path.join(ROOT, 'docs', '*.md'))):
+    for name, xml in seed_urdfs().items():
+        path = os.path.join(root, 'urdf', name)
+        old = open(path, encoding='utf-8').read() if os.path.exists(path) else None
+        if old != xml:
+            stale.append(os.path.join('urdf', name))
+            if not check:
+                with open(path, 'w', encoding='utf-8') as handle:
+                    handle.write(xml)
+    return stale
+
+
+def generate(root: str, names: Sequence[str] | None = None, check: bool = False) -> list[str]:
+    """Rewrite the generated sections of ``root``/docs/*.md (those in ``names``, default
+    all) and the seed URDFs (with every section); with ``check``, only compare.
+
+    Returns:
+        The files that were (or, with ``check``, would be) rewritten, relative to root.
+    """
+    unknown = [n for n in names or () if n not in SECTIONS]
+    if unknown:
+        raise InputError(f'no generated section {unknown[0]!r}; valid: {", ".join(SECTIONS)}')
+    stale = [] if names else _seed_urdfs(root, check)
+    for path in sorted(glob.glob(os.path.join(root, 'docs', '*.md'))):
         text = open(path, encoding='utf-8').read()
-        new = render(text, args.only)
+        new = render(text, names, root)
         if new != text:
-            stale.append(os.path.relpath(path, ROOT))
-            if not args.check:
-                open(path, 'w', encoding='utf-8').write(new)
-    print(('out of date: ' if args.check else 'rewritten: ') + (', '.join(stale) or 'none'))
-    return 1 if args.check and stale else 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())
+            stale.append(os.path.relpath(path, root))
+            if not check:
+                with open(path, 'w', encoding='utf-8') as handle:
+                    handle.write(new)
+    return stale

@@ -1,6 +1,6 @@
 """The fault campaign's CI subset (cases.FAST): the controller in its own process against
 scripted faults; every invariant of each case must hold. The whole campaign:
-``scripts/fault_campaign.py``."""
+``robodyn faults``."""
 
 import pytest
 
@@ -8,8 +8,8 @@ pytest.importorskip('rclpy')
 pytest.importorskip('control_msgs', reason='control_msgs (../shared/wheels) is not installed: '
                     'the campaign drives the FollowJointTrajectory action')
 
-from cases import CASES, FAST  # noqa: E402
-from harness import run_case  # noqa: E402
+from robodyn_ros.nodes.faults.cases import CASES, FAST  # noqa: E402
+from robodyn_ros.nodes.faults.checks import run_case  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -5,19 +5,27 @@ Pinocchio (or the one-line refusal).
 The packages come from their public repositories as bare git directories (``--mirror
 NAME=PATH``, e.g. from ``git clone --bare``); each package folder is exported without its
 meshes into a temporary ament prefix, so the vendors' xacros run with their ``$(find ...)``
-exactly as under ROS. Prints a Markdown table (docs/descriptions.md has the last one).
+exactly as under ROS. ``robodyn vendors`` prints the Markdown table (docs/descriptions.md
+has the last one):
 
-    python scripts/vendor_descriptions.py --mirror xarm_ros2=/path/xarm_ros2.git ...
+    robodyn vendors --mirror xarm_ros2=/path/xarm_ros2.git ...
 """
 
-import argparse
+from collections.abc import Iterator
 import os
 from pathlib import Path
+import re
 import subprocess
-import sys
 import tempfile
 
 import numpy as np
+
+from ...errors import InputError, RobodynError
+from ...model import load_urdf
+from ..rigid_body_dynamics import RigidBodyDynamics
+from .pinocchio_chain import PinocchioChain
+
+__all__ = ['PACKAGES', 'ROBOTS', 'export', 'measure', 'vendor_table']
 
 #: The packages each repository provides: {repository: [(folder in it, package name)]}.
 PACKAGES = {
@@ -80,7 +88,7 @@ ROBOTS = [
 ]
 
 
-def export(mirror, folder, package, prefix):
+def export(mirror: str, folder: str, package: str, prefix: Path) -> None:
     """The package folder of a bare repository as share/<package>: every file but meshes
     (a snapshot may lack its largest files)."""
     share = prefix / 'share' / package
@@ -103,12 +111,8 @@ def export(mirror, folder, package, prefix):
     (index / package).touch()
 
 
-def measure(path, args, base, tip):
+def measure(path: str, args: list[str], base: str | None, tip: str | None) -> dict:
     """One robot: dict of the measured figures, or the refusal's line."""
-    from robodyn_ros.dynamics.rigid_body_dynamics import RigidBodyDynamics
-    from robodyn_ros.dynamics.verification.pinocchio_chain import PinocchioChain
-    from robodyn_ros.errors import RobodynError
-    from robodyn_ros.model import load_urdf
     try:  # as the command-line tools load: effort limits and inertials may be missing
         model = load_urdf(path, base, tip, mappings=args, require_effort_limits=False,
                           require_inertials=False)
@@ -142,7 +146,6 @@ def measure(path, args, base, tip):
 
 def _notes(warnings):
     """The loading warnings, short enough for a table cell."""
-    import re
     triangle = re.findall(r"link '([^']+)': inertia violates the triangle inequality by "
                           r'([\d.]+%)', ' '.join(warnings))
     notes = ['triangle inequality violated (warning): ' +
@@ -156,34 +159,39 @@ def _notes(warnings):
     return '; '.join(notes)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--mirror', action='append', default=[], metavar='NAME=GIT_DIR',
-                        help='a bare repository of a ROBOTS entry (repeat)')
-    args = parser.parse_args()
-    mirrors = dict(item.split('=', 1) for item in args.mirror)
+def vendor_table(mirrors: dict[str, str]) -> Iterator[str]:
+    """One Markdown row per ROBOTS entry (docs/descriptions.md's table): ``mirrors`` maps a
+    repository name to its bare git directory; a robot whose repository is not given is a
+    'skipped' row. Sets AMENT_PREFIX_PATH to the temporary prefix while it runs."""
+    unknown = [name for name in mirrors if name not in PACKAGES]
+    if unknown:
+        raise InputError(f'no vendor repository {unknown[0]!r}; valid: {", ".join(PACKAGES)}')
+    saved = os.environ.get('AMENT_PREFIX_PATH')
     with tempfile.TemporaryDirectory() as tmp:
         prefix = Path(tmp)
         for repo, packages in PACKAGES.items():
             for folder, package in packages if repo in mirrors else []:
                 export(mirrors[repo], folder, package, prefix)
-        for label, repo, package, xacro, xargs, base, tip in ROBOTS:
-            if repo not in mirrors:
-                print(f'| {label} | {repo} | skipped: no --mirror {repo}=... | | | | |')
-                continue
+        try:
             os.environ['AMENT_PREFIX_PATH'] = str(prefix)
-            r = measure(str(prefix / 'share' / package / xacro), xargs, base, tip)
-            if 'refused' in r:
-                print(f'| {label} | {repo} | refused: {r["refused"]} | | | | |')
-                continue
-            notes = _notes(r['warnings'])
-            dyn = [f'{r[k]:.1e}' if r[k] is not None else 'no inertials'
-                   for k in ('M', 'g', 'ID')]
-            print(f'| {label} | {repo} `{xacro}` {" ".join(xargs)} | exact, {r["n"]} joints'
-                  f'{", beta on " + ", ".join(r["hayati"]) if r["hayati"] else ""} | '
-                  f'{r["max_d"]:.3f} | {r["fk"]:.1e} | {" | ".join(dyn)} | {notes} |')
-            sys.stdout.flush()
+            for label, repo, package, xacro, xargs, base, tip in ROBOTS:
+                if repo not in mirrors:
+                    yield f'| {label} | {repo} | skipped: no --mirror {repo}=... | | | | |'
+                    continue
+                yield _row(label, repo, xacro, xargs,
+                           measure(str(prefix / 'share' / package / xacro), xargs, base, tip))
+        finally:
+            if saved is None:
+                os.environ.pop('AMENT_PREFIX_PATH', None)
+            else:
+                os.environ['AMENT_PREFIX_PATH'] = saved
 
 
-if __name__ == '__main__':
-    main()
+def _row(label, repo, xacro, xargs, r):
+    """A robot's Markdown row from measure()'s figures."""
+    if 'refused' in r:
+        return f'| {label} | {repo} | refused: {r["refused"]} | | | | |'
+    dyn = [f'{r[k]:.1e}' if r[k] is not None else 'no inertials' for k in ('M', 'g', 'ID')]
+    return (f'| {label} | {repo} `{xacro}` {" ".join(xargs)} | exact, {r["n"]} joints'
+            f'{", beta on " + ", ".join(r["hayati"]) if r["hayati"] else ""} | '
+            f'{r["max_d"]:.3f} | {r["fk"]:.1e} | {" | ".join(dyn)} | {_notes(r["warnings"])} |')

@@ -7,8 +7,8 @@ millions of them stays fast.
 import numpy as np
 
 from ..defaults import JOINT_STATES, REFERENCE_TOPIC
-from ..io.bag_writer import BagWriter
-from ..io.cdr import encode_joint_state
+from .bag_writer import BagWriter
+from .cdr import encode_joint_state
 
 __all__ = ['write_tracking_bag']
 

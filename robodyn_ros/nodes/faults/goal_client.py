@@ -2,24 +2,26 @@
 'refused' or 'result CODE TEXT' (used by the fault campaign: a large goal's serialization
 holds this process's interpreter lock, not the probe's).
 
-    goal_client.py POINTS DURATION DELTA [KIND]
+    python -m robodyn_ros.nodes.faults.goal_client POINTS DURATION DELTA [KIND]
 
 KIND: 'plain' (default), 'names' (a million joint names), 'velocities' (every point's
 velocities 1e6 rad/s).
 """
 
 import sys
+from typing import Any
 
-from harness import hostile_trajectory, trajectory
 import rclpy
 from rclpy.action import ActionClient
+
+from robodyn_ros.nodes.faults.fixtures import hostile_trajectory, trajectory
 
 
 def main(points, duration, delta, kind='plain'):
     from control_msgs.action import FollowJointTrajectory
     rclpy.init()
     node = rclpy.create_node('fault_goal_client')
-    client = ActionClient(node, FollowJointTrajectory,
+    client: Any = ActionClient(node, FollowJointTrajectory,
                           '/robodyn_controller/follow_joint_trajectory')
     try:
         if not client.wait_for_server(timeout_sec=10.0):
@@ -36,10 +38,11 @@ def main(points, duration, delta, kind='plain'):
             return
         result = handle.get_result_async()
         rclpy.spin_until_future_complete(node, result, timeout_sec=60.0)
-        if result.result() is None:
+        response = result.result()
+        if response is None:
             print('result none', flush=True)
         else:
-            res = result.result().result
+            res = response.result
             print(f'result {res.error_code} {res.error_string}', flush=True)
     finally:
         node.destroy_node()

@@ -1,39 +1,37 @@
-#!/usr/bin/env python3
-"""The controller's fault campaign: every case of test/faults/cases.py against a real
-controller process, then a summary table.
+"""The whole fault campaign and its summary table (``robodyn faults``; the CI subset runs
+as test/nodes/faults/test_campaign.py)."""
 
-  ROS_DOMAIN_ID=61 ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST \
-      .venv/bin/python scripts/fault_campaign.py [--fast] [--case NAME ...] [--json FILE]
-
-Exit 0 when every case passed, 1 otherwise.
-"""
-
-import argparse
+from collections.abc import Sequence
 import json
-import os
 from pathlib import Path
-import sys
 import time
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / 'test' / 'faults'))
-os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
-os.environ.setdefault('ROS_DOMAIN_ID', '61')
+from ...errors import InputError
+from .cases import CASES, FAST
+from .checks import run_case
 
-from cases import CASES, FAST  # noqa: E402
-from harness import run_case  # noqa: E402
+__all__ = ['run_campaign']
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--fast', action='store_true', help='the CI subset only')
-    parser.add_argument('--case', action='append', default=[], help='run this case (repeat)')
-    parser.add_argument('--json', help='write the results to this file')
-    args = parser.parse_args(argv)
-    cases = [c for c in CASES if (not args.fast or c.name in FAST) and
-             (not args.case or c.name in args.case)]
+def run_campaign(fast: bool = False, names: Sequence[str] = (),
+                 json_path: str | None = None) -> int:
+    """Run the cases (all, the CI subset ``FAST``, or those named), print one line per case
+    and the summary table; write the results to ``json_path`` if given.
+
+    Returns:
+        0 when every case passed, 1 otherwise.
+
+    Raises:
+        InputError: a name that is no case (the valid ones listed).
+    """
+    unknown = [n for n in names if n not in {c.name for c in CASES}]
+    if unknown:
+        raise InputError(f'no such case {unknown[0]!r}; valid: '
+                         f'{", ".join(c.name for c in CASES)}')
+    cases = [c for c in CASES if (not fast or c.name in FAST) and
+             (not names or c.name in names)]
     if not cases:
-        print(f'fault_campaign: no such case; valid: {", ".join(c.name for c in CASES)}')
-        return 2
+        raise InputError('no case is both named and in the fast subset')
     results, t0 = [], time.monotonic()
     for case in cases:
         t = time.monotonic()
@@ -42,8 +40,8 @@ def main(argv=None):
         verdict = 'pass' if result.passed else 'FAIL: ' + '; '.join(result.failures())
         print(f'{case.name:<32} {time.monotonic() - t:5.1f} s  {verdict}', flush=True)
     _table(results, time.monotonic() - t0)
-    if args.json:
-        Path(args.json).write_text(json.dumps([dict(
+    if json_path:
+        Path(json_path).write_text(json.dumps([dict(
             case=c.name, path=c.path, passed=r.passed, checks=r.checks,
             worst_step=r.worst_step, longest_silence=r.longest_silence,
             exit_time=r.exit_time, commands=r.commands) for c, r in results], indent=1))
@@ -57,10 +55,10 @@ def _table(results, elapsed):
     print('|---|---|---|---|---|---|---|---|')
     for case, r in results:
         exit_time = '' if r.exit_time is None else f'{r.exit_time:.2f}'
-        silence = 'not checked' if r.longest_silence is None else \
+        quiet = 'not checked' if r.longest_silence is None else \
             f'{r.longest_silence * 1e3:.1f}'
         print(f'| {case.name} | {case.path or "-"} | {len(r.checks)} | {r.commands} | '
-              f'{r.worst_step:.3f} | {silence} | {exit_time} | '
+              f'{r.worst_step:.3f} | {quiet} | {exit_time} | '
               f'{"pass" if r.passed else "FAIL"} |')
     passed = sum(r.passed for _, r in results)
     checks = sum(len(r.checks) for _, r in results)
@@ -71,7 +69,3 @@ def _table(results, elapsed):
     print(f'\n{passed}/{len(results)} cases passed, {checks} invariant checks; worst step '
           f'{worst:.3f} N m, longest silence while commanding {silence * 1e3:.1f} ms, '
           f'longest exit {max(exits, default=0.0):.2f} s; {elapsed:.0f} s')
-
-
-if __name__ == '__main__':
-    raise SystemExit(main())

@@ -1,0 +1,46 @@
+"""URDF to first torque (``robodyn bench --first-start``): seconds from starting the
+controller process (Panda, autostart, 1 kHz states already streaming from another process)
+to its first command on the wire, with the kernel cache as setup.sh / colcon build leave
+it, and with an empty one."""
+
+import tempfile
+import time
+
+from ..nodes.faults.probe import Harness
+
+__all__ = ['first_command', 'first_start']
+
+
+def first_command(env: dict | None = None) -> tuple[str | None, float]:
+    """(the controller's 'configured' line, seconds to the first command) of one start."""
+    h = Harness({'max_tracking_error': 0.0}, env)
+    try:
+        h.feed()
+        deadline = time.monotonic() + 120.0
+        while not h.commands and time.monotonic() < deadline and h.proc.poll() is None:
+            time.sleep(0.002)
+        configured = None
+        for line in h.output().splitlines():
+            if 'configured panda' in line:
+                configured = line
+        first = h.commands[0][0] - h.t_start if h.commands else float('nan')
+        return configured, first
+    finally:
+        h.close()
+
+
+def first_start(runs: int = 3) -> list[str]:
+    """One line per kernel-cache state: the range of ``runs`` starts and the configure
+    line of the last."""
+    lines = []
+    for label, cold in (('kernel cache filled', False), ('empty kernel cache', True)):
+        times, line = [], None
+        for _ in range(runs):
+            env = {'NUMBA_CACHE_DIR': tempfile.mkdtemp(prefix='robodyn_cold_')} if cold \
+                else None
+            line, seconds = first_command(env)
+            times.append(seconds)
+        lines.append(f'{label:<20} first command {min(times):.2f}-{max(times):.2f} s after '
+                     f'the process started ({runs} runs); '
+                     f'{line.split("]: ")[-1][:160] if line else ""}')
+    return lines

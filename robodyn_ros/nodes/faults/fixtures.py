@@ -1,0 +1,60 @@
+"""What the fault campaign feeds the controller: the Panda the controller loads, plain
+trajectories and hostile ones (ROS messages, built in the probe's or a goal client's
+process)."""
+
+import numpy as np
+
+from ...model import load_urdf
+from ...model.registry import PANDA_HOME, robot_path
+
+__all__ = ['PANDA_Q0', 'NAMES', 'model', 'trajectory', 'hostile_trajectory']
+
+PANDA_Q0 = np.array(PANDA_HOME)
+NAMES = [f'panda_joint{i}' for i in range(1, 8)]
+_MODEL = None
+
+
+def model():
+    """The Panda chain the controller loads (for the hold torque g(q))."""
+    global _MODEL
+    if _MODEL is None:
+        _MODEL = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
+    return _MODEL
+
+
+def trajectory(points, duration, delta=0.05):
+    """A Panda JointTrajectory of ``points`` points over ``duration`` [s] from Q0 to Q0 +
+    ``delta`` on every joint."""
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    msg = JointTrajectory()
+    msg.joint_names = list(NAMES)
+    base = PANDA_Q0.tolist()
+    for k in range(points):
+        t = duration * (k + 1) / points
+        p = JointTrajectoryPoint()
+        p.positions = [v + delta * (k + 1) / points for v in base]
+        p.time_from_start.sec = int(t)
+        p.time_from_start.nanosec = int(round((t - int(t)) * 1e9)) % 1_000_000_000
+        msg.points.append(p)
+    return msg
+
+
+def hostile_trajectory(kind, duration=1.0, delta=0.1):
+    """One point at ``duration`` [s], Q0 + ``delta``, made hostile: 'velocities' (1e6
+    rad/s at the point: the interpolation leaves the limits), 'velocities_10' (10 rad/s,
+    the Panda's limit is 2.175), 'names' (a million joint names), 'negative_time'
+    (time_from_start -1 s)."""
+    from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
+    point = JointTrajectoryPoint(positions=(PANDA_Q0 + delta).tolist())
+    point.time_from_start.sec = int(duration)
+    point.time_from_start.nanosec = int(round((duration % 1) * 1e9))
+    names = list(NAMES)
+    if kind.startswith('velocities'):
+        point.velocities = [10.0 if kind == 'velocities_10' else 1e6] * 7
+        point.accelerations = [0.0] * 7
+    elif kind == 'names':
+        names = names + [f'joint_{k}' for k in range(1_000_000 - 7)]
+        point.positions = [0.0] * len(names)
+    elif kind == 'negative_time':
+        point.time_from_start.sec, point.time_from_start.nanosec = -1, 0
+    return JointTrajectory(joint_names=names, points=[point])
