@@ -14,6 +14,7 @@ time base), both written as CDR bytes without message objects; /diagnostics. All
 uses the steady clock; the core (robodyn_ros.control.ControllerCore) does everything else.
 """
 
+from dataclasses import dataclass, field
 import gc
 import sys
 import time
@@ -24,6 +25,7 @@ from rclpy.duration import Duration
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.publisher import Publisher
 from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.timer import Timer
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
@@ -55,7 +57,7 @@ from .parameter_host import ParameterHost
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
-__all__ = ['ControllerNode', 'main']
+__all__ = ['ControllerNode', 'Configured', 'main']
 
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: The controller's own topics (relative names): command_topic must differ from each.
@@ -67,6 +69,33 @@ SWITCH_INTERVAL = 5e-4
 #: Shortest time between two payload preparations [s]: a storm of parameter sets is
 #: coalesced to the newest, at most 20 per second.
 PAYLOAD_INTERVAL = 0.05
+
+
+@dataclass(eq=False)
+class Configured:
+    """Everything configure builds and cleanup destroys, in one object: the node holds it
+    or None (unconfigured), and a callback reads that one reference and finds the core, its
+    entities and its workers consistent (the lifecycle_py demo's entities, declared up
+    front).
+
+    The command and reference go out on plain publishers, not realtime ones: the final
+    ramp publishes during deactivate, from the transition's thread, and must be heard.
+    """
+
+    core: ControllerCore
+    cmd_pub: Publisher  # <command_topic>: Float64MultiArray bytes (cmd_wire)
+    ref_pub: Publisher  # ~/reference: JointState bytes (ref_wire)
+    cmd_wire: Float64MultiArrayWriter
+    ref_wire: JointStateWriter
+    worker: TrajectoryWorker  # JointTrajectory bytes -> spline, off the control thread
+    payload_worker: LatestWorker  # payload preparations, newest wins
+    cycle_timer: CycleTimer  # when the timer fires (control/cycle_timer.py)
+    timer: Timer
+    interfaces: TrajectoryInterfaces  # FollowJointTrajectory, ~/controller_state
+    period: float  # nominal control period [s]
+    trigger_state: bool  # trigger 'state': a state answers itself
+    entities: list = field(default_factory=list)  # destroyed at cleanup
+    layout: JointStateLayout | None = None  # of the last JointState received
 
 
 class ControllerNode(LifecycleNode):
@@ -85,19 +114,10 @@ class ControllerNode(LifecycleNode):
                     not parameter.runtime)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.parameter_host: ParameterHost | None = ParameterHost(self)
-        # What configure builds (None while unconfigured). The command and reference go
-        # out on plain publishers, not a realtime one: the final ramp publishes during
-        # deactivate, from the transition's thread.
-        self.core: ControllerCore | None = None
+        self.configured: Configured | None = None  # what configure builds
         self.xml: str | None = None
-        self.cmd_pub: Publisher | None = None
-        self.ref_pub: Publisher | None = None
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
-        self.entities = []
-        self.trajectory_interfaces: TrajectoryInterfaces | None = None
-        self.worker: TrajectoryWorker | None = None
-        self.payload_worker: LatestWorker | None = None
         self.finished = False
         self.log_gate = EventGate()
         self.command_count = 0
@@ -128,10 +148,16 @@ class ControllerNode(LifecycleNode):
         return ControllerConfig.diagnostics_period
 
     @property
+    def core(self) -> ControllerCore | None:
+        """The configured core, or None."""
+        run = self.configured
+        return None if run is None else run.core
+
+    @property
     def commanding(self):
         """True while commands go out (a signal must then let the final ramp finish)."""
-        core = self.core
-        return core is not None and self.cmd_pub is not None and core.supervisor.publishing
+        run = self.configured
+        return run is not None and run.core.supervisor.publishing
 
     # -- lifecycle --------------------------------------------------------------------
     def autostart(self):
@@ -154,14 +180,12 @@ class ControllerNode(LifecycleNode):
             warm = core.warm_up()
             exact = core.verify_model()
             self._continue_output(core)
-            self.core = core
-            self._create_entities(core, config)
+            self.configured = self._create_entities(core, config)
         except Exception as exc:  # noqa: BLE001 - one line and a diagnostics ERROR, always
             text = str(exc) if isinstance(exc, RobodynError) else \
                 f'{type(exc).__name__}: {exc}'
             text = text.splitlines()[0] if text else type(exc).__name__
             self._destroy_entities()
-            self.core = None
             self.status = f'unconfigured: configure failed: {text}'
             self.configure_failed = True
             self.get_logger().error(f'configure failed: {text}')
@@ -197,34 +221,44 @@ class ControllerNode(LifecycleNode):
         if last is not None and last[0] == core.model.joint_names:
             core.supervisor.continue_from(last[1], last[2])
 
-    def _create_entities(self, core, config):
-        # Keep-last 10: a reliable subscriber that falls behind by a few messages still gets
-        # every one (a lost message would look like a torque step); publishing never blocks.
-        self.cmd_pub = self.create_publisher(Float64MultiArray, config.command_topic, 10)
-        self.ref_pub = self.create_publisher(JointState, '~/reference', 10)
-        self.cmd_wire = Float64MultiArrayWriter(core.model.n)
-        self.ref_wire = JointStateWriter(core.model.joint_names)
-        self.layout = None  # of the last JointState received
-        self.entities = [
-            self.cmd_pub, self.ref_pub,
-            self.create_subscription(JointState, JOINT_STATES, self.on_joint_states,
-                                     STATE_QOS, raw=True),
-            self.create_subscription(JointTrajectory, '~/joint_trajectory',
-                                     self.on_trajectory, 10, raw=True),
-        ]
-        self.worker = TrajectoryWorker(core)
-        self.payload_worker = LatestWorker(lambda args: core.prepare_payload(*args),
-                                           lambda exc: f'payload refused: {exc}',
-                                           'robodyn_payload', PAYLOAD_INTERVAL)
-        self.trigger_state = config.trigger == Trigger.STATE
-        self.period = 1.0 / config.rate
-        self.cycle_timer = CycleTimer(core.supervisor, self.period, self.trigger_state)
-        self.timer = self.create_timer(self.cycle_timer.initial_ns * 1e-9, self.on_timer,
-                                       clock=self.steady)
-        self.entities.append(self.timer)
-        self.trajectory_interfaces = TrajectoryInterfaces(self, config)
-        if self.trajectory_interfaces.publisher is not None:
-            self.entities.append(self.trajectory_interfaces.publisher)
+    def _create_entities(self, core, config) -> Configured:
+        """Publishers, subscriptions, workers and the timer of a new core; on a failure
+        partway, what was created is destroyed before the exception goes on."""
+        entities: list = []
+        workers: list = []
+        try:
+            # Keep-last 10: a reliable subscriber that falls behind by a few messages still
+            # gets every one (a lost message would look like a torque step); publishing
+            # never blocks.
+            cmd_pub = self.create_publisher(Float64MultiArray, config.command_topic, 10)
+            entities.append(cmd_pub)
+            ref_pub = self.create_publisher(JointState, '~/reference', 10)
+            entities.append(ref_pub)
+            worker = TrajectoryWorker(core)
+            payload_worker = LatestWorker(lambda args: core.prepare_payload(*args),
+                                          lambda exc: f'payload refused: {exc}',
+                                          'robodyn_payload', PAYLOAD_INTERVAL)
+            workers += [worker, payload_worker]
+            trigger_state = config.trigger == Trigger.STATE
+            cycle_timer = CycleTimer(core.supervisor, 1.0 / config.rate, trigger_state)
+            timer = self.create_timer(cycle_timer.initial_ns * 1e-9, self.on_timer,
+                                      clock=self.steady)
+            entities.append(timer)
+            interfaces = TrajectoryInterfaces(self, config, core)
+            workers.append(interfaces)
+            if interfaces.publisher is not None:
+                entities.append(interfaces.publisher)
+            entities.append(self.create_subscription(
+                JointState, JOINT_STATES, self.on_joint_states, STATE_QOS, raw=True))
+            entities.append(self.create_subscription(
+                JointTrajectory, '~/joint_trajectory', self.on_trajectory, 10, raw=True))
+        except Exception:
+            self._destroy(entities, workers)
+            raise
+        return Configured(core, cmd_pub, ref_pub, Float64MultiArrayWriter(core.model.n),
+                          JointStateWriter(core.model.joint_names), worker, payload_worker,
+                          cycle_timer, timer, interfaces, 1.0 / config.rate, trigger_state,
+                          entities)
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -248,7 +282,6 @@ class ControllerNode(LifecycleNode):
     def on_cleanup(self, state):
         """Drop the core and its publishers/subscriptions."""
         self._destroy_entities()
-        self.core = None
         self.status = 'unconfigured'
         return TransitionCallbackReturn.SUCCESS
 
@@ -267,31 +300,29 @@ class ControllerNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def _destroy_entities(self):
-        if self.trajectory_interfaces is not None:
-            self.trajectory_interfaces.close()
-            self.trajectory_interfaces = None
-        if self.worker is not None:
-            self.worker.close()
-            self.worker = None
-        if self.payload_worker is not None:
-            self.payload_worker.close()
-            self.payload_worker = None
-        for entity in self.entities:
-            if hasattr(entity, 'cancel'):
+        """Unconfigure: the node forgets what configure built, then destroys it."""
+        run, self.configured = self.configured, None
+        if run is not None:
+            self._destroy(run.entities, [run.interfaces, run.worker, run.payload_worker])
+
+    def _destroy(self, entities, workers):
+        """Stop the workers' threads (each has close()), destroy timers, publishers and
+        subscriptions."""
+        for worker in workers:
+            worker.close()
+        for entity in entities:
+            if isinstance(entity, Timer):
                 entity.cancel()
                 self.destroy_timer(entity)
-            elif hasattr(entity, 'publish'):
+            elif isinstance(entity, Publisher):
                 self.destroy_publisher(entity)
             else:
                 self.destroy_subscription(entity)
-        self.entities = []
-        self.cmd_pub = None
 
     def close(self):
         """Shutdown path (also SIGINT/SIGTERM via run_node): publish the final ramp."""
         self.publish_final('shutdown')
         self._destroy_entities()
-        self.core = None
 
     def destroy_node(self):
         """Stop the parameter services' thread, then destroy the node."""
@@ -304,7 +335,8 @@ class ControllerNode(LifecycleNode):
     @property
     def bridge(self):
         """The FollowJointTrajectory bridge, or None (not configured, or no action)."""
-        return None if self.trajectory_interfaces is None else self.trajectory_interfaces.bridge
+        run = self.configured
+        return None if run is None else run.interfaces.bridge
 
     # -- callbacks --------------------------------------------------------------------
     @guarded
@@ -319,20 +351,20 @@ class ControllerNode(LifecycleNode):
     def on_joint_states(self, raw):
         """A JointState's CDR bytes: validate and store; answer at once with trigger
         'state'. Read in place while the layout (names, sizes) stays the same."""
-        core = self.core
-        if core is None:  # a state taken just before cleanup: nothing to control
+        run = self.configured
+        if run is None:  # a state taken just before cleanup: nothing to control
             return
-        now = time.monotonic()
-        self._apply_requests(now)
-        layout = self.layout
+        core, now = run.core, time.monotonic()
+        self._apply_requests(run, now)
+        layout = run.layout
         if layout is None or not layout.matches(raw):
             try:
-                layout = self.layout = JointStateLayout(raw)
+                layout = run.layout = JointStateLayout(raw)
             except RobodynError as exc:  # truncated, corrupt or big-endian CDR
                 core.reject(now, str(exc))
                 return
         stamp = layout.stamp(raw)
-        if not self.trigger_state:
+        if not run.trigger_state:
             position, velocity = layout.values(raw)[:2]
             core.on_state(now, layout.names, position, velocity, stamp)
             return
@@ -343,64 +375,59 @@ class ControllerNode(LifecycleNode):
             command = core.cycle(now, layout.names, position, velocity, stamp)
         if command is not None:
             self.publish(command, now)
-            self._rearm(self.cycle_timer.after_answer())
-        elif self.cycle_timer.unanswered_needs_command(now):
+            _rearm(run.timer, run.cycle_timer.after_answer())
+        elif run.cycle_timer.unanswered_needs_command(now):
             self.publish(core.update(now), now)
-            self._rearm(self.cycle_timer.to_rate())
+            _rearm(run.timer, run.cycle_timer.to_rate())
 
     @guarded
     def on_timer(self, _info=None):
         """Fixed-rate cycle (trigger 'timer'); with trigger 'state', the watchdog and the
         safe command at rate while states are missing or the supervisor is in safe mode
         (control/cycle_timer.py decides when)."""
-        if self.core is None:  # fired just before cleanup
+        run = self.configured
+        if run is None:  # fired just before cleanup
             return
         now = time.monotonic()
-        self._apply_requests(now)
-        fire, period_ns = self.cycle_timer.on_fire(now)
+        self._apply_requests(run, now)
+        fire, period_ns = run.cycle_timer.on_fire(now)
         if fire:
-            self.publish(self.core.update(now), now)
-        self._rearm(period_ns)
+            self.publish(run.core.update(now), now)
+        _rearm(run.timer, period_ns)
 
-    def _apply_requests(self, now):
+    @staticmethod
+    def _apply_requests(run, now):
         """Swap in converted trajectories and the action's requests (O(1) each)."""
-        if self.worker is not None and self.worker.has_result:
-            self.worker.apply(now)
-        if self.payload_worker is not None and self.payload_worker.has_result:
-            ready, core = self.payload_worker.take(), self.core
-            if ready is not None and core is not None:
+        if run.worker.has_result:
+            run.worker.apply(now)
+        if run.payload_worker.has_result:
+            ready = run.payload_worker.take()
+            if ready is not None:
                 (prepared,) = ready
                 if isinstance(prepared, str):
-                    emit(core.events, EventKind.PAYLOAD_REFUSED, Level.WARN, prepared)
+                    emit(run.core.events, EventKind.PAYLOAD_REFUSED, Level.WARN, prepared)
                 else:
-                    core.adopt_payload(prepared)
-        if self.bridge is not None and self.bridge.requests:
-            self.bridge.apply_requests(now)
-
-    def _rearm(self, period_ns):
-        """Set the timer's period [ns] and restart it from now (None: leave it)."""
-        if period_ns is not None:
-            self.timer.timer_period_ns = period_ns
-            self.timer.reset()
+                    run.core.adopt_payload(prepared)
+        bridge = run.interfaces.bridge
+        if bridge is not None and bridge.requests:
+            bridge.apply_requests(now)
 
     @guarded
     def on_trajectory(self, raw):
         """A JointTrajectory's CDR bytes: handed to the worker thread; the control thread
         swaps the result in (rejected ones are logged, the reference stays)."""
-        worker = self.worker
-        if worker is not None:  # None: taken just before cleanup
-            worker.submit_trajectory(raw, time.monotonic())
+        run = self.configured
+        if run is not None:  # None: taken just before cleanup
+            run.worker.submit_trajectory(raw, time.monotonic())
 
     def on_set_parameters(self, params):
         """The payload may change while running (see apply_runtime_parameters): checked
         here, prepared off the control thread, swapped in between two cycles."""
         from rcl_interfaces.msg import SetParametersResult
-        core, worker = self.core, self.payload_worker
-        if core is not None and worker is None:  # between the core and its worker
-            return SetParametersResult(successful=False,
-                                       reason='controller configuring: set it again')
-        reason = apply_runtime_parameters(core, params, self.get_parameter,
-                                          None if worker is None else worker.submit)
+        run = self.configured  # one read: the core and its worker together
+        reason = apply_runtime_parameters(None if run is None else run.core, params,
+                                          self.get_parameter,
+                                          None if run is None else run.payload_worker.submit)
         return SetParametersResult(successful=not reason, reason=reason)
 
     def on_internal_error(self, exc):
@@ -414,38 +441,38 @@ class ControllerNode(LifecycleNode):
     # -- output -----------------------------------------------------------------------
     def publish(self, command, now):
         """Send a Command (None: nothing may be sent yet)."""
-        core, cmd_pub, ref_pub = self.core, self.cmd_pub, self.ref_pub
-        if command is None or core is None or cmd_pub is None or ref_pub is None:
+        run = self.configured
+        if command is None or run is None:
             return
-        cmd_pub.publish(self.cmd_wire(command.effort))
+        core = run.core
+        run.cmd_pub.publish(run.cmd_wire(command.effort))
         self.command_count += 1
         effort = core.chain_order(command.effort)
         self.last_output = (core.model.joint_names, effort, now)
-        ref_pub.publish(self.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
-                                      command.qd_ref, effort))
-        if self.trajectory_interfaces is not None:
-            self.trajectory_interfaces.after_command(command, core.q, core.qd, effort)
+        run.ref_pub.publish(run.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
+                                         command.qd_ref, effort))
+        run.interfaces.after_command(command, core.q, core.qd, effort)
         if core.supervisor.events or core.events:
             self._log_events()
 
     def publish_final(self, reason):
         """Ramp to the safe command at the nominal rate and publish it last."""
-        core = self.core
-        if core is None or self.cmd_pub is None or not core.supervisor.publishing:
-            if core is not None:
-                core.supervisor.deactivate(time.monotonic(), reason)
+        run = self.configured
+        if run is None or not run.core.supervisor.publishing:
+            if run is not None:
+                run.core.supervisor.deactivate(time.monotonic(), reason)
             return
-        effort = None
+        core, effort = run.core, None
         for effort in core.final_commands(time.monotonic(), reason):
-            self.cmd_pub.publish(self.cmd_wire(effort))
+            run.cmd_pub.publish(run.cmd_wire(effort))
             self.command_count += 1
-            time.sleep(self.period)
+            time.sleep(run.period)
         if effort is not None:
             self.last_output = (core.model.joint_names, core.chain_order(effort),
                                 time.monotonic())
         # Let reliable delivery finish before the process may exit (bounded: exit within
         # 2 s of a signal, the final ramp included).
-        self.cmd_pub.wait_for_all_acked(Duration(seconds=0.3))
+        run.cmd_pub.wait_for_all_acked(Duration(seconds=0.3))
         self._log_events()
         self.get_logger().info(f'{reason}: safe command published')
 
@@ -456,29 +483,37 @@ class ControllerNode(LifecycleNode):
     @guarded
     def on_diagnostics(self, _info=None):
         """/diagnostics: state, reason, timing and counters (also when unconfigured)."""
-        if self.core is None:
+        run = self.configured
+        if run is None:
             level = Level.ERROR if self.configure_failed else Level.WARN
             msg = diagnostic_array('robodyn_controller', '', level, self.status, {})
         else:
-            core = self.core
+            core = run.core
             # Graph facts for the diagnosis (here, at the diagnostics rate: never in a cycle)
             core.state_publishers = self.count_publishers(JOINT_STATES)
             self._log_events()
             level, message, values = core.diagnostics(time.monotonic())
             message = message if self.status == 'active' else self.status
-            if self.cmd_pub is not None and core.supervisor.publishing:
-                listeners = self.cmd_pub.get_subscription_count()
+            if core.supervisor.publishing:
+                listeners = run.cmd_pub.get_subscription_count()
                 values['command_subscribers'] = str(listeners)
                 if listeners == 0:
                     level = max(level, Level.WARN)
                     message = (f'commands go nowhere: no subscriber on '
-                               f'{self.cmd_pub.topic_name} (is the effort controller '
+                               f'{run.cmd_pub.topic_name} (is the effort controller '
                                f'loaded?); {message}')
             values['state_publishers'] = str(core.state_publishers)
             msg = diagnostic_array('robodyn_controller', core.model.name, level, message,
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()
         self.diag_pub.publish(msg)
+
+
+def _rearm(timer, period_ns):
+    """Set the timer's period [ns] and restart it from now (None: leave it)."""
+    if period_ns is not None:
+        timer.timer_period_ns = period_ns
+        timer.reset()
 
 
 def _apply_payload(core, value, submit):

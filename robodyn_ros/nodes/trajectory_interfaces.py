@@ -13,7 +13,7 @@ class TrajectoryInterfaces:
         publisher: the JointTrajectoryControllerState publisher, or None.
     """
 
-    def __init__(self, node, config):
+    def __init__(self, node, config, core):
         self.bridge = self.publisher = self.message = None
         self.every = self.countdown = 0
         try:
@@ -29,8 +29,8 @@ class TrajectoryInterfaces:
             return
         if config.follow_joint_trajectory:
             self.bridge = FollowJointTrajectoryBridge(node, config.action_feedback_rate,
-                                                      config.goal_defaults(node.core.model.n))
-        self.message = ControllerStateMessage(node.core.model.joint_names)
+                                                      config.goal_defaults(core.model.n))
+        self.message = ControllerStateMessage(core.model.joint_names)
         if config.state_publish_rate > 0:
             self.publisher = node.create_publisher(JointTrajectoryControllerState,
                                                    '~/controller_state', 10)

@@ -117,7 +117,7 @@ def test_dds_round_trip_then_safe_command_at_rate_when_states_stop(ros):
     executor.add_node(node)
     executor.add_node(probe)
     assert spin_until(executor, lambda: pub.get_subscription_count() > 0 and
-                      node.cmd_pub.get_subscription_count() > 0)
+                      node.configured.cmd_pub.get_subscription_count() > 0)
     rng = np.random.default_rng(1)
     q = Q0 + rng.uniform(-0.01, 0.01, 7)
     qd = rng.uniform(-0.1, 0.1, 7)
@@ -148,7 +148,7 @@ def test_deactivate_publishes_the_final_hold_last(ros):
     now = time.monotonic()
     node.core.on_state(now, NAMES, Q0, np.zeros(7), 5.0)
     sent = []
-    node.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
+    node.configured.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
     node.publish(node.core.update(now), now)
     node.trigger_deactivate()
     np.testing.assert_allclose(sent[-1], RigidBodyDynamics(MODEL).gravity_vector(Q0),
@@ -202,7 +202,7 @@ def test_random_messages_never_raise_nor_publish_non_finite(ros):
     node = _node(ros, reference='hold', state_timeout=0.5)
     errors, sent = [], []
     node.on_internal_error = errors.append
-    node.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
+    node.configured.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
     good = _state(Q0, np.zeros(7), 1.0)
 
     @settings(max_examples=300, deadline=None, derandomize=True)
@@ -219,11 +219,11 @@ def test_random_messages_never_raise_nor_publish_non_finite(ros):
             else:
                 node.on_trajectory(serialize_message(msg))
                 deadline = time.monotonic() + 5.0
-                while not node.worker.idle and time.monotonic() < deadline:
+                while not node.configured.worker.idle and time.monotonic() < deadline:
                     time.sleep(0.001)
             node.on_timer()
     run()
-    assert errors == [] and node.worker.internal_errors == 0
+    assert errors == [] and node.configured.worker.internal_errors == 0
     assert sent and all(np.all(np.isfinite(s)) for s in sent)
     node.destroy_node()
 
@@ -272,7 +272,7 @@ def test_timer_trigger_commands_at_rate_on_the_steady_clock(ros):
     now = time.monotonic()
     assert node.core.on_state(now, NAMES, Q0, np.zeros(7), 5.0)
     sent = []
-    node.cmd_pub.publish = lambda m: sent.append(time.monotonic())
+    node.configured.cmd_pub.publish = lambda m: sent.append(time.monotonic())
     executor = SingleThreadedExecutor(context=ros)
     executor.add_node(node)
     spin_until(executor, lambda: False, 1.0)
@@ -294,9 +294,9 @@ def test_payload_parameters_change_the_running_model_and_bad_ones_are_refused(ro
             Parameter('payload.inertia', value=[1e-3, 0.0, 0.0, 1e-3, 0.0, 1e-3])])
         assert all(r.successful for r in result)
         deadline = time.monotonic() + 5.0  # prepared off the control thread, then swapped in
-        while not (node.payload_worker.idle and node.core.payload is not None and
+        while not (node.configured.payload_worker.idle and node.core.payload is not None and
                    node.core.payload.mass == 1.5) and time.monotonic() < deadline:
-            node._apply_requests(time.monotonic())
+            node._apply_requests(node.configured, time.monotonic())
             time.sleep(0.01)
         assert node.core.payload is not None and node.core.payload.mass == 1.5
         assert np.abs(node.core.dyn.gravity_vector(q) - before).max() > 0.5
