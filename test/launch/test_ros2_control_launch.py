@@ -403,10 +403,17 @@ def _stamp(msg):
     return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
+#: A gap this much longer than the usual one between the JTC's own state stamps is a stall
+#: of controller_manager's whole loop (the host's, not the law's): the window is measured
+#: again, once.
+STALL_GAP = 0.02
+
+
 def _tracking(probe, model, q0, with_effort, duration=4.0):
     """Worst-joint RMS of the real JTC's own error (reference - feedback) [rad] while it
     runs 0.3 rad out and back in ``duration`` s from ``q0`` (seed 000 eq. 73, at rest at
-    the end, as JTC requires), over the JTC's own stamps of that window. Nothing is read
+    the end, as JTC requires), over the JTC's own stamps of that window, and the window's
+    stall: its longest gap between those stamps beyond the usual one [s]. Nothing is read
     from the probe's queues to start it: under load they lag."""
     from robodyn_ros.control.reference.trajectories import make_reference
     from robodyn_ros.control.reference.trajectory_feedforward import feedforward_trajectory
@@ -420,9 +427,25 @@ def _tracking(probe, model, q0, with_effort, duration=4.0):
     sent = probe.node.get_clock().now().nanoseconds * 1e-9
     publisher.publish(_jtc_message(model.joint_names, samples, with_effort))
     probe.spin(duration + 1.0)
-    errors = np.array([m.error.positions for _, m in probe.log[topic]
-                       if sent + 0.05 < _stamp(m) < sent + duration])
-    return float(np.sqrt(np.mean(errors ** 2, axis=0)).max())
+    window = [m for _, m in probe.log[topic] if sent + 0.05 < _stamp(m) < sent + duration]
+    errors = np.array([m.error.positions for m in window])
+    gaps = np.diff([_stamp(m) for m in window])
+    stall = float(gaps.max() - np.median(gaps)) if len(gaps) > 1 else float('inf')
+    return float(np.sqrt(np.mean(errors ** 2, axis=0)).max()), stall
+
+
+def _tracking_without_stall(probe, model, q0, with_effort, result, key):
+    """_tracking into ``result[key]``; a window with a stall (STALL_GAP) is measured once
+    more (held at q0 first), and both stalls are kept in ``result[key + '_stalls']``."""
+    stalls = []
+    for attempt in range(2):
+        if attempt:
+            _hold_with_gravity(probe, model, q0)
+        result[key], stall = _tracking(probe, model, q0, with_effort)
+        stalls.append(stall)
+        if stall <= STALL_GAP:
+            break
+    result[key + '_stalls'] = stalls
 
 
 @pytest.fixture(scope='module')
@@ -453,9 +476,9 @@ def mujoco_jtc_run(ros_launch_env):
         # MuJoCo's keyframe 'home' is the config's q0: the arm is there after the reset
         q0 = initial_positions(model, _config_q0())
         _hold_with_gravity(probe, model, q0)  # a JTC without feed-forward cannot hold it
-        result['with'] = _tracking(probe, model, q0, True)  # ends at q0, held with g
+        _tracking_without_stall(probe, model, q0, True, result, 'with')  # ends at q0
         _hold_with_gravity(probe, model, q0)
-        result['without'] = _tracking(probe, model, q0, False)
+        _tracking_without_stall(probe, model, q0, False, result, 'without')
         probe.close()
     result['code'], result['text'], result['exit_s'] = launch.stop()
     return result
@@ -467,5 +490,6 @@ def test_the_real_jtc_tracks_better_with_robodyn_feedforward(mujoco_jtc_run):
         (run['active'], run['reset'], run['switched'], run['text'][-3000:])
     print(f"JTC on MuJoCo hardware: worst-joint RMS {run['with']:.3e} rad with robodyn's "
           f"feed-forward, {run['without']:.3e} rad without, ratio "
-          f"{run['with'] / run['without']:.4f}")
-    assert run['with'] <= 0.1 * run['without']
+          f"{run['with'] / run['without']:.4f}; loop stalls in the windows "
+          f"{run['with_stalls']}, {run['without_stalls']} s")
+    assert run['with'] <= 0.1 * run['without'], (run['with_stalls'], run['without_stalls'])
