@@ -112,6 +112,7 @@ class ControllerNode(LifecycleNode):
         for parameter in PARAMETERS.values():
             declare(self, parameter.name, parameter.default, parameter.description, True,
                     not parameter.runtime)
+        self.configuring = False  # during on_configure (read by on_set_parameters)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.parameter_host: ParameterHost | None = ParameterHost(self)
         self.configured: Configured | None = None  # what configure builds
@@ -168,6 +169,13 @@ class ControllerNode(LifecycleNode):
 
     def on_configure(self, state):
         """Check parameters, load the model, build the core, warm up the kernels."""
+        self.configuring = True  # runtime parameter sets wait (on_set_parameters)
+        try:
+            return self._configure()
+        finally:
+            self.configuring = False
+
+    def _configure(self):
         try:
             values = {name: self.get_parameter(name).value for name in PARAMETERS}
             config = ControllerConfig.from_parameters(values)
@@ -424,6 +432,10 @@ class ControllerNode(LifecycleNode):
         """The payload may change while running (see apply_runtime_parameters): checked
         here, prepared off the control thread, swapped in between two cycles."""
         from rcl_interfaces.msg import SetParametersResult
+        if self.configuring and any(p.name in RUNTIME for p in params):
+            # read before this set, and the new core not yet there: it would be lost
+            return SetParametersResult(successful=False,
+                                       reason='controller configuring: set it again')
         run = self.configured  # one read: the core and its worker together
         reason = apply_runtime_parameters(None if run is None else run.core, params,
                                           self.get_parameter,

@@ -308,3 +308,17 @@ def test_payload_parameters_change_the_running_model_and_bad_ones_are_refused(ro
         assert not read_only[0].successful  # everything else stays read-only
     finally:
         node.destroy_node()
+
+
+def test_a_payload_set_during_configure_is_refused_not_lost(ros):
+    """configure read the parameters before the set and its core is not the node's yet:
+    the set is refused, saying to set it again, not accepted and dropped."""
+    node = _node(ros)
+    try:
+        node.configuring = True  # as on_configure sets it around its work
+        during = node.set_parameters([Parameter('payload.mass', value=2.0)])
+        assert not during[0].successful and 'configuring' in during[0].reason
+        node.configuring = False
+        assert node.set_parameters([Parameter('payload.mass', value=2.0)])[0].successful
+    finally:
+        node.destroy_node()
