@@ -39,14 +39,21 @@ int main(int argc, char ** argv)
     return 2;
   }
   std::vector<double> storage(3 * kJoints + 3 * kJoints + kJoints, 0.5);
+  // The handles themselves live here, as in ros2_control's resource manager: a loaned
+  // interface only refers to its handle.
+  std::vector<hardware_interface::StateInterface::SharedPtr> state_handles;
+  std::vector<hardware_interface::CommandInterface::SharedPtr> effort_handles;
   std::vector<hardware_interface::LoanedStateInterface> states;
   std::vector<hardware_interface::CommandInterface::SharedPtr> references;
   std::vector<hardware_interface::LoanedCommandInterface> efforts;
+  states.reserve(3 * kJoints);
+  efforts.reserve(kJoints);
   std::size_t k = 0;
   for (int j = 0; j < kJoints; ++j) {
     for (const char * name : {"position", "velocity", "effort"}) {
-      states.emplace_back(std::make_shared<hardware_interface::StateInterface>(
+      state_handles.push_back(std::make_shared<hardware_interface::StateInterface>(
         "joint" + std::to_string(j), name, &storage[k++]));
+      states.emplace_back(state_handles.back());
     }
   }
   for (int j = 0; j < kJoints; ++j) {
@@ -56,8 +63,9 @@ int main(int argc, char ** argv)
     }
   }
   for (int j = 0; j < kJoints; ++j) {
-    efforts.emplace_back(std::make_shared<hardware_interface::CommandInterface>(
+    effort_handles.push_back(std::make_shared<hardware_interface::CommandInterface>(
       "joint" + std::to_string(j), "effort", &storage[k++]));
+    efforts.emplace_back(effort_handles.back());
   }
   std::vector<double> sweep(sweep_mb * 131072 + 1, 1.0);
   std::vector<double> times;
