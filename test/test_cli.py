@@ -166,3 +166,19 @@ def test_export_bad_input_is_one_line_and_exit_2(argv, capsys, monkeypatch):
     code = run(build_parser().parse_args(argv))
     err = capsys.readouterr().err
     assert code == 2 and err.count('\n') == 1 and err.startswith('robodyn export: error:')
+
+
+@pytest.mark.parametrize('argv, words', [
+    (['faults', '--case', 'nope'], "no such case 'nope'"),
+    (['faults', '--case', 'gravity_-981', '--json', '/nonexistent/dir/r.json'],
+     'No such file or directory'),
+    (['docs', '--only', 'nope'], "no generated section 'nope'"),
+    (['docs', '--root', '/tmp'], 'not a robodyn_ros source tree'),
+    (['vendors', '--mirror', 'xarm_ros2'], 'expected NAME=GIT_DIR'),
+    (['vendors', '--mirror', 'nope=/tmp'], "no vendor repository 'nope'")])
+def test_maintainer_commands_refuse_bad_input_in_one_line_before_running(argv, words, capsys):
+    """Refused before any case, section or robot runs: one line naming the value, exit 2."""
+    code = run(build_parser().parse_args(argv))
+    out, err = capsys.readouterr()
+    assert code == 2 and err.count('\n') == 1 and words in err, err
+    assert out == ''  # nothing ran

@@ -32,6 +32,8 @@ def run_campaign(fast: bool = False, names: Sequence[str] = (),
              (not names or c.name in names)]
     if not cases:
         raise InputError('no case is both named and in the fast subset')
+    if json_path:  # an unwritable path fails now, not after the campaign
+        Path(json_path).write_text('[]')
     results, t0 = [], time.monotonic()
     for case in cases:
         t = time.monotonic()
