@@ -20,7 +20,7 @@ class CycleTimer:
     """The timer's period and when it fires, for one configuration.
 
     Args:
-        supervisor: the core's SafetySupervisor (mode, last valid state, limits).
+        supervisor: the core's SafetySupervisor (state, last valid state, limits).
         period: the nominal control period [s].
         trigger_state: True for trigger 'state' (the timer is the watchdog).
 

@@ -92,8 +92,6 @@ class Configured:
     cycle_timer: CycleTimer  # when the timer fires (control/cycle_timer.py)
     timer: Timer
     interfaces: TrajectoryInterfaces  # FollowJointTrajectory, ~/controller_state
-    period: float  # nominal control period [s]
-    trigger_state: bool  # trigger 'state': a state answers itself
     entities: list = field(default_factory=list)  # destroyed at cleanup
     layout: JointStateLayout | None = None  # of the last JointState received
 
@@ -247,8 +245,8 @@ class ControllerNode(LifecycleNode):
                                           lambda exc: f'payload refused: {exc}',
                                           'robodyn_payload', PAYLOAD_INTERVAL)
             workers += [worker, payload_worker]
-            trigger_state = config.trigger == Trigger.STATE
-            cycle_timer = CycleTimer(core.supervisor, 1.0 / config.rate, trigger_state)
+            cycle_timer = CycleTimer(core.supervisor, 1.0 / config.rate,
+                                     config.trigger == Trigger.STATE)
             timer = self.create_timer(cycle_timer.initial_ns * 1e-9, self.on_timer,
                                       clock=self.steady)
             entities.append(timer)
@@ -265,8 +263,7 @@ class ControllerNode(LifecycleNode):
             raise
         return Configured(core, cmd_pub, ref_pub, Float64MultiArrayWriter(core.model.n),
                           JointStateWriter(core.model.joint_names), worker, payload_worker,
-                          cycle_timer, timer, interfaces, 1.0 / config.rate, trigger_state,
-                          entities)
+                          cycle_timer, timer, interfaces, entities)
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -372,7 +369,7 @@ class ControllerNode(LifecycleNode):
                 core.reject(now, str(exc))
                 return
         stamp = layout.stamp(raw)
-        if not run.trigger_state:
+        if not run.cycle_timer.trigger_state:
             position, velocity = layout.values(raw)[:2]
             core.on_state(now, layout.names, position, velocity, stamp)
             return
@@ -478,7 +475,7 @@ class ControllerNode(LifecycleNode):
         for effort in core.final_commands(time.monotonic(), reason):
             run.cmd_pub.publish(run.cmd_wire(effort))
             self.command_count += 1
-            time.sleep(run.period)
+            time.sleep(core.supervisor.limits.period)
         if effort is not None:
             self.last_output = (core.model.joint_names, core.chain_order(effort),
                                 time.monotonic())
