@@ -103,6 +103,7 @@ class ControllerConfig:
     cross_check_tolerance: float = _default('cross_check_tolerance')
     state_publish_rate: float = _default('state_publish_rate')
     follow_joint_trajectory: bool = _default('follow_joint_trajectory')
+    input_gateway: bool = _default('input_gateway')
     action_feedback_rate: float = _default('action_feedback_rate')
     goal_time: float = _default('goal_time')
     goal_position_tolerance: tuple[float, ...] = _default('goal_position_tolerance')

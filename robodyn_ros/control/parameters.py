@@ -186,6 +186,9 @@ _CONTROLLER = (
        rule='publish_rate_within_rate'),
     _p('follow_joint_trajectory', 'bool', True, 'serve control_msgs/FollowJointTrajectory '
        'on ~/follow_joint_trajectory (a helper node and thread)'),
+    _p('input_gateway', 'bool', True, 'receive ~/joint_trajectory and FollowJointTrajectory '
+       'goals in a process of its own that refuses oversized ones before the controller '
+       'receives them (false: in this process, where a huge message stalls the loop)'),
     _p('action_feedback_rate', 'float', 20.0, 'FollowJointTrajectory feedback rate [Hz]',
        low=0.0, low_open=True, high=1000.0, unit='Hz'),
     _p('goal_time', 'float', 1.0, 'default goal_time_tolerance: time after the trajectory '

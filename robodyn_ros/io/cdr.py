@@ -22,7 +22,7 @@ from ..defaults import MAX_JOINT_NAMES
 from ..errors import BagError
 
 __all__ = ['parse_joint_state', 'encode_joint_state', 'float64_multi_array',
-           'parse_joint_trajectory', 'TrajectoryPoint',
+           'parse_joint_trajectory', 'check_joint_trajectory_size', 'TrajectoryPoint',
            'TrajectoryData',
            'JointStateLayout', 'JointStateWriter', 'Float64MultiArrayWriter', 'stamp_parts']
 
@@ -116,6 +116,36 @@ class TrajectoryData(NamedTuple):
     points: list
 
 
+def check_joint_trajectory_size(raw: bytes, max_points: int,
+                                max_names: int = MAX_JOINT_NAMES) -> None:
+    """Refuse a JointTrajectory's CDR bytes with more than ``max_points`` points or
+    ``max_names`` joint names, from the counts alone (the points are not decoded: O(names)).
+
+    Raises:
+        BagError: too many points or names, not little-endian CDR, truncated or corrupt.
+    """
+    _trajectory_head(raw, max_points, max_names)
+
+
+def _trajectory_head(raw, max_points, max_names):
+    """(data after the encapsulation, names, point count, offset of the first point), the
+    counts checked against their bounds before anything else is decoded."""
+    buf = memoryview(raw)
+    if len(buf) < 16 or buf[1] != 1:
+        raise BagError('JointTrajectory: expected little-endian CDR')
+    data = buf[4:]
+    try:
+        _, _, names, off = _header_and_names(data, 'JointTrajectory joint_names', max_names)
+        off = _align(off, 4)
+        count = _count(data, off, 24, 'JointTrajectory points')
+    except (struct.error, UnicodeDecodeError, ValueError) as exc:
+        raise BagError(f'JointTrajectory: truncated or corrupt CDR: {exc}') from None
+    if count > max_points:
+        raise BagError(f'JointTrajectory: {count} points, more than max_trajectory_points '
+                       f'({max_points})')
+    return data, names, count, off + 4
+
+
 def parse_joint_trajectory(raw: bytes, max_points: int,
                            max_names: int = MAX_JOINT_NAMES) -> TrajectoryData:
     """Decode a trajectory_msgs/JointTrajectory's CDR bytes (at most ``max_points`` points
@@ -129,18 +159,8 @@ def parse_joint_trajectory(raw: bytes, max_points: int,
         BagError: more than ``max_points`` points or ``max_names`` names, not
             little-endian CDR, truncated or corrupt bytes.
     """
-    buf = memoryview(raw)
-    if len(buf) < 16 or buf[1] != 1:
-        raise BagError('JointTrajectory: expected little-endian CDR')
-    data = buf[4:]
+    data, names, count, off = _trajectory_head(raw, max_points, max_names)
     try:
-        _, _, names, off = _header_and_names(data, 'JointTrajectory joint_names', max_names)
-        off = _align(off, 4)
-        count = _count(data, off, 24, 'JointTrajectory points')
-        if count > max_points:
-            raise BagError(f'JointTrajectory: {count} points, more than max_trajectory_points '
-                           f'({max_points})')
-        off += 4
         points = []
         for _ in range(count):
             fields = []

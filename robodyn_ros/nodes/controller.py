@@ -7,11 +7,13 @@ limit) to the safe command and publish it last. ``autostart: true`` configures a
 activates at start-up (launch files, the demo).
 
 Topics (relative names): in joint_states (keep-last 1: the freshest state; CDR bytes read
-in place, see io.cdr.JointStateLayout), ~/joint_trajectory, robot_description (transient
-local, when no URDF parameter is set); out <command_topic> (Float64MultiArray effort [N m or
-N], ``joints`` order) and ~/reference (JointState q_r, qd_r, effort, stamped in the states'
-time base), both written as CDR bytes without message objects; /diagnostics. All pacing
-uses the steady clock; the core (robodyn_ros.control.ControllerCore) does everything else.
+in place, see io.cdr.JointStateLayout), ~/joint_trajectory and ~/follow_joint_trajectory
+(received by the input gateway's process, which forwards what is within bounds:
+input_gateway.py), robot_description (transient local, when no URDF parameter is set);
+out <command_topic> (Float64MultiArray effort [N m or N], ``joints`` order) and
+~/reference (JointState q_r, qd_r, effort, stamped in the states' time base), both written
+as CDR bytes without message objects; /diagnostics. All pacing uses the steady clock; the
+core (robodyn_ros.control.ControllerCore) does everything else.
 """
 
 from dataclasses import dataclass, field
@@ -40,6 +42,7 @@ from ..control.parameters import PARAMETERS, RUNTIME
 from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
+from .input_gateway import INTERNAL, GatewayProcess
 from .latest_worker import LatestWorker
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,
@@ -62,7 +65,8 @@ __all__ = ['ControllerNode', 'Configured', 'main']
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: The controller's own topics (relative names): command_topic must differ from each.
 OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_state',
-              'robot_description', '/diagnostics', '~/follow_joint_trajectory')
+              'robot_description', '/diagnostics', '~/follow_joint_trajectory',
+              f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused')
 #: The interpreter's switch interval [s] in the controller: a worker thread (trajectory
 #: conversion, the action) gives the lock back to the control thread this often.
 SWITCH_INTERVAL = 5e-4
@@ -92,6 +96,7 @@ class Configured:
     cycle_timer: CycleTimer  # when the timer fires (control/cycle_timer.py)
     timer: Timer
     interfaces: TrajectoryInterfaces  # FollowJointTrajectory, ~/controller_state
+    gateway: GatewayProcess | None  # receives the trajectories and goals (input_gateway)
     entities: list = field(default_factory=list)  # destroyed at cleanup
     layout: JointStateLayout | None = None  # of the last JointState received
 
@@ -250,20 +255,31 @@ class ControllerNode(LifecycleNode):
             timer = self.create_timer(cycle_timer.initial_ns * 1e-9, self.on_timer,
                                       clock=self.steady)
             entities.append(timer)
-            interfaces = TrajectoryInterfaces(self, config, core)
+            inputs = f'~/{INTERNAL}/' if config.input_gateway else '~/'
+            interfaces = TrajectoryInterfaces(
+                self, config, core, self.resolve_topic_name(inputs + 'follow_joint_trajectory'))
             workers.append(interfaces)
             if interfaces.publisher is not None:
                 entities.append(interfaces.publisher)
             entities.append(self.create_subscription(
                 JointState, JOINT_STATES, self.on_joint_states, STATE_QOS, raw=True))
             entities.append(self.create_subscription(
-                JointTrajectory, '~/joint_trajectory', self.on_trajectory, 10, raw=True))
+                JointTrajectory, inputs + 'joint_trajectory', self.on_trajectory, 10, raw=True))
+            gateway = None
+            if config.input_gateway:
+                refused = self.create_subscription(String, inputs + 'refused',
+                                                   self.on_refused, 10)
+                entities.append(refused)
+                gateway = GatewayProcess(self, config.max_trajectory_points, core.model.n,
+                                         interfaces.bridge is not None)
+                workers.append(gateway)
+                gateway.wait_ready(lambda: refused.get_publisher_count() > 0)
         except Exception:
             self._destroy(entities, workers)
             raise
         return Configured(core, cmd_pub, ref_pub, Float64MultiArrayWriter(core.model.n),
                           JointStateWriter(core.model.joint_names), worker, payload_worker,
-                          cycle_timer, timer, interfaces, entities)
+                          cycle_timer, timer, interfaces, gateway, entities)
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -308,7 +324,9 @@ class ControllerNode(LifecycleNode):
         """Unconfigure: the node forgets what configure built, then destroys it."""
         run, self.configured = self.configured, None
         if run is not None:
-            self._destroy(run.entities, [run.interfaces, run.worker, run.payload_worker])
+            # The action first: its goals end, and the gateway relays their results.
+            workers = [run.interfaces, run.gateway, run.worker, run.payload_worker]
+            self._destroy(run.entities, [w for w in workers if w is not None])
 
     def _destroy(self, entities, workers):
         """Stop the workers' threads (each has close()), destroy timers, publishers and
@@ -330,7 +348,10 @@ class ControllerNode(LifecycleNode):
         self._destroy_entities()
 
     def destroy_node(self):
-        """Stop the parameter services' thread, then destroy the node."""
+        """Stop the parameter services' thread and what configure started (the workers, the
+        input gateway's process), then destroy the node."""
+        if getattr(self, 'configured', None) is not None:
+            self._destroy_entities()
         host = getattr(self, 'parameter_host', None)  # None: __init__ failed before it
         if host is not None:
             host.close()
@@ -424,6 +445,14 @@ class ControllerNode(LifecycleNode):
         run = self.configured
         if run is not None:  # None: taken just before cleanup
             run.worker.submit_trajectory(raw, time.monotonic())
+
+    @guarded
+    def on_refused(self, msg):
+        """The input gateway refused a trajectory or a goal (too many names or points): the
+        controller says so, as for one it refuses itself."""
+        run = self.configured
+        if run is not None:
+            emit(run.core.events, EventKind.TRAJECTORY_REFUSED, Level.WARN, msg.data[:500])
 
     def on_set_parameters(self, params):
         """The payload may change while running (see apply_runtime_parameters): checked

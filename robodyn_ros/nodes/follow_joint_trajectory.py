@@ -106,9 +106,11 @@ class FollowJointTrajectoryBridge:
         controller: the ControllerNode (its ``core``, fully qualified name, parameters).
         feedback_rate: feedback messages per second [Hz].
         defaults: GoalTolerances used where a goal gives 0.
+        action: the action's name (absolute): ``~/follow_joint_trajectory``, or the private
+            name the input gateway forwards to (input_gateway.py).
     """
 
-    def __init__(self, controller, feedback_rate, defaults):
+    def __init__(self, controller, feedback_rate, defaults, action):
         self.controller = controller
         self.period = 1.0 / feedback_rate
         self.defaults = defaults
@@ -116,13 +118,12 @@ class FollowJointTrajectoryBridge:
         self.snapshot = None
         self.active = None
         self.ending = ''  # why running goals end now (deactivate, cleanup, shutdown)
-        name = controller.get_fully_qualified_name()
         # Without the process's global arguments: a launch file's ``__node:=`` remap would
         # otherwise rename this helper to the controller's own name (two nodes, one name).
         self.node = Node(controller.get_name() + '_action', namespace=controller.get_namespace(),
                          context=controller.context, use_global_arguments=False)
         self.server = ActionServer(
-            self.node, FollowJointTrajectory, f'{name}/follow_joint_trajectory',
+            self.node, FollowJointTrajectory, action,
             execute_callback=self.execute, goal_callback=self.on_goal,
             cancel_callback=lambda handle: CancelResponse.ACCEPT,
             callback_group=ReentrantCallbackGroup())

@@ -9,11 +9,12 @@ class TrajectoryInterfaces:
     controller node; without control_msgs neither (logged once).
 
     Attributes:
-        bridge: the FollowJointTrajectoryBridge, or None (no action).
+        bridge: the FollowJointTrajectoryBridge serving ``action`` (absolute name), or None
+            (no action).
         publisher: the JointTrajectoryControllerState publisher, or None.
     """
 
-    def __init__(self, node, config, core):
+    def __init__(self, node, config, core, action):
         self.bridge = self.publisher = self.message = None
         self.every = self.countdown = 0
         try:
@@ -29,7 +30,7 @@ class TrajectoryInterfaces:
             return
         if config.follow_joint_trajectory:
             self.bridge = FollowJointTrajectoryBridge(node, config.action_feedback_rate,
-                                                      config.goal_defaults(core.model.n))
+                                                      config.goal_defaults(core.model.n), action)
         self.message = ControllerStateMessage(core.model.joint_names)
         if config.state_publish_rate > 0:
             self.publisher = node.create_publisher(JointTrajectoryControllerState,

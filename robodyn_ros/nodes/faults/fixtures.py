@@ -22,15 +22,17 @@ def model():
     return _MODEL
 
 
-def trajectory(points, duration, delta=0.05):
-    """A Panda JointTrajectory of ``points`` points over ``duration`` [s] from Q0 to Q0 +
-    ``delta`` on every joint."""
+def trajectory(points, duration, delta=0.05, lead=0.0):
+    """A Panda JointTrajectory of ``points`` points from Q0 to Q0 + ``delta`` on every joint,
+    evenly spread over (``lead``, ``duration``] [s]. A lead gives the reference time to
+    reach Q0 from where the controller holds the fake arm (up to 0.2 rad away): without
+    one, the first of 10 000 points 0.4 ms ahead is refused as too fast (rightly)."""
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     msg = JointTrajectory()
     msg.joint_names = list(NAMES)
     base = PANDA_Q0.tolist()
     for k in range(points):
-        t = duration * (k + 1) / points
+        t = lead + (duration - lead) * (k + 1) / points
         p = JointTrajectoryPoint()
         p.positions = [v + delta * (k + 1) / points for v in base]
         p.time_from_start.sec = int(t)

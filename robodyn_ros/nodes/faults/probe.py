@@ -242,9 +242,10 @@ class Harness:
         return False
 
     @staticmethod
-    def trajectory(points, duration, delta=0.05):
-        """A JointTrajectory of ``points`` points over ``duration`` [s] from Q0 (+ delta)."""
-        return trajectory(points, duration, delta)
+    def trajectory(points, duration, delta=0.05, lead=0.0):
+        """A JointTrajectory of ``points`` points over (lead, ``duration``] [s] from Q0
+        (+ delta): fixtures.trajectory."""
+        return trajectory(points, duration, delta, lead)
 
     def goal_process(self, points, duration, delta, kind='plain'):
         """A FollowJointTrajectory goal sent from a process of its own (its serializer

@@ -1,0 +1,315 @@
+"""The controller's input gateway: ~/joint_trajectory and FollowJointTrajectory goals are
+received in a process of their own, checked for size there, and only then handed to the
+controller.
+
+Why a process: receiving a message costs its receiver in proportion to its size, before any
+of robodyn's code runs. A 10.9 MB trajectory (a million joint names) is reassembled by the
+receiving DDS participant, and a FollowJointTrajectory goal is decoded by rclpy in C while
+the interpreter lock is held (0.3 s for a million names). In the controller's process either
+stops the 1 kHz loop for tens to hundreds of milliseconds. Here they cost this process, and
+the controller only ever receives inputs within its bounds.
+
+The gateway, started by the configured controller node (:class:`GatewayProcess`), serves the
+public names and forwards to the controller's private ones under ``<controller>/_inputs``:
+
+* ``~/joint_trajectory``: the CDR bytes are counted (names and points, nothing decoded),
+  forwarded unchanged when within bounds, otherwise the one-line refusal goes to
+  ``_inputs/refused`` and the controller reports it (its log, /diagnostics).
+* ``~/follow_joint_trajectory``: a goal beyond the bounds is rejected here (refusal reported
+  the same way); any other goal is sent to the controller's own action server, and its
+  acceptance, feedback, cancel and final result are relayed, so a client sees exactly what
+  the controller decides (one final result per accepted goal).
+
+The gateway ends with its controller: at cleanup and shutdown the controller stops it, and
+it stops by itself within 0.2 s when its parent process is gone. A goal still running then
+is aborted ('controller stopped').
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import Callable
+
+from ..control.reference.trajectory_goal import INVALID_GOAL
+from ..errors import BagError, ConfigError
+from ..io.cdr import check_joint_trajectory_size
+
+__all__ = ['GatewayProcess', 'INTERNAL', 'main']
+
+#: The controller's private namespace for what the gateway forwards (relative to its node).
+INTERNAL = '_inputs'
+#: How long configure waits for the gateway to be up [s] (a Python process importing rclpy
+#: and control_msgs: about 1 s on a busy 2-core machine).
+START_TIMEOUT = 15.0
+#: How long the controller waits for the gateway to end before it is killed [s].
+STOP_TIMEOUT = 0.8
+#: How long a goal may wait for the controller's action server to be found [s].
+ANSWER_TIMEOUT = 2.0
+
+
+class GatewayProcess:
+    """The gateway process of one configured controller (parent side).
+
+    Args:
+        node: the controller node (resolves the public and private names).
+        max_points: the largest trajectory forwarded [points].
+        max_names: the most joint names forwarded (the chain's joint count).
+        action: serve FollowJointTrajectory too.
+    """
+
+    def __init__(self, node, max_points: int, max_names: int, action: bool):
+        fqn = node.get_fully_qualified_name()
+        args = [sys.executable, '-m', __name__,
+                '--name', node.get_name() + '_inputs', '--namespace', node.get_namespace(),
+                '--trajectory', node.resolve_topic_name('~/joint_trajectory'),
+                '--internal', f'{fqn.rstrip("/")}/{INTERNAL}',
+                '--max-points', str(max_points), '--max-names', str(max_names),
+                '--parent', str(os.getpid())]
+        if action:
+            args += ['--action', f'{fqn.rstrip("/")}/follow_joint_trajectory']
+        package_root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+        path = os.environ.get('PYTHONPATH', '')
+        env = dict(os.environ, PYTHONPATH=package_root + (os.pathsep + path if path else ''))
+        self.proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL)
+
+    def wait_ready(self, matched: Callable[[], bool], timeout: float = START_TIMEOUT):
+        """Wait until ``matched()`` (the controller's subscription to ``_inputs/refused``
+        sees the gateway's publisher, created after every public endpoint), so that an input
+        sent once the controller is configured is not lost to a gateway still starting.
+
+        Raises:
+            ConfigError: the gateway exited, or was not up within ``timeout`` [s].
+        """
+        deadline = time.monotonic() + timeout
+        while not matched():
+            code = self.proc.poll()
+            if code is not None:
+                raise ConfigError(f'input_gateway: its process exited with code {code}; '
+                                  'set input_gateway false to receive inputs in this process')
+            if time.monotonic() > deadline:
+                self.close()
+                raise ConfigError(f'input_gateway: its process was not up within {timeout:g} '
+                                  's; set input_gateway false to receive inputs in this '
+                                  'process')
+            time.sleep(0.01)
+
+    def close(self):
+        """Stop the gateway: SIGINT, then SIGKILL after STOP_TIMEOUT."""
+        if self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(1.0)
+
+
+def _parse(argv):
+    import argparse
+    parser = argparse.ArgumentParser(prog='robodyn_input_gateway')
+    parser.add_argument('--name', required=True)
+    parser.add_argument('--namespace', default='/')
+    parser.add_argument('--trajectory', required=True)
+    parser.add_argument('--internal', required=True)
+    parser.add_argument('--action', default='')
+    parser.add_argument('--max-points', type=int, required=True)
+    parser.add_argument('--max-names', type=int, required=True)
+    parser.add_argument('--parent', type=int, required=True)
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    """The gateway process: serve until SIGINT/SIGTERM or until the parent is gone."""
+    options = _parse(sys.argv[1:] if argv is None else argv)
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
+    import rclpy
+    from rclpy.executors import MultiThreadedExecutor
+    from rclpy.signals import SignalHandlerOptions
+
+    from .node_support import spin_in_thread
+    rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)
+    gateway = _Gateway(options)
+    executor = MultiThreadedExecutor(num_threads=3)
+    executor.add_node(gateway.node)
+    thread = spin_in_thread(executor, 'robodyn_inputs')
+    while not stop.wait(0.1):
+        if os.getppid() != options.parent:  # the controller is gone
+            break
+    gateway.end_goals('controller stopped')
+    executor.shutdown(timeout_sec=0.3)
+    thread.join(timeout=0.3)
+    rclpy.try_shutdown()
+    return 0
+
+
+class _Gateway:
+    """The gateway's node: the trajectory relay and, if asked, the action relay."""
+
+    def __init__(self, options):
+        from rclpy.node import Node
+        from std_msgs.msg import String
+        from trajectory_msgs.msg import JointTrajectory
+        self.options = options
+        self.node = Node(options.name, namespace=options.namespace,
+                         use_global_arguments=False)
+        self.forward = self.node.create_publisher(
+            JointTrajectory, f'{options.internal}/joint_trajectory', 10)
+        self.node.create_subscription(JointTrajectory, options.trajectory,
+                                      self.on_trajectory, 10, raw=True)
+        self.action = _ActionRelay(self, options) if options.action else None
+        # Last: the controller reads this publisher's match as "every public endpoint is up"
+        # (GatewayProcess.wait_ready).
+        self.refused = self.node.create_publisher(String, f'{options.internal}/refused', 10)
+
+    def refuse(self, text):
+        """Tell the controller why an input was refused (it logs and reports it)."""
+        from std_msgs.msg import String
+        self.refused.publish(String(data=text[:500]))
+
+    def check(self, raw):
+        """None if a JointTrajectory's bytes are within bounds, else why not."""
+        try:
+            check_joint_trajectory_size(raw, self.options.max_points, self.options.max_names)
+        except BagError as exc:
+            return str(exc)
+        return None
+
+    def on_trajectory(self, raw):
+        problem = self.check(raw)
+        if problem is None:
+            self.forward.publish(raw)
+        else:
+            self.refuse(f'trajectory rejected: {problem}')
+
+    def end_goals(self, reason):
+        if self.action is not None:
+            self.action.end_goals(reason)
+
+
+class _ActionRelay:
+    """FollowJointTrajectory served publicly, decided by the controller's own server."""
+
+    def __init__(self, gateway, options):
+        from control_msgs.action import FollowJointTrajectory
+        from rclpy.action import ActionClient, ActionServer, CancelResponse
+        from rclpy.callback_groups import ReentrantCallbackGroup
+        self.gateway = gateway
+        self.pending = {}  # id(goal message) -> the controller's goal handle
+        self.running = {}  # public goal id bytes -> _Relayed
+        group = ReentrantCallbackGroup()
+        self.client = ActionClient(gateway.node, FollowJointTrajectory,
+                                   f'{options.internal}/follow_joint_trajectory',
+                                   callback_group=group)
+        self.server = ActionServer(
+            gateway.node, FollowJointTrajectory, options.action,
+            execute_callback=self.execute, goal_callback=self.on_goal,
+            handle_accepted_callback=self.on_accepted,
+            cancel_callback=lambda public: self.on_cancel(public) or CancelResponse.ACCEPT,
+            callback_group=group)
+
+    async def on_goal(self, goal):
+        """Refuse a goal beyond the bounds; otherwise the controller decides."""
+        from rclpy.action import GoalResponse
+        options = self.gateway.options
+        names, points = len(goal.trajectory.joint_names), len(goal.trajectory.points)
+        if names > options.max_names:
+            return self._refuse(f"{names} joint names, more than the chain's "
+                                f'{options.max_names} joints')
+        if points > options.max_points:
+            return self._refuse(f'{points} points, more than max_trajectory_points '
+                                f'({options.max_points})')
+        deadline = time.monotonic() + ANSWER_TIMEOUT
+        while not self.client.server_is_ready():
+            if time.monotonic() > deadline:
+                return self._refuse('the controller serves no goals (not configured)')
+            time.sleep(0.02)
+        relayed = _Relayed()
+        inner = await self.client.send_goal_async(goal, feedback_callback=relayed.feedback)
+        if inner is None or not inner.accepted:
+            return GoalResponse.REJECT  # the controller has said why (its log)
+        relayed.inner = inner
+        self.pending[id(goal)] = relayed
+        return GoalResponse.ACCEPT
+
+    def _refuse(self, text):
+        from rclpy.action import GoalResponse
+        self.gateway.refuse(f'FollowJointTrajectory goal rejected: {text}')
+        return GoalResponse.REJECT
+
+    def on_accepted(self, public):
+        relayed = self.pending.pop(id(public.request))
+        relayed.public = public
+        self.running[bytes(public.goal_id.uuid)] = relayed
+        public.execute()
+
+    def on_cancel(self, public):
+        relayed = self.running.get(bytes(public.goal_id.uuid))
+        if relayed is not None:
+            relayed.inner.cancel_goal_async()
+
+    async def execute(self, public):
+        """Wait for the controller's result and end the public goal the same way."""
+        from action_msgs.msg import GoalStatus
+        from control_msgs.action import FollowJointTrajectory
+        from rclpy.task import Future
+        key = bytes(public.goal_id.uuid)
+        relayed = self.running[key]
+        relayed.done, relayed.executor = Future(), self.gateway.node.executor
+        relayed.inner.get_result_async().add_done_callback(
+            lambda future: relayed.finish(future.result()))
+        answer = await relayed.done
+        self.running.pop(key, None)
+        if isinstance(answer, str):  # the controller is gone
+            result = FollowJointTrajectory.Result()
+            result.error_code, result.error_string = INVALID_GOAL, answer
+            public.abort()
+            return result
+        if answer.status == GoalStatus.STATUS_SUCCEEDED:
+            public.succeed()
+        elif answer.status == GoalStatus.STATUS_CANCELED and public.is_cancel_requested:
+            public.canceled()
+        else:
+            public.abort()
+        return answer.result
+
+    def end_goals(self, reason):
+        """End every goal still running with ``reason`` (the controller is gone), then let
+        the results go out."""
+        entries = list(self.running.values())
+        for relayed in entries:
+            relayed.finish(reason)
+        if entries:
+            time.sleep(0.2)
+
+
+class _Relayed:
+    """One goal relayed: the public handle, the controller's handle, the pending end."""
+
+    def __init__(self):
+        self.public = self.inner = self.done = self.executor = None
+        self.lock = threading.Lock()
+
+    def feedback(self, message):
+        public = self.public
+        if public is not None and public.is_active:
+            public.publish_feedback(message.feedback)
+
+    def finish(self, answer):
+        """The controller's result message, or why the goal ends without one (str)."""
+        with self.lock:
+            if self.done is None or self.done.done():
+                return
+            self.done.set_result(answer)
+        # The executor resumes the waiting execute() only when it wakes: wake it.
+        if self.executor is not None:
+            self.executor.wake()
+
+
+if __name__ == '__main__':
+    sys.exit(main())
