@@ -31,7 +31,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Callable
+from typing import Any, Callable, cast
 
 from ..control.reference.trajectory_goal import INVALID_GOAL
 from ..errors import BagError, ConfigError
@@ -203,12 +203,13 @@ class _ActionRelay:
         self.pending = {}  # id(goal message) -> the controller's goal handle
         self.running = {}  # public goal id bytes -> _Relayed
         group = ReentrantCallbackGroup()
-        self.client = ActionClient(gateway.node, FollowJointTrajectory,
+        self.client: Any = ActionClient(gateway.node, FollowJointTrajectory,
                                    f'{options.internal}/follow_joint_trajectory',
                                    callback_group=group)
         self.server = ActionServer(
             gateway.node, FollowJointTrajectory, options.action,
-            execute_callback=self.execute, goal_callback=self.on_goal,
+            # rclpy awaits a coroutine goal callback (await_or_execute); its hint says sync
+            execute_callback=self.execute, goal_callback=cast(Any, self.on_goal),
             handle_accepted_callback=self.on_accepted,
             cancel_callback=lambda public: self.on_cancel(public) or CancelResponse.ACCEPT,
             callback_group=group)

@@ -12,8 +12,10 @@ from robodyn_ros.io.cdr import (
     Float64MultiArrayWriter,
     JointStateLayout,
     JointStateWriter,
+    check_joint_trajectory_size,
     encode_joint_state,
     parse_joint_state,
+    parse_joint_trajectory,
     stamp_parts,
 )
 
@@ -98,3 +100,37 @@ def test_writers_write_what_the_generic_deserializer_reads(stamp, names, data):
 def test_stamp_parts_carry_into_seconds():
     assert stamp_parts(1.9999999999) == (2, 0)
     assert stamp_parts(3.25) == (3, 250_000_000)
+
+
+def _trajectory_bytes(names, points):
+    ts = typestore()
+    point = ts.types['trajectory_msgs/msg/JointTrajectoryPoint']
+    duration = ts.types['builtin_interfaces/msg/Duration']
+    header = ts.types['std_msgs/msg/Header'](
+        stamp=ts.types['builtin_interfaces/msg/Time'](0, 0), frame_id='')
+    empty = np.zeros(0)
+    msg = ts.types['trajectory_msgs/msg/JointTrajectory'](
+        header=header, joint_names=list(names), points=[
+            point(positions=np.full(len(names), 0.1 * i), velocities=empty,
+                  accelerations=empty, effort=empty, time_from_start=duration(i + 1, 0))
+            for i in range(points)])
+    return bytes(ts.serialize_cdr(msg, 'trajectory_msgs/msg/JointTrajectory'))
+
+
+def test_trajectory_size_is_checked_from_the_counts_alone():
+    names = [f'j{i}' for i in range(7)]
+    raw = _trajectory_bytes(names, 5)
+    check_joint_trajectory_size(raw, 5, 7)  # within both bounds: no error
+    assert len(parse_joint_trajectory(raw, 5, 7).points) == 5
+    with pytest.raises(BagError, match='6 points, more than max_trajectory_points'):
+        check_joint_trajectory_size(_trajectory_bytes(names, 6), 5, 7)
+    with pytest.raises(BagError, match='8 names'):
+        check_joint_trajectory_size(_trajectory_bytes(names + ['j7'], 1), 5, 7)
+    with pytest.raises(BagError, match='exceeds the message'):
+        check_joint_trajectory_size(raw[:30], 5, 7)
+    # The points are not decoded: a message cut in its last point passes the count check
+    # (parse_joint_trajectory, which decodes them, refuses it).
+    cut = _trajectory_bytes(names, 20)[:-100]
+    check_joint_trajectory_size(cut, 20, 7)
+    with pytest.raises(BagError, match='truncated or corrupt|exceeds the message'):
+        parse_joint_trajectory(cut, 20, 7)

@@ -1,0 +1,119 @@
+"""The input gateway's process: forwards trajectories within bounds byte for byte, reports
+the others without forwarding them, and ends on SIGINT and when its parent is gone."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+rclpy = pytest.importorskip('rclpy')
+from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.serialization import serialize_message  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
+
+pytestmark = pytest.mark.integration
+
+NAMES = [f'joint{i}' for i in range(7)]
+
+
+def _gateway(parent, prefix='/gateway_test'):
+    return subprocess.Popen([
+        sys.executable, '-m', 'robodyn_ros.nodes.input_gateway', '--name', 'gateway_test',
+        '--trajectory', f'{prefix}/joint_trajectory', '--internal', f'{prefix}/_inputs',
+        '--max-points', '10', '--max-names', '7', '--parent', str(parent)])
+
+
+def _raw(names, points):
+    return serialize_message(JointTrajectory(joint_names=list(names), points=[
+        JointTrajectoryPoint(positions=[0.1] * len(names)) for _ in range(points)]))
+
+
+def _spin_until(executor, condition, timeout):
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        executor.spin_once(timeout_sec=0.02)
+    return condition()
+
+
+@pytest.fixture
+def probe():
+    context = rclpy.Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('gateway_probe', context=context)
+    executor = SingleThreadedExecutor(context=context)
+    executor.add_node(node)
+    yield node, executor
+    node.destroy_node()
+    rclpy.shutdown(context=context)
+
+
+def test_within_bounds_forwarded_unchanged_beyond_refused_not_forwarded(probe):
+    node, executor = probe
+    forwarded, refused = [], []
+    node.create_subscription(JointTrajectory, '/gateway_test/_inputs/joint_trajectory',
+                             forwarded.append, 10, raw=True)
+    ready = node.create_subscription(String, '/gateway_test/_inputs/refused',
+                                     lambda m: refused.append(m.data), 10)
+    public = node.create_publisher(JointTrajectory, '/gateway_test/joint_trajectory', 10)
+    proc = _gateway(os.getpid())
+    try:
+        assert _spin_until(executor, lambda: ready.get_publisher_count() > 0 and
+                           public.get_subscription_count() > 0, 20.0), 'gateway not up'
+        good = _raw(NAMES, 3)
+        public.publish(good)
+        public.publish(_raw(NAMES + ['joint7'], 1))  # one name too many
+        public.publish(_raw(NAMES, 11))  # one point too many
+        assert _spin_until(executor, lambda: len(refused) == 2 and forwarded, 10.0), \
+            (refused, len(forwarded))
+        _spin_until(executor, lambda: len(forwarded) > 1, 0.5)  # nothing else comes
+        assert [bytes(m) for m in forwarded] == [good]
+        assert 'trajectory rejected' in refused[0] and '8 names' in refused[0]
+        assert '11 points, more than max_trajectory_points (10)' in refused[1]
+        t0 = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=2.0) == 0
+        assert time.monotonic() - t0 < 2.0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+def test_the_gateway_ends_within_2_s_of_its_parent_killed():
+    # A parent (the controller's stand-in) starts the gateway, then is killed with SIGKILL:
+    # no close(), no signal reaches the gateway.
+    parent = subprocess.Popen([sys.executable, '-c', (
+        'import os, subprocess, sys, time\n'
+        "p = subprocess.Popen([sys.executable, '-m', 'robodyn_ros.nodes.input_gateway', "
+        "'--name', 'gateway_orphan', '--trajectory', '/gateway_orphan/joint_trajectory', "
+        "'--internal', '/gateway_orphan/_inputs', '--max-points', '10', '--max-names', '7', "
+        "'--parent', str(os.getpid())])\n"
+        'print(p.pid, flush=True)\n'
+        'time.sleep(60)\n')], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    try:
+        time.sleep(3.0)  # the gateway up (imports done)
+        assert _alive(child), 'the gateway ended before its parent'
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 2.0
+        while _alive(child) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert not _alive(child), 'the gateway outlived its parent by 2 s'
+    finally:
+        if _alive(child):
+            os.kill(child, signal.SIGKILL)
+        if parent.poll() is None:
+            parent.kill()
+
+
+def _alive(pid):
+    """True while ``pid`` runs (an orphan is reaped by init: no zombie left here)."""
+    try:
+        with open(f'/proc/{pid}/stat') as stat:
+            return stat.read().split(')')[-1].split()[0] != 'Z'
+    except FileNotFoundError:
+        return False
