@@ -112,6 +112,7 @@ class FollowJointTrajectoryBridge:
 
     def __init__(self, controller, feedback_rate, defaults, action):
         self.controller = controller
+        self.action = action
         self.period = 1.0 / feedback_rate
         self.defaults = defaults
         self.requests: deque[_Request] = deque()

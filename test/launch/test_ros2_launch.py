@@ -164,10 +164,17 @@ def _parameters(env, names, domain):
     client = node.create_client(GetParameters, '/robodyn_controller/get_parameters')
     try:
         assert client.wait_for_service(timeout_sec=60.0)
-        future = client.call_async(GetParameters.Request(names=names))
         executor = SingleThreadedExecutor(context=context)
         executor.add_node(node)
-        executor.spin_until_future_complete(future, timeout_sec=30.0)
+        # A request sent before the server has matched this client's response reader gets
+        # its answer lost (DDS discovery is per endpoint): ask again, up to 6 times.
+        for _ in range(6):
+            future = client.call_async(GetParameters.Request(names=names))
+            executor.spin_until_future_complete(future, timeout_sec=5.0)
+            if future.done():
+                break
+            client.remove_pending_request(future)
+        assert future.done(), 'no answer from get_parameters in 30 s'
         from rclpy.parameter import parameter_value_to_python
         return {n: parameter_value_to_python(v) for n, v in zip(names, future.result().values)}
     finally:

@@ -322,3 +322,25 @@ def test_a_payload_set_during_configure_is_refused_not_lost(ros):
         assert node.set_parameters([Parameter('payload.mass', value=2.0)])[0].successful
     finally:
         node.destroy_node()
+
+
+@pytest.mark.parametrize('gateway', [True, False])
+def test_input_gateway_receives_the_public_inputs_or_the_node_does(ros, gateway):
+    node = _node(ros, input_gateway=gateway)
+    try:
+        run = node.configured
+        assert run is not None, node.status
+        served = node.resolve_topic_name('~/_inputs/follow_joint_trajectory' if gateway
+                                         else '~/follow_joint_trajectory')
+        assert run.interfaces.bridge.action == served
+        topics = {sub.topic_name for sub in node.subscriptions}
+        assert ('/robodyn_controller/_inputs/joint_trajectory' in topics) is gateway
+        assert ('/robodyn_controller/joint_trajectory' in topics) is not gateway
+        process = run.gateway.proc if gateway else None
+        assert (run.gateway is not None) is gateway
+        if gateway:
+            assert process.poll() is None
+    finally:
+        node.destroy_node()
+    if gateway:  # destroying the node ends its gateway
+        assert process.wait(timeout=2.0) == 0

@@ -1,14 +1,18 @@
 """Send one FollowJointTrajectory goal to the controller from this process and print
-'refused' or 'result CODE TEXT' (used by the fault campaign: a large goal's serialization
-holds this process's interpreter lock, not the probe's).
+'refused' or 'result CODE TEXT', or (``topic``) publish the trajectory on its
+~/joint_trajectory and print 'published'. Used by the fault campaign: a large message's
+serialization and sending hold this process's interpreter lock, not the probe's, whose
+receipt times of the commands would otherwise pause with it and read as the controller's
+silence.
 
-    python -m robodyn_ros.nodes.faults.goal_client POINTS DURATION DELTA [KIND]
+    python -m robodyn_ros.nodes.faults.goal_client POINTS DURATION DELTA [KIND [topic]]
 
 KIND: 'plain' (default), 'names' (a million joint names), 'velocities' (every point's
-velocities 1e6 rad/s).
+velocities 1e6 rad/s), and the other kinds of fixtures.hostile_trajectory.
 """
 
 import sys
+import time
 from typing import Any
 
 import rclpy
@@ -17,7 +21,31 @@ from rclpy.action import ActionClient
 from robodyn_ros.nodes.faults.fixtures import hostile_trajectory, trajectory
 
 
-def main(points, duration, delta, kind='plain'):
+def publish(message):
+    """Publish ``message`` on the controller's ~/joint_trajectory once a subscriber is
+    matched, and stay long enough for reliable delivery."""
+    from trajectory_msgs.msg import JointTrajectory
+    rclpy.init()
+    node = rclpy.create_node('fault_trajectory_client')
+    try:
+        pub = node.create_publisher(JointTrajectory, '/robodyn_controller/joint_trajectory', 10)
+        deadline = time.monotonic() + 10.0
+        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        pub.publish(message)
+        print('published', flush=True)
+        time.sleep(1.0)
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+
+
+def main(points, duration, delta, kind='plain', where='goal'):
+    message = trajectory(points, duration, delta) if kind == 'plain' else \
+        hostile_trajectory(kind, duration, delta)
+    if where == 'topic':
+        publish(message)
+        return
     from control_msgs.action import FollowJointTrajectory
     rclpy.init()
     node = rclpy.create_node('fault_goal_client')
@@ -27,8 +55,6 @@ def main(points, duration, delta, kind='plain'):
         if not client.wait_for_server(timeout_sec=10.0):
             print('refused no server', flush=True)
             return
-        message = trajectory(points, duration, delta) if kind == 'plain' else \
-            hostile_trajectory(kind, duration, delta)
         goal = FollowJointTrajectory.Goal(trajectory=message)
         future = client.send_goal_async(goal)
         rclpy.spin_until_future_complete(node, future, timeout_sec=30.0)
@@ -50,4 +76,4 @@ def main(points, duration, delta, kind='plain'):
 
 
 if __name__ == '__main__':
-    main(int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), *sys.argv[4:5])
+    main(int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), *sys.argv[4:6])

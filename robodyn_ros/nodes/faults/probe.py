@@ -247,13 +247,14 @@ class Harness:
         (+ delta): fixtures.trajectory."""
         return trajectory(points, duration, delta, lead)
 
-    def goal_process(self, points, duration, delta, kind='plain'):
-        """A FollowJointTrajectory goal sent from a process of its own (its serializer
-        holds that process's interpreter lock, not the probe's): the Popen; it prints
-        'refused' or 'result CODE TEXT'. ``kind``: see goal_client.py."""
+    def goal_process(self, points, duration, delta, kind='plain', where='goal'):
+        """A FollowJointTrajectory goal (``where`` 'topic': a JointTrajectory on
+        ~/joint_trajectory) sent from a process of its own (its serializer holds that
+        process's interpreter lock, not the probe's): the Popen; it prints 'refused' or
+        'result CODE TEXT' ('published'). ``kind``: see goal_client.py."""
         return subprocess.Popen([sys.executable, '-m', 'robodyn_ros.nodes.faults.goal_client',
-                                 str(points), str(duration),
-                                 str(delta), kind], stdout=subprocess.PIPE, text=True)
+                                 str(points), str(duration), str(delta), kind, where],
+                                stdout=subprocess.PIPE, text=True)
 
     def publish_trajectory(self, msg):
         """Publish on the controller's ~/joint_trajectory (reliable)."""
