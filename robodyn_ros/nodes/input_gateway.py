@@ -25,6 +25,7 @@ it stops by itself within 0.2 s when its parent process is gone. A goal still ru
 is aborted ('controller stopped').
 """
 
+import faulthandler
 import os
 import signal
 import subprocess
@@ -132,7 +133,7 @@ def main(argv=None) -> int:
     from rclpy.executors import MultiThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
 
-    from .node_support import spin_in_thread
+    from .node_support import EXIT_DEADLINE, spin_in_thread
     rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)
     gateway = _Gateway(options)
     executor = MultiThreadedExecutor(num_threads=3)
@@ -141,6 +142,8 @@ def main(argv=None) -> int:
     while not stop.wait(0.1):
         if os.getppid() != options.parent:  # the controller is gone
             break
+    # Gone within EXIT_DEADLINE even if the shutdown below hangs (node_support._Stop).
+    faulthandler.dump_traceback_later(EXIT_DEADLINE, exit=True)
     gateway.end_goals('controller stopped')
     executor.shutdown(timeout_sec=0.3)
     thread.join(timeout=0.3)

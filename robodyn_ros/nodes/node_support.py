@@ -1,6 +1,7 @@
 """Helpers shared by the nodes: parameters, model loading, messages, the main loop."""
 
 import array
+import faulthandler
 import os
 import re
 import signal
@@ -30,6 +31,9 @@ __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTI
 
 #: A process exits at most this long [s] after SIGINT/SIGTERM, whatever it is doing.
 EXIT_DEADLINE = 1.8
+#: After EXIT_DEADLINE, this long [s] for os._exit from Python before the C watchdog ends
+#: the process (exit 1, with every thread's traceback on stderr).
+HARD_EXIT_MARGIN = 0.15
 
 ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
                                    reliability=ReliabilityPolicy.RELIABLE)
@@ -213,6 +217,10 @@ class _Stop:
             return
         # Whatever the process is doing, it is gone EXIT_DEADLINE after the signal.
         threading.Thread(target=_exit_later, daemon=True).start()
+        # ... also when that thread never gets the interpreter lock again (a C call holding
+        # it, or finalisation, where daemon threads no longer run): faulthandler's watchdog
+        # is a C thread; it prints where every thread is, then _exit(1).
+        faulthandler.dump_traceback_later(EXIT_DEADLINE + HARD_EXIT_MARGIN, exit=True)
         # Still building the node (an autostart's cold configure compiling kernels): nothing
         # was ever commanded, so end now, not at the end of the compile (an exception raised
         # here could land inside the compiler's callbacks). Otherwise the main loop ends at

@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -41,3 +42,38 @@ def test_signals_after_a_clean_stop_do_not_kill_the_process(case, code):
                           text=True, timeout=60)
     assert proc.returncode == code, proc.stderr
     assert proc.stdout.split()[-3:] == [str(code), 'True', 'True'], proc.stdout + proc.stderr
+
+
+HANGING = """
+import os, re, signal, sys, time
+from rclpy.node import Node
+from robodyn_ros.nodes.node_support import run_node
+
+class Hanging(Node):
+    def __init__(self):
+        super().__init__('run_node_hang_test')
+        self.timer = self.create_timer(0.5, self.stop)
+
+    def stop(self):
+        self.timer.cancel()
+        print(time.monotonic(), flush=True)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    def close(self):  # holds the interpreter lock for hours: no Python thread runs again
+        re.match(r'(a+)+$', 'a' * 64 + 'b')
+
+sys.exit(run_node(Hanging, 'test'))
+"""
+
+
+def test_a_process_stuck_holding_the_interpreter_lock_still_exits_within_2_s():
+    """EXIT_DEADLINE's thread cannot run while a C call holds the lock (or during
+    finalisation): the C watchdog ends the process, saying where each thread was."""
+    env = dict(os.environ, ROS_DOMAIN_ID='88', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    proc = subprocess.run([sys.executable, '-c', HANGING], env=env, capture_output=True,
+                          text=True, timeout=60)
+    ended = time.monotonic()
+    signalled = float(proc.stdout.split()[0])
+    assert proc.returncode == 1, proc.stderr
+    assert ended - signalled < 2.0 + 0.3, ended - signalled  # + process teardown
+    assert 'in close' in proc.stderr  # the traceback names where it was stuck
