@@ -91,7 +91,9 @@ def _validate(bag, max_rms):
 def test_the_chain_tracks_the_reference_under_load(plugin_run):
     assert plugin_run['active'], plugin_run['text'][-3000:]
     report = _validate(plugin_run['bag'], MAX_RMS[plugin_run['hardware']])
-    assert report['passed'], report['failures']
+    # The warnings name the stream's gaps and dropped cycles: a whole-loop stall of the host
+    # tells itself from the law's own error there.
+    assert report['passed'], (report['failures'], report['warnings'])
     assert report['overall']['samples'] > 15000
 
 
