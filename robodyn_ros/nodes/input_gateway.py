@@ -184,11 +184,15 @@ class _Gateway:
         return None
 
     def on_trajectory(self, raw):
-        problem = self.check(raw)
-        if problem is None:
-            self.forward.publish(raw)
-        else:
-            self.refuse(f'trajectory rejected: {problem}')
+        try:
+            problem = self.check(raw)
+            if problem is None:
+                self.forward.publish(raw)
+            else:
+                self.refuse(f'trajectory rejected: {problem}')
+        except Exception as exc:  # noqa: BLE001 - a callback never raises (shutting down)
+            print(f'input gateway: trajectory dropped: {type(exc).__name__}: {exc}',
+                  file=sys.stderr, flush=True)
 
     def end_goals(self, reason):
         if self.action is not None:
@@ -218,7 +222,14 @@ class _ActionRelay:
             callback_group=group)
 
     async def on_goal(self, goal):
-        """Refuse a goal beyond the bounds; otherwise the controller decides."""
+        """Refuse a goal beyond the bounds; otherwise the controller decides (an unexpected
+        exception: rejected, said why, never escaping)."""
+        try:
+            return await self._decide(goal)
+        except Exception as exc:  # noqa: BLE001 - a callback never raises
+            return self._refuse(f'internal error {type(exc).__name__}: {exc}')
+
+    async def _decide(self, goal):
         from rclpy.action import GoalResponse
         options = self.gateway.options
         names, points = len(goal.trajectory.joint_names), len(goal.trajectory.points)
