@@ -33,8 +33,7 @@ class Result:
     name: str
     checks: dict = field(default_factory=dict)
     worst_step: float = 0.0  # largest |change| of a torque between messages [N m]
-    # Longest gap between commands while commanding [s]; None: the case does not check it.
-    longest_silence: float | None = 0.0
+    longest_silence: float = 0.0  # longest gap between commands while commanding [s]
     exit_time: float | None = None  # signal or shutdown to process exit [s]
     commands: int = 0
     lost: int = 0  # commands the probe's reader lost (publication sequence numbers)
