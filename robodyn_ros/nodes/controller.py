@@ -273,7 +273,7 @@ class ControllerNode(LifecycleNode):
                 gateway = GatewayProcess(self, config.max_trajectory_points, core.model.n,
                                          interfaces.bridge is not None)
                 workers.append(gateway)
-                gateway.wait_ready(lambda: refused.get_publisher_count() > 0)
+                gateway.wait_ready()
         except Exception:
             self._destroy(entities, workers)
             raise

@@ -74,16 +74,29 @@ class GatewayProcess:
         package_root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
         path = os.environ.get('PYTHONPATH', '')
         env = dict(os.environ, PYTHONPATH=package_root + (os.pathsep + path if path else ''))
+        self.node = node
         self.proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL)
 
-    def wait_ready(self, matched: Callable[[], bool], timeout: float = START_TIMEOUT):
-        """Wait until ``matched()`` (the controller's subscription to ``_inputs/refused``
-        sees the gateway's publisher, created after every public endpoint), so that an input
-        sent once the controller is configured is not lost to a gateway still starting.
+    def wait_ready(self, timeout: float = START_TIMEOUT):
+        """Wait until the gateway's ``_inputs/ready`` publisher is seen here, so that an
+        input sent once the controller is configured is not lost to a gateway still starting.
+
+        The gateway creates that publisher only after its own writers and action client have
+        matched the controller's endpoints (:meth:`_Gateway.matched`): discovery runs per
+        side, and the controller seeing a gateway writer does not mean that writer has seen
+        the controller's reader yet (its first message would go nowhere).
 
         Raises:
             ConfigError: the gateway exited, or was not up within ``timeout`` [s].
         """
+        from std_msgs.msg import Empty
+        ready = self.node.create_subscription(Empty, f'~/{INTERNAL}/ready', lambda _: None, 1)
+        try:
+            self._wait(lambda: ready.get_publisher_count() > 0, timeout)
+        finally:
+            self.node.destroy_subscription(ready)
+
+    def _wait(self, matched: Callable[[], bool], timeout: float):
         deadline = time.monotonic() + timeout
         while not matched():
             code = self.proc.poll()
@@ -139,6 +152,10 @@ def main(argv=None) -> int:
     executor = MultiThreadedExecutor(num_threads=3)
     executor.add_node(gateway.node)
     thread = spin_in_thread(executor, 'robodyn_inputs')
+    while not gateway.announced and not stop.wait(0.01):
+        if os.getppid() != options.parent:
+            break
+        gateway.announce_when_matched()
     while not stop.wait(0.1):
         if os.getppid() != options.parent:  # the controller is gone
             break
@@ -166,9 +183,23 @@ class _Gateway:
         self.node.create_subscription(JointTrajectory, options.trajectory,
                                       self.on_trajectory, 10, raw=True)
         self.action = _ActionRelay(self, options) if options.action else None
-        # Last: the controller reads this publisher's match as "every public endpoint is up"
-        # (GatewayProcess.wait_ready).
         self.refused = self.node.create_publisher(String, f'{options.internal}/refused', 10)
+        self.announced = False
+
+    def matched(self) -> bool:
+        """True once this side has found the controller's endpoints: both readers of what
+        is forwarded, and the action server goals are relayed to."""
+        return (self.forward.get_subscription_count() > 0
+                and self.refused.get_subscription_count() > 0
+                and (self.action is None or self.action.client.server_is_ready()))
+
+    def announce_when_matched(self):
+        """Once :meth:`matched`, create ``_inputs/ready``, the publisher whose match the
+        controller waits for (GatewayProcess.wait_ready): every endpoint is up both ways."""
+        from std_msgs.msg import Empty
+        if not self.announced and self.matched():
+            self.node.create_publisher(Empty, f'{self.options.internal}/ready', 1)
+            self.announced = True
 
     def refuse(self, text):
         """Tell the controller why an input was refused (it logs and reports it)."""

@@ -12,7 +12,7 @@ import pytest
 rclpy = pytest.importorskip('rclpy')
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
 from rclpy.serialization import serialize_message  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
+from std_msgs.msg import Empty, String  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -56,21 +56,30 @@ def test_within_bounds_forwarded_unchanged_beyond_refused_not_forwarded(probe):
     forwarded, refused = [], []
     node.create_subscription(JointTrajectory, '/gateway_test/_inputs/joint_trajectory',
                              forwarded.append, 10, raw=True)
-    ready = node.create_subscription(String, '/gateway_test/_inputs/refused',
-                                     lambda m: refused.append(m.data), 10)
+    node.create_subscription(String, '/gateway_test/_inputs/refused',
+                             lambda m: refused.append(m.data), 10)
+    # As the controller waits for it (GatewayProcess.wait_ready): announced once the
+    # gateway's own writers have matched the readers above.
+    ready = node.create_subscription(Empty, '/gateway_test/_inputs/ready', lambda _: None, 1)
     public = node.create_publisher(JointTrajectory, '/gateway_test/joint_trajectory', 10)
     proc = _gateway(os.getpid())
     try:
         assert _spin_until(executor, lambda: ready.get_publisher_count() > 0 and
                            public.get_subscription_count() > 0, 20.0), 'gateway not up'
         good = _raw(NAMES, 3)
-        public.publish(good)
+        # Our writer may be seen by the gateway's reader after the gateway's reader is seen
+        # here (discovery runs per side): send until one arrives, then the refused ones.
+        for _ in range(50):
+            public.publish(good)
+            if _spin_until(executor, lambda: forwarded, 0.2):
+                break
         public.publish(_raw(NAMES + ['joint7'], 1))  # one name too many
         public.publish(_raw(NAMES, 11))  # one point too many
         assert _spin_until(executor, lambda: len(refused) == 2 and forwarded, 10.0), \
             (refused, len(forwarded))
-        _spin_until(executor, lambda: len(forwarded) > 1, 0.5)  # nothing else comes
-        assert [bytes(m) for m in forwarded] == [good]
+        _spin_until(executor, lambda: False, 0.5)  # nothing else comes
+        assert len(refused) == 2, refused
+        assert {bytes(m) for m in forwarded} == {good}
         assert 'trajectory rejected' in refused[0] and '8 names' in refused[0]
         assert '11 points, more than max_trajectory_points (10)' in refused[1]
         t0 = time.monotonic()
