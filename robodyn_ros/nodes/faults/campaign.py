@@ -40,12 +40,16 @@ def run_campaign(fast: bool = False, names: Sequence[str] = (),
         result = run_case(case)
         results.append((case, result))
         verdict = 'pass' if result.passed else 'FAIL: ' + '; '.join(result.failures())
+        if result.machine_stall > 0.0:
+            verdict += (f' (a machine-wide stall of {result.machine_stall * 1e3:.1f} ms inside '
+                        "a silence, not counted as the controller's)")
         print(f'{case.name:<32} {time.monotonic() - t:5.1f} s  {verdict}', flush=True)
     _table(results, time.monotonic() - t0)
     if json_path:
         Path(json_path).write_text(json.dumps([dict(
             case=c.name, path=c.path, passed=r.passed, checks=r.checks,
             worst_step=r.worst_step, longest_silence=r.longest_silence,
+            machine_stall=r.machine_stall,
             exit_time=r.exit_time, commands=r.commands) for c, r in results], indent=1))
     return 0 if all(r.passed for _, r in results) else 1
 
@@ -65,6 +69,9 @@ def _table(results, elapsed):
     worst = max((r.worst_step for _, r in results), default=0.0)
     silence = max((r.longest_silence for _, r in results), default=0.0)
     exits = [r.exit_time for _, r in results if r.exit_time is not None]
+    stalls = [r.machine_stall for _, r in results if r.machine_stall > 0.0]
+    witnessed = (f'; machine-wide stalls inside a silence: {len(stalls)} (longest '
+                 f'{max(stalls) * 1e3:.1f} ms)' if stalls else '')
     print(f'\n{passed}/{len(results)} cases passed, {checks} invariant checks; worst step '
           f'{worst:.3f} N m, longest silence while commanding {silence * 1e3:.1f} ms, '
-          f'longest exit {max(exits, default=0.0):.2f} s; {elapsed:.0f} s')
+          f'longest exit {max(exits, default=0.0):.2f} s{witnessed}; {elapsed:.0f} s')

@@ -24,6 +24,9 @@ __all__ = ['Result', 'run_case', 'STEP_TOLERANCE']
 
 #: Torque steps and the safe command are compared with this tolerance [N m].
 STEP_TOLERANCE = 1e-6
+#: A gap's start is known from its receipt times to within the probe's receipt latency: the
+#: window searched for a machine stall starts this much earlier [s].
+STALL_SLACK = 0.005
 
 
 @dataclass
@@ -34,6 +37,9 @@ class Result:
     checks: dict = field(default_factory=dict)
     worst_step: float = 0.0  # largest |change| of a torque between messages [N m]
     longest_silence: float = 0.0  # longest gap between commands while commanding [s]
+    # longest machine-wide stall (stall_witness.py) inside a gap above the bound [s]: not
+    # counted in longest_silence, reported
+    machine_stall: float = 0.0
     exit_time: float | None = None  # signal or shutdown to process exit [s]
     commands: int = 0
     lost: int = 0  # commands the probe's reader lost (publication sequence numbers)
@@ -202,9 +208,14 @@ def _check_first(h, result, first, step):
 
 def _check_silence(h, result, commands):
     """No gap above state_timeout + 2 periods between commands from the first command to
-    the script's stop (or the end)."""
+    the script's stop (or the end), less what the machine spent stalled inside it.
+
+    A stall the witness process saw (stall_witness.py) stopped every process, the probe's
+    stream and the controller alike: that part of a gap is not the controller's silence.
+    What remains must be within the bound; the stall is reported (Result.machine_stall)."""
     timeout = float(h.parameters.get('state_timeout', 0.05))
     period = 1.0 / float(h.parameters.get('rate', 1000.0))
+    limit = timeout + 2 * period
     end = h.stop_time if h.stop_time is not None else commands[-1][0]
     wire = _wire_gaps(h, commands, end)
     if wire is not None:  # the controller's own gaps, from its publisher's stamps
@@ -218,12 +229,18 @@ def _check_silence(h, result, commands):
     for start, stop in h.pauses:  # inactive on purpose: not a silence
         stop = stop if stop is not None else np.inf
         gaps[(times[1:] >= start) & (times[:-1] <= stop)] = 0.0
-    result.longest_silence = float(gaps.max())
-    k = int(np.argmax(gaps))
-    result.check('no silence above state_timeout + 2 periods',
-                 gaps.max() <= timeout + 2 * period,
-                 f'longest {gaps.max() * 1e3:.1f} ms (limit {(timeout + 2 * period) * 1e3:.1f} '
-                 f"ms), {times[k] - times[0]:.3f} s after the first command; the probe's own "
+    stalled = np.zeros_like(gaps)
+    for i in np.flatnonzero(gaps > limit):  # the gap ends at its receipt, times[i + 1]
+        stalled[i] = min(gaps[i], h.witness.stalled(
+            min(times[i], times[i + 1] - gaps[i]) - STALL_SLACK, times[i + 1]))
+    own = gaps - stalled
+    k = int(np.argmax(own))
+    result.longest_silence = float(own[k])
+    result.machine_stall = float(stalled.max())
+    result.check('no silence above state_timeout + 2 periods', own[k] <= limit,
+                 f'longest {own[k] * 1e3:.1f} ms (limit {limit * 1e3:.1f} ms; a gap of '
+                 f'{gaps[k] * 1e3:.1f} ms less {stalled[k] * 1e3:.1f} ms of machine stall), '
+                 f"{times[k] - times[0]:.3f} s after the first command; the probe's own "
                  f'state stream paused {_probe_pause(h, times[k], times[k + 1]) * 1e3:.1f} '
                  'ms across it')
 

@@ -18,6 +18,7 @@ from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from ...io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
 from .fixtures import NAMES, PANDA_Q0, trajectory
+from .stall_witness import StallWitness
 
 __all__ = ['Harness', 'BASE_PARAMETERS']
 
@@ -55,6 +56,7 @@ class Harness:
         self.parameters = params
         args = [a for k, v in params.items() for a in ('-p', f'{k}:={_ros_value(v)}')]
         self.log = tempfile.NamedTemporaryFile('w+b', suffix='.log', delete=False)
+        self.witness = StallWitness()  # machine-wide stalls, told from the controller's own
         environment = dict(os.environ, PYTHONUNBUFFERED='1', **(env or {}))
         self.t_start = time.monotonic()
         self.proc = subprocess.Popen(
@@ -381,5 +383,6 @@ class Harness:
         self.spin_thread.join(timeout=2.0)
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
+        self.witness.close()
         self.log.close()
         os.unlink(self.log.name)
