@@ -22,6 +22,8 @@ MAX_TORQUE_RATE = 1000.0  # config/panda.yaml [N m/s]
 #: physics steps old (its own documentation), 1.3-5.2e-4.
 MAX_RMS = {'mujoco': 2e-4, 'mujoco_ros2_control': 2e-3}
 ACTIVE = 'Configured and activated joint_trajectory_controller'
+#: A witness's late wake-up this long [s] is a machine-wide stall (the plugin_run fixture).
+STALL = 0.03
 
 
 def _realtime_priority():
@@ -36,7 +38,12 @@ def _realtime_priority():
 @pytest.fixture(scope='module', params=sorted(MAX_RMS))
 def plugin_run(request, ros_launch_env, tmp_path_factory):
     """20 s of the configured sum of sines through JTC -> robodyn plugin -> MuJoCo, then a
-    MoveIt-like goal to the real JTC, then the JTC switched off (the plugin must hold)."""
+    MoveIt-like goal to the real JTC, then the JTC switched off (the plugin must hold).
+
+    Run once more when the tracking failed in a run in which the whole machine stood still
+    (a witness process that only sleeps woke STALL late): this VM sometimes stops as a
+    whole, and the loop with it. The run that counts is the last; the first one's stalls
+    and verdict are printed."""
     _require('mujoco_ros2_control')
     if 'robodyn_controllers' not in ros_launch_env['AMENT_PREFIX_PATH']:
         pytest.skip('robodyn_controllers (C++) was not built: scripts/setup.sh could not '
@@ -46,41 +53,66 @@ def plugin_run(request, ros_launch_env, tmp_path_factory):
         os.path.join(p, 'lib', 'librobodyn_mujoco_lockstep.so'))]
     if request.param == 'mujoco' and not lockstep:
         pytest.skip('robodyn_controllers was built without MuJoCo (MujocoLockstepSystem)')
+    for attempt in range(2):
+        result = _plugin_run(ros_launch_env, tmp_path_factory, request.param)
+        if not result['active']:
+            return result
+        result['report'] = _validate(result['bag'], MAX_RMS[request.param])
+        if result['report']['passed'] or not result['stalls'] or attempt:
+            return result
+        print(f"{request.param}: tracking failed ({result['report']['failures']}) in a run "
+              f"with machine-wide stalls {result['stalls']} (start, ms): running it again")
+    return result
+
+
+def _plugin_run(ros_launch_env, tmp_path_factory, hardware):
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
+
+    from robodyn_ros.nodes.faults.stall_witness import StallWitness
     bag = str(tmp_path_factory.mktemp('plugin') / 'bag')
-    result = {'bag': bag, 'hardware': request.param}
+    result = {'bag': bag, 'hardware': hardware}
+    witness = StallWitness()
     with _Hogs():
-        launch = _Launch(ros_launch_env, 95, 'controller:=plugin', f'hardware:={request.param}',
+        launch = _Launch(ros_launch_env, 95, 'controller:=plugin', f'hardware:={hardware}',
                          f'bag_path:={bag}', f'realtime_priority:={_realtime_priority()}')
         result['active'] = launch.wait_for(ACTIVE, 180.0) and launch.wait_for('sent ', 60.0)
         if result['active']:
+            t0 = time.monotonic()
             probe = Probe(95)
             probe.record('/robodyn_controller/reference', JointState, depth=20000)
             probe.record('/joint_states', JointState, depth=20000)
             probe.record('/diagnostics', DiagnosticArray)
             probe.spin(20.0)
-            states = probe.log['/joint_states']
-            q0 = dict(zip(states[-1][1].name, states[-1][1].position))
-            goal = moveit_like_goal(NAMES, [q0[n] for n in NAMES], tolerance=0.05)
-            result['goal'] = probe.follow(JTC_ACTION, goal)
-            result['preempted'] = probe.preempt(JTC_ACTION, goal)
-            result['canceled'] = probe.cancel(JTC_ACTION, goal)
-            # Wall times against message stamps (system time): when each switch had taken
-            # effect (its service answered: under the hogs finding the service can take a
-            # second), and when the switch back was asked for.
-            result['switch_at'] = time.monotonic()
-            result['switched'] = probe.switch([], ['joint_trajectory_controller'])
-            result['switch_wall'] = time.time()
-            probe.spin(3.0)
-            result['back_wall'] = time.time()
-            result['switched_back'] = probe.switch(['joint_trajectory_controller'], [])
-            result['back_done_wall'] = time.time()
-            probe.spin(2.0)
+            _goals_and_switches(probe, result)
             result['log'] = probe.log
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
+    witness.close()
+    if result['active']:  # while the bag recorded what is validated
+        result['stalls'] = [(round(a - t0, 2), round((b - a) * 1e3))
+                            for a, b in witness.stalls if a > t0 - 5.0 and b - a >= STALL]
     return result
+
+
+def _goals_and_switches(probe, result):
+    states = probe.log['/joint_states']
+    q0 = dict(zip(states[-1][1].name, states[-1][1].position))
+    goal = moveit_like_goal(NAMES, [q0[n] for n in NAMES], tolerance=0.05)
+    result['goal'] = probe.follow(JTC_ACTION, goal)
+    result['preempted'] = probe.preempt(JTC_ACTION, goal)
+    result['canceled'] = probe.cancel(JTC_ACTION, goal)
+    # Wall times against message stamps (system time): when each switch had taken effect
+    # (its service answered: under the hogs finding the service can take a second), and
+    # when the switch back was asked for.
+    result['switch_at'] = time.monotonic()
+    result['switched'] = probe.switch([], ['joint_trajectory_controller'])
+    result['switch_wall'] = time.time()
+    probe.spin(3.0)
+    result['back_wall'] = time.time()
+    result['switched_back'] = probe.switch(['joint_trajectory_controller'], [])
+    result['back_done_wall'] = time.time()
+    probe.spin(2.0)
 
 
 def _validate(bag, max_rms):
@@ -90,10 +122,10 @@ def _validate(bag, max_rms):
 
 def test_the_chain_tracks_the_reference_under_load(plugin_run):
     assert plugin_run['active'], plugin_run['text'][-3000:]
-    report = _validate(plugin_run['bag'], MAX_RMS[plugin_run['hardware']])
+    report = plugin_run['report']
     # The warnings name the stream's gaps and dropped cycles: a whole-loop stall of the host
     # tells itself from the law's own error there.
-    assert report['passed'], (report['failures'], report['warnings'])
+    assert report['passed'], (report['failures'], report['warnings'], plugin_run['stalls'])
     assert report['overall']['samples'] > 15000
 
 
