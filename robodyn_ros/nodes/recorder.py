@@ -45,6 +45,10 @@ DEFAULT_TOPICS = ['/' + JOINT_STATES, '/' + COMMAND_TOPIC, REFERENCE_TOPIC,
                   '/robot_description', '/tf', '/tf_static']
 #: Topics published transient local (latched): recorded with a matching subscription.
 LATCHED = ('/robot_description', '/tf_static')
+#: The most wall time one turn of the loop takes messages [s]: with a backlog (the recorder
+#: runs niced, and a busy machine starves it) the loop still sees a signal this often, so
+#: the bag is closed within the exit deadline.
+TURN = 0.02
 
 
 def _msg_class(msgtype):
@@ -81,6 +85,7 @@ class RecorderNode(Node):
                                       use_global_arguments=False, enable_rosout=False)
         self.wait_set = None
         self.next_service = 0.0
+        self.turn = 0  # turns of the loop (which topic is taken first)
         self.subs = {}
         self.qos = QoSProfile(depth=10000)
         self.latched_qos = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -131,9 +136,12 @@ class RecorderNode(Node):
             wait_set.add_subscription(sub.handle)
         wait_set.wait(int(1e9 * min(timeout_sec, 0.05)))
         ready = wait_set.get_ready_entities('subscription')
-        for topic, sub in subs:
+        deadline = time.monotonic() + TURN
+        self.turn += 1  # each topic first in turn: a backlog on one does not starve the rest
+        first = self.turn % len(subs)
+        for topic, sub in subs[first:] + subs[:first]:
             if sub.handle.pointer in ready:
-                self._take_all(topic, sub)
+                self._take_all(topic, sub, deadline)
 
     def take_ready(self):
         """Record every message already received, without waiting (a caller that spins
@@ -142,8 +150,10 @@ class RecorderNode(Node):
             if sub is not None:
                 self._take_all(topic, sub)
 
-    def _take_all(self, topic, sub):
-        while True:
+    def _take_all(self, topic, sub, deadline=None):
+        """Record the messages ``sub`` has received, until none is left or the monotonic
+        ``deadline`` [s] has passed (the rest wait for the next turn)."""
+        while deadline is None or time.monotonic() < deadline:
             taken = sub.handle.take_message(sub.msg_type, True)
             if taken is None:
                 return

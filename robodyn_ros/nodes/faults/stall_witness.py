@@ -23,10 +23,10 @@ WITNESS_GAP = 0.010
 
 _SCRIPT = """
 import os, sys, time
-parent, gap = int(sys.argv[1]), float(sys.argv[2])
+parent, gap, nap = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 last = time.monotonic()
 while os.getppid() == parent:
-    time.sleep(0.001)
+    time.sleep(nap)
     now = time.monotonic()
     if now - last > gap:
         print(repr(last), repr(now), flush=True)
@@ -37,13 +37,18 @@ while os.getppid() == parent:
 class StallWitness:
     """The witness process of one case and the stalls it saw, (start, end) [s] monotonic.
 
+    Args:
+        gap: a wake-up later than this after the last one is a stall [s].
+        nap: the witness's sleep [s] (longer: fewer wake-ups competing with a loaded
+            machine's other processes, a coarser stall).
+
     It ends with :meth:`close`, or by itself when its parent (the probe) is gone.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, gap: float = WITNESS_GAP, nap: float = 0.001) -> None:
         self.stalls: list[tuple[float, float]] = []
         self.proc = subprocess.Popen(
-            [sys.executable, '-c', _SCRIPT, str(os.getpid()), repr(WITNESS_GAP)],
+            [sys.executable, '-c', _SCRIPT, str(os.getpid()), repr(gap), repr(nap)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
