@@ -126,8 +126,8 @@ def test_the_chain_tracks_the_reference_under_load(plugin_run):
     # The warnings name the stream's gaps and dropped cycles: a whole-loop stall of the host
     # tells itself from the law's own error there.
     assert report['passed'], (report['failures'], report['warnings'], plugin_run['stalls'])
-    # At least half of the 20 s at 1 kHz: the Python recorder, at normal priority beside the
-    # hogs, loses some messages (a quarter once; the report's warnings count them)
+    # At least half of the 20 s at 1 kHz: the Python recorder, niced beside the hogs, loses
+    # up to a quarter of the messages (the report's warnings count them)
     assert report['overall']['samples'] > 10000, report['warnings']
 
 
