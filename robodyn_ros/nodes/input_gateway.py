@@ -32,7 +32,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 from ..control.reference.trajectory_goal import INVALID_GOAL
 from ..errors import BagError, ConfigError
@@ -91,24 +91,22 @@ class GatewayProcess:
         """
         from std_msgs.msg import Empty
         ready = self.node.create_subscription(Empty, f'~/{INTERNAL}/ready', lambda _: None, 1)
+        deadline = time.monotonic() + timeout
         try:
-            self._wait(lambda: ready.get_publisher_count() > 0, timeout)
+            while ready.get_publisher_count() == 0:
+                code = self.proc.poll()
+                if code is not None:
+                    raise ConfigError(f'input_gateway: its process exited with code {code}; '
+                                      'set input_gateway false to receive inputs in this '
+                                      'process')
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise ConfigError(f'input_gateway: its process was not up within '
+                                      f'{timeout:g} s; set input_gateway false to receive '
+                                      'inputs in this process')
+                time.sleep(0.01)
         finally:
             self.node.destroy_subscription(ready)
-
-    def _wait(self, matched: Callable[[], bool], timeout: float):
-        deadline = time.monotonic() + timeout
-        while not matched():
-            code = self.proc.poll()
-            if code is not None:
-                raise ConfigError(f'input_gateway: its process exited with code {code}; '
-                                  'set input_gateway false to receive inputs in this process')
-            if time.monotonic() > deadline:
-                self.close()
-                raise ConfigError(f'input_gateway: its process was not up within {timeout:g} '
-                                  's; set input_gateway false to receive inputs in this '
-                                  'process')
-            time.sleep(0.01)
 
     def close(self):
         """Stop the gateway: SIGINT, then SIGKILL after STOP_TIMEOUT."""
@@ -152,13 +150,12 @@ def main(argv=None) -> int:
     executor = MultiThreadedExecutor(num_threads=3)
     executor.add_node(gateway.node)
     thread = spin_in_thread(executor, 'robodyn_inputs')
-    while not gateway.announced and not stop.wait(0.01):
-        if os.getppid() != options.parent:
-            break
-        gateway.announce_when_matched()
-    while not stop.wait(0.1):
+    # Every 10 ms until announced (the controller's configure waits for it), then every 0.1 s:
+    # serve until a signal or until the controller is gone.
+    while not stop.wait(0.1 if gateway.announced else 0.01):
         if os.getppid() != options.parent:  # the controller is gone
             break
+        gateway.announce_when_matched()
     # Gone within EXIT_DEADLINE even if the shutdown below hangs (node_support._Stop).
     faulthandler.dump_traceback_later(EXIT_DEADLINE, exit=True)
     gateway.end_goals('controller stopped')
