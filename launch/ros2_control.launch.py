@@ -90,8 +90,9 @@ def _library_path():
     return ':'.join([p for p in parts if p] + ([old] if old else []))
 
 
-def _description(context, hardware, model, q0, out):
-    """(URDF for controller_manager, notes, ros2_control_node's package)."""
+def _description(context, hardware, model, q0, out, max_torque_rate):
+    """(URDF for controller_manager, notes, ros2_control_node's package). The lock-step
+    MuJoCo hardware holds a joint no controller claims, at ``max_torque_rate`` [N m/s]."""
     from robodyn_ros.model.ros2_control_urdf import (
         LOCKSTEP_SYSTEM,
         MOCK_SYSTEM,
@@ -121,7 +122,9 @@ def _description(context, hardware, model, q0, out):
     hold = RigidBodyDynamics(model, 'kronecker').gravity_vector(q0)
     if hardware == 'mujoco':  # robodyn_controllers' lock-step system, in controller_manager
         xml, more = control_urdf(model.xml, model, LOCKSTEP_SYSTEM, q0,
-                                 params={'mujoco_model': path}, effort0=hold)
+                                 params={'mujoco_model': path,
+                                         'max_torque_rate': repr(float(max_torque_rate))},
+                                 effort0=hold)
         return xml, notes + more, 'controller_manager'
     xml, more = control_urdf(model.xml, model, MUJOCO_SYSTEM, q0,
                              params={'mujoco_model': path, 'headless': 'true'},
@@ -159,7 +162,8 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
     controllers = os.path.join(manager_node[1], 'controllers.yaml')
     with open(controllers, 'w', encoding='utf-8') as handle:
         dump_parameters(chained_controllers_config(
-            model, int(params.get('rate', 1000)), values, PLUGIN, CONTROLLER), handle)
+            model, int(params.get('rate', 1000)), values, PLUGIN, CONTROLLER,
+            constraints=hardware != 'mock'), handle)
     actions = [manager_node[0](controllers),
                Node(package='controller_manager', executable='spawner', output='screen',
                     arguments=['joint_state_broadcaster', CONTROLLER,
@@ -226,7 +230,8 @@ def _nodes(context):
     from robodyn_ros.nodes.launch_robot import config_model
     config_path, params, model, q0 = config_model(context)
     out = tempfile.mkdtemp(prefix='robodyn_ros2_control_')
-    description, notes, package = _description(context, hardware, model, q0, out)
+    description, notes, package = _description(context, hardware, model, q0, out,
+                                               params.get('max_torque_rate', 1000.0))
 
     priority = LaunchConfiguration('realtime_priority').perform(context)
     if not priority.isdigit() or not 0 <= int(priority) <= 99:

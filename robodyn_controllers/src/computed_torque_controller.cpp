@@ -102,14 +102,13 @@ InterfaceConfiguration ComputedTorqueController::state_interface_configuration()
   return cfg;
 }
 
-// The DH rows, inertials and limits robodyn export wrote, into DhDynamics.
+// The DH rows, inertials and limits robodyn export wrote, checked (model_check.hpp: every
+// value finite, the limits and inertias physical, the rows those of the robot in
+// controller_manager's robot_description), into DhDynamics.
 bool ComputedTorqueController::load_model(std::string & error)
 {
-  std::vector<DhLink> links(n_);
-  effort_limit_.assign(n_, 0.0);
-  velocity_limit_.assign(n_, 0.0);
-  lower_.assign(n_, 0.0);
-  upper_.assign(n_, 0.0);
+  links_.assign(n_, DhLink{});
+  std::vector<JointLimits> limits(n_);
   for (std::size_t i = 0; i < n_; ++i) {
     const std::string & joint = params_.joints[i];
     const auto found = params_.model.joints_map.find(joint);
@@ -118,28 +117,79 @@ bool ComputedTorqueController::load_model(std::string & error)
       return false;
     }
     const auto & row = found->second;
-    DhLink & l = links[i];
+    const struct {const char * field; const std::vector<double> values;} fields[] = {
+      {"dh", row.dh}, {"com", row.com}, {"inertia", row.inertia}, {"mass", {row.mass}},
+      {"viscous", {row.viscous}}, {"coulomb", {row.coulomb}}};
+    for (const auto & f : fields) {
+      for (std::size_t k = 0; k < f.values.size(); ++k) {
+        if (!std::isfinite(f.values[k])) {
+          error = "model." + joint + "." + f.field + "[" + std::to_string(k) +
+            "]: not finite (joint " + std::to_string(i + 1) + "; valid: a finite number)";
+          return false;
+        }
+      }
+    }
+    DhLink & l = links_[i];
     l.a = row.dh[0]; l.alpha = row.dh[1]; l.d = row.dh[2]; l.theta0 = row.dh[3];
     l.beta = row.dh[4]; l.prismatic = row.prismatic; l.mass = row.mass;
     std::copy(row.com.begin(), row.com.end(), l.com.begin());
     std::copy(row.inertia.begin(), row.inertia.end(), l.inertia.begin());
     l.viscous = row.viscous; l.coulomb = row.coulomb; l.smoothing = params_.friction_smoothing;
-    effort_limit_[i] = row.effort_limit;
-    velocity_limit_[i] = row.velocity_limit;
-    lower_[i] = row.position_limits[0];
-    upper_[i] = row.position_limits[1];
-    if (!(lower_[i] < upper_[i])) {
+    limits[i] = {row.effort_limit, row.velocity_limit, row.acceleration_limit,
+      row.position_limits[0], row.position_limits[1]};
+    if (!(limits[i].lower < limits[i].upper)) {
       error = "model." + joint + ".position_limits: lower must be below upper";
       return false;
     }
   }
+  std::vector<bool> continuous;
+  error = check_against_description(get_robot_description(), params_.joints, links_, limits,
+    continuous);
+  if (!error.empty()) {return false;}
   try {
-    dynamics_.configure(links, {params_.gravity[0], params_.gravity[1], params_.gravity[2]});
+    dynamics_.configure(links_, {params_.gravity[0], params_.gravity[1], params_.gravity[2]});
   } catch (const std::exception & e) {
     error = std::string("model: ") + e.what();
     return false;
   }
-  return true;
+  effort_limit_.assign(n_, 0.0);
+  velocity_limit_.assign(n_, 0.0);
+  acceleration_limit_.assign(n_, 0.0);
+  lower_.assign(n_, 0.0);
+  upper_.assign(n_, 0.0);
+  for (std::size_t i = 0; i < n_; ++i) {
+    effort_limit_[i] = limits[i].effort;
+    velocity_limit_[i] = limits[i].velocity;
+    acceleration_limit_[i] = limits[i].acceleration;
+    lower_[i] = limits[i].lower;
+    upper_[i] = limits[i].upper;
+  }
+  derive_acceleration_limits();
+  for (std::size_t i = 0; i < n_; ++i) {limits[i].acceleration = acceleration_limit_[i];}
+  error = check_limits_and_inertia(params_.joints, links_, limits, continuous,
+    {params_.gravity[0], params_.gravity[1], params_.gravity[2]});
+  return error.empty();
+}
+
+// acceleration_limit 0: effort_limit / the largest M_jj(q) over 17 configurations spread
+// over the joint ranges (the acceleration the effort limit gives that joint anywhere).
+void ComputedTorqueController::derive_acceleration_limits()
+{
+  std::vector<double> q(n_), diag(n_), most(n_, 0.0);
+  for (int sample = 0; sample < 17; ++sample) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      const bool bounded = std::isfinite(lower_[i]) && std::isfinite(upper_[i]);
+      const double lo = bounded ? lower_[i] : -M_PI, hi = bounded ? upper_[i] : M_PI;
+      q[i] = lo + std::fmod(0.6180339887 * sample + 0.4142135624 * (i + 1), 1.0) * (hi - lo);
+    }
+    dynamics_.mass_diagonal(q.data(), diag.data());
+    for (std::size_t i = 0; i < n_; ++i) {most[i] = std::max(most[i], diag[i]);}
+  }
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (acceleration_limit_[i] == 0.0 && most[i] > 0.0) {
+      acceleration_limit_[i] = effort_limit_[i] / most[i];
+    }
+  }
 }
 
 bool ComputedTorqueController::load_gains(std::string & error)
@@ -155,6 +205,8 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   params_ = param_listener_->get_params();
   n_ = params_.joints.size();
   std::string error;
+  law_ = params_.mode == "feedforward" ? Law::FEEDFORWARD :
+    (params_.mode == "gravity" ? Law::GRAVITY : Law::COMPUTED_TORQUE);
   if (!load_model(error) || !load_gains(error)) {
     RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", error.c_str());
     return CallbackReturn::ERROR;
@@ -226,7 +278,7 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
   event_ = "none";
   missing_reference_ = 0.0;
   since_diagnostics_ = params_.diagnostics_period;  // first status at the first cycle
-  first_cycle_ = true;  // last_update_ns_ is kept: a re-activation within a cycle
+  have_reference_ = false;  // last_update_ns_ is kept: a re-activation within a cycle
   mode_ = Mode::ACTIVE;  // so that enter_hold below takes the hold position
   have_last_q_ = false;
   const bool finite = read_state();
@@ -256,12 +308,37 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
 
 CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::State &)
 {
-  // The command interfaces keep the last command: it was written this cycle, so any other
-  // value now would be a second step within one period (controller_manager deactivates
-  // and re-activates a chained controller when the one before it goes away).
-  mode_ = Mode::HOLD;
-  reason_ = "inactive";
+  write_release();
+  publish_diagnostics(get_node()->now());
   return CallbackReturn::SUCCESS;
+}
+
+// The last command before the effort interfaces are released: one rate-limited step
+// towards the hold at the release position (the position hold of a trip when latched,
+// gravity + damping when the state cannot be trusted). controller_manager deactivates
+// between two cycles, so this is the next cycle's command, not a second one in this cycle.
+void ComputedTorqueController::write_release() noexcept
+{
+  const bool finite = read_state();
+  if (finite && mode_ != Mode::SAFE) {
+    mode_ = Mode::ACTIVE;  // so that enter_hold takes the position reached
+    enter_hold("released");
+    compute_hold();
+  } else if (finite && state_trusted_) {
+    compute_hold();
+  } else {
+    compute_gravity_damping();
+  }
+  (void)limit_torque(tau_.data(), effort_limit_.data(),
+    rate_step(params_.max_torque_rate, nominal_period_, nominal_period_), n_,
+    last_cmd_.data(), out_.data(), counts_);
+  for (std::size_t i = 0; i < n_ && i < command_interfaces_.size(); ++i) {
+    (void)command_interfaces_[i].set_value(out_[i]);
+  }
+  mode_ = Mode::HOLD;
+  event_ = "deactivated";
+  reason_ = "inactive: effort interfaces released after one step towards the hold at the "
+    "release position; the hardware holds the arm from here (docs/real_arm.md)";
 }
 
 return_type ComputedTorqueController::update_reference_from_subscribers(
@@ -330,6 +407,7 @@ bool ComputedTorqueController::take_reference(double period) noexcept
     missing_reference_ += period;
     return false;
   }
+  bool at_rest = true;
   for (std::size_t i = 0; i < n_; ++i) {
     double v[REFERENCES];
     for (std::size_t k = 0; k < REFERENCES; ++k) {
@@ -337,27 +415,34 @@ bool ComputedTorqueController::take_reference(double period) noexcept
       v[k] = value.has_value() && std::isfinite(*value) ? *value : 0.0;  // absent: 0
       (void)refs[REFERENCES * i + k]->set_value(NaN);
     }
+    at_rest = at_rest && have_reference_ && v[0] == q_ref_[i];
     q_ref_[i] = v[0];
     qd_ref_[i] = v[1];
     qdd_ref_[i] = v[2];
   }
+  if (at_rest) {  // the position stopped changing: the trajectory ended (header)
+    std::fill(qd_ref_.begin(), qd_ref_.end(), 0.0);
+    std::fill(qdd_ref_.begin(), qdd_ref_.end(), 0.0);
+  }
+  have_reference_ = true;
   missing_reference_ = 0.0;
   return true;
 }
 
-// A reference outside the limits (shrunk by reference_margin) or too fast; nullptr if none.
+// A reference outside the limits (shrunk by reference_margin), too fast or accelerating
+// beyond the acceleration limit; nullptr if none.
 const char * ComputedTorqueController::check_reference() noexcept
 {
   for (std::size_t i = 0; i < n_; ++i) {
     const double m = params_.reference_margin;
     if (q_ref_[i] < lower_[i] + m || q_ref_[i] > upper_[i] - m ||
-      std::abs(qd_ref_[i]) > velocity_limit_[i])
+      std::abs(qd_ref_[i]) > velocity_limit_[i] || std::abs(qdd_ref_[i]) > acceleration_limit_[i])
     {
       std::snprintf(reason_buffer_, sizeof(reason_buffer_),
-        "the reference of %s (%.4f, %.4f/s) leaves its limits [%.4f, %.4f] shrunk by %.3f "
-        "or its velocity limit %.4f: holding the position reached",
-        params_.joints[i].c_str(), q_ref_[i], qd_ref_[i], lower_[i], upper_[i], m,
-        velocity_limit_[i]);
+        "the reference of %s (%.4f, %.4f/s, %.4f/s^2) leaves its limits [%.4f, %.4f] shrunk "
+        "by %.3f, its velocity limit %.4f or its acceleration limit %.4f: holding the "
+        "position reached", params_.joints[i].c_str(), q_ref_[i], qd_ref_[i], qdd_ref_[i],
+        lower_[i], upper_[i], m, velocity_limit_[i], acceleration_limit_[i]);
       return reason_buffer_;
     }
   }
@@ -367,8 +452,7 @@ const char * ComputedTorqueController::check_reference() noexcept
 // The law (header) into tau_ [N m or N].
 void ComputedTorqueController::compute_law() noexcept
 {
-  const std::string & mode = params_.mode;
-  if (mode == "computed_torque") {
+  if (law_ == Law::COMPUTED_TORQUE) {
     for (std::size_t i = 0; i < n_; ++i) {
       acc_[i] = qdd_ref_[i] + kd_[i] * (qd_ref_[i] - qd_[i]) + kp_[i] * (q_ref_[i] - q_[i]);
     }
@@ -380,7 +464,7 @@ void ComputedTorqueController::compute_law() noexcept
     }
     return;
   }
-  if (mode == "feedforward") {
+  if (law_ == Law::FEEDFORWARD) {
     dynamics_.inverse_dynamics(q_ref_.data(), qd_ref_.data(), qdd_ref_.data(), tau_.data());
     if (!params_.include_gravity) {
       dynamics_.gravity(q_ref_.data(), gravity_.data());
@@ -395,7 +479,7 @@ void ComputedTorqueController::compute_law() noexcept
     }
     if (params_.include_friction) {dynamics_.add_friction(qd_.data(), tau_.data());}
   }
-  if (mode == "gravity" || params_.feedforward_pd) {
+  if (law_ == Law::GRAVITY || params_.feedforward_pd) {
     for (std::size_t i = 0; i < n_; ++i) {
       tau_[i] += kp_[i] * (q_ref_[i] - q_[i]) + kd_[i] * (qd_ref_[i] - qd_[i]);
     }
@@ -467,17 +551,15 @@ void ComputedTorqueController::fault(
 return_type ComputedTorqueController::update_and_write_commands(
   const rclcpp::Time & time, const rclcpp::Duration &)
 {
-  // The period from the cycle times themselves (the stamps of ~/reference), so that every
-  // published pair of commands is within max_torque_rate x their stamps' difference.
-  // The first cycle after an activation moves at most one nominal period's worth from the
-  // hardware's effort (less when the last cycle of this controller was more recent).
+  // The step from the cycle times themselves (the stamps of ~/reference): max_torque_rate x
+  // min(elapsed, period), so a late cycle moves one period's worth, never more, and the
+  // first cycle after an activation one period's worth from the hardware's effort (less
+  // when the last cycle of this controller was more recent).
   const std::int64_t now_ns = time.nanoseconds();
   double dt = last_update_ns_ > 0 ? 1e-9 * static_cast<double>(now_ns - last_update_ns_) :
     nominal_period_;
   last_update_ns_ = now_ns;
-  if (!(dt > 0.0) || !std::isfinite(dt)) {dt = 0.0;}  // a clock step back: no change
-  dt = std::min(dt, (first_cycle_ ? 1.0 : 10.0) * nominal_period_);
-  first_cycle_ = false;
+  if (!std::isfinite(dt)) {dt = 0.0;}  // rate_step: a clock step back allows no change
   ++cycles_;
   const bool finite = read_state();
   if (mode_ != Mode::SAFE) {
@@ -505,7 +587,7 @@ return_type ComputedTorqueController::update_and_write_commands(
       enter_hold("the chained reference stopped updating: holding the position reached");
     }
   }
-  if (mode_ == Mode::ACTIVE && params_.mode != "gravity" && params_.max_tracking_error > 0.0) {
+  if (mode_ == Mode::ACTIVE && law_ != Law::GRAVITY && params_.max_tracking_error > 0.0) {
     for (std::size_t i = 0; i < n_; ++i) {
       if (std::abs(q_ref_[i] - q_[i]) > params_.max_tracking_error) {
         std::snprintf(reason_buffer_, sizeof(reason_buffer_),
@@ -525,7 +607,8 @@ return_type ComputedTorqueController::update_and_write_commands(
     compute_gravity_damping();
   }
   const bool torque_finite = limit_torque(tau_.data(), effort_limit_.data(),
-    params_.max_torque_rate * dt, n_, last_cmd_.data(), out_.data(), counts_);
+    rate_step(params_.max_torque_rate, dt, nominal_period_), n_, last_cmd_.data(),
+    out_.data(), counts_);
   if (!torque_finite && mode_ != Mode::SAFE) {
     fault("non_finite_torque", "the law gave a non-finite torque: position hold", finite);
   }

@@ -15,7 +15,8 @@ constexpr std::size_t WRENCH = 6;   // force and moment about the COM
 void require(bool ok, std::size_t row, const std::string & what)
 {
   if (!ok) {
-    throw std::invalid_argument("DH row " + std::to_string(row) + ": " + what);
+    throw std::invalid_argument(
+      "DH row " + std::to_string(row + 1) + " (joint " + std::to_string(row + 1) + "): " + what);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/torque_safety.hpp"
 
 namespace
 {
@@ -45,6 +46,37 @@ int robodyn_inverse_dynamics(
     return 0;
   } catch (const std::exception &) {
     return 1;
+  }
+}
+
+// The controller's safety arithmetic over a sequence (robodyn_ros' tests feed the Python
+// supervisor's kernels the same one): for each of `count` cycles k, target row k (count x
+// n), the time since the previous cycle elapsed[k] [s] and the effort limits row k (limits
+// may change between cycles), out row k = limit_torque(target, limit, rate_step(max_rate,
+// elapsed[k], period)) from `last` (n, updated in place). flags[k]: 1 rate limited, 2
+// clamped, 4 non-finite, as robodyn_ros.control.safety.kernels.
+void robodyn_limit_torque(
+  int n, int count, const double * target, const double * limit, const double * elapsed,
+  double max_rate, double period, double * last, double * out, int * flags)
+{
+  for (int k = 0; k < count; ++k) {
+    robodyn_controllers::LimitCounts counts;
+    const double step = robodyn_controllers::rate_step(max_rate, elapsed[k], period);
+    const bool finite = robodyn_controllers::limit_torque(
+      target + k * n, limit + k * n, step, static_cast<std::size_t>(n), last, out + k * n,
+      counts);
+    flags[k] = (counts.rate_limited ? 1 : 0) | (counts.clamped ? 2 : 0) | (finite ? 0 : 4);
+  }
+}
+
+// The derived position hold's gains for each of n joints: kp[j] = hold_stiffness(effort[j],
+// inertia[j]), kd[j] = critical_damping(kp[j], inertia[j]).
+void robodyn_hold_gains(
+  int n, const double * effort, const double * inertia, double * kp, double * kd)
+{
+  for (int j = 0; j < n; ++j) {
+    kp[j] = robodyn_controllers::hold_stiffness(effort[j], inertia[j]);
+    kd[j] = robodyn_controllers::critical_damping(kp[j], inertia[j]);
   }
 }
 

@@ -8,8 +8,17 @@
 // and a command waits for the next one: right for a free-running simulation, not for
 // measuring a controller's own tracking.) Hardware parameters: `mujoco_model` (an MJCF
 // path: one joint and one `motor` actuator per ros2_control joint, both named as the
-// joint). Joint state interfaces position, velocity and effort; command interface effort;
-// `initial_value` of position and effort state the start pose and torque.
+// joint), `max_torque_rate` [N m/s] (default 1000). Joint state interfaces position,
+// velocity and effort; command interface effort; `initial_value` of position and effort
+// state the start pose and torque.
+//
+// It never lets go of the arm: a joint whose effort interface no controller claims (before
+// the first controller activates, and from the moment a controller releases it:
+// deactivate, switch, unload, error) is held by the hardware itself, as a brake or a
+// driver's own servo would, at the position where it was released: MuJoCo's bias force
+// (g(q) + C(q, qd) qd) plus a critically damped PD with the controllers' derived hold gains
+// (torque_safety.hpp), clamped to the command interface's max and moving at most
+// max_torque_rate per physics step from the torque applied when it was released.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,6 +30,7 @@
 #include "hardware_interface/types/hardware_interface_type_values.hpp"
 #include "mujoco/mujoco.h"
 #include "rclcpp/rclcpp.hpp"
+#include "robodyn_controllers/torque_safety.hpp"
 
 namespace robodyn_controllers
 {
@@ -64,9 +74,44 @@ public:
       actuator_.push_back(a);
       data_->qpos[qpos_.back()] = initial(joint, hardware_interface::HW_IF_POSITION, 0.0);
       data_->ctrl[a] = initial(joint, hardware_interface::HW_IF_EFFORT, 0.0);
+      effort_max_.push_back(command_max(joint));
+    }
+    const auto rate = hw.find("max_torque_rate");
+    max_rate_ = rate == hw.end() ? 1000.0 : std::stod(rate->second);
+    if (!(max_rate_ > 0.0 && std::isfinite(max_rate_))) {
+      return fail("max_torque_rate " + rate->second + ": valid: finite and > 0 [N m/s]");
     }
     mj_forward(model_, data_);
+    const std::size_t n = qpos_.size();
+    claimed_.assign(n, false);
+    hold_q_.assign(n, 0.0);
+    hold_kp_.assign(n, 0.0);
+    hold_kd_.assign(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {start_hold(i);}
     return CallbackReturn::SUCCESS;
+  }
+
+  // Which joints' efforts a controller claims from now on; the others are held (see the
+  // file's comment). Said once per change in the log.
+  return_type perform_command_mode_switch(
+    const std::vector<std::string> & start, const std::vector<std::string> & stop) override
+  {
+    const auto & joints = get_hardware_info().joints;
+    for (std::size_t i = 0; i < joints.size(); ++i) {
+      const std::string name = joints[i].name + "/" + hardware_interface::HW_IF_EFFORT;
+      const bool starts = std::find(start.begin(), start.end(), name) != start.end();
+      const bool stops = std::find(stop.begin(), stop.end(), name) != stop.end();
+      if (stops && !starts && claimed_[i]) {
+        claimed_[i] = false;
+        start_hold(i);
+        RCLCPP_INFO(get_logger(), "MujocoLockstepSystem: %s released: held at %.4f by the "
+          "hardware (kp %.4g, kd %.4g, bias force)", joints[i].name.c_str(), hold_q_[i],
+          hold_kp_[i], hold_kd_[i]);
+      } else if (starts) {
+        claimed_[i] = true;
+      }
+    }
+    return return_type::OK;
   }
 
   CallbackReturn on_activate(const rclcpp_lifecycle::State &) override
@@ -105,14 +150,18 @@ public:
   {
     for (std::size_t i = 0; i < command_.size(); ++i) {
       double value = std::numeric_limits<double>::quiet_NaN();
-      if (get_command(command_[i], value, false) && std::isfinite(value)) {
+      if (claimed_[i] && get_command(command_[i], value, false) && std::isfinite(value)) {
         data_->ctrl[actuator_[i]] = value;
       }
     }
     const double steps = std::round(period.seconds() / model_->opt.timestep);
     const int count = std::isfinite(steps) ? static_cast<int>(std::clamp(steps, 1.0, MAX_STEPS))
       : 1;
-    for (int k = 0; k < count; ++k) {mj_step(model_, data_);}
+    for (int k = 0; k < count; ++k) {
+      mj_step1(model_, data_);  // positions and velocities: the bias force of this state
+      hold();
+      mj_step2(model_, data_);
+    }
     return return_type::OK;
   }
 
@@ -123,6 +172,45 @@ private:
   {
     RCLCPP_ERROR(get_logger(), "MujocoLockstepSystem: %s", why.c_str());
     return CallbackReturn::ERROR;
+  }
+
+  // The hold of joint i starts here, at its current position, from its current torque.
+  void start_hold(std::size_t i)
+  {
+    hold_q_[i] = data_->qpos[qpos_[i]];
+    const int dof = dof_[i];
+    std::vector<mjtNum> unit(model_->nv, 0.0), column(model_->nv, 0.0);
+    unit[dof] = 1.0;
+    mj_mulM(model_, data_, column.data(), unit.data());  // M e_dof: its diagonal entry
+    const double inertia = column[dof];
+    hold_kp_[i] = hold_stiffness(effort_max_[i], inertia);
+    hold_kd_[i] = critical_damping(hold_kp_[i], inertia);
+  }
+
+  // The unclaimed joints' torques for the next physics step (after mj_step1).
+  void hold()
+  {
+    const double step = max_rate_ * model_->opt.timestep;
+    for (std::size_t i = 0; i < claimed_.size(); ++i) {
+      if (claimed_[i]) {continue;}
+      const int dof = dof_[i];
+      const double target = data_->qfrc_bias[dof] + hold_kp_[i] * (hold_q_[i] -
+        data_->qpos[qpos_[i]]) - hold_kd_[i] * data_->qvel[dof];
+      double & ctrl = data_->ctrl[actuator_[i]];
+      const double clamped = std::clamp(target, -effort_max_[i], effort_max_[i]);
+      ctrl += std::clamp(clamped - ctrl, -step, step);
+    }
+  }
+
+  // The command interface's `max` [N m or N] (infinite when not given).
+  static double command_max(const hardware_interface::ComponentInfo & joint)
+  {
+    for (const auto & command : joint.command_interfaces) {
+      if (command.name == hardware_interface::HW_IF_EFFORT && !command.max.empty()) {
+        return std::abs(std::stod(command.max));
+      }
+    }
+    return std::numeric_limits<double>::infinity();
   }
 
   static double initial(
@@ -139,6 +227,9 @@ private:
   mjModel * model_ = nullptr;
   mjData * data_ = nullptr;
   std::vector<int> qpos_, dof_, actuator_;
+  std::vector<bool> claimed_;  // a controller writes this joint's effort
+  std::vector<double> hold_q_, hold_kp_, hold_kd_, effort_max_;
+  double max_rate_ = 1000.0;
   std::vector<hardware_interface::StateInterface::SharedPtr> position_, velocity_, effort_;
   std::vector<hardware_interface::CommandInterface::SharedPtr> command_;
 };

@@ -20,7 +20,8 @@ from .spatial import axis_angle_matrix, matrix_to_rpy, rpy_to_matrix, transform
 __all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'LOCKSTEP_SYSTEM',
            'ros2_control_element',
            'simulation_urdf', 'hardware_urdf', 'control_urdf',
-           'controllers_config', 'chained_controllers_config', 'initial_positions']
+           'controllers_config', 'chained_controllers_config', 'trajectory_constraints',
+           'initial_positions']
 
 GZ_SYSTEM = 'gz_ros2_control/GazeboSimSystem'
 MOCK_SYSTEM = 'mock_components/GenericSystem'
@@ -239,6 +240,9 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None):
     return {
         'controller_manager': {'ros__parameters': {
             'update_rate': int(update_rate),
+            # the robodyn node clamps and rate-limits its commands itself (see
+            # chained_controllers_config)
+            'enforce_command_limits': False,
             'joint_state_broadcaster': {
                 'type': 'joint_state_broadcaster/JointStateBroadcaster'},
             'effort_controller': {
@@ -257,16 +261,44 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None):
     }
 
 
+#: The JointTrajectoryController's default tolerances on an arm that moves: a goal whose
+#: arm leaves the reference by more than TRAJECTORY_TOLERANCE [rad or m] on the way, or is
+#: not within GOAL_TOLERANCE of the last point GOAL_TIME [s] after its time, ABORTs
+#: (a goal's result says what the arm did; the robodyn controller holds the arm when the
+#: reference leaves the limits, and these turn that hold into the goal's failure).
+TRAJECTORY_TOLERANCE, GOAL_TOLERANCE, GOAL_TIME, STOPPED_VELOCITY = 0.1, 0.02, 1.0, 0.05
+
+
+def trajectory_constraints(joints):
+    """The JointTrajectoryController's ``constraints`` block for ``joints``."""
+    constraints: dict = {'goal_time': GOAL_TIME,
+                         'stopped_velocity_tolerance': STOPPED_VELOCITY}
+    for joint in joints:
+        constraints[joint] = {'trajectory': TRAJECTORY_TOLERANCE, 'goal': GOAL_TOLERANCE}
+    return constraints
+
+
 def chained_controllers_config(model, update_rate, plugin_values, plugin_type,
-                               name='robodyn_controller'):
+                               name='robodyn_controller', constraints=True):
     """controller_manager parameters for the plugin path: joint_state_broadcaster, the C++
     controller ``name`` (``plugin_type``, parameters ``plugin_values`` from robodyn export)
     on the effort interfaces, and ``joint_trajectory_controller`` chained into its reference
-    interfaces ``name/<joint>/{position,velocity,acceleration}`` (``command_joints``)."""
+    interfaces ``name/<joint>/{position,velocity,acceleration}`` (``command_joints``), with
+    goal and path tolerances (``constraints``: off for hardware that does not move).
+    ros2_control's own command limiter is off (``enforce_command_limits``): the robodyn
+    controller clamps and rate-limits every command itself, and a second limiter would
+    make the torque applied differ from the one it reports on ``~/commands``."""
     joints = list(model.joint_names)
+    jtc = {'joints': joints, 'command_joints': [f'{name}/{j}' for j in joints],
+           'command_interfaces': ['position', 'velocity', 'acceleration'],
+           'state_interfaces': ['position', 'velocity'],
+           'allow_nonzero_velocity_at_trajectory_end': True}
+    if constraints:
+        jtc['constraints'] = trajectory_constraints(joints)
     return {
         'controller_manager': {'ros__parameters': {
             'update_rate': int(update_rate),
+            'enforce_command_limits': False,
             'joint_state_broadcaster': {
                 'type': 'joint_state_broadcaster/JointStateBroadcaster'},
             name: {'type': plugin_type},
@@ -274,10 +306,5 @@ def chained_controllers_config(model, update_rate, plugin_values, plugin_type,
                 'type': 'joint_trajectory_controller/JointTrajectoryController'},
         }},
         name: {'ros__parameters': dict(plugin_values, joints=joints)},
-        'joint_trajectory_controller': {'ros__parameters': {
-            'joints': joints, 'command_joints': [f'{name}/{j}' for j in joints],
-            'command_interfaces': ['position', 'velocity', 'acceleration'],
-            'state_interfaces': ['position', 'velocity'],
-            'allow_nonzero_velocity_at_trajectory_end': True,
-        }},
+        'joint_trajectory_controller': {'ros__parameters': jtc},
     }

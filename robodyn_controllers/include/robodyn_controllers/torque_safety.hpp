@@ -22,8 +22,24 @@ struct LimitCounts
   unsigned long rate_limited = 0;
 };
 
-// out_i = last_i + clip(clip(target_i, +-limit_i) - last_i, +-max_step); `last` becomes
-// `out`. A non-finite target keeps the last value and returns false.
+// The largest change of any torque [N m or N] for an output `elapsed` [s] after the last
+// one: max_rate [N m/s] x elapsed, at least 0 (a clock that stepped back) and at most one
+// nominal `period` [s]. A late cycle gets one period's step, never more: the hardware
+// applies each command for a cycle, so a step is judged per cycle. The same function as
+// robodyn_ros.control.safety.kernels.rate_step (a test feeds both the same sequences).
+inline double rate_step(double max_rate, double elapsed, double period) noexcept
+{
+  return max_rate * std::min(std::max(elapsed, 0.0), period);
+}
+
+// The one safety arithmetic of both paths (robodyn_ros.control.safety.kernels.limit_into is
+// the same): clamp first, then limit the step,
+//   out_i = last_i + clip(clip(t_i, +-limit_i) - last_i, +-max_step),
+// with t_i the target, or last_i when the target is not finite (returns false). In this
+// order no output ever steps by more than max_step, not even when a limit was lowered
+// below the last output (the output then walks down to it at the rate limit): a step is
+// what a gearbox and the arm feel, an output above a lowered limit is one the hardware
+// itself still bounds. `last` becomes `out`.
 inline bool limit_torque(
   const double * target, const double * effort_limit, double max_step, std::size_t n,
   double * last, double * out, LimitCounts & counts) noexcept

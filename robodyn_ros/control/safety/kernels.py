@@ -44,37 +44,41 @@ def gather_packed(data, position_offset, velocity_offset, count, index, q, qd):
 def rate_step(max_rate, elapsed, period):
     """Largest change of any torque allowed ``elapsed`` [s] after the last output:
     ``max_rate`` [N m/s or N/s] times the elapsed time, at least 0 and at most one nominal
-    ``period`` [s]."""
+    ``period`` [s] (a late cycle gets one period's step: the hardware applies each command
+    for a cycle). The C++ controller's rate_step (torque_safety.hpp) is the same."""
     return max_rate * min(max(elapsed, 0.0), period)
 
 
 @numba.njit(cache=True)
 def limit_into(target, output, step, effort):
-    """output += clip(target - output, +-step), then clamp to +-effort, in place.
+    """output += clip(clip(target, +-effort) - output, +-step), in place: clamp first, then
+    limit the step (the C++ controller's limit_torque is the same arithmetic).
 
-    A non-finite target element leaves that output element unchanged. Returns the flags
-    RATE_LIMITED | CLAMPED | NON_FINITE that applied.
+    In this order no output ever steps by more than ``step``, not even after the effort
+    limit was lowered below the last output (the output then walks down to it at the rate
+    limit). A non-finite target element counts as the last output (that element keeps it,
+    clamped). Returns the flags RATE_LIMITED | CLAMPED | NON_FINITE that applied.
     """
     flags = 0
     for j in range(output.shape[0]):
-        delta = target[j] - output[j]
-        if not (delta == delta) or delta == float('inf') or delta == -float('inf'):
+        t = target[j]
+        if not (t == t) or t == float('inf') or t == -float('inf'):
             flags |= NON_FINITE
-            delta = 0.0
+            t = output[j]
+        if t > effort[j]:
+            t = effort[j]
+            flags |= CLAMPED
+        elif t < -effort[j]:
+            t = -effort[j]
+            flags |= CLAMPED
+        delta = t - output[j]
         if delta > step:
             delta = step
             flags |= RATE_LIMITED
         elif delta < -step:
             delta = -step
             flags |= RATE_LIMITED
-        value = output[j] + delta
-        if value > effort[j]:
-            value = effort[j]
-            flags |= CLAMPED
-        elif value < -effort[j]:
-            value = -effort[j]
-            flags |= CLAMPED
-        output[j] = value
+        output[j] = output[j] + delta
     return flags
 
 

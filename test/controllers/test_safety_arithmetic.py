@@ -1,0 +1,103 @@
+"""One safety arithmetic for both paths: the C++ controller's limit_torque / rate_step
+(torque_safety.hpp, through librobodyn_dynamics' C entry point) and the Python
+supervisor's limit_into / rate_step fed identical sequences (late cycles, early cycles, a
+clock stepping back, non-finite targets, effort limits lowered and raised) give identical
+outputs and flags; the derived hold gains are the same numbers."""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from robodyn_ros.control.safety.kernels import limit_into, rate_step
+from robodyn_ros.control.safety.limits import SafetyLimits
+from robodyn_ros.control.safety.supervisor import SafetySupervisor
+
+pytestmark = pytest.mark.integration  # needs the colcon-built C++ package
+
+_D = ctypes.POINTER(ctypes.c_double)
+_I = ctypes.POINTER(ctypes.c_int)
+PERIOD, RATE = 0.001, 1000.0
+
+
+def _sequence(n=4, count=400, seed=11):
+    """(targets, limits, elapsed): random targets beyond and within the limits, NaN and inf
+    targets, cycles late by up to 200 periods, early ones, a clock step back, effort limits
+    lowered below the output and raised again."""
+    rng = np.random.default_rng(seed)
+    targets = rng.normal(0.0, 40.0, (count, n))
+    targets[rng.random((count, n)) < 0.03] = np.nan
+    targets[rng.random((count, n)) < 0.01] = np.inf
+    targets[rng.random((count, n)) < 0.01] = -np.inf
+    limits = np.full((count, n), 30.0)
+    limits[150:220] = 2.0  # lowered below the output reached
+    limits[300:] = 50.0
+    elapsed = np.full(count, PERIOD)
+    elapsed[rng.random(count) < 0.05] = 0.2  # SIGSTOP-like late cycles
+    elapsed[rng.random(count) < 0.05] = 0.0003  # early
+    elapsed[77] = -0.004  # the clock stepped back
+    return targets, limits, elapsed
+
+
+def _cpp(lib, targets, limits, elapsed, start):
+    count, n = targets.shape
+    targets, limits, elapsed = (np.ascontiguousarray(a, dtype=float)
+                                for a in (targets, limits, elapsed))
+    last = np.array(start, dtype=float)
+    out = np.zeros((count, n))
+    flags = np.zeros(count, dtype=np.intc)
+    lib.robodyn_limit_torque(ctypes.c_int(n), ctypes.c_int(count), targets.ctypes.data_as(_D),
+                             limits.ctypes.data_as(_D), elapsed.ctypes.data_as(_D),
+                             ctypes.c_double(RATE), ctypes.c_double(PERIOD),
+                             last.ctypes.data_as(_D), out.ctypes.data_as(_D),
+                             flags.ctypes.data_as(_I))
+    return out, flags
+
+
+def _python(targets, limits, elapsed, start):
+    output = np.array(start, dtype=float)
+    out, flags = [], []
+    for target, limit, dt in zip(targets, limits, elapsed):
+        flags.append(limit_into(target, output, rate_step(RATE, dt, PERIOD), limit))
+        out.append(output.copy())
+    return np.array(out), np.array(flags)
+
+
+def test_both_paths_give_identical_outputs_and_flags(plugin_library):
+    lib = ctypes.CDLL(str(plugin_library))
+    targets, limits, elapsed = _sequence()
+    start = [0.5, -3.0, 12.0, 0.0]
+    cpp, cpp_flags = _cpp(lib, targets, limits, elapsed, start)
+    py, py_flags = _python(targets, limits, elapsed, start)
+    np.testing.assert_array_equal(cpp, py)
+    np.testing.assert_array_equal(cpp_flags, py_flags)
+    # the invariant both keep: no step above one period's budget, late cycles included
+    steps = np.abs(np.diff(np.vstack([start, py]), axis=0))
+    assert steps.max() <= RATE * PERIOD * (1 + 1e-12)
+    assert np.isfinite(py).all()
+
+
+def test_a_late_cycle_moves_one_period_not_more(plugin_library):
+    lib = ctypes.CDLL(str(plugin_library))
+    out, flags = _cpp(lib, np.array([[100.0]]), np.array([[87.0]]), np.array([0.2]), [0.0])
+    assert out[0, 0] == pytest.approx(RATE * PERIOD)
+    assert flags[0] == 3  # rate limited and clamped
+
+
+def test_the_hold_gains_are_the_same_numbers(plugin_library):
+    lib = ctypes.CDLL(str(plugin_library))
+    rng = np.random.default_rng(5)
+    effort = rng.uniform(1.0, 300.0, 50)
+    inertia = 10.0 ** rng.uniform(-4, 1, 50)
+    kp, kd = np.zeros(50), np.zeros(50)
+    lib.robodyn_hold_gains(ctypes.c_int(50), effort.ctypes.data_as(_D),
+                           inertia.ctypes.data_as(_D), kp.ctypes.data_as(_D),
+                           kd.ctypes.data_as(_D))
+    n = 50
+    limits = SafetyLimits(effort=effort, max_torque_rate=RATE, period=PERIOD, ramp_time=0.2,
+                          state_timeout=0.05, lower=np.full(n, -3.0), upper=np.full(n, 3.0),
+                          velocity=np.full(n, 2.0), damping=np.ones(n))
+    supervisor = SafetySupervisor(limits, mass_diagonal=lambda q: inertia)
+    py_kp, py_kd = supervisor.hold_gains(np.zeros(n))
+    np.testing.assert_allclose(kp, py_kp, rtol=1e-15)
+    np.testing.assert_allclose(kd, py_kd, rtol=1e-15)
