@@ -86,6 +86,7 @@ def campaign(ros_launch_env):
                for p in prefixes):
         pytest.skip('robodyn_controllers (C++, with MujocoLockstepSystem) was not built: '
                     'scripts/setup.sh could not install its build tools')
+    from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
     result = {}
     with _Hogs():
@@ -95,10 +96,12 @@ def campaign(ros_launch_env):
         assert launch.wait_for('sent ', 60.0)
         probe = Probe(DOMAIN)
         probe.record('/joint_states', JointState, depth=20000)
+        probe.record('/diagnostics', DiagnosticArray, depth=5000)
         probe.spin(3.0)
         try:
             _cases(probe, launch, result)
             result['states'] = _series(probe)
+            result['diagnostics'] = _reasons(probe)
         finally:
             probe.close()
             result['code'], result['text'], result['exit_s'] = launch.stop()
@@ -171,6 +174,16 @@ def _cases(probe, launch, result):
     result['hardware_said'] = launch.wait_for(RELEASED, 1.0)
 
 
+def _reasons(probe):
+    """[(receipt time, message)] of the robodyn controller's /diagnostics, changes only."""
+    out = []
+    for t, msg in probe.log['/diagnostics']:
+        for status in msg.status:
+            if status.name == 'robodyn_controller' and (not out or out[-1][1] != status.message):
+                out.append((round(t, 3), status.message))
+    return out
+
+
 def _manager_pid():
     out = subprocess.run(['pgrep', '-f', 'lib/controller_manager/ros2_control_node'],
                          capture_output=True, text=True).stdout.split()
@@ -181,7 +194,8 @@ def _manager_pid():
 
 def test_an_acceleration_on_the_last_point_does_not_offset_the_arm(campaign):
     accepted, status, _ = campaign['acceleration_goal']
-    assert accepted and status == campaign['succeeded'], campaign['acceleration_goal']
+    assert accepted and status == campaign['succeeded'], (campaign['acceleration_goal'],
+                                                          campaign['diagnostics'])
     offset = np.abs(campaign['after_acceleration']).max()
     assert offset < 0.01, f'{offset:.4f} rad from the goal (75 rad/s^2 / kp 400 = 0.19)'
 
