@@ -110,16 +110,20 @@ def campaign(ros_launch_env):
 
 def _cases(probe, launch, result):
     from action_msgs.msg import GoalStatus
-    result['settle'] = probe.follow(JTC_ACTION, _goal(NAMES, [_q(probe)], [1.0]))
-    probe.spin(0.5)
+    q = _q(probe)  # out of the configured sum of sines: to where the arm is, gently
+    result['settle'] = probe.follow(JTC_ACTION, _goal(NAMES, [q, q], [2.0, 4.0],
+                                                      [np.zeros(7)] * 2))
+    probe.spin(1.0)
     q = _q(probe)
     # 1. an acceleration on the last point (within joint 7's limit): the arm settles on the
     # point, not a / kp (75 / 400 = 0.19 rad) beyond it
     target = q + np.array([0, 0, 0, 0, 0, 0, 0.1])
     acc = np.zeros((1, 7))
     acc[0, 6] = 75.0
+    # (0.3 s: the JTC's quintic to a point with an acceleration swings 0.19 rad at 1.7 rad/s,
+    # within the limits; over 2 s it would swing 5 rad at 10 rad/s: refused, below)
     result['acceleration_goal'] = probe.follow(
-        JTC_ACTION, _goal(NAMES, [target], [2.0], [np.zeros(7)], acc))
+        JTC_ACTION, _goal(NAMES, [target], [0.3], [np.zeros(7)], acc))
     probe.spin(1.0)
     result['after_acceleration'] = _q(probe) - target
     # 1b. one beyond joint 1's acceleration limit: refused (held, the goal not SUCCEEDED)
@@ -128,7 +132,14 @@ def _cases(probe, launch, result):
     acc[0, 0] = 3000.0
     result['huge_acceleration'] = probe.follow(
         JTC_ACTION, _goal(NAMES, [q + 0.05], [1.0], [np.zeros(7)], acc))[1]
-    probe.follow(JTC_ACTION, _goal(NAMES, [_q(probe)], [1.0]))  # recover: a fresh reference
+    q = _q(probe)
+    acc = np.zeros((1, 7))
+    acc[0, 6] = 75.0
+    result['swinging_quintic'] = probe.follow(
+        JTC_ACTION, _goal(NAMES, [q + np.array([0, 0, 0, 0, 0, 0, 0.1])], [2.0],
+                          [np.zeros(7)], acc))[1]
+    q = _q(probe)  # recover: a fresh reference where the arm is
+    probe.follow(JTC_ACTION, _goal(NAMES, [q, q], [1.0, 2.0], [np.zeros(7)] * 2))
     probe.spin(0.5)
     # 2. goals the arm cannot follow
     q = _q(probe)
@@ -139,6 +150,7 @@ def _cases(probe, launch, result):
         'beyond_limit': probe.follow(JTC_ACTION, _goal(NAMES, [beyond], [4.0]))[1],
         'too_fast': probe.follow(JTC_ACTION, _goal(NAMES, [fast], [0.01]))[1],
         'huge_acceleration': result['huge_acceleration'],
+        'swinging_quintic': result['swinging_quintic'],
         'huge_velocity': probe.follow(JTC_ACTION, _goal(
             NAMES, [q + 0.01], [1.0], [np.full(7, 1e6)]))[1],
     }
@@ -203,6 +215,9 @@ def test_an_acceleration_on_the_last_point_does_not_offset_the_arm(campaign):
 def test_goals_the_arm_cannot_follow_do_not_succeed(campaign):
     for name, status in campaign['bad_goals'].items():
         assert status != campaign['succeeded'], f'{name}: SUCCEEDED'
+    holds = [text for _, text in campaign['diagnostics'] if text.startswith('hold: the '
+                                                                           'reference of')]
+    assert holds, 'the controller never said why it held the arm'
 
 
 def test_a_stopped_controller_manager_gives_no_step(campaign):
