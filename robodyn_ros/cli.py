@@ -179,6 +179,9 @@ def _validate_parser(sub):
     p.add_argument('--max-abs', type=float, default=None, help='[rad or m]')
     p.add_argument('--thresholds', default=None, help='YAML with per-joint thresholds')
     p.add_argument('--tolerance', type=float, default=1e-3, help='band for time-in-band')
+    p.add_argument('--settle-after-stall', type=float, default=0.0, metavar='S',
+                   help='count apart the states within S seconds after a gap of the state '
+                        'stream over 20 ms (a busy host stood still) [s, 0..10; default 0]')
     p.add_argument('--out', default=None, help='report directory (default: BAG/validation)')
     p.add_argument('--no-plots', action='store_true')
 

@@ -228,7 +228,8 @@ def _validate(args):
     report = validate_bag(args.bag, args.state_topic, args.reference_topic, args.command_topic,
                           model, args.max_rms, args.max_abs, args.tolerance, args.out,
                           not args.no_plots, progress=sys.stderr.isatty(),
-                          thresholds_file=args.thresholds)
+                          thresholds_file=args.thresholds,
+                          settle_after_stall=args.settle_after_stall)
     print_summary(report)
     return 0 if report['passed'] else 1
 

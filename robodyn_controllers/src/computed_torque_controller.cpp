@@ -175,13 +175,14 @@ bool ComputedTorqueController::load_model(std::string & error)
 // over the joint ranges (the acceleration the effort limit gives that joint anywhere).
 void ComputedTorqueController::derive_acceleration_limits()
 {
+  std::vector<JointLimits> ranges(n_);
+  for (std::size_t i = 0; i < n_; ++i) {
+    ranges[i].lower = lower_[i];
+    ranges[i].upper = upper_[i];
+  }
   std::vector<double> q(n_), diag(n_), most(n_, 0.0);
   for (int sample = 0; sample < 17; ++sample) {
-    for (std::size_t i = 0; i < n_; ++i) {
-      const bool bounded = std::isfinite(lower_[i]) && std::isfinite(upper_[i]);
-      const double lo = bounded ? lower_[i] : -M_PI, hi = bounded ? upper_[i] : M_PI;
-      q[i] = lo + std::fmod(0.6180339887 * sample + 0.4142135624 * (i + 1), 1.0) * (hi - lo);
-    }
+    spread_configuration(sample, ranges, q);
     dynamics_.mass_diagonal(q.data(), diag.data());
     for (std::size_t i = 0; i < n_; ++i) {most[i] = std::max(most[i], diag[i]);}
   }

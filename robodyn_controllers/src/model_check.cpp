@@ -26,6 +26,14 @@ struct Pose
   Vec p{0, 0, 0};
 };
 
+// The arm's reach [m]: the sum of its rows' |a| + |d|.
+double arm_reach(const std::vector<DhLink> & links)
+{
+  double reach = 0.0;
+  for (const auto & l : links) {reach += std::abs(l.a) + std::abs(l.d);}
+  return reach;
+}
+
 Vec mul(const Mat & r, const Vec & v)
 {
   return {r[0] * v[0] + r[1] * v[1] + r[2] * v[2], r[3] * v[0] + r[4] * v[1] + r[5] * v[2],
@@ -257,16 +265,11 @@ std::string check_kinematics(
   const std::vector<DhLink> & links, const std::vector<JointLimits> & limits)
 {
   const std::size_t n = joints.size();
-  double reach = 0.0;
-  for (const auto & l : links) {reach += std::abs(l.a) + std::abs(l.d);}
+  const double reach = arm_reach(links);
+  std::vector<double> q(n, 0.0);
   for (int sample = 0; sample < 4; ++sample) {
-    std::vector<double> q(n, 0.0);
-    for (std::size_t i = 0; sample > 0 && i < n; ++i) {
-      const bool bounded = std::isfinite(limits[i].lower) && std::isfinite(limits[i].upper);
-      const double lo = bounded ? limits[i].lower : -M_PI;
-      const double hi = bounded ? limits[i].upper : M_PI;
-      const double u = std::fmod(0.6180339887 * sample + 0.4142135624 * (i + 1), 1.0);
-      q[i] = lo + u * (hi - lo);
+    if (sample > 0) {
+      spread_configuration(sample, limits, q);
     }
     const auto dh = dh_axes(links, q);
     const auto ur = urdf_axes(model, joints, q);
@@ -312,8 +315,7 @@ std::string check_limits_and_inertia(
   if (!(g <= MAX_GRAVITY)) {
     return format("gravity: |g| = %.6g m/s^2 (valid: [0, %g] m/s^2)", g, MAX_GRAVITY);
   }
-  double reach = 1.0;
-  for (const auto & l : links) {reach += std::abs(l.a) + std::abs(l.d);}
+  const double reach = arm_reach(links) + 1.0;
   for (std::size_t i = 0; i < joints.size(); ++i) {
     const char * name = joints[i].c_str();
     const JointLimits & l = limits[i];
@@ -356,6 +358,17 @@ std::string check_against_description(
   if (error.empty()) {error = check_masses(model, joints, links);}
   if (error.empty()) {error = check_kinematics(model, joints, links, limits);}
   return error;
+}
+
+void spread_configuration(
+  int sample, const std::vector<JointLimits> & limits, std::vector<double> & q)
+{
+  for (std::size_t i = 0; i < q.size() && i < limits.size(); ++i) {
+    const bool bounded = std::isfinite(limits[i].lower) && std::isfinite(limits[i].upper);
+    const double lo = bounded ? limits[i].lower : -M_PI;
+    const double hi = bounded ? limits[i].upper : M_PI;
+    q[i] = lo + std::fmod(0.6180339887 * sample + 0.4142135624 * (i + 1), 1.0) * (hi - lo);
+  }
 }
 
 }  // namespace robodyn_controllers

@@ -18,7 +18,8 @@
 // driver's own servo would, at the position where it was released: MuJoCo's bias force
 // (g(q) + C(q, qd) qd) plus a critically damped PD with the controllers' derived hold gains
 // (torque_safety.hpp), clamped to the command interface's max and moving at most
-// max_torque_rate per physics step from the torque applied when it was released.
+// max_torque_rate x timestep per control cycle (a late cycle's further physics steps keep
+// it, as they keep the controllers' commands) from the torque applied when it was released.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -108,7 +109,13 @@ public:
           "hardware (kp %.4g, kd %.4g, bias force)", joints[i].name.c_str(), hold_q_[i],
           hold_kp_[i], hold_kd_[i]);
       } else if (starts) {
+        // The command interface starts at the torque applied now (the hardware's hold, or
+        // the last command): a controller that starts from it, or writes nothing in its
+        // first cycle, continues the torque instead of stepping to a stale value.
         claimed_[i] = true;
+        if (i < command_.size()) {
+          (void)set_command(command_[i], data_->ctrl[actuator_[i]], true);
+        }
       }
     }
     return return_type::OK;
@@ -142,10 +149,12 @@ public:
     return return_type::OK;
   }
 
-  // The controllers' efforts until the next cycle (a non-finite command keeps the last):
-  // as many physics steps as the cycle's period holds (one at the nominal rate; a late
-  // cycle advances the physics as far as the world went on meanwhile, as a real arm's
-  // does, at most MAX_STEPS).
+  // The controllers' efforts until the next cycle (a non-finite command keeps the last),
+  // for as many physics steps as keep the physics' time on controller_manager's (the
+  // cycles' periods summed: a late cycle advances the physics as far as the world went on
+  // meanwhile, as a real arm's does, at most MAX_STEPS; every cycle at least one step, so
+  // every command is applied). Without the sum, jittery periods rounded one by one would
+  // let the physics drift from the clock the JTC samples its reference on.
   return_type write(const rclcpp::Time &, const rclcpp::Duration & period) override
   {
     for (std::size_t i = 0; i < command_.size(); ++i) {
@@ -154,19 +163,25 @@ public:
         data_->ctrl[actuator_[i]] = value;
       }
     }
-    const double steps = std::round(period.seconds() / model_->opt.timestep);
-    const int count = std::isfinite(steps) ? static_cast<int>(std::clamp(steps, 1.0, MAX_STEPS))
-      : 1;
+    const double dt = model_->opt.timestep;
+    const double elapsed = period.seconds();
+    lag_ += std::isfinite(elapsed) ? elapsed : dt;
+    const int count = static_cast<int>(std::clamp(std::round(lag_ / dt), 1.0, MAX_STEPS));
+    lag_ = std::clamp(lag_ - count * dt, -dt, dt);  // beyond MAX_STEPS the world stood still
     for (int k = 0; k < count; ++k) {
       mj_step1(model_, data_);  // positions and velocities: the bias force of this state
-      hold();
+      if (k == 0) {  // the hold, like the controllers' commands, moves once per cycle
+        hold();
+      }
       mj_step2(model_, data_);
     }
     return return_type::OK;
   }
 
 private:
-  static constexpr double MAX_STEPS = 20.0;  // physics steps of one late cycle, at most
+  // Physics steps of one late cycle, at most: beyond 20 ms the simulated world waits for
+  // the loop (a stall of the host is not the arm's; at most 20 ms of a stale command).
+  static constexpr double MAX_STEPS = 20.0;
 
   CallbackReturn fail(const std::string & why)
   {
@@ -229,6 +244,7 @@ private:
   std::vector<int> qpos_, dof_, actuator_;
   std::vector<bool> claimed_;  // a controller writes this joint's effort
   std::vector<double> hold_q_, hold_kp_, hold_kd_, effort_max_;
+  double lag_ = 0.0;  // controller_manager's time not yet stepped by the physics [s]
   double max_rate_ = 1000.0;
   std::vector<hardware_interface::StateInterface::SharedPtr> position_, velocity_, effort_;
   std::vector<hardware_interface::CommandInterface::SharedPtr> command_;

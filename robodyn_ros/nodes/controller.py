@@ -73,6 +73,8 @@ SWITCH_INTERVAL = 5e-4
 #: Shortest time between two payload preparations [s]: a storm of parameter sets is
 #: coalesced to the newest, at most 20 per second.
 PAYLOAD_INTERVAL = 0.05
+#: The final ramp's wall-time budget [s] (the process exits 2 s after a signal at most).
+FINAL_RAMP_BUDGET = 1.0
 
 
 @dataclass(eq=False)
@@ -501,16 +503,30 @@ class ControllerNode(LifecycleNode):
                 run.core.supervisor.deactivate(time.monotonic(), reason)
             return
         core, effort = run.core, None
-        for effort in core.final_commands(time.monotonic(), reason):
+        start = time.monotonic()
+        period = core.supervisor.limits.period
+        ramp = core.final_commands(start, reason)
+        for k, effort in enumerate(ramp):
+            # At least one period between messages (two in one hardware cycle would apply
+            # two steps at once), within FINAL_RAMP_BUDGET: a publish blocks while a reader
+            # that died unannounced is still listed (its controller_manager, stopping too),
+            # and the process must be gone 2 s after a signal.
+            if time.monotonic() - start > FINAL_RAMP_BUDGET:
+                self.get_logger().error(
+                    f'{reason}: final ramp cut after {k} of {len(ramp)} commands '
+                    f'({FINAL_RAMP_BUDGET} s): the command subscriber does not take them')
+                break
             run.cmd_pub.publish(run.cmd_wire(effort))
             self.command_count += 1
-            time.sleep(core.supervisor.limits.period)
+            time.sleep(period)
         if effort is not None:
             self.last_output = (core.model.joint_names, core.chain_order(effort),
                                 time.monotonic())
         # Let reliable delivery finish before the process may exit (bounded: exit within
         # 2 s of a signal, the final ramp included).
-        run.cmd_pub.wait_for_all_acked(Duration(seconds=0.3))
+        left = FINAL_RAMP_BUDGET + 0.3 - (time.monotonic() - start)
+        if left > 0.0:
+            run.cmd_pub.wait_for_all_acked(Duration(seconds=min(0.3, left)))
         self._log_events()
         self.get_logger().info(f'{reason}: safe command published')
 

@@ -72,8 +72,10 @@ class BagStream:
         deserialize: callable (raw, msgtype) -> message, for the generic types.
     """
 
-    def __init__(self, topics, ref_type, model, tolerance, deserialize):
+    def __init__(self, topics, ref_type, model, tolerance, deserialize,
+                 settle_after_stall=0.0):
         self.topics, self.ref_type, self.model = topics, ref_type, model
+        self.settle_after_stall = settle_after_stall
         self.tolerance, self.deserialize = tolerance, deserialize
         self.dyn = None
         if model is not None:
@@ -215,7 +217,8 @@ class BagStream:
             batch = self.states.take()
             self.state_timing.add(batch.arrival_t)
             if self.aligner is None:
-                self.aligner = Aligner(len(self._known_joints()), self.tolerance, self.dyn)
+                self.aligner = Aligner(len(self._known_joints()), self.tolerance, self.dyn,
+                                       self.settle_after_stall)
             self.aligner.add(batch.t, batch.q, batch.qd, batch.effort)
         if self.aligner is not None:
             self.aligner.process(self.reference, final)

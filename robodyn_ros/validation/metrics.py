@@ -27,6 +27,7 @@ class TrackingStats:
         self.n = n
         self.tolerance = tolerance
         self.count = 0
+        self.excluded = 0  # states after a stall, counted apart (validation.alignment)
         self.finite = np.zeros(n, dtype=np.int64)  # finite samples per joint
         self.sumsq = np.zeros(n)
         self.maxabs = np.zeros(n)
@@ -76,7 +77,8 @@ class TrackingStats:
         overall = OverallTracking(
             rms=float(np.sqrt(self.sumsq.sum() / max(self.finite.sum(), 1))),
             max_abs=float(self.maxabs.max()), samples=int(self.count),
-            duration=float(self.t_last - self.t_first))
+            duration=float(self.t_last - self.t_first),
+            excluded_after_stalls=int(self.excluded))
         return TrackingResult(joints=joints, overall=overall)
 
 

@@ -173,7 +173,7 @@ def _markdown(report):
                      f'{100 * s["time_in_band"]:.1f} % | {s["settling_time"]:.3f} |')
     o = report['overall']
     lines += ['', f'Overall RMS {o["rms"]:.3e}, max {o["max_abs"]:.3e} over {o["samples"]} '
-              f'samples ({o["duration"]:.2f} s).', '']
+              f'samples ({o["duration"]:.2f} s).{_excluded(o)}', '']
     t = report['timing']['state']
     if t:
         lines.append(f'State loop: {t["rate_hz"]:.2f} Hz, jitter p50/p99 '
@@ -221,7 +221,8 @@ def print_summary(report: ValidationReport) -> None:
     """Short console summary."""
     o = report['overall']
     print(f'tracking ({report["topics"]["reference"]} vs {report["topics"]["state"]}): '
-          f'overall RMS {o["rms"]:.3e}, max {o["max_abs"]:.3e} over {o["samples"]} samples')
+          f'overall RMS {o["rms"]:.3e}, max {o["max_abs"]:.3e} over {o["samples"]} samples'
+          f'{_excluded(o)}')
     for name, s in report['joints'].items():
         print(f'  {name:<24} rms {s["rms"]:.3e}  max {s["max_abs"]:.3e}  '
               f'in band {100 * s["time_in_band"]:.1f} %')
@@ -243,3 +244,9 @@ def print_summary(report: ValidationReport) -> None:
     print(f'{"PASS" if report["passed"] else "FAIL"}'
           + ('' if report['passed'] else ': ' + '; '.join(report['failures']))
           + (f'  (report in {report["out_dir"]})' if 'out_dir' in report else ''))
+
+
+def _excluded(overall) -> str:
+    """The states counted apart after stalls (--settle-after-stall), said when there are."""
+    n = overall.get('excluded_after_stalls', 0)
+    return f' ({n} states just after stalls counted apart)' if n else ''

@@ -39,6 +39,7 @@ class OverallTracking(TypedDict):
     max_abs: float
     samples: int
     duration: float
+    excluded_after_stalls: int  # states within settle_after_stall of a stall [count]
 
 
 class TrackingResult(TypedDict):

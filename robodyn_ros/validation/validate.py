@@ -9,7 +9,7 @@ messages through the stages (references -> alignment -> metrics, residual) and
 import os
 
 from ..defaults import JOINT_STATES
-from ..errors import BagError
+from ..errors import BagError, ConfigError
 from ..io.bag_reader import BagReader
 from ..io.sequence_gaps import listed_gaps
 from ..model import RobotModel
@@ -69,7 +69,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  model: RobotModel | None = None, max_rms: float | None = None,
                  max_abs: float | None = None, tolerance: float = 1e-3,
                  out_dir: str | None = None, plots: bool = True, progress: bool = False,
-                 thresholds_file: str | None = None) -> ValidationReport:
+                 thresholds_file: str | None = None,
+                 settle_after_stall: float = 0.0) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -83,16 +84,24 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             defaults (DEFAULT_MAX_RMS, DEFAULT_MAX_ABS).
         tolerance: band for time-in-band and settling time [rad or m].
         progress: print the percentage done to stderr.
+        settle_after_stall: states at most this long [s] after a gap of the state stream
+            longer than alignment.STALL_GAP (the loop or the host stood still) are counted
+            apart, not in the tracking metrics: on a busy machine the law's own error,
+            without the host's. 0: every state counts.
 
     Returns:
         The report (also written to report.json; keys in validation.report_schema).
     """
     from .report import build_report, write_outputs
     thresholds = resolve_thresholds(max_rms, max_abs, thresholds_file)
+    if not 0.0 <= settle_after_stall <= 10.0:
+        raise ConfigError(f'settle_after_stall must be within [0, 10] s, got '
+                          f'{settle_after_stall}')
     with BagReader(bag_path) as bag:
         roles, ref_type = _topics(bag, state_topic, reference_topic, command_topic)
         wanted = [t for t in roles.values() if t]
-        stream = BagStream(roles, ref_type, model, tolerance, bag.deserialize)
+        stream = BagStream(roles, ref_type, model, tolerance, bag.deserialize,
+                           settle_after_stall)
         gaps = listed_gaps(bag.recording_gaps.get(roles['command'] or ''))
         stream.cmd.gaps = gaps if gaps is not None else frozenset()
         stream.cmd.steps_known = gaps is not None

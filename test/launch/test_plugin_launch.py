@@ -24,6 +24,13 @@ MAX_RMS = {'mujoco': 2e-4, 'mujoco_ros2_control': 2e-3}
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 #: A witness's late wake-up this long [s] is a machine-wide stall (the plugin_run fixture).
 STALL = 0.03
+#: After a stall of the loop the law is judged again this much later [s]: the JTC's
+#: reference, timed by the wall clock, jumped as far ahead as the stall was long, and the
+#: law (kp 400, critically damped: about 0.3 s) catches up within the rate limit.
+SETTLE = 0.5
+#: At most this fraction of the states may be counted apart after stalls: a loop that
+#: stalls all the time fails.
+MAX_EXCLUDED = 0.25
 
 
 def _realtime_priority():
@@ -116,8 +123,11 @@ def _goals_and_switches(probe, result):
 
 
 def _validate(bag, max_rms):
+    """The law's own tracking: the states within SETTLE of a stall of the loop (a gap of
+    /joint_states over 20 ms: the physics went on with the last command while the JTC's
+    wall-clock reference jumped ahead) are counted apart (validate --settle-after-stall)."""
     from robodyn_ros.validation.validate import validate_bag
-    return validate_bag(bag, max_rms=max_rms, plots=False)
+    return validate_bag(bag, max_rms=max_rms, plots=False, settle_after_stall=SETTLE)
 
 
 def test_the_chain_tracks_the_reference_under_load(plugin_run):
@@ -129,6 +139,9 @@ def test_the_chain_tracks_the_reference_under_load(plugin_run):
     # At least half of the 20 s at 1 kHz: the Python recorder, niced beside the hogs, loses
     # up to a quarter of the messages (the report's warnings count them)
     assert report['overall']['samples'] > 10000, report['warnings']
+    excluded = report['overall']['excluded_after_stalls']
+    assert excluded <= MAX_EXCLUDED * (excluded + report['overall']['samples']), \
+        (excluded, plugin_run['stalls'])
 
 
 def test_a_goal_through_the_real_jtc_succeeds(plugin_run):

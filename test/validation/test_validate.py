@@ -378,3 +378,10 @@ def test_no_command_step_is_reported_when_the_gaps_are_not_all_listed(tmp_path):
     report = validate_bag(bag, out_dir=str(tmp_path / 'o'), plots=False)
     assert report['torque']['largest_step'] is None
     assert any('not listed, so no command step is reported' in w for w in report['warnings'])
+
+
+@pytest.mark.parametrize('settle', [-0.1, 10.5, float('nan')])
+def test_a_settling_time_out_of_range_is_refused_naming_it(tmp_path, settle):
+    from robodyn_ros.errors import ConfigError
+    with pytest.raises(ConfigError, match='settle_after_stall must be within'):
+        validate_bag(tmp_path, settle_after_stall=settle)

@@ -25,6 +25,12 @@ constexpr double MAX_GRAVITY = 30.0;
 // export is exact to about 1e-12, so only an edit or another robot's rows exceed it.
 constexpr double AXIS_TOLERANCE = 1e-6;
 
+// Configuration number `sample` of a low-discrepancy sequence spread over the joints'
+// ranges ([-pi, pi] where a range is not finite): sample 0 is each range's start offset by
+// the joint's own irrational step, so no two joints move together. Written into q.
+void spread_configuration(
+  int sample, const std::vector<JointLimits> & limits, std::vector<double> & q);
+
 // "" when the model is possible on its own: finite positive effort, velocity and
 // acceleration limits, finite position limits (unless `continuous[i]`), |gravity| within
 // MAX_GRAVITY, and each link's inertia about its centre of mass at most 2 m R^2 with R the
