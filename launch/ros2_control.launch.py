@@ -38,7 +38,11 @@ joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` r
           arm never moves, so mock checks the wiring (controllers, topics, goals, the
           safe command), not tracking: `validate` of a mock run fails by design, and the
           tracking guard is off.
-  gz      Gazebo through gz_ros2_control (gazebo.launch.py).
+  gz      Gazebo (the headless Fortress server, DART at 1 ms) through gz_ros2_control:
+          controller_manager runs inside the simulation step, on simulated time (the
+          nodes and the recorder too). The effort commands start at g(q0); joints no
+          controller claims are held by GazeboSimSystem. Its effort state reads 0: judge
+          the torque from ``~/commands``.
   robot   the description's own ``<ros2_control>`` block: a real arm's driver. Nothing else
           changes; see docs/real_arm.md.
 """
@@ -50,13 +54,12 @@ import tempfile
 from ament_index_python.packages import get_package_share_directory
 from launch.actions import (
     DeclareLaunchArgument,
-    IncludeLaunchDescription,
+    ExecuteProcess,
     LogInfo,
     OpaqueFunction,
     RegisterEventHandler,
 )
 from launch.event_handlers import OnProcessExit
-from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
@@ -72,6 +75,13 @@ COMMAND_TOPIC = '/effort_controller/commands'
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
 CONTROLLER = 'robodyn_controller'
+
+
+class LaunchArgumentError(RuntimeError):
+    """A launch argument no run can be made of: launch prints this one line and exits 1."""
+
+    def __str__(self):
+        return f'robodyn ros2_control: error: {self.args[0]}'
 
 
 def _library_path():
@@ -112,6 +122,9 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
         xml, notes = control_urdf(model.xml, model, MOCK_SYSTEM, q0)
         return xml, notes, 'controller_manager'
     from robodyn_ros.dynamics import RigidBodyDynamics
+    if hardware == 'gz':
+        return _gazebo_description(model, q0, out,
+                                   RigidBodyDynamics(model, 'kronecker').gravity_vector(q0))
     from robodyn_ros.sim.mujoco_sim import plugin_mjcf
     mjcf, notes = plugin_mjcf(model, q0)
     path = os.path.join(out, 'model.xml')
@@ -132,7 +145,23 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
     return xml, notes + more, 'mujoco_ros2_control'
 
 
-def _recorder(context, topics):
+def _gazebo_description(model, q0, out, hold):
+    """hardware:=gz: the simulation URDF (GazeboSimSystem, the plugin reading it and
+    out/controllers.yaml) and the world that includes it, written to ``out``; the effort
+    commands start at g(q0) (``hold``). Returns (URDF, notes, 'gz')."""
+    from robodyn_ros.model.ros2_control_urdf import gazebo_world, simulation_urdf
+    from robodyn_ros.sim.gazebo_server import physics_engine
+    path = os.path.join(out, 'robot_gz.urdf')
+    xml, notes = simulation_urdf(model.xml, model, os.path.join(out, 'controllers.yaml'), q0,
+                                 description_file=path, effort0=hold, geometry=False)
+    with open(path, 'w', encoding='utf-8') as handle:
+        handle.write(xml)
+    with open(os.path.join(out, 'world.sdf'), 'w', encoding='utf-8') as handle:
+        handle.write(gazebo_world(path, physics_engine()))
+    return xml, notes, 'gz'
+
+
+def _recorder(context, topics, sim_time=False):
     """The recorder of ``topics`` when ``bag_path`` is given."""
     bag = LaunchConfiguration('bag_path').perform(context)
     if not bag:
@@ -140,7 +169,7 @@ def _recorder(context, topics):
     return [Node(package='robodyn_ros', executable='recorder', name='robodyn_recorder',
                  output='screen',
                  parameters=[{'bag_path': bag, 'storage': LaunchConfiguration('storage'),
-                              'topics': topics, 'use_sim_time': False}])]
+                              'topics': topics, 'use_sim_time': sim_time}])]
 
 
 def _plugin_actions(context, hardware, config_path, params, model, manager_node):
@@ -153,9 +182,9 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
     try:
         get_package_share_directory('robodyn_controllers')
     except Exception:  # noqa: BLE001 - PackageNotFoundError: say what to do
-        return [LogInfo(msg='robodyn ros2_control: error: controller:=plugin needs the C++ '
-                            'package robodyn_controllers in the workspace (bash '
-                            'scripts/build_workspace.sh WS); or use controller:=node')]
+        raise LaunchArgumentError('controller:=plugin needs the C++ package '
+                                  'robodyn_controllers in the workspace (bash '
+                                  'scripts/build_workspace.sh WS); or use controller:=node')
     values = plugin_parameters(model, plugin_config(params), source=config_path)
     if hardware == 'mock':
         values['max_tracking_error'] = 0.0  # mock hardware never moves (module doc)
@@ -198,7 +227,8 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                       parameters=[config_path, {'robot': '', 'robot_description': model.xml,
                                                 'command_topic': COMMAND_TOPIC,
                                                 'autostart': hardware != 'mujoco_ros2_control',
-                                                'use_sim_time': False}] + MOCK_OVERRIDES.get(
+                                                'use_sim_time': hardware == 'gz'}] +
+                      MOCK_OVERRIDES.get(
                                                     hardware, []))
     # The robodyn controller starts with the stack, not after the spawners: its configure
     # (model, kernels, the check against Pinocchio) then overlaps the hardware's start-up,
@@ -208,25 +238,28 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
     if hardware == 'mujoco_ros2_control':  # pause, configure, resume, activate: no race
         actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen',
                             parameters=[{'controller': f'/{CONTROLLER}'}]))
-    return actions + _recorder(context, [t for t in DEFAULT_TOPICS if t != '/clock'])
+    return actions + _recorder(context, [t for t in DEFAULT_TOPICS if t != '/clock'],
+                               sim_time=hardware == 'gz')
 
 
 def _nodes(context):
     hardware = LaunchConfiguration('hardware').perform(context)
     if hardware not in HARDWARE:
-        return [LogInfo(msg=f'robodyn ros2_control: error: hardware:={hardware!r}; valid: '
-                            f'{", ".join(HARDWARE)}')]
+        raise LaunchArgumentError(f'hardware:={hardware!r}; valid: {", ".join(HARDWARE)}')
     kind = LaunchConfiguration('controller').perform(context)
     if kind not in CONTROLLERS:
-        return [LogInfo(msg=f'robodyn ros2_control: error: controller:={kind!r}; valid: '
-                            f'{", ".join(CONTROLLERS)}')]
-    config_path = LaunchConfiguration('config').perform(context)
+        raise LaunchArgumentError(f'controller:={kind!r}; valid: {", ".join(CONTROLLERS)}')
+    if hardware == 'gz' and kind == 'node':
+        raise LaunchArgumentError(
+            'controller:=node is not available on hardware:=gz: GazeboSimSystem applies 0 '
+            'N m from the moment the forward controller claims a joint until the first '
+            'message, and its effort state reads 0, so the node cannot take the arm over '
+            'without a step; use controller:=plugin')
     if hardware == 'gz':
-        share = get_package_share_directory('robodyn_ros')
-        return [IncludeLaunchDescription(
-            PythonLaunchDescriptionSource(os.path.join(share, 'launch', 'gazebo.launch.py')),
-            launch_arguments={'robot': LaunchConfiguration('robot'), 'config': config_path,
-                              'xacro_args': LaunchConfiguration('xacro_args')}.items())]
+        from robodyn_ros.sim.gazebo_server import missing
+        why = missing()
+        if why:
+            raise LaunchArgumentError(f'hardware:=gz: {why}')
     from robodyn_ros.nodes.launch_robot import config_model
     config_path, params, model, q0 = config_model(context)
     out = tempfile.mkdtemp(prefix='robodyn_ros2_control_')
@@ -235,11 +268,16 @@ def _nodes(context):
 
     priority = LaunchConfiguration('realtime_priority').perform(context)
     if not priority.isdigit() or not 0 <= int(priority) <= 99:
-        return [LogInfo(msg=f'robodyn ros2_control: error: realtime_priority:={priority!r}; '
-                            'valid: 0 (off) to 99')]
+        raise LaunchArgumentError(f'realtime_priority:={priority!r}; valid: 0 (off) to 99')
     prefix = f'chrt -f {int(priority)}' if int(priority) else ''
 
     def manager(controllers):
+        if package == 'gz':  # controller_manager runs inside Gazebo's step (the plugin)
+            from robodyn_ros.sim.gazebo_server import server_command
+            return ExecuteProcess(cmd=server_command(os.path.join(out, 'world.sdf')),
+                                  name='gz_server', output='screen', prefix=prefix or None,
+                                  additional_env={'LD_LIBRARY_PATH': _library_path()},
+                                  sigterm_timeout='1', sigkill_timeout='1')
         return Node(package=package, executable='ros2_control_node', output='screen',
                     parameters=[controllers], prefix=prefix,
                     additional_env={'LD_LIBRARY_PATH': _library_path()})

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 start=$SECONDS
-step() { echo "setup: [$1/7] $2 ($((SECONDS - start)) s so far)"; }
+step() { echo "setup: [$1/8] $2 ($((SECONDS - start)) s so far)"; }
 if [ ! -x .venv/bin/python ]; then
   step 1 'creating .venv'
   "$PY" -m venv .venv
@@ -68,5 +68,25 @@ elif bash "$cpp_env" "$PWD/.venv" >>"$log" 2>&1; then
 else
   echo "setup: the C++ controller's build tools did not install (apt-get needs root; see" \
     ".venv/setup.log): the C++ controller is not built and its tests skip"
+fi
+# Gazebo (the headless Fortress server and gz_ros2_control): Debian's Ignition run-time
+# packages (apt-get as root) and two wheels from the same folder. Without them hardware:=gz
+# says what is missing and its tests skip.
+step 8 'Gazebo: the Fortress server and gz_ros2_control (Debian run-time packages, 2 wheels)'
+if [ -f "$wheels/requirements-gazebo.txt" ]; then
+  gz_debs=$(grep -v '^#' "$wheels/apt-gazebo.txt" | tr '\n' ' ')
+  gz_missing=$(for d in $gz_debs; do dpkg -s "$d" >/dev/null 2>&1 || echo "$d"; done)
+  if [ -n "$gz_missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends $gz_missing; } >>"$log" 2>&1 || true
+    gz_missing=$(for d in $gz_debs; do dpkg -s "$d" >/dev/null 2>&1 || echo "$d"; done)
+  fi
+  if [ -n "$gz_missing" ]; then
+    echo "setup: Gazebo needs these Debian packages (apt-get install as root):" $gz_missing
+  fi
+  .venv/bin/python -m pip install --find-links "$wheels" -r "$wheels/requirements-gazebo.txt" \
+    >>"$log" 2>&1 || echo "setup: the Gazebo wheels did not install (see .venv/setup.log)"
+else
+  echo "setup: no Gazebo wheels in $wheels: hardware:=gz and its tests skip"
 fi
 echo "setup: .venv ready ($(.venv/bin/python --version)) in $((SECONDS - start)) s"

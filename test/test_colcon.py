@@ -16,7 +16,7 @@ def test_colcon_build_installs_executables_and_share(colcon_install):
     for exe in ('controller', 'sim', 'recorder', 'robodyn'):
         assert (lib / exe).is_file(), exe
     for rel in ('launch/controller.launch.py', 'launch/sim.launch.py',
-                'launch/gazebo.launch.py', 'config/panda.yaml',
+                'launch/ros2_control.launch.py', 'config/panda.yaml',
                 'urdf/three_link.urdf', 'package.xml'):
         assert (share / rel).is_file(), rel
     index = tmp_path / 'install' / 'robodyn_ros' / 'share' / 'ament_index' / \

@@ -16,8 +16,9 @@ ROSDEP = {
     'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
     'urdf_parser_py': 'urdfdom_py', 'zstandard': 'python3-zstandard',
 }
-#: Needed at run time without an import: rclpy.lifecycle's messages, and what gazebo.launch.py
-#: has ros2_control load by name (the gz plugin, the controllers of the generated YAML).
+#: Needed at run time without an import: rclpy.lifecycle's messages, and what
+#: ros2_control.launch.py has ros2_control load by name (hardware:=gz's plugin, the
+#: controllers of the generated YAML).
 BY_NAME = {'lifecycle_msgs', 'gz_ros2_control', 'joint_state_broadcaster',
            'forward_command_controller', 'joint_trajectory_controller'}
 

@@ -279,6 +279,7 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
   event_ = "none";
   missing_reference_ = 0.0;
   since_diagnostics_ = params_.diagnostics_period;  // first status at the first cycle
+  unchanged_cycles_ = 0;
   have_reference_ = false;  // last_update_ns_ is kept: a re-activation within a cycle
   mode_ = Mode::ACTIVE;  // so that enter_hold below takes the hold position
   have_last_q_ = false;
@@ -408,7 +409,7 @@ bool ComputedTorqueController::take_reference(double period) noexcept
     missing_reference_ += period;
     return false;
   }
-  bool at_rest = true;
+  bool unchanged = true;
   for (std::size_t i = 0; i < n_; ++i) {
     double v[REFERENCES];
     for (std::size_t k = 0; k < REFERENCES; ++k) {
@@ -416,12 +417,16 @@ bool ComputedTorqueController::take_reference(double period) noexcept
       v[k] = value.has_value() && std::isfinite(*value) ? *value : 0.0;  // absent: 0
       (void)refs[REFERENCES * i + k]->set_value(NaN);
     }
-    at_rest = at_rest && have_reference_ && v[0] == q_ref_[i];
+    unchanged = unchanged && have_reference_ && v[0] == q_ref_[i];
     q_ref_[i] = v[0];
     qd_ref_[i] = v[1];
     qdd_ref_[i] = v[2];
   }
-  if (at_rest) {  // the position stopped changing: the trajectory ended (header)
+  unchanged_cycles_ = unchanged ? unchanged_cycles_ + 1 : 0;
+  // The position stopped changing for AT_REST_CYCLES: the trajectory ended (header). One
+  // repeated cycle is not enough: a controller_manager whose clock repeats a time (Gazebo)
+  // makes the JointTrajectoryController write the same sample twice mid-motion.
+  if (unchanged_cycles_ >= AT_REST_CYCLES) {
     std::fill(qd_ref_.begin(), qd_ref_.end(), 0.0);
     std::fill(qdd_ref_.begin(), qdd_ref_.end(), 0.0);
   }
@@ -552,15 +557,17 @@ void ComputedTorqueController::fault(
 return_type ComputedTorqueController::update_and_write_commands(
   const rclcpp::Time & time, const rclcpp::Duration &)
 {
-  // The step from the cycle times themselves (the stamps of ~/reference): max_torque_rate x
-  // min(elapsed, period), so a late cycle moves one period's worth, never more, and the
-  // first cycle after an activation one period's worth from the hardware's effort (less
-  // when the last cycle of this controller was more recent).
+  // The torque's step: one cycle's, max_torque_rate x period, whatever the clock says
+  // (rate_step with elapsed = period). Each update is one write of the hardware, which
+  // applies it until the next: a late cycle moves one period's worth, never more, and so
+  // does a cycle whose time repeats the last one (Gazebo's controller_manager reads its
+  // time from a /clock that arrives a step late at random); the first cycle after an
+  // activation steps one period's worth from the hardware's effort command.
   const std::int64_t now_ns = time.nanoseconds();
   double dt = last_update_ns_ > 0 ? 1e-9 * static_cast<double>(now_ns - last_update_ns_) :
     nominal_period_;
   last_update_ns_ = now_ns;
-  if (!std::isfinite(dt)) {dt = 0.0;}  // rate_step: a clock step back allows no change
+  if (!std::isfinite(dt)) {dt = 0.0;}
   ++cycles_;
   const bool finite = read_state();
   if (mode_ != Mode::SAFE) {
@@ -608,7 +615,7 @@ return_type ComputedTorqueController::update_and_write_commands(
     compute_gravity_damping();
   }
   const bool torque_finite = limit_torque(tau_.data(), effort_limit_.data(),
-    rate_step(params_.max_torque_rate, dt, nominal_period_), n_, last_cmd_.data(),
+    rate_step(params_.max_torque_rate, nominal_period_, nominal_period_), n_, last_cmd_.data(),
     out_.data(), counts_);
   if (!torque_finite && mode_ != Mode::SAFE) {
     fault("non_finite_torque", "the law gave a non-finite torque: position hold", finite);
@@ -667,8 +674,14 @@ void ComputedTorqueController::publish_records()
       std::copy(record + n_, record + 2 * n_, reference_msg_.velocity.begin());
       std::copy(record + 2 * n_, record + 3 * n_, reference_msg_.effort.begin());
       std::copy(record + 2 * n_, record + 3 * n_, commands_msg_.data.begin());
-      reference_topic_->publish(reference_msg_);
-      commands_topic_->publish(commands_msg_);
+      // A write DDS refuses throws (RCLError): never out of this thread, which would end
+      // the whole controller_manager (and a Gazebo server with it); the record is lost.
+      try {
+        reference_topic_->publish(reference_msg_);
+        commands_topic_->publish(commands_msg_);
+      } catch (const std::exception &) {
+        publish_failures_.fetch_add(1);
+      }
     });
 }
 
@@ -700,7 +713,7 @@ void ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) no
     "position hold");
   assign(v[5].value, is_in_chained_mode() ? "true" : "false");
   const unsigned long numbers[] = {faults_, counts_.clamped, counts_.rate_limited, cycles_,
-    static_cast<unsigned long>(ring_.dropped())};
+    static_cast<unsigned long>(ring_.dropped()) + publish_failures_.load()};
   for (std::size_t k = 0; k < 5; ++k) {
     std::snprintf(text, sizeof(text), "%lu", numbers[k]);
     assign(v[6 + k].value, text);

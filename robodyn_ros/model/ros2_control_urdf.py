@@ -19,7 +19,7 @@ from .spatial import axis_angle_matrix, matrix_to_rpy, rpy_to_matrix, transform
 
 __all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'LOCKSTEP_SYSTEM',
            'ros2_control_element',
-           'simulation_urdf', 'hardware_urdf', 'control_urdf',
+           'simulation_urdf', 'gazebo_world', 'hardware_urdf', 'control_urdf',
            'controllers_config', 'chained_controllers_config', 'trajectory_constraints',
            'initial_positions']
 
@@ -159,7 +159,8 @@ def _lock_off_chain(root, model):
 
 
 def simulation_urdf(source, model, controllers_yaml, q0=None, mappings=None,
-                    package_dir=None):
+                    package_dir=None, description_file=None, effort0=None,
+                    geometry=True):
     """URDF for gz sim + gz_ros2_control. Returns (xml text, notes).
 
     Args:
@@ -169,6 +170,13 @@ def simulation_urdf(source, model, controllers_yaml, q0=None, mappings=None,
         q0: initial joint positions (default: mid-range), checked against the limits.
         mappings: xacro arguments.
         package_dir: callable package name -> share directory or None, for mesh URIs.
+        description_file: where this URDF will be written: the plugin reads its
+            ``<ros2_control>`` block from there (``robot_description_file``) instead of
+            waiting for a ``/robot_description`` topic.
+        effort0: the effort commands' initial values [N m or N] (g(q0): a controller that
+            starts from the command interface takes over the arm without a step).
+        geometry: keep visual and collision geometry (False: drop it, for a server that
+            renders nothing and an arm that touches nothing).
     """
     root = _root(source, mappings)
     notes = []
@@ -185,12 +193,43 @@ def simulation_urdf(source, model, controllers_yaml, q0=None, mappings=None,
     if _bolt_to_world(root, model):
         notes.append(f'added link world and fixed joint world_joint -> {model.root_link}')
     notes += _lock_off_chain(root, model)
-    notes += _resolve_meshes(root, package_dir)
-    root.append(ros2_control_element(model, q0, GZ_SYSTEM))
+    if geometry:
+        notes += _resolve_meshes(root, package_dir)
+    else:
+        dropped = 0
+        for link in root.findall('link'):
+            for elem in link.findall('visual') + link.findall('collision'):
+                link.remove(elem)
+                dropped += 1
+        notes.append(f'{dropped} visual and collision elements dropped (the server renders '
+                     'nothing; the arm touches nothing in this world)')
+    root.append(ros2_control_element(model, q0, GZ_SYSTEM, effort0=effort0))
     plugin = ET.SubElement(ET.SubElement(root, 'gazebo'), 'plugin', filename=GZ_PLUGIN[0],
                            name=GZ_PLUGIN[1])
     ET.SubElement(plugin, 'parameters').text = str(controllers_yaml)
+    if description_file:
+        ET.SubElement(plugin, 'robot_description_file').text = str(description_file)
     return ET.tostring(root, encoding='unicode'), notes
+
+
+def gazebo_world(description_file, engine=None, step=0.001, gravity=(0.0, 0.0, -9.81),
+                 name='robodyn'):
+    """SDF world for the Gazebo server: DART physics at ``step`` [s] in real time,
+    ``gravity`` [m/s^2] in the world frame, and the robot included from its simulation URDF
+    (sdformat converts it; its ``<gazebo>`` plugin runs controller_manager in the step).
+    ``engine``: the physics engine library's path (Debian ships it versioned only)."""
+    sdf = ET.Element('sdf', version='1.8')
+    world = ET.SubElement(sdf, 'world', name=name)
+    physics = ET.SubElement(world, 'physics', name='step', type='dart')
+    ET.SubElement(physics, 'max_step_size').text = repr(float(step))
+    ET.SubElement(physics, 'real_time_factor').text = '1.0'
+    ET.SubElement(world, 'gravity').text = ' '.join(repr(float(g)) for g in gravity)
+    system = ET.SubElement(world, 'plugin', filename='ignition-gazebo-physics-system',
+                           name='ignition::gazebo::systems::Physics')
+    if engine:
+        ET.SubElement(ET.SubElement(system, 'engine'), 'filename').text = str(engine)
+    ET.SubElement(ET.SubElement(world, 'include'), 'uri').text = f'file://{description_file}'
+    return '<?xml version="1.0"?>\n' + ET.tostring(sdf, encoding='unicode')
 
 
 def control_urdf(source, model, plugin, q0=None, mappings=None, params=None, effort0=None):

@@ -73,10 +73,12 @@ class ReferenceSender(Node):
         self.timer = self.create_timer(0.2, self.on_timer)
 
     def on_state(self, msg):
-        if self.q0 is None:
-            index = {name: i for i, name in enumerate(msg.name)}
-            if all(j in index for j in self.model.joint_names) and len(msg.position):
-                self.q0 = np.array([msg.position[index[j]] for j in self.model.joint_names])
+        """The latest position: the trajectory starts where the arm is when it is sent (a
+        simulated arm may settle while the controllers start)."""
+        index = {name: i for i, name in enumerate(msg.name)}
+        if all(j in index for j in self.model.joint_names) and \
+                len(msg.position) == len(msg.name):
+            self.q0 = np.array([msg.position[index[j]] for j in self.model.joint_names])
 
     def on_timer(self):
         if self.q0 is None or self.pending is not None or self.finished:

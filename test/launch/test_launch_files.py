@@ -25,8 +25,8 @@ def _console_scripts():
 
 def test_the_launch_files_exist():
     names = {os.path.basename(p) for p in LAUNCH}
-    assert names == {'controller.launch.py', 'sim.launch.py', 'gazebo.launch.py',
-                     'record.launch.py', 'ros2_control.launch.py'}
+    assert names == {'controller.launch.py', 'sim.launch.py', 'record.launch.py',
+                     'ros2_control.launch.py'}
 
 
 @pytest.mark.parametrize('path', LAUNCH, ids=os.path.basename)

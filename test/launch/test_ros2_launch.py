@@ -211,7 +211,6 @@ def test_show_args_lists_every_documented_argument(ros_launch_env):
                                       'include_gravity', 'include_friction', 'reference',
                                       'autostart', 'use_sim_time')),
             ('record.launch.py', ('bag_path', 'storage', 'topics', 'use_sim_time')),
-            ('gazebo.launch.py', ('robot', 'xacro_args', 'config')),
             ('ros2_control.launch.py', ('robot', 'xacro_args', 'config', 'hardware',
                                         'bag_path'))):
         out = subprocess.run([ROS2, 'launch', 'robodyn_ros', launch_file, '--show-args'],

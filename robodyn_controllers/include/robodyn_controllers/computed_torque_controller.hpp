@@ -36,14 +36,16 @@ namespace robodyn_controllers
 //   feedforward      tau = M(q_r) qdd_r + C(q_r, qd_r) qd_r + g(q_r) [+ Kp e + Kd e'] (eq. 72)
 //   gravity          tau = g(q) + Kp e + Kd e'
 // [+ friction, seed 004]. Every command is clamped to the effort limit, then moves at most
-// max_torque_rate x min(elapsed, period) from the last one (torque_safety.hpp: the same
-// arithmetic as the Python node), from the first cycle on (which starts from the hardware's
+// max_torque_rate x period from the last one: one cycle's step per update, each update being
+// one write of the hardware (torque_safety.hpp: the same arithmetic as the Python node, which
+// passes min(elapsed, period) because its messages are not the hardware's cycles), from the
+// first cycle on (which starts from the hardware's
 // effort command, else the effort it measures, else g(q)). Without a reference (nothing
 // chained, or the chained controller stopped writing) it holds the position reached: a
 // damped PD plus g(q). A reference beyond the position, velocity or acceleration limits
-// gives the same hold; a reference whose position stopped changing is at rest (its velocity
-// and acceleration are taken as zero: the JointTrajectoryController keeps feeding the last
-// point's). A fault (non-finite or out-of-range state, tracking error, non-finite torque)
+// gives the same hold; a reference whose position stopped changing for 10 cycles is at rest
+// (its velocity and acceleration are taken as zero: the JointTrajectoryController keeps
+// feeding the last point's). A fault (non-finite or out-of-range state, tracking error, non-finite torque)
 // latches the safe command until the controller is deactivated and activated again.
 // on_deactivate writes one last command, one rate-limited step towards the hold at the
 // release position, and says on /diagnostics that the effort interfaces are released: from
@@ -119,6 +121,10 @@ private:
   std::vector<DhLink> links_;  // the rows as loaded (acceleration limits are derived on them)
   Law law_ = Law::COMPUTED_TORQUE;
   bool have_reference_ = false;  // q_ref_ holds a reference taken since the activation
+  // Consecutive cycles whose reference position repeated the last one; AT_REST_CYCLES of
+  // them and the reference is at rest (a trajectory's end, not a clock that repeated a time).
+  int unchanged_cycles_ = 0;
+  static constexpr int AT_REST_CYCLES = 10;
 
   Mode mode_ = Mode::HOLD;
   const char * event_ = "none";   // the node's event names (cycle_events.py)
@@ -139,6 +145,9 @@ private:
   CycleRing ring_;
   std::thread publisher_thread_;
   std::atomic<bool> publishing_{false};
+  // Records the publishing thread could not send (DDS refused the write: a reader that lags
+  // behind a reliable writer); reported with the ring's drops on /diagnostics.
+  std::atomic<unsigned long> publish_failures_{0};
   std::unique_ptr<realtime_tools::RealtimePublisher<DiagnosticsMsg>> diagnostics_publisher_;
   rclcpp::Publisher<JointStateMsg>::SharedPtr reference_topic_;
   rclcpp::Publisher<CommandsMsg>::SharedPtr commands_topic_;
