@@ -57,6 +57,7 @@ from .node_support import (
     run_node,
 )
 from .parameter_host import ParameterHost
+from .runtime_parameters import apply_runtime_parameters
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
@@ -568,42 +569,6 @@ def _rearm(timer, period_ns):
     if period_ns is not None:
         timer.timer_period_ns = period_ns
         timer.reset()
-
-
-def _apply_payload(core, value, submit):
-    """The payload parameters: checked here (microseconds), prepared by the payload
-    worker off the control thread, swapped in by the control thread. '' or the reason."""
-    try:
-        args = (float(value['payload.mass']), list(value['payload.com']),
-                list(value['payload.inertia']))
-        core.check_payload(*args)
-    except (RobodynError, TypeError, ValueError) as exc:
-        return f'payload refused: {exc}'
-    submit(args)
-    return ''
-
-
-#: Each parameter that may change while running (``runtime=True`` in
-#: control/parameters.py) and the function that applies it: (core, {name: value}, submit)
-#: -> '' or the reason it is refused. A test fails when a runtime parameter has none.
-RUNTIME_APPLIERS = {'payload.mass': _apply_payload, 'payload.com': _apply_payload,
-                    'payload.inertia': _apply_payload}
-
-
-def apply_runtime_parameters(core, params, get, submit):
-    """Apply the runtime parameters among ``params`` (rclpy Parameters being set) through
-    RUNTIME_APPLIERS, each applier once; ``get``: the node's get_parameter (the values not
-    being set); ``submit``: the payload worker's. Returns '' when accepted, else the reason.
-    Runs on the parameter services' own thread (parameter_host.py)."""
-    changed = {p.name: p.value for p in params if p.name in RUNTIME}
-    if not changed or core is None:  # not configured yet: configure reads them
-        return ''
-    value = {name: changed.get(name, get(name).value) for name in RUNTIME}
-    for apply in dict.fromkeys(RUNTIME_APPLIERS[name] for name in changed):
-        reason = apply(core, value, submit)
-        if reason:
-            return reason
-    return ''
 
 
 def main(args=None):

@@ -8,10 +8,11 @@ results and Ctrl-C."""
 import glob
 import os
 import subprocess
+import time
 
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
-from test_ros2_control_launch import JTC_ACTION, NAMES, _alive, _Hogs, _Launch
+from test_ros2_control_launch import JTC_ACTION, NAMES, _alive, _config, _Hogs, _Launch
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +22,7 @@ PERIOD = 0.001
 #: Worst-joint tracking RMS bound [rad] per path, about twice the worst measured with the
 #: hogs (docs/benchmarks.md, Gazebo): the JTC samples its reference on controller_manager's
 #: ROS clock, which the plugin's /clock feeds a step late at random (docs/ros2_control.md).
-MAX_RMS = {'plugin': 1e-3}
+MAX_RMS = {'plugin': 2e-3}
 #: States within this long after a stall of the state stream are counted apart [s].
 SETTLE = 0.5
 READY = {'plugin': 'Configured and activated joint_trajectory_controller'}
@@ -39,36 +40,57 @@ def _skip_without_gazebo(env, controller):
                     'install its build tools')
 
 
-@pytest.fixture(scope='module', params=['plugin'])
-def gz_run(request, ros_launch_env, tmp_path_factory):
-    controller = request.param
-    _skip_without_gazebo(ros_launch_env, controller)
+def _gz_launch(env, tmp_path_factory, goals):
+    """A launch of the plugin path on Gazebo: 20 s of the configured sum of sines recorded
+    (``goals`` False), or the goals through the JTC (True); then Ctrl-C."""
+    _skip_without_gazebo(env, 'plugin')
     from sensor_msgs.msg import JointState
-    bag = str(tmp_path_factory.mktemp('gz') / 'bag')
-    result = {'controller': controller, 'bag': bag}
+    folder = tmp_path_factory.mktemp('gz')
+    bag = str(folder / 'bag')
+    result = {'controller': 'plugin', 'bag': bag}
+    # the goals start from an arm at rest: no configured reference runs on the JTC
+    extra = (f'bag_path:={bag}',) + ((f'config:={_config(folder, reference="hold")}',)
+                                      if goals else ())
     with _Hogs():
-        launch = _Launch(ros_launch_env, DOMAIN, 'hardware:=gz', f'controller:={controller}',
-                         f'bag_path:={bag}')
-        result['ready'] = launch.wait_for(READY[controller], 180.0)
+        launch = _Launch(env, DOMAIN, 'hardware:=gz', 'controller:=plugin', *extra)
+        result['ready'] = launch.wait_for(READY['plugin'], 180.0)
         if result['ready']:
             probe = Probe(DOMAIN)
             probe.record('/joint_states', JointState, depth=20000)
-            probe.spin(15.0)
-            action = JTC_ACTION
-            states = probe.log['/joint_states']
-            q0 = dict(zip(states[-1][1].name, states[-1][1].position)) if states else {}
-            start = [q0.get(n, 0.0) for n in NAMES]
-            result['goal'] = probe.follow(action, moveit_like_goal(NAMES, start,
-                                                                   tolerance=0.05))
-            beyond = moveit_like_goal(NAMES, start)
-            for point in beyond.trajectory.points[-1:]:
-                point.positions[0] = 3.5  # panda_joint1's limit is 2.8973
-            result['beyond'] = probe.follow(action, beyond)
+            probe.spin(2.0 if goals else 20.0)
+            deadline = time.monotonic() + 30.0  # discovery under the hogs
+            while not probe.log['/joint_states'] and time.monotonic() < deadline:
+                probe.spin(0.5)
+            if goals:
+                _goals(probe, result)
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
     result['servers'] = subprocess.run(['pgrep', '-f', 'ign-gazebo-server .*robodyn'],
                                        capture_output=True, text=True).stdout.split()
     return result
+
+
+def _goals(probe, result):
+    states = probe.log['/joint_states']
+    assert states, 'no /joint_states within 30 s'
+    q0 = dict(zip(states[-1][1].name, states[-1][1].position))
+    start = [q0[n] for n in NAMES]
+    goal, beyond = moveit_like_goal(NAMES, start), moveit_like_goal(NAMES, start)
+    for each in (goal, beyond):  # none given: the launch's (0.1 rad on the way, 0.02 at the end)
+        each.path_tolerance, each.goal_tolerance = [], []
+    result['goal'] = probe.follow(JTC_ACTION, goal)
+    beyond.trajectory.points[-1].positions[0] = 3.5  # panda_joint1's limit is 2.8973
+    result['beyond'] = probe.follow(JTC_ACTION, beyond)
+
+
+@pytest.fixture(scope='module')
+def gz_run(ros_launch_env, tmp_path_factory):
+    return _gz_launch(ros_launch_env, tmp_path_factory, goals=False)
+
+
+@pytest.fixture(scope='module')
+def gz_goals(ros_launch_env, tmp_path_factory):
+    return _gz_launch(ros_launch_env, tmp_path_factory, goals=True)
 
 
 def _report(run):
@@ -86,11 +108,12 @@ def test_the_arm_tracks_in_gazebo(gz_run):
     assert report['overall']['samples'] > 5000, report['warnings']
 
 
-def test_a_goal_succeeds_and_one_beyond_the_limits_does_not(gz_run):
-    assert gz_run['ready'], gz_run['text'][-3000:]
-    accepted, status, result = gz_run['goal']
-    assert accepted and status == 4, (status, result)  # SUCCEEDED
-    accepted, status, result = gz_run['beyond']
+def test_a_goal_succeeds_and_one_beyond_the_limits_does_not(gz_goals):
+    assert gz_goals['ready'], gz_goals['text'][-3000:]
+    accepted, status, result = gz_goals['goal']
+    failed = [line for line in gz_goals['text'].splitlines() if 'tolerance' in line.lower()]
+    assert accepted and status == 4, (status, result, '\n'.join(failed[-8:]))  # SUCCEEDED
+    accepted, status, result = gz_goals['beyond']
     assert not accepted or status != 4, (status, result)
 
 

@@ -162,3 +162,29 @@ def test_the_panda_config_starts_at_the_registry_home_pose():
     with open(path, encoding='utf-8') as handle:
         q0 = yaml.safe_load(handle)['robodyn_sim']['ros__parameters']['q0']
     assert tuple(q0) == PANDA_HOME
+
+
+def test_the_gazebo_world_includes_the_simulation_urdf_with_dart_at_1_ms(tmp_path):
+    from robodyn_ros.model.ros2_control_urdf import gazebo_world
+    world = ET.fromstring(gazebo_world('/w/robot_gz.urdf', '/lib/dart.so.5', step=0.001))
+    assert world.find('world/physics').get('type') == 'dart'
+    assert world.find('world/physics/max_step_size').text == '0.001'
+    assert world.find('world/plugin/engine/filename').text == '/lib/dart.so.5'
+    assert world.find('world/include/uri').text == 'file:///w/robot_gz.urdf'
+
+
+def test_the_gazebo_urdf_names_its_own_file_and_starts_the_efforts_at_the_hold():
+    source, base, tip = robot_path('panda')
+    model = load_urdf(source, base, tip)
+    hold = np.arange(1.0, 8.0)
+    xml, notes = simulation_urdf(source, model, '/c.yaml', description_file='/d/robot.urdf',
+                                 effort0=hold, geometry=False)
+    root = ET.fromstring(xml)
+    plugin = root.find('gazebo/plugin')
+    assert plugin.find('robot_description_file').text == '/d/robot.urdf'
+    assert plugin.find('parameters').text == '/c.yaml'
+    assert not root.findall('link/visual') and not root.findall('link/collision')
+    assert any('dropped' in n for n in notes)
+    values = [float(p.text) for p in root.findall(
+        "ros2_control/joint/command_interface/param[@name='initial_value']")]
+    assert values == list(hold)

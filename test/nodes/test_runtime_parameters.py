@@ -3,15 +3,9 @@ applies it (RUNTIME_APPLIERS), and a change goes through it or is refused with i
 
 from types import SimpleNamespace
 
-import pytest
-
-pytest.importorskip('rclpy')
-from robodyn_ros.control.parameters import PARAMETERS, RUNTIME  # noqa: E402
-from robodyn_ros.errors import ConfigError  # noqa: E402
-from robodyn_ros.nodes.controller import (  # noqa: E402
-    RUNTIME_APPLIERS,
-    apply_runtime_parameters,
-)
+from robodyn_ros.control.parameters import PARAMETERS, RUNTIME
+from robodyn_ros.errors import ConfigError
+from robodyn_ros.nodes.runtime_parameters import RUNTIME_APPLIERS, apply_runtime_parameters
 
 
 def test_every_runtime_parameter_has_its_applier():
