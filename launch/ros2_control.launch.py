@@ -166,6 +166,9 @@ def _recorder(context, topics, sim_time=False):
     bag = LaunchConfiguration('bag_path').perform(context)
     if not bag:
         return []
+    if os.path.exists(bag):  # the recorder would refuse it while the rest runs on
+        raise LaunchArgumentError(f'bag_path:={bag!r} exists: give a new name, or remove it '
+                                  'first (its recording is not overwritten)')
     return [Node(package='robodyn_ros', executable='recorder', name='robodyn_recorder',
                  output='screen',
                  parameters=[{'bag_path': bag, 'storage': LaunchConfiguration('storage'),

@@ -17,6 +17,11 @@ from .errors import RobodynError
 
 __all__ = ['build_parser', 'run', 'main']
 
+#: What ``robodyn --help`` says first (the module docstring is for the maintainers).
+DESCRIPTION = ('robot dynamics from a URDF: inspect and check a model, benchmark it, run '
+               'the closed-loop demo, validate and identify from rosbags, export the C++ '
+               "controller's parameters")
+
 
 def _add_robot(parser):
     parser.add_argument('urdf', help='.urdf or .xacro path, or a robot name (panda, ur5, '
@@ -42,7 +47,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser():
     """The argparse parser of the ``robodyn`` command."""
-    parser = _Parser(prog='robodyn', description=__doc__.splitlines()[0])
+    parser = _Parser(prog='robodyn', description=DESCRIPTION)
     sub = parser.add_subparsers(dest='command', required=True)
     for add in (_inspect_parser, _check_parser, _bench_parser, _demo_parser,
                 _validate_parser, _reproduce_parser, _identify_parser, _export_parser,

@@ -182,3 +182,10 @@ def test_maintainer_commands_refuse_bad_input_in_one_line_before_running(argv, w
     out, err = capsys.readouterr()
     assert code == 2 and err.count('\n') == 1 and words in err, err
     assert out == ''  # nothing ran
+
+
+def test_the_help_speaks_to_users_not_in_rst_markup(capsys):
+    from robodyn_ros.cli import build_parser
+    text = build_parser().format_help()
+    assert '``' not in text
+    assert 'robot dynamics from a URDF' in text

@@ -56,6 +56,10 @@ class BagReader:
         if path.is_file():
             path = path.parent
         self.recovered: dict[str, Any] | None = None
+        if path.is_dir() and not (path / 'metadata.yaml').exists() and \
+                not needs_recovery(path):
+            raise BagError(f'{path} is not a rosbag2 directory: it has neither '
+                           'metadata.yaml nor an .mcap or .db3 file')
         if needs_recovery(path):  # its writer was killed: read a recovered copy
             copy, count = recover_bag(path)
             self.recovered = dict(original=str(path), copy=str(copy), messages=count)
