@@ -156,6 +156,8 @@ def test_export_writes_the_plugin_parameters_rcl_loads(tmp_path, capsys):
     assert values['kp'] == [400.0] * 7 and values['include_friction'] is True
     row = values['model']['panda_joint1']
     assert len(row['dh']) == 5 and len(row['inertia']) == 6 and row['effort_limit'] == 87.0
+    # rounding noise of the DH extraction is written as the zero it is
+    assert 'e-17' not in out.read_text() and values['model']['panda_joint2']['dh'][2] == 0.0
 
 
 @pytest.mark.parametrize('argv', [['export', 'nope'],

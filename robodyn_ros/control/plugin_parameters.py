@@ -27,8 +27,14 @@ _SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd',
            'velocity_margin', 'max_tracking_error', 'diagnostics_period')
 
 
+#: Exported values smaller than this are the DH extraction's rounding noise (1e-17 m for a
+#: zero offset): written as 0, so a person reading the file sees the zero.
+NOISE = 1e-15
+
+
 def _floats(values) -> list[float]:
-    return [float(v) for v in np.asarray(values, dtype=float).ravel()]
+    array = np.asarray(values, dtype=float).ravel()
+    return [0.0 if abs(v) < NOISE else float(v) for v in array]
 
 
 def plugin_config(params: dict[str, Any]) -> ControllerConfig:
