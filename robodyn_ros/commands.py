@@ -269,13 +269,25 @@ def _identify(args):
           f'{result.held_out} held out, condition number {result.condition_number:.3g}')
     for key in ('viscous', 'coulomb', 'payload'):
         if key in params:
-            print(f'  {key}: {params[key]}')
+            print(f'  {key}: {_rounded(params[key])}')
     if result.rms_before is not None and result.rms_after is not None:
         print(f'  residual RMS on held-out samples [N m]: before '
               f'{np.round(result.rms_before, 3).tolist()}, after '
               f'{np.round(result.rms_after, 3).tolist()}')
     print(f'parameters in {args.out}/identified.yaml, report in {args.out}/report.md')
     return 0
+
+
+def _rounded(value, digits=4):
+    """``value`` (a number, a list or a dict of them) as a person reads it: each number to
+    ``digits`` significant digits, a dict as ``name value`` pairs."""
+    if isinstance(value, dict):
+        return ', '.join(f'{k} {_rounded(v, digits)}' for k, v in value.items())
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return '[' + ', '.join(_rounded(v, digits) for v in value) + ']'
+    if isinstance(value, (int, float, np.floating)):
+        return f'{float(value):.{digits}g}'
+    return str(value)
 
 
 def _config_parameters(path):

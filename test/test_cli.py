@@ -191,3 +191,10 @@ def test_the_help_speaks_to_users_not_in_rst_markup(capsys):
     text = build_parser().format_help()
     assert '``' not in text
     assert 'robot dynamics from a URDF' in text
+
+
+def test_identified_values_print_as_a_person_reads_them():
+    from robodyn_ros.commands import _rounded
+    assert _rounded({'mass': 1.2345678901234, 'com': [0.1, 0.0333333333333]}) == \
+        'mass 1.235, com [0.1, 0.03333]'
+    assert _rounded([0.13612345678, 3]) == '[0.1361, 3]'
