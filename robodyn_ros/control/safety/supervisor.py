@@ -155,8 +155,11 @@ class SafetySupervisor:
         if state == RAMP_IN:
             self.ramp_from, self.ramp_start = self.output.copy(), now
         if (state, reason) != (self.state, self.reason):
+            # logged at ERROR for a fault, else at INFO: an activation, a deactivation or a
+            # shutdown is the operator's, nothing to act on (/diagnostics keeps LEVELS)
             emit(self.events, EventKind.FAULT if state == SAFE else EventKind.TRANSITION,
-                 LEVELS[state], f'{self.state} -> {state}: {reason}')
+                 Level.ERROR if state == SAFE else Level.OK,
+                 f'{self.state} -> {state}: {reason}')
         self.state, self.reason = state, reason
 
     def activate(self, now):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from robodyn_ros.control.events import EventKind
+from robodyn_ros.control.levels import Level
 from robodyn_ros.control.safety.supervisor import (
     ACTIVE,
     INACTIVE,
@@ -56,6 +57,9 @@ def test_states_inactive_waiting_ramp_in_active():
     assert [e.kind for e in sup.events] == [EventKind.TRANSITION] * 3
     assert [e.text.split(':')[0] for e in sup.events] == [
         'inactive -> waiting', 'waiting -> ramp_in', 'ramp_in -> active']
+    # a normal start is logged at INFO (nothing to act on); /diagnostics says WARN while
+    # the controller waits for its first state (LEVELS)
+    assert {e.level for e in sup.events} == {Level.OK}
 
 
 def test_first_output_is_the_hold_torque_and_rate_limit_applies_after():
