@@ -557,12 +557,12 @@ void ComputedTorqueController::fault(
 return_type ComputedTorqueController::update_and_write_commands(
   const rclcpp::Time & time, const rclcpp::Duration &)
 {
-  // The torque's step: one cycle's, max_torque_rate x period, whatever the clock says
-  // (rate_step with elapsed = period). Each update is one write of the hardware, which
-  // applies it until the next: a late cycle moves one period's worth, never more, and so
-  // does a cycle whose time repeats the last one (Gazebo's controller_manager reads its
-  // time from a /clock that arrives a step late at random); the first cycle after an
-  // activation steps one period's worth from the hardware's effort command.
+  // The torque's step: max_torque_rate x min(elapsed, period) from the cycle times (the
+  // stamps of ~/reference), so a late cycle moves one period's worth, never more, and an
+  // early one less. A cycle whose time does not advance (Gazebo's controller_manager reads
+  // its time from a /clock that arrives a step late at random, while the physics did step)
+  // counts as one period: the hardware still applies this write for a step. The first
+  // cycle after an activation steps from the hardware's effort command.
   const std::int64_t now_ns = time.nanoseconds();
   double dt = last_update_ns_ > 0 ? 1e-9 * static_cast<double>(now_ns - last_update_ns_) :
     nominal_period_;
@@ -615,7 +615,8 @@ return_type ComputedTorqueController::update_and_write_commands(
     compute_gravity_damping();
   }
   const bool torque_finite = limit_torque(tau_.data(), effort_limit_.data(),
-    rate_step(params_.max_torque_rate, nominal_period_, nominal_period_), n_, last_cmd_.data(),
+    rate_step(params_.max_torque_rate, dt > 0.0 ? dt : nominal_period_, nominal_period_), n_,
+    last_cmd_.data(),
     out_.data(), counts_);
   if (!torque_finite && mode_ != Mode::SAFE) {
     fault("non_finite_torque", "the law gave a non-finite torque: position hold", finite);

@@ -36,10 +36,9 @@ namespace robodyn_controllers
 //   feedforward      tau = M(q_r) qdd_r + C(q_r, qd_r) qd_r + g(q_r) [+ Kp e + Kd e'] (eq. 72)
 //   gravity          tau = g(q) + Kp e + Kd e'
 // [+ friction, seed 004]. Every command is clamped to the effort limit, then moves at most
-// max_torque_rate x period from the last one: one cycle's step per update, each update being
-// one write of the hardware (torque_safety.hpp: the same arithmetic as the Python node, which
-// passes min(elapsed, period) because its messages are not the hardware's cycles), from the
-// first cycle on (which starts from the hardware's
+// max_torque_rate x min(elapsed, period) from the last one, a cycle whose time did not
+// advance counting as one period (torque_safety.hpp: the same arithmetic as the Python
+// node), from the first cycle on (which starts from the hardware's
 // effort command, else the effort it measures, else g(q)). Without a reference (nothing
 // chained, or the chained controller stopped writing) it holds the position reached: a
 // damped PD plus g(q). A reference beyond the position, velocity or acceleration limits
