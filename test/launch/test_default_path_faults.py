@@ -32,8 +32,7 @@ PERIOD = 0.001
 #: the hardware applies one new command).
 STEP = MAX_TORQUE_RATE * PERIOD
 #: A stall of controller_manager's loop is longer than this [s]; a shorter gap between two
-#: recorded states is that many cycles whose states the recorder, niced beside the hogs,
-#: lost (k cycles: k steps of the budget).
+#: recorded states holds cycles whose states the recorder, niced beside the hogs, lost.
 STALL = 0.02
 DRIFT = 0.05  # [rad] over 10 s after a release
 ACTIVE = 'Configured and activated joint_trajectory_controller'
@@ -77,13 +76,15 @@ def _series(probe, since=0.0):
 
 
 def _worst_step(stamps, effort):
-    """Largest applied-torque step per control cycle between consecutive recorded states
-    [N m]: a gap of k nominal periods holds k cycles (states the recorder lost), a gap
-    longer than STALL is one late cycle (the loop stood still: SIGSTOP, the host)."""
+    """Largest applied-torque step between consecutive recorded states, per period's
+    budget [N m]: the controller steps at most max_torque_rate x min(elapsed, period) a
+    cycle, so the cycles between two states (some the recorder lost) move at most
+    max_torque_rate x their time apart, one period at least; a gap longer than STALL is
+    one late cycle (the loop stood still: SIGSTOP, the host): one period's budget."""
     steps = np.abs(np.diff(effort, axis=0)).max(axis=1)
     gaps = np.diff(stamps)
-    cycles = np.where(gaps > STALL, 1.0, np.maximum(1.0, np.round(gaps / PERIOD)))
-    return float((steps / cycles).max()) if steps.size else 0.0
+    periods = np.where(gaps > STALL, 1.0, np.maximum(gaps / PERIOD, 1.0))
+    return float((steps / periods).max()) if steps.size else 0.0
 
 
 @pytest.fixture(scope='module')
