@@ -18,8 +18,9 @@
 // driver's own servo would, at the position where it was released: MuJoCo's bias force
 // (g(q) + C(q, qd) qd) plus a critically damped PD with the controllers' derived hold gains
 // (torque_safety.hpp), clamped to the command interface's max and moving at most
-// max_torque_rate x timestep per control cycle (a late cycle's further physics steps keep
-// it, as they keep the controllers' commands) from the torque applied when it was released.
+// max_torque_rate x min(elapsed, timestep) per control cycle (a late cycle's further physics
+// steps keep it, as they keep the controllers' commands) from the torque applied when it was
+// released.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -171,7 +172,7 @@ public:
     for (int k = 0; k < count; ++k) {
       mj_step1(model_, data_);  // positions and velocities: the bias force of this state
       if (k == 0) {  // the hold, like the controllers' commands, moves once per cycle
-        hold();
+        hold(max_rate_ * std::clamp(std::isfinite(elapsed) ? elapsed : dt, 0.0, dt));
       }
       mj_step2(model_, data_);
     }
@@ -202,10 +203,11 @@ private:
     hold_kd_[i] = critical_damping(hold_kp_[i], inertia);
   }
 
-  // The unclaimed joints' torques for the next physics step (after mj_step1).
-  void hold()
+  // The unclaimed joints' torques for the next physics step (after mj_step1), each moving
+  // at most `step` [N m or N]: max_torque_rate x min(elapsed, timestep), the controllers'
+  // arithmetic (torque_safety.hpp rate_step).
+  void hold(double step)
   {
-    const double step = max_rate_ * model_->opt.timestep;
     for (std::size_t i = 0; i < claimed_.size(); ++i) {
       if (claimed_[i]) {continue;}
       const int dof = dof_[i];
