@@ -122,17 +122,16 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
         xml, notes = control_urdf(model.xml, model, MOCK_SYSTEM, q0)
         return xml, notes, 'controller_manager'
     from robodyn_ros.dynamics import RigidBodyDynamics
+    # The simulated hardware starts its commands from the states' initial values (not with
+    # a keyframe): effort g(q0) holds the arm at q0 until the controller writes.
+    hold = RigidBodyDynamics(model, 'kronecker').gravity_vector(q0)
     if hardware == 'gz':
-        return _gazebo_description(model, q0, out,
-                                   RigidBodyDynamics(model, 'kronecker').gravity_vector(q0))
+        return _gazebo_description(model, q0, out, hold)
     from robodyn_ros.sim.mujoco_sim import plugin_mjcf
     mjcf, notes = plugin_mjcf(model, q0)
     path = os.path.join(out, 'model.xml')
     with open(path, 'w', encoding='utf-8') as handle:
         handle.write(mjcf)
-    # The plugin starts its commands from the states' initial values (not with a keyframe):
-    # effort g(q0) holds the arm at q0 until the controller writes.
-    hold = RigidBodyDynamics(model, 'kronecker').gravity_vector(q0)
     if hardware == 'mujoco':  # robodyn_controllers' lock-step system, in controller_manager
         xml, more = control_urdf(model.xml, model, LOCKSTEP_SYSTEM, q0,
                                  params={'mujoco_model': path,

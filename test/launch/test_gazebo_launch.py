@@ -22,19 +22,19 @@ PERIOD = 0.001
 #: Worst-joint tracking RMS bound [rad] per path, about twice the worst measured with the
 #: hogs (docs/benchmarks.md, Gazebo): the JTC samples its reference on controller_manager's
 #: ROS clock, which the plugin's /clock feeds a step late at random (docs/ros2_control.md).
-MAX_RMS = {'plugin': 2e-3}
+MAX_RMS = 2e-3
 #: States within this long after a stall of the state stream are counted apart [s].
 SETTLE = 0.5
-READY = {'plugin': 'Configured and activated joint_trajectory_controller'}
+READY = 'Configured and activated joint_trajectory_controller'
 
 
-def _skip_without_gazebo(env, controller):
+def _skip_without_gazebo(env):
     from robodyn_ros.sim.gazebo_server import missing
     why = missing()
     if why:
         pytest.skip(f'Gazebo cannot run here: {why}')
     prefixes = env['AMENT_PREFIX_PATH'].split(os.pathsep)
-    if controller == 'plugin' and not any(
+    if not any(
             glob.glob(os.path.join(p, 'lib', 'librobodyn_controllers.so')) for p in prefixes):
         pytest.skip('robodyn_controllers (C++) was not built: scripts/setup.sh could not '
                     'install its build tools')
@@ -43,17 +43,17 @@ def _skip_without_gazebo(env, controller):
 def _gz_launch(env, tmp_path_factory, goals):
     """A launch of the plugin path on Gazebo: 20 s of the configured sum of sines recorded
     (``goals`` False), or the goals through the JTC (True); then Ctrl-C."""
-    _skip_without_gazebo(env, 'plugin')
+    _skip_without_gazebo(env)
     from sensor_msgs.msg import JointState
     folder = tmp_path_factory.mktemp('gz')
     bag = str(folder / 'bag')
-    result = {'controller': 'plugin', 'bag': bag}
+    result = {'bag': bag}
     # the goals start from an arm at rest: no configured reference runs on the JTC
     extra = (f'bag_path:={bag}',) + ((f'config:={_config(folder, reference="hold")}',)
                                       if goals else ())
     with _Hogs():
         launch = _Launch(env, DOMAIN, 'hardware:=gz', 'controller:=plugin', *extra)
-        result['ready'] = launch.wait_for(READY['plugin'], 180.0)
+        result['ready'] = launch.wait_for(READY, 180.0)
         if result['ready']:
             probe = Probe(DOMAIN)
             probe.record('/joint_states', JointState, depth=20000)
@@ -96,7 +96,7 @@ def gz_goals(ros_launch_env, tmp_path_factory):
 def _report(run):
     from robodyn_ros.validation.validate import validate_bag
     if 'report' not in run:
-        run['report'] = validate_bag(run['bag'], max_rms=MAX_RMS[run['controller']],
+        run['report'] = validate_bag(run['bag'], max_rms=MAX_RMS,
                                      plots=False, settle_after_stall=SETTLE)
     return run['report']
 
