@@ -19,7 +19,7 @@ pytestmark = pytest.mark.integration
 DOMAIN = 92
 MAX_TORQUE_RATE = 1000.0  # config/panda.yaml [N m/s]
 PERIOD = 0.001
-#: Worst-joint tracking RMS bound [rad] per path, about twice the worst measured with the
+#: Worst-joint tracking RMS bound [rad], about six times the worst measured with the
 #: hogs (docs/benchmarks.md, Gazebo): the JTC samples its reference on controller_manager's
 #: ROS clock, which the plugin's /clock feeds a step late at random (docs/ros2_control.md).
 MAX_RMS = 2e-3
