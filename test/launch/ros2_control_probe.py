@@ -73,6 +73,17 @@ class Probe:
                         for t, raw in received[len(decoded):len(received)]]
         return self._decoded
 
+    def latest(self, topic):
+        """The last message of ``topic`` received so far (None before the first); forgets
+        the older ones undecoded, for a probe that only follows a stream's head."""
+        from rclpy.serialization import deserialize_message
+        msgtype, received = self._raw[topic]
+        if not received:
+            return None
+        del received[:-1]
+        self._decoded[topic] = []
+        return deserialize_message(received[-1][1], msgtype)
+
     def spin(self, seconds):
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
