@@ -102,7 +102,8 @@ def _library_path():
 
 def _description(context, hardware, model, q0, out, max_torque_rate):
     """(URDF for controller_manager, notes, ros2_control_node's package). The lock-step
-    MuJoCo hardware holds a joint no controller claims, at ``max_torque_rate`` [N m/s]."""
+    MuJoCo hardware holds a joint no controller claims, at ``max_torque_rate`` [N m/s];
+    with ``fault_injection:=true`` it corrupts its states on request (tests only)."""
     from robodyn_ros.model.ros2_control_urdf import (
         LOCKSTEP_SYSTEM,
         MOCK_SYSTEM,
@@ -135,13 +136,22 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
     if hardware == 'mujoco':  # robodyn_controllers' lock-step system, in controller_manager
         xml, more = control_urdf(model.xml, model, LOCKSTEP_SYSTEM, q0,
                                  params={'mujoco_model': path,
-                                         'max_torque_rate': repr(float(max_torque_rate))},
+                                         'max_torque_rate': repr(float(max_torque_rate)),
+                                         'fault_injection': _fault_injection(context)},
                                  effort0=hold)
         return xml, notes + more, 'controller_manager'
     xml, more = control_urdf(model.xml, model, MUJOCO_SYSTEM, q0,
                              params={'mujoco_model': path, 'headless': 'true'},
                              effort0=hold)
     return xml, notes + more, 'mujoco_ros2_control'
+
+
+def _fault_injection(context):
+    """'true' or 'false' from the launch argument ``fault_injection``."""
+    value = LaunchConfiguration('fault_injection').perform(context)
+    if value not in ('true', 'false'):
+        raise LaunchArgumentError(f'fault_injection:={value!r}; valid: true, false')
+    return value
 
 
 def _gazebo_description(model, q0, out, hold):
@@ -306,5 +316,9 @@ def generate_launch_description():
         DeclareLaunchArgument('bag_path', default_value='',
                               description='rosbag2 directory to record (empty: none)'),
         DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),
+        DeclareLaunchArgument('fault_injection', default_value='false',
+                              description='tests only, hardware:=mujoco: corrupt the states '
+                                          'on request (std_msgs/String on '
+                                          '/<hardware>/inject_fault, docs/reliability.md)'),
         OpaqueFunction(function=_nodes),
     ])

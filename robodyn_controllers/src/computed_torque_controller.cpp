@@ -213,7 +213,7 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     return CallbackReturn::ERROR;
   }
   for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
-      &hold_q_, &last_q_, &out_, &last_cmd_, &inertia_})
+      &hold_q_, &last_q_, &last_qd_, &out_, &last_cmd_, &inertia_})
   {
     v->assign(n_, 0.0);
   }
@@ -283,7 +283,9 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
   have_reference_ = false;  // last_update_ns_ is kept: a re-activation within a cycle
   mode_ = Mode::ACTIVE;  // so that enter_hold below takes the hold position
   have_last_q_ = false;
-  const bool finite = read_state();
+  jumps_ = 0;
+  clock_ = since_valid_ = frozen_for_ = 0.0;
+  const bool finite = accept_state(read_state(), 0.0);
   // The rate limit starts from the hardware's effort command (what it was last told, by
   // this controller before a re-activation or by another one), else the effort it
   // measures, else g(q).
@@ -321,7 +323,7 @@ CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::S
 // between two cycles, so this is the next cycle's command, not a second one in this cycle.
 void ComputedTorqueController::write_release() noexcept
 {
-  const bool finite = read_state();
+  const bool finite = accept_state(read_state(), nominal_period_);
   if (finite && mode_ != Mode::SAFE) {
     mode_ = Mode::ACTIVE;  // so that enter_hold takes the position reached
     enter_hold("released");
@@ -366,11 +368,59 @@ bool ComputedTorqueController::read_state() noexcept
     }
     finite = std::isfinite(q_[i]) && std::isfinite(qd_[i]);
   }
-  if (finite) {
-    std::copy(q_.begin(), q_.end(), last_q_.begin());
-    have_last_q_ = true;
-  }
   return finite;
+}
+
+// Whether this cycle's state (read_state: `finite`, `dt` [s] after the last cycle) is
+// valid: finite, within reach of the last valid state at the velocity limits
+// (position_jump) and not a frozen stream (frozen_state); a valid state becomes the last
+// valid one (last_q_, last_qd_). A rejected jump is counted; JUMPS_TO_FAULT of them within
+// JUMP_WINDOW, or a frozen stream, latch the safe command on an untrusted state: the arm's
+// report lies, so neither its position nor its velocity may steer the torque.
+bool ComputedTorqueController::accept_state(bool finite, double dt) noexcept
+{
+  dt = std::max(dt, 0.0);
+  clock_ += dt;
+  since_valid_ += dt;
+  state_valid_ = false;
+  if (!finite) {return false;}
+  if (have_last_q_) {
+    const int j = position_jump(q_.data(), last_q_.data(), velocity_limit_.data(), nullptr,
+      n_, since_valid_, JUMP_TOLERANCE);
+    if (j >= 0) {
+      jump_times_[jumps_ % JUMPS_TO_FAULT] = clock_;
+      ++jumps_;
+      event_ = mode_ == Mode::SAFE ? event_ : "state_rejected";
+      const double oldest = jump_times_[jumps_ % JUMPS_TO_FAULT];  // of the last three
+      if (jumps_ >= JUMPS_TO_FAULT && clock_ - oldest < JUMP_WINDOW) {
+        std::snprintf(reason_buffer_, sizeof(reason_buffer_),
+          "%d joint states within %g s jumped beyond the velocity limits (%s by %+.4g in "
+          "%.1f ms): the state cannot be trusted: gravity at the last valid position",
+          JUMPS_TO_FAULT, JUMP_WINDOW, params_.joints[j].c_str(), q_[j] - last_q_[j],
+          1e3 * since_valid_);
+        fault("state_jump", reason_buffer_, false);
+      }
+      return false;
+    }
+    bool same = true;
+    for (std::size_t i = 0; i < n_; ++i) {
+      same = same && q_[i] == last_q_[i] && qd_[i] == last_qd_[i];
+    }
+    if (frozen_state(same, qd_.data(), n_, dt, frozen_for_)) {
+      std::snprintf(reason_buffer_, sizeof(reason_buffer_),
+        "the joint states repeated themselves for %.0f ms while their velocities say the "
+        "arm moves (a driver that stopped reading its encoders?): gravity at the last "
+        "valid position", 1e3 * frozen_for_);
+      fault("frozen_state", reason_buffer_, false);
+      return false;
+    }
+  }
+  std::copy(q_.begin(), q_.end(), last_q_.begin());
+  std::copy(qd_.begin(), qd_.end(), last_qd_.begin());
+  have_last_q_ = true;
+  since_valid_ = 0.0;
+  state_valid_ = true;
+  return true;
 }
 
 // The position and velocity guards; nullptr when the state is inside them.
@@ -517,8 +567,8 @@ void ComputedTorqueController::compute_gravity_damping() noexcept
   } else {
     std::fill(tau_.begin(), tau_.end(), 0.0);
   }
-  for (std::size_t i = 0; i < n_; ++i) {
-    if (std::isfinite(qd_[i])) {tau_[i] -= params_.damping * qd_[i];}
+  for (std::size_t i = 0; i < n_ && state_valid_; ++i) {  // damping on a valid state only
+    tau_[i] -= params_.damping * qd_[i];
   }
 }
 
@@ -528,7 +578,7 @@ void ComputedTorqueController::enter_hold(const char * reason) noexcept
   reason_ = reason;
   if (mode_ == Mode::HOLD) {return;}
   mode_ = Mode::HOLD;
-  std::copy(q_.begin(), q_.end(), hold_q_.begin());
+  std::copy(last_q_.begin(), last_q_.end(), hold_q_.begin());  // the last valid position
   if (!derived_kp_ && !derived_kd_) {return;}
   dynamics_.mass_diagonal(hold_q_.data(), inertia_.data());
   for (std::size_t i = 0; i < n_; ++i) {
@@ -570,13 +620,16 @@ return_type ComputedTorqueController::update_and_write_commands(
   if (!std::isfinite(dt)) {dt = 0.0;}
   ++cycles_;
   const bool finite = read_state();
+  const bool valid = accept_state(finite, dt);
   if (mode_ != Mode::SAFE) {
     const char * why = nullptr;
     if (!finite) {
       fault("non_finite_state", "a joint state is not finite: gravity + damping", false);
-    } else if ((why = check_state()) != nullptr) {
+    } else if (valid && (why = check_state()) != nullptr) {
       fault("guard", why, true);
     }
+  } else if (!valid) {
+    state_trusted_ = false;  // a position hold needs a state to hold with
   }
   if (mode_ != Mode::SAFE) {
     if (take_reference(dt)) {
@@ -595,7 +648,9 @@ return_type ComputedTorqueController::update_and_write_commands(
       enter_hold("the chained reference stopped updating: holding the position reached");
     }
   }
-  if (mode_ == Mode::ACTIVE && law_ != Law::GRAVITY && params_.max_tracking_error > 0.0) {
+  if (valid && mode_ == Mode::ACTIVE && law_ != Law::GRAVITY &&
+    params_.max_tracking_error > 0.0)
+  {
     for (std::size_t i = 0; i < n_; ++i) {
       if (std::abs(q_ref_[i] - q_[i]) > params_.max_tracking_error) {
         std::snprintf(reason_buffer_, sizeof(reason_buffer_),
@@ -607,7 +662,9 @@ return_type ComputedTorqueController::update_and_write_commands(
       }
     }
   }
-  if (mode_ == Mode::ACTIVE) {
+  if (!valid && mode_ != Mode::SAFE) {  // one rejected state: the last command stands
+    std::copy(last_cmd_.begin(), last_cmd_.end(), tau_.begin());
+  } else if (mode_ == Mode::ACTIVE) {
     compute_law();
   } else if (mode_ == Mode::HOLD || state_trusted_) {
     compute_hold();
@@ -619,7 +676,7 @@ return_type ComputedTorqueController::update_and_write_commands(
     last_cmd_.data(),
     out_.data(), counts_);
   if (!torque_finite && mode_ != Mode::SAFE) {
-    fault("non_finite_torque", "the law gave a non-finite torque: position hold", finite);
+    fault("non_finite_torque", "the law gave a non-finite torque: position hold", valid);
   }
   for (std::size_t i = 0; i < n_; ++i) {(void)command_interfaces_[i].set_value(out_[i]);}
   publish(time);

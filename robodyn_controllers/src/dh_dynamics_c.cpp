@@ -1,5 +1,6 @@
 // A C entry point to DhDynamics, so that tests (Python's ctypes) and benchmarks feed the
 // controller's own dynamics the states they feed robodyn_ros and Pinocchio.
+#include <algorithm>
 #include <array>
 #include <exception>
 #include <vector>
@@ -77,6 +78,34 @@ void robodyn_hold_gains(
   for (int j = 0; j < n; ++j) {
     kp[j] = robodyn_controllers::hold_stiffness(effort[j], inertia[j]);
     kd[j] = robodyn_controllers::critical_damping(kp[j], inertia[j]);
+  }
+}
+
+// The state checks over a sequence of `count` states (rows of q and qd, count x n), each
+// elapsed[k] [s] after the previous: jump[k] = position_jump against the last accepted
+// state (-1: none; a jumping state is not accepted), frozen[k] = 1 when frozen_state says
+// the stream is frozen (robodyn_ros.control.safety.kernels, same sequences).
+void robodyn_state_checks(
+  int n, int count, const double * q, const double * qd, const double * velocity,
+  const double * elapsed, int * jump, int * frozen)
+{
+  const auto size = static_cast<std::size_t>(n);
+  std::vector<double> last_q(q, q + n), last_qd(qd, qd + n);
+  double since = 0.0, frozen_for = 0.0;
+  for (int k = 0; k < count; ++k) {
+    const double * qk = q + k * n;
+    const double * qdk = qd + k * n;
+    since += std::max(elapsed[k], 0.0);
+    jump[k] = robodyn_controllers::position_jump(qk, last_q.data(), velocity, nullptr, size,
+      since, robodyn_controllers::JUMP_TOLERANCE);
+    frozen[k] = 0;
+    if (jump[k] >= 0) {continue;}
+    bool same = true;
+    for (int j = 0; j < n; ++j) {same = same && qk[j] == last_q[j] && qdk[j] == last_qd[j];}
+    frozen[k] = robodyn_controllers::frozen_state(same, qdk, size, elapsed[k], frozen_for);
+    std::copy(qk, qk + n, last_q.begin());
+    std::copy(qdk, qdk + n, last_qd.begin());
+    since = 0.0;
   }
 }
 

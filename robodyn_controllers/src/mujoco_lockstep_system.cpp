@@ -21,10 +21,24 @@
 // max_torque_rate x min(elapsed, timestep) per control cycle (a late cycle's further physics
 // steps keep it, as they keep the controllers' commands) from the torque applied when it was
 // released.
+//
+// Test only: with the hardware parameter `fault_injection` "true" it subscribes to
+// `~/inject_fault` (std_msgs/String, "<kind> <seconds> [joint, 1-based; 0 or none: all]")
+// and corrupts the states read() hands the controllers, as a failing encoder or driver
+// would: `nan` (positions NaN), `out_of_range` (positions 10 rad beyond), `frozen` (the
+// whole state repeats the one of the first corrupted cycle), `jump` (positions 0.5 rad
+// off); or makes the next read() `late` by `seconds` (a driver that blocks the loop). The
+// physics is not touched: the arm is where it is, only its report lies.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <limits>
+#include <memory>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hardware_interface/system_interface.hpp"
@@ -33,6 +47,7 @@
 #include "mujoco/mujoco.h"
 #include "rclcpp/rclcpp.hpp"
 #include "robodyn_controllers/torque_safety.hpp"
+#include "std_msgs/msg/string.hpp"
 
 namespace robodyn_controllers
 {
@@ -90,6 +105,16 @@ public:
     hold_kp_.assign(n, 0.0);
     hold_kd_.assign(n, 0.0);
     for (std::size_t i = 0; i < n; ++i) {start_hold(i);}
+    frozen_.assign(3 * n, 0.0);
+    const auto inject = hw.find("fault_injection");
+    if (inject != hw.end() && inject->second == "true") {
+      if (!get_node()) {return fail("fault_injection: the hardware has no node to listen on");}
+      injector_ = get_node()->create_subscription<std_msgs::msg::String>(
+        "~/inject_fault", rclcpp::QoS(10).reliable(),
+        [this](const std_msgs::msg::String & msg) {request_fault(msg.data);});
+      RCLCPP_WARN(get_logger(), "MujocoLockstepSystem: fault injection enabled on %s "
+        "(test only)", injector_->get_topic_name());
+    }
     return CallbackReturn::SUCCESS;
   }
 
@@ -139,14 +164,39 @@ public:
     return CallbackReturn::SUCCESS;
   }
 
-  // The state after the last physics step.
+  // The state after the last physics step (corrupted while a fault is injected).
   return_type read(const rclcpp::Time &, const rclcpp::Duration &) override
   {
-    for (std::size_t i = 0; i < position_.size(); ++i) {
-      (void)set_state(position_[i], data_->qpos[qpos_[i]], false);
-      (void)set_state(velocity_[i], data_->qvel[dof_[i]], false);
-      (void)set_state(effort_[i], data_->actuator_force[actuator_[i]], false);
+    const Fault fault = take_fault();
+    if (fault == Fault::LATE) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(fault_seconds_));
     }
+    for (std::size_t i = 0; i < position_.size(); ++i) {
+      double q = data_->qpos[qpos_[i]];
+      double qd = data_->qvel[dof_[i]];
+      double effort = data_->actuator_force[actuator_[i]];
+      const bool hit = fault_joint_ == 0 || fault_joint_ == static_cast<int>(i) + 1;
+      if (fault_cycles_ > 0 && hit) {
+        if (fault == Fault::NAN_STATE) {q = std::numeric_limits<double>::quiet_NaN();}
+        if (fault == Fault::OUT_OF_RANGE) {q += 10.0;}
+        if (fault == Fault::JUMP) {q += 0.5;}
+        if (fault == Fault::FROZEN) {
+          if (fault_first_) {
+            frozen_[3 * i] = q;
+            frozen_[3 * i + 1] = qd;
+            frozen_[3 * i + 2] = effort;
+          }
+          q = frozen_[3 * i];
+          qd = frozen_[3 * i + 1];
+          effort = frozen_[3 * i + 2];
+        }
+      }
+      (void)set_state(position_[i], q, false);
+      (void)set_state(velocity_[i], qd, false);
+      (void)set_state(effort_[i], effort, false);
+    }
+    fault_first_ = false;
+    if (fault_cycles_ > 0) {--fault_cycles_;}
     return return_type::OK;
   }
 
@@ -180,6 +230,59 @@ public:
   }
 
 private:
+  enum class Fault : int {NONE = 0, NAN_STATE, OUT_OF_RANGE, FROZEN, JUMP, LATE};
+
+  // From ~/inject_fault (the executor's thread): parsed here, handed to read() through
+  // one atomic word (kind, cycles and joint packed), so read() never waits on it.
+  void request_fault(const std::string & text)
+  {
+    std::istringstream in(text);
+    std::string kind;
+    double seconds = 0.0;
+    int joint = 0;
+    in >> kind >> seconds;
+    if (!in || !(seconds > 0.0 && seconds <= 10.0)) {
+      RCLCPP_ERROR(get_logger(), "inject_fault '%s': expected '<kind> <seconds in (0, 10]> "
+        "[joint]'", text.c_str());
+      return;
+    }
+    if (!(in >> joint)) {joint = 0;}
+    const Fault fault = kind == "nan" ? Fault::NAN_STATE : kind == "out_of_range" ?
+      Fault::OUT_OF_RANGE : kind == "frozen" ? Fault::FROZEN : kind == "jump" ? Fault::JUMP :
+      kind == "late" ? Fault::LATE : Fault::NONE;
+    if (fault == Fault::NONE || joint < 0 || joint > static_cast<int>(qpos_.size())) {
+      RCLCPP_ERROR(get_logger(), "inject_fault '%s': kind one of nan, out_of_range, frozen, "
+        "jump, late; joint 0 (all) to %zu", text.c_str(), qpos_.size());
+      return;
+    }
+    const auto cycles = static_cast<std::uint64_t>(std::ceil(seconds / model_->opt.timestep));
+    const auto late_us = static_cast<std::uint64_t>(std::round(seconds * 1e6));
+    pending_.store((static_cast<std::uint64_t>(fault) << 56) |
+      (static_cast<std::uint64_t>(joint) << 48) |
+      ((fault == Fault::LATE ? late_us : cycles) & 0xFFFFFFFFFFFFull), std::memory_order_release);
+    RCLCPP_WARN(get_logger(), "MujocoLockstepSystem: injecting %s for %.3f s on %s",
+      kind.c_str(), seconds, joint == 0 ? "every joint" : "one joint");
+  }
+
+  // The fault to apply this cycle: a new request replaces the one running.
+  Fault take_fault()
+  {
+    const std::uint64_t word = pending_.exchange(0, std::memory_order_acquire);
+    if (word != 0) {
+      fault_ = static_cast<Fault>(word >> 56);
+      fault_joint_ = static_cast<int>((word >> 48) & 0xFF);
+      const std::uint64_t amount = word & 0xFFFFFFFFFFFFull;
+      fault_first_ = true;
+      if (fault_ == Fault::LATE) {
+        fault_seconds_ = 1e-6 * static_cast<double>(amount);
+        fault_cycles_ = 0;
+        return Fault::LATE;
+      }
+      fault_cycles_ = amount;
+    }
+    return fault_cycles_ > 0 ? fault_ : Fault::NONE;
+  }
+
   // Physics steps of one late cycle, at most: beyond 20 ms the simulated world waits for
   // the loop (a stall of the host is not the arm's; at most 20 ms of a stale command).
   static constexpr double MAX_STEPS = 20.0;
@@ -247,6 +350,15 @@ private:
   std::vector<bool> claimed_;  // a controller writes this joint's effort
   std::vector<double> hold_q_, hold_kp_, hold_kd_, effort_max_;
   double lag_ = 0.0;  // controller_manager's time not yet stepped by the physics [s]
+  // fault injection (test only): the request, the fault running and its cycles left
+  rclcpp::Subscription<std_msgs::msg::String>::SharedPtr injector_;
+  std::atomic<std::uint64_t> pending_{0};
+  Fault fault_ = Fault::NONE;
+  int fault_joint_ = 0;
+  std::uint64_t fault_cycles_ = 0;
+  bool fault_first_ = false;
+  double fault_seconds_ = 0.0;
+  std::vector<double> frozen_;
   double max_rate_ = 1000.0;
   std::vector<hardware_interface::StateInterface::SharedPtr> position_, velocity_, effort_;
   std::vector<hardware_interface::CommandInterface::SharedPtr> command_;

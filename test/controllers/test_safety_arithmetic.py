@@ -2,14 +2,21 @@
 (torque_safety.hpp, through librobodyn_dynamics' C entry point) and the Python
 supervisor's limit_into / rate_step fed identical sequences (late cycles, early cycles, a
 clock stepping back, non-finite targets, effort limits lowered and raised) give identical
-outputs and flags; the derived hold gains are the same numbers."""
+outputs and flags; the derived hold gains are the same numbers; the state checks (a
+position jump, a frozen stream) judge identical state sequences alike."""
 
 import ctypes
 
 import numpy as np
 import pytest
 
-from robodyn_ros.control.safety.kernels import limit_into, rate_step
+from robodyn_ros.control.safety.kernels import (
+    JUMP_TOLERANCE,
+    frozen_state,
+    limit_into,
+    position_jump,
+    rate_step,
+)
 from robodyn_ros.control.safety.limits import SafetyLimits
 from robodyn_ros.control.safety.supervisor import SafetySupervisor
 
@@ -101,3 +108,58 @@ def test_the_hold_gains_are_the_same_numbers(plugin_library):
     py_kp, py_kd = supervisor.hold_gains(np.zeros(n))
     np.testing.assert_allclose(kp, py_kp, rtol=1e-15)
     np.testing.assert_allclose(kd, py_kd, rtol=1e-15)
+
+
+def _states(n=3, count=600, seed=3):
+    """(q, qd, elapsed): an arm moving, glitches of 0.5 rad and 10 rad, a stream frozen
+    while moving (must be found) and one repeating at rest (velocities 0: must not), late
+    cycles, a clock stepping back."""
+    rng = np.random.default_rng(seed)
+    elapsed = np.full(count, PERIOD)
+    elapsed[rng.random(count) < 0.03] = 0.2
+    elapsed[50] = -0.002
+    t = np.cumsum(np.maximum(elapsed, 0.0))
+    q = 0.3 * np.sin(np.outer(t, np.arange(1, n + 1)))
+    qd = 0.3 * np.cos(np.outer(t, np.arange(1, n + 1))) * np.arange(1, n + 1)
+    q[100, 1] += 0.5
+    q[101:104, 0] += 10.0
+    q[200:300], qd[200:300] = q[200], qd[200]  # frozen while moving
+    q[400:500], qd[400:500] = q[400], 0.0  # at rest
+    return q, qd, elapsed
+
+
+def _python_states(q, qd, velocity, elapsed):
+    last_q, last_qd = q[0].copy(), qd[0].copy()
+    since = frozen_for = 0.0
+    jumps, frozen = [], []
+    wrap = np.zeros(q.shape[1])
+    for qk, qdk, dt in zip(q, qd, elapsed):
+        since += max(dt, 0.0)
+        j = position_jump(qk, last_q, velocity, wrap, since, JUMP_TOLERANCE)
+        jumps.append(j)
+        if j >= 0:
+            frozen.append(0)
+            continue
+        frozen_for, is_frozen = frozen_state(qk, qdk, last_q, last_qd, dt, frozen_for)
+        frozen.append(int(is_frozen))
+        last_q, last_qd, since = qk.copy(), qdk.copy(), 0.0
+    return np.array(jumps), np.array(frozen)
+
+
+def test_the_state_checks_judge_alike(plugin_library):
+    lib = ctypes.CDLL(str(plugin_library))
+    q, qd, elapsed = _states()
+    count, n = q.shape
+    velocity = np.full(n, 2.0)
+    jump, frozen = np.zeros(count, dtype=np.intc), np.zeros(count, dtype=np.intc)
+    q, qd = np.ascontiguousarray(q), np.ascontiguousarray(qd)
+    lib.robodyn_state_checks(ctypes.c_int(n), ctypes.c_int(count), q.ctypes.data_as(_D),
+                             qd.ctypes.data_as(_D), velocity.ctypes.data_as(_D),
+                             elapsed.ctypes.data_as(_D), jump.ctypes.data_as(_I),
+                             frozen.ctypes.data_as(_I))
+    py_jump, py_frozen = _python_states(q, qd, velocity, elapsed)
+    np.testing.assert_array_equal(jump, py_jump)
+    np.testing.assert_array_equal(frozen, py_frozen)
+    assert jump[100] == 1 and (jump[101:104] == 0).all()  # the glitches, found
+    assert frozen[200:300].any() and not frozen[400:500].any()  # frozen while moving only
+    assert (jump[:100] < 0).all() and not frozen[:200].any()  # motion is not a fault

@@ -93,6 +93,7 @@ private:
   bool load_gains(std::string & error);
   bool read_state() noexcept;
   const char * check_state() noexcept;  // formats its reason into reason_buffer_
+  bool accept_state(bool finite, double dt) noexcept;
   bool take_reference(double period) noexcept;
   const char * check_reference() noexcept;
   void compute_law() noexcept;
@@ -115,6 +116,7 @@ private:
   // per joint, sized in on_configure
   std::vector<double> q_, qd_, effort_, q_ref_, qd_ref_, qdd_ref_, acc_, tau_, gravity_;
   std::vector<double> kp_, kd_, hold_kp_, hold_kd_, hold_q_, last_q_, out_, last_cmd_;
+  std::vector<double> last_qd_;  // with last_q_: the last valid state (plausible, finite)
   std::vector<double> inertia_;  // M_jj at the hold position
   std::vector<double> effort_limit_, velocity_limit_, acceleration_limit_, lower_, upper_;
   std::vector<DhLink> links_;  // the rows as loaded (acceleration limits are derived on them)
@@ -130,6 +132,12 @@ private:
   const char * reason_ = "inactive";
   bool state_trusted_ = false;
   bool have_last_q_ = false;
+  bool state_valid_ = false;  // this cycle's state is finite and plausible
+  double since_valid_ = 0.0;  // time since the last valid state [s]
+  double frozen_for_ = 0.0;  // time the state stream has repeated itself [s]
+  double jump_times_[JUMPS_TO_FAULT] = {0.0};  // controller time of the last rejected jumps
+  int jumps_ = 0;
+  double clock_ = 0.0;  // time since activation [s], summed cycle periods
   double missing_reference_ = 0.0;  // time since the reference was last written [s]
   double nominal_period_ = 0.001;
   std::int64_t last_update_ns_ = 0;  // time of the previous cycle [ns], 0: none yet

@@ -15,6 +15,20 @@ namespace robodyn_controllers
 constexpr double HOLD_REACH = 0.5;
 constexpr double HOLD_BANDWIDTH = 5.0;
 
+// A joint may move this much [rad or m] between two states beyond what its velocity limit
+// allows in the time between them (sensor noise, quantisation, jitter); as robodyn_ros'
+// JUMP_TOLERANCE. JUMPS_TO_FAULT rejected states within JUMP_WINDOW [s] latch the safe
+// command on an untrusted state (robodyn_ros' supervisor: two sources that disagree).
+constexpr double JUMP_TOLERANCE = 0.01;
+constexpr int JUMPS_TO_FAULT = 3;
+constexpr double JUMP_WINDOW = 1.0;
+// A state stream that repeats the same positions and velocities, bit for bit, for at least
+// FROZEN_SECONDS [s] while its velocities say some joint moved more than FROZEN_MOTION
+// [rad or m] meanwhile is frozen (a driver that stopped reading its encoders), not an arm
+// at rest (whose velocities read 0, or whose positions change).
+constexpr double FROZEN_SECONDS = 0.05;
+constexpr double FROZEN_MOTION = 1e-3;
+
 // Counts of what the limits changed (reported on /diagnostics).
 struct LimitCounts
 {
@@ -59,6 +73,40 @@ inline bool limit_torque(
     last[i] = out[i];
   }
   return finite;
+}
+
+// -1 when every joint moved from `previous` by at most velocity[j] x elapsed + tolerance
+// (wrap[j] non-zero, or wrap null for none: a continuous joint, distance modulo 2 pi); else
+// the first joint that moved farther: a glitch, not motion (robodyn_ros'
+// kernels.position_jump is the same function). A joint without velocity limit (inf) is
+// not checked.
+inline int position_jump(
+  const double * q, const double * previous, const double * velocity, const double * wrap,
+  std::size_t n, double elapsed, double tolerance) noexcept
+{
+  for (std::size_t j = 0; j < n; ++j) {
+    double delta = std::abs(q[j] - previous[j]);
+    if (wrap != nullptr && wrap[j] != 0.0) {
+      delta = std::fmod(delta, 2.0 * M_PI);
+      delta = std::min(delta, 2.0 * M_PI - delta);
+    }
+    if (delta > velocity[j] * std::max(elapsed, 0.0) + tolerance) {
+      return static_cast<int>(j);
+    }
+  }
+  return -1;
+}
+
+// Seconds a frozen stream has repeated itself after a state `same` as the last valid one,
+// `elapsed` [s] later (0 when it changed), and whether it now counts as frozen (see
+// FROZEN_SECONDS): the velocities qd say the joints moved while the positions did not.
+inline bool frozen_state(
+  bool same, const double * qd, std::size_t n, double elapsed, double & frozen_for) noexcept
+{
+  frozen_for = same ? frozen_for + std::max(elapsed, 0.0) : 0.0;
+  double fastest = 0.0;
+  for (std::size_t j = 0; j < n; ++j) {fastest = std::max(fastest, std::abs(qd[j]));}
+  return frozen_for >= FROZEN_SECONDS && fastest * frozen_for > FROZEN_MOTION;
 }
 
 // Stiffness of the derived hold for joint j: min(effort / HOLD_REACH, M_jj (2 pi f)^2).

@@ -8,12 +8,19 @@ import numba
 import numpy as np
 
 __all__ = ['gather_packed', 'rate_step', 'limit_into', 'first_violation', 'position_jump',
-           'RATE_LIMITED', 'CLAMPED', 'NON_FINITE', 'JUMP_TOLERANCE']
+           'frozen_state', 'RATE_LIMITED', 'CLAMPED', 'NON_FINITE', 'JUMP_TOLERANCE',
+           'FROZEN_SECONDS', 'FROZEN_MOTION']
 
 RATE_LIMITED, CLAMPED, NON_FINITE = 1, 2, 4
 #: A joint may move this much [rad or m] between two states beyond what its velocity guard
 #: allows in the time between them (sensor noise, quantisation, receipt jitter).
 JUMP_TOLERANCE = 0.01
+#: A state stream that repeats the same positions and velocities, bit for bit, for at least
+#: FROZEN_SECONDS [s] while its velocities say some joint moved more than FROZEN_MOTION
+#: [rad or m] meanwhile is frozen (a driver that stopped reading its encoders), not an arm
+#: at rest (whose velocities read 0, or whose positions change). torque_safety.hpp has the
+#: same constants.
+FROZEN_SECONDS, FROZEN_MOTION = 0.05, 1e-3
 
 
 @numba.njit(cache=True)
@@ -111,3 +118,19 @@ def position_jump(q, previous, velocity, wrap, elapsed, tolerance):
         if delta > allowed:
             return j
     return -1
+
+
+@numba.njit(cache=True)
+def frozen_state(q, qd, previous_q, previous_qd, elapsed, frozen_for):
+    """(seconds the stream has repeated itself, frozen?) after the state (q, qd) arrived
+    ``elapsed`` [s] after the last valid one (previous_q, previous_qd), which had repeated
+    itself ``frozen_for`` [s]: frozen when that time reaches FROZEN_SECONDS while the
+    velocities say a joint moved more than FROZEN_MOTION. The C++ controller's
+    frozen_state (torque_safety.hpp) is the same arithmetic."""
+    same = True
+    fastest = 0.0
+    for j in range(q.shape[0]):
+        same = same and q[j] == previous_q[j] and qd[j] == previous_qd[j]
+        fastest = max(fastest, abs(qd[j]))
+    frozen_for = frozen_for + max(elapsed, 0.0) if same else 0.0
+    return frozen_for, frozen_for >= FROZEN_SECONDS and fastest * frozen_for > FROZEN_MOTION

@@ -43,10 +43,12 @@ from ..levels import Level
 from ..options import InitialOutput, SafeCommand
 from .kernels import (
     CLAMPED,
+    FROZEN_SECONDS,
     JUMP_TOLERANCE,
     NON_FINITE,
     RATE_LIMITED,
     first_violation,
+    frozen_state,
     limit_into,
     position_jump,
     rate_step,
@@ -148,6 +150,7 @@ class SafetySupervisor:
         self.clamped = 0
         self._step = limits.max_torque_rate * limits.period
         self.jumps: deque[float] = deque(maxlen=JUMPS_TO_FAULT)  # times of the last rejected jumps
+        self.frozen_for = 0.0  # [s] the valid states have repeated themselves bit for bit
         self.wrap = (~np.isfinite(limits.lower) | ~np.isfinite(limits.upper)).astype(float)
 
     # -- transitions ------------------------------------------------------------------
@@ -166,6 +169,7 @@ class SafetySupervisor:
         """Start supervising; the command starts from the current output (zeros at start)."""
         self.latched = False
         self.valid_time = None
+        self.frozen_for = 0.0
         self._enter(WAITING, 'waiting for a valid joint state', now)
 
     def deactivate(self, now, reason='deactivated'):
@@ -329,7 +333,16 @@ class SafetySupervisor:
 
     def note_valid(self, now, q, qd):
         """The last valid state (it feeds the watchdog and the hold command); the guards
-        are :meth:`accept_state`'s."""
+        are :meth:`accept_state`'s. A stream repeating itself while its velocities say the
+        arm moves (kernels.frozen_state) latches the safe command on an untrusted state."""
+        if self.q_valid is not None and self.valid_time is not None:
+            self.frozen_for, frozen = frozen_state(q, qd, self.q_valid, self.qd_valid,
+                                                   now - self.valid_time, self.frozen_for)
+            if frozen and self.state in (RAMP_IN, ACTIVE):
+                self.fault(now, f'the joint states repeated themselves for '
+                                f'{self.frozen_for * 1e3:.0f} ms (>= {FROZEN_SECONDS * 1e3:.0f}) '
+                                'while their velocities say the arm moves (a driver that '
+                                'stopped reading its encoders?)', latch=True, trusted=False)
         self.q_valid, self.qd_valid, self.valid_time = q, qd, now
 
     def check_watchdog(self, now, why=''):
@@ -361,13 +374,15 @@ class SafetySupervisor:
     def safe_target(self, now, final=False):
         """The safe command (see the module docstring) at the last valid state; ``final``:
         gravity only (it may be held forever by a controller that no longer reads the
-        state, so no term may depend on the state)."""
+        state, so no term may depend on the state). No damping on a stale or frozen
+        state."""
         tau = np.zeros(self.n)
         if self.limits.safe_command == SafeCommand.ZERO or self.q_valid is None:
             return tau
         if self.gravity is not None:
             tau += self.gravity(self.q_valid)
-        if final or now - self.valid_time > self.limits.stale_after:
+        if final or now - self.valid_time > self.limits.stale_after or \
+                self.frozen_for >= FROZEN_SECONDS:  # a frozen stream's velocity is no speed
             return tau
         qd = np.asarray(self.qd_valid, dtype=float)
         if self.hold_q is not None and self.state == SAFE:
@@ -422,6 +437,7 @@ class SafetySupervisor:
         lim = self.limits
         first_violation(q, np.zeros(self.n), lim.lower, lim.upper, lim.velocity)
         position_jump(q, q, lim.velocity, self.wrap, 0.0, JUMP_TOLERANCE)
+        frozen_state(q, np.zeros(self.n), q, np.zeros(self.n), 0.0, 0.0)
         limit_into(np.zeros(self.n), np.zeros(self.n), self._step, lim.effort)
         rate_step(lim.max_torque_rate, 0.0, lim.period)
 
