@@ -36,6 +36,8 @@ constexpr std::size_t TEXT = 256;  // capacity reserved for each diagnostics str
 // The publishing thread drains the cycle records this often; the ring holds a second.
 constexpr auto PUBLISH_PERIOD = std::chrono::milliseconds(2);
 constexpr std::size_t RING_RECORDS = 1000;
+// A change of mode, event or fault count is published this soon [s], not a period later.
+constexpr double DIAGNOSTICS_SPACING = 0.01;
 
 const char * mode_name(ComputedTorqueController::Mode mode)
 {
@@ -213,7 +215,7 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     return CallbackReturn::ERROR;
   }
   for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
-      &hold_q_, &last_q_, &last_qd_, &out_, &last_cmd_, &inertia_})
+      &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_})
   {
     v->assign(n_, 0.0);
   }
@@ -282,9 +284,9 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
   unchanged_cycles_ = 0;
   have_reference_ = false;  // last_update_ns_ is kept: a re-activation within a cycle
   mode_ = Mode::ACTIVE;  // so that enter_hold below takes the hold position
-  have_last_q_ = false;
+  have_last_q_ = have_previous_ = false;
   jumps_ = 0;
-  clock_ = since_valid_ = frozen_for_ = 0.0;
+  clock_ = since_valid_ = frozen_for_ = valid_for_ = 0.0;
   const bool finite = accept_state(read_state(), 0.0);
   // The rate limit starts from the hardware's effort command (what it was last told, by
   // this controller before a re-activation or by another one), else the effort it
@@ -313,7 +315,7 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
 CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::State &)
 {
   write_release();
-  publish_diagnostics(get_node()->now());
+  (void)publish_diagnostics(get_node()->now());
   return CallbackReturn::SUCCESS;
 }
 
@@ -372,55 +374,91 @@ bool ComputedTorqueController::read_state() noexcept
 }
 
 // Whether this cycle's state (read_state: `finite`, `dt` [s] after the last cycle) is
-// valid: finite, within reach of the last valid state at the velocity limits
-// (position_jump) and not a frozen stream (frozen_state); a valid state becomes the last
-// valid one (last_q_, last_qd_). A rejected jump is counted; JUMPS_TO_FAULT of them within
-// JUMP_WINDOW, or a frozen stream, latch the safe command on an untrusted state: the arm's
-// report lies, so neither its position nor its velocity may steer the torque.
+// valid: finite, inside the joints' limits widened by IMPOSSIBLE_BEYOND (no arm is beyond
+// its hard stops), within reach of a known state at the velocity limits (position_jump)
+// and not a frozen stream (frozen_state). A valid state becomes the last valid one
+// (last_q_, last_qd_). The known state is the last valid one, except in safe mode on an
+// untrusted state: there it is the previous sample (the last valid one may be long gone,
+// the arm moved meanwhile), so a stream that is continuous again steers the gravity
+// and damping of the safe command. JUMPS_TO_FAULT rejected states within JUMP_WINDOW, or
+// a frozen stream, latch the safe command on an untrusted state: the arm's report lies.
 bool ComputedTorqueController::accept_state(bool finite, double dt) noexcept
 {
   dt = std::max(dt, 0.0);
   clock_ += dt;
   since_valid_ += dt;
   state_valid_ = false;
+  const bool after_previous = mode_ == Mode::SAFE && !state_trusted_;
+  const bool have = after_previous ? have_previous_ : have_last_q_;
+  int j = -1;
+  if (finite && have) {
+    j = position_jump(q_.data(), after_previous ? previous_q_.data() : last_q_.data(),
+      velocity_limit_.data(), nullptr, n_, after_previous ? dt : since_valid_, JUMP_TOLERANCE);
+  }
+  for (std::size_t i = 0; finite && j < 0 && i < n_; ++i) {
+    if (q_[i] < lower_[i] - IMPOSSIBLE_BEYOND || q_[i] > upper_[i] + IMPOSSIBLE_BEYOND) {
+      j = static_cast<int>(i);
+    }
+  }
+  have_previous_ = finite;
+  if (finite) {std::copy(q_.begin(), q_.end(), previous_q_.begin());}
+  valid_for_ = finite && j < 0 ? valid_for_ : 0.0;
   if (!finite) {return false;}
-  if (have_last_q_) {
-    const int j = position_jump(q_.data(), last_q_.data(), velocity_limit_.data(), nullptr,
-      n_, since_valid_, JUMP_TOLERANCE);
-    if (j >= 0) {
-      jump_times_[jumps_ % JUMPS_TO_FAULT] = clock_;
-      ++jumps_;
-      event_ = mode_ == Mode::SAFE ? event_ : "state_rejected";
-      const double oldest = jump_times_[jumps_ % JUMPS_TO_FAULT];  // of the last three
-      if (jumps_ >= JUMPS_TO_FAULT && clock_ - oldest < JUMP_WINDOW) {
-        std::snprintf(reason_buffer_, sizeof(reason_buffer_),
-          "%d joint states within %g s jumped beyond the velocity limits (%s by %+.4g in "
-          "%.1f ms): the state cannot be trusted: gravity at the last valid position",
-          JUMPS_TO_FAULT, JUMP_WINDOW, params_.joints[j].c_str(), q_[j] - last_q_[j],
-          1e3 * since_valid_);
-        fault("state_jump", reason_buffer_, false);
-      }
-      return false;
-    }
-    bool same = true;
-    for (std::size_t i = 0; i < n_; ++i) {
-      same = same && q_[i] == last_q_[i] && qd_[i] == last_qd_[i];
-    }
-    if (frozen_state(same, qd_.data(), n_, dt, frozen_for_)) {
+  if (j >= 0) {
+    reject_state(static_cast<std::size_t>(j));
+    return false;
+  }
+  bool same = have_last_q_;
+  for (std::size_t i = 0; same && i < n_; ++i) {
+    same = q_[i] == last_q_[i] && qd_[i] == last_qd_[i];
+  }
+  if (frozen_state(same, qd_.data(), n_, dt, frozen_for_)) {
+    valid_for_ = 0.0;
+    if (mode_ != Mode::SAFE) {
       std::snprintf(reason_buffer_, sizeof(reason_buffer_),
         "the joint states repeated themselves for %.0f ms while their velocities say the "
         "arm moves (a driver that stopped reading its encoders?): gravity at the last "
         "valid position", 1e3 * frozen_for_);
       fault("frozen_state", reason_buffer_, false);
-      return false;
     }
+    return false;
   }
   std::copy(q_.begin(), q_.end(), last_q_.begin());
   std::copy(qd_.begin(), qd_.end(), last_qd_.begin());
   have_last_q_ = true;
   since_valid_ = 0.0;
   state_valid_ = true;
+  valid_for_ = after_previous ? valid_for_ + dt : 0.0;
+  if (after_previous && valid_for_ >= TRUST_AFTER) {
+    // Continuous, plausible states for TRUST_AFTER: stop the arm where it is (gravity +
+    // damping alone lets a moving arm coast; a position hold brakes it, and holds even on
+    // a stream with a constant offset). Still latched: deactivate + activate to resume.
+    mode_ = Mode::ACTIVE;
+    enter_hold(reason_);
+    mode_ = Mode::SAFE;
+    state_trusted_ = true;
+    event_ = "state_continuous";
+  }
   return true;
+}
+
+// A finite state rejected for joint j (a jump or an impossible position): counted, and the
+// JUMPS_TO_FAULT-th within JUMP_WINDOW latches the safe command on an untrusted state.
+void ComputedTorqueController::reject_state(std::size_t j) noexcept
+{
+  if (mode_ == Mode::SAFE) {return;}
+  jump_times_[jumps_ % JUMPS_TO_FAULT] = clock_;
+  ++jumps_;
+  event_ = "state_rejected";
+  const double oldest = jump_times_[jumps_ % JUMPS_TO_FAULT];  // of the last three
+  if (jumps_ < JUMPS_TO_FAULT || clock_ - oldest >= JUMP_WINDOW) {return;}
+  std::snprintf(reason_buffer_, sizeof(reason_buffer_),
+    "%d joint states within %g s were not the arm's (%s at %.4f: %+.4g from the last valid "
+    "state %.1f ms before, limits [%.4f, %.4f]): the state cannot be trusted: gravity + "
+    "damping on the states that follow", JUMPS_TO_FAULT, JUMP_WINDOW,
+    params_.joints[j].c_str(), q_[j], q_[j] - last_q_[j], 1e3 * since_valid_, lower_[j],
+    upper_[j]);
+  fault("state_jump", reason_buffer_, false);
 }
 
 // The position and velocity guards; nullptr when the state is inside them.
@@ -619,6 +657,9 @@ return_type ComputedTorqueController::update_and_write_commands(
   last_update_ns_ = now_ns;
   if (!std::isfinite(dt)) {dt = 0.0;}
   ++cycles_;
+  const Mode mode_before = mode_;
+  const char * event_before = event_;
+  const unsigned long faults_before = faults_;
   const bool finite = read_state();
   const bool valid = accept_state(finite, dt);
   if (mode_ != Mode::SAFE) {
@@ -680,10 +721,16 @@ return_type ComputedTorqueController::update_and_write_commands(
   }
   for (std::size_t i = 0; i < n_; ++i) {(void)command_interfaces_[i].set_value(out_[i]);}
   publish(time);
+  // /diagnostics every diagnostics_period, and at once (10 ms apart at most, retried
+  // while the publisher is busy) when the mode, the event or the fault count changed.
+  diagnostics_due_ = diagnostics_due_ || mode_ != mode_before || event_ != event_before ||
+    faults_ != faults_before;
   since_diagnostics_ += dt;
-  if (since_diagnostics_ >= params_.diagnostics_period) {
+  if (since_diagnostics_ >= params_.diagnostics_period ||
+    (diagnostics_due_ && since_diagnostics_ >= DIAGNOSTICS_SPACING))
+  {
     since_diagnostics_ = 0.0;
-    publish_diagnostics(time);
+    diagnostics_due_ = !publish_diagnostics(time);
   }
   return return_type::OK;
 }
@@ -751,7 +798,7 @@ CallbackReturn ComputedTorqueController::on_cleanup(const rclcpp_lifecycle::Stat
 
 ComputedTorqueController::~ComputedTorqueController() {stop_publishing();}
 
-void ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) noexcept
+bool ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) noexcept
 {
   using diagnostic_msgs::msg::DiagnosticStatus;
   diagnostics_msg_.header.stamp = time;
@@ -776,7 +823,7 @@ void ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) no
     std::snprintf(text, sizeof(text), "%lu", numbers[k]);
     assign(v[6 + k].value, text);
   }
-  (void)diagnostics_publisher_->try_publish(diagnostics_msg_);
+  return diagnostics_publisher_->try_publish(diagnostics_msg_);
 }
 
 }  // namespace robodyn_controllers

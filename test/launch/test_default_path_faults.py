@@ -8,8 +8,11 @@ Cases, in one launch: a goal whose last point carries an acceleration (the arm m
 on the point, not a/kp away); goals the arm cannot follow (beyond a limit, 1.5 rad in
 10 ms, huge velocities) must not SUCCEED; the controller_manager stopped for 200 ms
 (SIGSTOP) must not give a step above the per-cycle limit; the whole chain deactivated
-mid-motion must leave the arm within 0.05 rad of where it was released for 10 s. Every
-applied torque step over the run stays within max_torque_rate x period.
+mid-motion must leave the arm within 0.05 rad of where it was released for 10 s; states
+the hardware corrupts on request (NaN, 10 rad beyond a limit, frozen, a 0.5 rad jump: the
+launch's test-only fault_injection) must be named on /diagnostics and the arm brought to
+rest, and a read() 200 ms late must give no step. Every applied torque step over the run
+stays within max_torque_rate x period.
 """
 
 import os
@@ -37,6 +40,13 @@ STALL = 0.02
 DRIFT = 0.05  # [rad] over 10 s after a release
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 RELEASED = 'released: held at'
+INJECT = '/robodyneffortsystem/inject_fault'
+#: the middle of each Panda joint's range (its URDF) [rad]
+MIDDLE = np.array([0.0, 0.0, 0.0, -1.5708, 0.0, 1.8675, 0.0])
+#: (request, words the controller's /diagnostics must name); None: no fault expected
+INJECTED = (('nan 0.3', 'not finite'), ('out_of_range 0.3', "were not the arm's"),
+            ('frozen 0.3', 'repeated themselves'), ('jump 0.3 2', "were not the arm's"),
+            ('late 0.2', None))
 
 
 def _goal(names, positions, times, velocities=None, accelerations=None):
@@ -76,15 +86,25 @@ def _series(probe, since=0.0):
 
 
 def _worst_step(stamps, effort):
-    """Largest applied-torque step between consecutive recorded states, per period's
-    budget [N m]: the controller steps at most max_torque_rate x min(elapsed, period) a
-    cycle, so the cycles between two states (some the recorder lost) move at most
-    max_torque_rate x their time apart, one period at least; a gap longer than STALL is
-    one late cycle (the loop stood still: SIGSTOP, the host): one period's budget."""
+    """Largest applied-torque step between consecutive recorded states, per cycle's budget
+    [N m]: the controller steps at most max_torque_rate x min(elapsed, period) a cycle.
+    The states come one per cycle, so two recorded states round(gap / period) cycles apart
+    hold that many steps (the recorder lost the states between; counted in cycles, not in
+    time: a state's effort is the command of the cycle before, so a time budget would be
+    off by one cycle's jitter); a gap longer than STALL is one late cycle (the loop stood
+    still: SIGSTOP, the host): one cycle's budget."""
     steps = np.abs(np.diff(effort, axis=0)).max(axis=1)
     gaps = np.diff(stamps)
-    periods = np.where(gaps > STALL, 1.0, np.maximum(gaps / PERIOD, 1.0))
+    periods = np.where(gaps > STALL, 1.0, np.maximum(np.round(gaps / PERIOD), 1.0))
     return float((steps / periods).max()) if steps.size else 0.0
+
+
+def _largest_steps(stamps, effort, count=3):
+    """The ``count`` largest applied steps: (stamp, gap to the state before [s], step)."""
+    steps = np.abs(np.diff(effort, axis=0)).max(axis=1)
+    order = np.argsort(steps)[::-1][:count]
+    return [(round(stamps[k + 1], 4), round(stamps[k + 1] - stamps[k], 4), round(steps[k], 3))
+            for k in order]
 
 
 @pytest.fixture(scope='module')
@@ -100,7 +120,7 @@ def campaign(ros_launch_env):
     result = {}
     with _Hogs():
         launch = _Launch(ros_launch_env, DOMAIN, 'controller:=plugin', 'hardware:=mujoco',
-                         'robot:=panda')
+                         'robot:=panda', 'fault_injection:=true')
         assert launch.wait_for(ACTIVE, 180.0), ''.join(launch.lines[-40:])
         assert launch.wait_for('sent ', 60.0)
         probe = Probe(DOMAIN)
@@ -193,6 +213,41 @@ def _cases(probe, launch, result):
     probe.spin(10.0)
     result['release_window'] = _series(probe, released_at)
     result['hardware_said'] = launch.wait_for(RELEASED, 1.0)
+    # 5. states the hardware corrupts, each in a slow move of a chain re-activated for it
+    result['injected'] = {request: _injected(probe, client, request)
+                          for request, _ in INJECTED}
+
+
+def _injected(probe, client, request):
+    """Re-activate the chain, start a slow move, corrupt the states for a while: (seconds
+    from the request to the first /diagnostics ERROR of the controller and its message,
+    the move's status, the states of the 3 s after the request)."""
+    from std_msgs.msg import String
+    probe.switch(['robodyn_controller', 'joint_trajectory_controller'], [])
+    probe.spin(1.0)
+    q = _q(probe)
+    target = q - 0.3 * np.sign(q - MIDDLE)  # towards the middle of the range: inside it
+    handle = probe.wait(client.send_goal_async(_goal(NAMES, [target, target], [3.0, 4.0])))
+    probe.spin(1.0)
+    publisher = probe.node.create_publisher(String, INJECT, 10)
+    probe.spin(0.3)  # matched
+    since = time.monotonic()
+    publisher.publish(String(data=request))
+    probe.spin(3.0)
+    done = probe.wait(handle.get_result_async(), 10.0) if handle is not None else None
+    error, said = None, []
+    for t, msg in probe.log['/diagnostics']:
+        for status in msg.status:
+            if status.name != 'robodyn_controller' or t < since:
+                continue
+            if not said or said[-1][1] != status.message:
+                said.append((round(t - since, 3), status.message))
+            if error is None and status.level == b'\x02':
+                error = (t - since, status.message)
+    window = _series(probe, since)
+    probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
+    probe.node.destroy_publisher(publisher)
+    return error, (done.status if done else None), window, said
 
 
 def _reasons(probe):
@@ -251,3 +306,21 @@ def test_no_applied_step_above_the_limit_over_the_run(campaign):
 
 def test_the_launch_exits_within_2_s(campaign):
     assert campaign['exit_s'] < 2.0, campaign['text'][-2000:]
+
+
+@pytest.mark.parametrize('request_, words', INJECTED)
+def test_corrupted_states_are_named_and_the_arm_brought_to_rest(campaign, request_, words):
+    error, status, (stamps, q, effort), said = campaign['injected'][request_]
+    worst = _worst_step(stamps, effort)
+    assert worst <= STEP * 1.001, (request_, worst, _largest_steps(stamps, effort))
+    if words is None:  # a late read(): no fault, no step
+        assert error is None, error
+        return
+    assert error is not None and words in error[1], (request_, error, said)
+    # named at once (a state fault is published within 10 ms; 0.05 s of a frozen stream
+    # first; the probe's receipt under two hogs on top)
+    assert error[0] < 0.3, error
+    assert status != campaign['succeeded'], request_
+    # brought to rest: the last second's states (true again) move less than 0.01 rad
+    last = stamps >= stamps[-1] - 1.0
+    assert np.abs(q[last] - q[last][0]).max() < 0.01, request_

@@ -94,6 +94,7 @@ private:
   bool read_state() noexcept;
   const char * check_state() noexcept;  // formats its reason into reason_buffer_
   bool accept_state(bool finite, double dt) noexcept;
+  void reject_state(std::size_t j) noexcept;
   bool take_reference(double period) noexcept;
   const char * check_reference() noexcept;
   void compute_law() noexcept;
@@ -105,7 +106,7 @@ private:
   void start_publishing();
   void stop_publishing();
   void publish_records();
-  void publish_diagnostics(const rclcpp::Time & time) noexcept;
+  bool publish_diagnostics(const rclcpp::Time & time) noexcept;  // false: publisher busy
 
   std::shared_ptr<ParamListener> param_listener_;
   Params params_;
@@ -117,6 +118,7 @@ private:
   std::vector<double> q_, qd_, effort_, q_ref_, qd_ref_, qdd_ref_, acc_, tau_, gravity_;
   std::vector<double> kp_, kd_, hold_kp_, hold_kd_, hold_q_, last_q_, out_, last_cmd_;
   std::vector<double> last_qd_;  // with last_q_: the last valid state (plausible, finite)
+  std::vector<double> previous_q_;  // the previous finite sample, valid or not
   std::vector<double> inertia_;  // M_jj at the hold position
   std::vector<double> effort_limit_, velocity_limit_, acceleration_limit_, lower_, upper_;
   std::vector<DhLink> links_;  // the rows as loaded (acceleration limits are derived on them)
@@ -133,8 +135,10 @@ private:
   bool state_trusted_ = false;
   bool have_last_q_ = false;
   bool state_valid_ = false;  // this cycle's state is finite and plausible
+  bool have_previous_ = false;
   double since_valid_ = 0.0;  // time since the last valid state [s]
   double frozen_for_ = 0.0;  // time the state stream has repeated itself [s]
+  double valid_for_ = 0.0;  // time of continuous valid states in safe mode, untrusted [s]
   double jump_times_[JUMPS_TO_FAULT] = {0.0};  // controller time of the last rejected jumps
   int jumps_ = 0;
   double clock_ = 0.0;  // time since activation [s], summed cycle periods
@@ -144,6 +148,7 @@ private:
   unsigned long faults_ = 0, cycles_ = 0;
   LimitCounts counts_;
   double since_diagnostics_ = 0.0;
+  bool diagnostics_due_ = false;  // a change waits to be published
   bool derived_kp_ = true, derived_kd_ = true;  // hold gains derived where the hold starts
   char reason_buffer_[512] = {0};  // a guard's reason, formatted without allocating
 

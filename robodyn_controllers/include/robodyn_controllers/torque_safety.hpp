@@ -20,6 +20,10 @@ constexpr double HOLD_BANDWIDTH = 5.0;
 // JUMP_TOLERANCE. JUMPS_TO_FAULT rejected states within JUMP_WINDOW [s] latch the safe
 // command on an untrusted state (robodyn_ros' supervisor: two sources that disagree).
 constexpr double JUMP_TOLERANCE = 0.01;
+// A position this far [rad or m] beyond a joint's limits is not the arm's (its hard stops
+// are at the limits; a simulator's soft stops give way by millimetres): the state is
+// rejected, as a jump (robodyn_ros' IMPOSSIBLE_BEYOND).
+constexpr double IMPOSSIBLE_BEYOND = 0.05;
 constexpr int JUMPS_TO_FAULT = 3;
 constexpr double JUMP_WINDOW = 1.0;
 // A state stream that repeats the same positions and velocities, bit for bit, for at least
@@ -28,6 +32,9 @@ constexpr double JUMP_WINDOW = 1.0;
 // at rest (whose velocities read 0, or whose positions change).
 constexpr double FROZEN_SECONDS = 0.05;
 constexpr double FROZEN_MOTION = 1e-3;
+// After a state fault, this long [s] of continuous, plausible states and the C++
+// controller's safe command becomes the position hold where the arm is then.
+constexpr double TRUST_AFTER = 0.1;
 
 // Counts of what the limits changed (reported on /diagnostics).
 struct LimitCounts
