@@ -81,11 +81,20 @@ def test_the_arm_was_moving_when_released(release):
     assert np.abs(np.diff(q[before], axis=0)).max() / 0.001 > 0.05  # rad/s: in motion
 
 
+#: The arm coasts under the final g(q) until controller_manager has switched the forward
+#: controller off (the request's round trip: 20-150 ms measured, two hogs): at the
+#: configured sum of sines' speed that is up to this far [rad] (docs/reliability.md).
+COAST = 0.25
+
+
 def test_deactivate_leaves_the_arm_where_it_was_released(release):
     assert release['deactivated']
     stamps, q, effort = release['held']
     assert stamps[-1] - stamps[0] > 9.0
-    drift = float(np.abs(q - q[0]).max())
+    coast = float(np.abs(q - q[0]).max())
+    assert coast <= COAST, f'{coast:.4f} rad from the release position'
+    held = stamps >= stamps[0] + 0.5  # the hardware holds from here
+    drift = float(np.abs(q[held] - q[held][0]).max())
     assert drift <= DRIFT, f'drift {drift:.4f} rad over {stamps[-1] - stamps[0]:.1f} s'
     assert _worst_step(stamps, effort) <= STEP * 1.001, (stamps[0],
                                                          _largest_steps(stamps, effort))
