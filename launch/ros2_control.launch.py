@@ -71,9 +71,6 @@ HARDWARE = ('mujoco', 'mujoco_ros2_control', 'mock', 'gz', 'robot')
 #: tracking guard (which would trip at once) is off there.
 MOCK_OVERRIDES = {'mock': [{'max_tracking_error': 0.0}]}
 COMMAND_TOPIC = '/effort_controller/commands'
-#: Hardware that holds a joint no controller claims: the node's deactivate switches the
-#: forward controller off there (release_controller), so no stale g(q) stays applied.
-RELEASE = {'mujoco': 'effort_controller'}
 #: plugin: JTC -> the C++ robodyn_controllers controller in controller_manager's loop;
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
@@ -242,9 +239,7 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                       parameters=[config_path, {'robot': '', 'robot_description': model.xml,
                                                 'command_topic': COMMAND_TOPIC,
                                                 'autostart': hardware != 'mujoco_ros2_control',
-                                                'use_sim_time': hardware == 'gz',
-                                                'release_controller': RELEASE.get(hardware,
-                                                                                  '')}] +
+                                                'use_sim_time': hardware == 'gz'}] +
                       MOCK_OVERRIDES.get(
                                                     hardware, []))
     # The robodyn controller starts with the stack, not after the spawners: its configure

@@ -36,7 +36,6 @@ DIAGNOSTICS_PERIOD_RANGE = (cast(float, PARAMETERS['diagnostics_period'].low),
 #: Largest accepted effort limit [N m or N].
 MAX_EFFORT = PARAMETERS['effort_limits'].high
 #: A valid ROS 2 topic name (relative, absolute or private), as rcl accepts.
-_NAME = re.compile(r'^[A-Za-z_][A-Za-z0-9_]{0,99}$')
 _TOPIC = re.compile(r'^(~/|/)?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$')
 #: Python type of each parameter type (control/parameters.py).
 _TYPE = {'bool': bool, 'int': int, 'float': float, 'str': str, 'float list': tuple,
@@ -79,7 +78,6 @@ class ControllerConfig:
     gravity: tuple[float, ...] = _default('gravity')
     earth_gravity: bool = _default('earth_gravity')
     command_topic: str = _default('command_topic')
-    release_controller: str = _default('release_controller')
     max_trajectory_points: int = _default('max_trajectory_points')
     state_timeout: float = _default('state_timeout')
     diagnostics_period: float = _default('diagnostics_period')
@@ -281,13 +279,6 @@ def _topic_name(cfg: ControllerConfig) -> None:
                           "(letters, digits, '_' and '/', e.g. effort_controller/commands)")
 
 
-def _controller_name(cfg: ControllerConfig) -> None:
-    if cfg.release_controller and not _NAME.match(cfg.release_controller):
-        raise ConfigError(f'release_controller: {cfg.release_controller!r} is not a '
-                          "controller name (letters, digits and '_', e.g. effort_controller; "
-                          "'' for none)")
-
-
 def _payload_sizes(cfg: ControllerConfig) -> None:
     if len(cfg.payload_com) != 3 or len(cfg.payload_inertia) != 6:
         raise ConfigError(f'payload: expected com 3 and inertia 6 values, got '
@@ -313,7 +304,6 @@ def _shutdown_ramp_fits(cfg: ControllerConfig, effort: np.ndarray) -> None:
 RULES = {'state_timeout_periods': _state_timeout_periods,
          'publish_rate_within_rate': _publish_rate_within_rate,
          'topic_name': _topic_name, 'payload_sizes': _payload_sizes,
-         'controller_name': _controller_name,
          'reference_margin_covers_position': _reference_margin_covers_position,
          'gravity_magnitude': ControllerConfig._check_gravity}
 #: Rules that need the robot (its effort limits), run by safety_limits.

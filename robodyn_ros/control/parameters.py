@@ -128,12 +128,6 @@ _CONTROLLER = (
        low=2, high=20000, unit='points'),
     _p('command_topic', 'str', COMMAND_TOPIC, 'effort command topic (relative)',
        note="a topic name, not one of the controller's own", rule='topic_name'),
-    _p('release_controller', 'str', '', 'the ros2_control controller that applies the '
-       'commands (the forward effort controller): switched off after the final command of '
-       "a deactivate, so the hardware's own hold takes the arm (robodyn_controllers/"
-       'MujocoLockstepSystem holds a joint no controller claims), and on again at '
-       "activate; '' leaves it alone (docs/real_arm.md)",
-       note="'' or a controller name", rule='controller_name'),
     _p('state_timeout', 'float', 0.05, 'watchdog: no valid joint state for this long -> '
        'the safe command is on the wire (stale one period earlier) [s]',
        note='2 control periods to 1 s', rule='state_timeout_periods'),

@@ -42,7 +42,6 @@ from ..control.parameters import PARAMETERS, RUNTIME
 from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
-from .controller_switch import ControllerSwitch
 from .input_gateway import INTERNAL, GatewayProcess
 from .latest_worker import LatestWorker
 from .node_support import (
@@ -130,7 +129,6 @@ class ControllerNode(LifecycleNode):
         self.log_gate = EventGate()
         self.command_count = 0
         self.last_output = None  # (joint names, chain-order torque, monotonic time)
-        self.switch: ControllerSwitch | None = None  # release_controller's (configure)
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_timer(self._diagnostics_period(), self.on_diagnostics, clock=self.steady)
@@ -197,8 +195,6 @@ class ControllerNode(LifecycleNode):
             exact = core.verify_model()
             self._continue_output(core)
             self.configured = self._create_entities(core, config)
-            if config.release_controller:
-                self.switch = ControllerSwitch(self, config.release_controller)
         except Exception as exc:  # noqa: BLE001 - one line and a diagnostics ERROR, always
             text = str(exc) if isinstance(exc, RobodynError) else \
                 f'{type(exc).__name__}: {exc}'
@@ -293,8 +289,6 @@ class ControllerNode(LifecycleNode):
         if self.core is None:  # the lifecycle activates only a configured node
             return TransitionCallbackReturn.FAILURE
         self.core.activate(time.monotonic())
-        if self.switch is not None:
-            self.switch.claim()
         if self.bridge is not None:
             self.bridge.resume()
         self.status = 'active'
@@ -304,8 +298,6 @@ class ControllerNode(LifecycleNode):
     def on_deactivate(self, state):
         """Ramp to the safe command and publish it last."""
         self.publish_final('deactivated')
-        if self.switch is not None:
-            self.switch.release()
         if self.bridge is not None:
             self.bridge.end_goals('controller deactivated')
         self.status = 'configured'
@@ -334,9 +326,6 @@ class ControllerNode(LifecycleNode):
     def _destroy_entities(self):
         """Unconfigure: the node forgets what configure built, then destroys it."""
         run, self.configured = self.configured, None
-        switch, self.switch = self.switch, None
-        if switch is not None:
-            self.destroy_client(switch.client)
         if run is not None:
             # The action first: its goals end, and the gateway relays their results.
             workers = [run.interfaces, run.gateway, run.worker, run.payload_worker]
@@ -359,8 +348,6 @@ class ControllerNode(LifecycleNode):
     def close(self):
         """Shutdown path (also SIGINT/SIGTERM via run_node): publish the final ramp."""
         self.publish_final('shutdown')
-        if self.switch is not None:
-            self.switch.release()
         self._destroy_entities()
 
     def destroy_node(self):
@@ -575,8 +562,6 @@ class ControllerNode(LifecycleNode):
                                f'{run.cmd_pub.topic_name} (is the effort controller '
                                f'loaded?); {message}')
             values['state_publishers'] = str(core.state_publishers)
-            if self.switch is not None and self.switch.note:
-                values['switch'] = self.switch.note
             msg = diagnostic_array('robodyn_controller', core.model.name, level, message,
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()
