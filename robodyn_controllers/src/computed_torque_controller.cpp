@@ -393,7 +393,8 @@ bool ComputedTorqueController::accept_state(bool finite, double dt) noexcept
   int j = -1;
   if (finite && have) {
     j = position_jump(q_.data(), after_previous ? previous_q_.data() : last_q_.data(),
-      velocity_limit_.data(), nullptr, n_, after_previous ? dt : since_valid_, JUMP_TOLERANCE);
+      velocity_limit_.data(), nullptr, n_,
+      std::max(after_previous ? dt : since_valid_, JUMP_MIN_ELAPSED), JUMP_TOLERANCE);
   }
   for (std::size_t i = 0; finite && j < 0 && i < n_; ++i) {
     if (q_[i] < lower_[i] - IMPOSSIBLE_BEYOND || q_[i] > upper_[i] + IMPOSSIBLE_BEYOND) {
@@ -449,7 +450,7 @@ void ComputedTorqueController::reject_state(std::size_t j) noexcept
   if (mode_ == Mode::SAFE) {return;}
   jump_times_[jumps_ % JUMPS_TO_FAULT] = clock_;
   ++jumps_;
-  event_ = "state_rejected";
+  event_ = "position_jump";
   const double oldest = jump_times_[jumps_ % JUMPS_TO_FAULT];  // of the last three
   if (jumps_ < JUMPS_TO_FAULT || clock_ - oldest >= JUMP_WINDOW) {return;}
   std::snprintf(reason_buffer_, sizeof(reason_buffer_),
@@ -458,7 +459,7 @@ void ComputedTorqueController::reject_state(std::size_t j) noexcept
     "damping on the states that follow", JUMPS_TO_FAULT, JUMP_WINDOW,
     params_.joints[j].c_str(), q_[j], q_[j] - last_q_[j], 1e3 * since_valid_, lower_[j],
     upper_[j]);
-  fault("state_jump", reason_buffer_, false);
+  fault("position_jump", reason_buffer_, false);
 }
 
 // The position and velocity guards; nullptr when the state is inside them.

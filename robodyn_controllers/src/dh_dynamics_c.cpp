@@ -87,7 +87,7 @@ void robodyn_hold_gains(
 // the stream is frozen (robodyn_ros.control.safety.kernels, same sequences).
 void robodyn_state_checks(
   int n, int count, const double * q, const double * qd, const double * velocity,
-  const double * elapsed, int * jump, int * frozen)
+  const double * elapsed, double frozen_seconds, int * jump, int * frozen)
 {
   const auto size = static_cast<std::size_t>(n);
   std::vector<double> last_q(q, q + n), last_qd(qd, qd + n);
@@ -102,7 +102,8 @@ void robodyn_state_checks(
     if (jump[k] >= 0) {continue;}
     bool same = true;
     for (int j = 0; j < n; ++j) {same = same && qk[j] == last_q[j] && qdk[j] == last_qd[j];}
-    frozen[k] = robodyn_controllers::frozen_state(same, qdk, size, elapsed[k], frozen_for);
+    frozen[k] = robodyn_controllers::frozen_state(same, qdk, size, elapsed[k], frozen_for,
+      frozen_seconds);
     std::copy(qk, qk + n, last_q.begin());
     std::copy(qdk, qdk + n, last_qd.begin());
     since = 0.0;

@@ -304,6 +304,7 @@ class ControllerCore:
         self.stats.record(now, (time.thread_time() - c0) * 1e6,
                           (time.perf_counter() - t0) * 1e6)
         self._check_tracking(now, q_r)
+        sup.check_frozen(now)
         return self.command(inputs.output.copy(), q_r, qd_r, t, ACTIVE)
 
     def reject(self, now: float, reason: str) -> None:
@@ -391,6 +392,7 @@ class ControllerCore:
         state = sup.state  # the state this command was made in (a tracking fault: the next)
         if law_tau is not None:
             self._check_tracking(now, q_r)
+        sup.check_frozen(now)
         return self.command(tau, q_r, qd_r, t, state)
 
     def _check_tracking(self, now, q_r):

@@ -59,6 +59,9 @@ CYCLE_EVENTS = (
                'the reference is evaluated before the kernel, as on the general path'),
     CycleEvent('non_finite_torque', 'SafetySupervisor.limit keeps the last output, safe '
                '(latched)', 'NOT_FINITE_TORQUE: the general path faults'),
+    CycleEvent('frozen_state', 'SafetySupervisor.check_frozen after update: safe (latched, '
+               'state not trusted)', 'the same SafetySupervisor.check_frozen after the '
+               'kernel'),
     CycleEvent('tracking_error', 'ControllerCore._check_tracking after update: safe '
                '(latched, position hold)', 'the same ControllerCore._check_tracking after '
                'the kernel'),

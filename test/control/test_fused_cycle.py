@@ -57,7 +57,8 @@ def _perturb_values(names, q, qd, stamp, event):
 STATE_EVENTS = ('position_jump', 'non_finite_state', 'guard', 'repeated_stamp', 'old_stamp',
                 'clock_jump', 'missing_joint', 'reordered_joints', 'list_fields')
 LOOP_EVENTS = ('missing_state', 'new_trajectory', 'tracking_error')
-OWN_TEST = {'non_finite_torque': 'test_a_non_finite_law_torque_faults_on_both_paths'}
+OWN_TEST = {'non_finite_torque': 'test_a_non_finite_law_torque_faults_on_both_paths',
+            'frozen_state': 'test_a_frozen_stream_faults_on_both_paths_alike'}
 EVENTS = st.sampled_from(['ok'] * 12 + list(STATE_EVENTS + LOOP_EVENTS))
 
 
@@ -208,6 +209,31 @@ def test_a_non_finite_law_torque_faults_on_both_paths():
     assert [c.supervisor.state for c in cores] == ['safe', 'safe']
     assert _snapshot(cores[0]) == _snapshot(cores[1])
     assert 'non-finite torque' in cores[0].supervisor.reason
+
+
+def test_a_frozen_stream_faults_on_both_paths_alike():
+    """The same positions and velocities, fresh stamps, for 300 ms while the velocities say
+    0.1 rad/s: both paths fault on the same cycle with the same commands."""
+    fused, general = _core('sim'), _core('sim')
+    general.fused_cycle = None
+    rngs = [np.random.default_rng(1) for _ in range(2)]
+    for core in (fused, general):
+        core.activate(0.0)
+    frozen = None
+    for k in range(340):
+        now = k * DT
+        states = [_state('ok', k, rng) for rng in rngs]
+        if k >= 40:  # from here the driver repeats one state with fresh stamps
+            frozen = frozen or states[0]
+            states = [(*frozen[:3], 1000.0 + k * DT)] * 2
+        a = fused.cycle_packed(now, *_packed(*states[0]))
+        b = _general(general, now, *states[1])
+        assert (a is None) == (b is None) and (a is None or
+                                               a.effort.tobytes() == b.effort.tobytes()), k
+        assert _snapshot(fused) == _snapshot(general), k
+    assert fused.supervisor.state == 'safe' and 'repeated themselves' in \
+        fused.supervisor.reason
+    assert fused.fused_cycle.cycles >= 25
 
 
 NO_COMPILE_SCRIPT = """

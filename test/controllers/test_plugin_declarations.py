@@ -19,7 +19,8 @@ NARROWER = {'max_torque_rate': 'the node takes any rate > 0; the plugin at least
             'kp': 'the plugin bounds the gains (1e6): the node leaves them open',
             'kd': 'the plugin bounds the gains (1e5): the node leaves them open'}
 #: Events only the plugin has: a chained reference that stops or leaves the limits; its release.
-PLUGIN_EVENTS = {'stale_reference', 'reference_outside_limits', 'deactivated', 'none'}
+PLUGIN_EVENTS = {'stale_reference', 'reference_outside_limits', 'deactivated', 'none',
+                 'state_continuous'}
 
 
 def _declarations():

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.integration  # needs the colcon-built C++ package
 _D = ctypes.POINTER(ctypes.c_double)
 _I = ctypes.POINTER(ctypes.c_int)
 PERIOD, RATE = 0.001, 1000.0
+FROZEN = 0.05  # [s] the C++ controller's (the node waits longer; the same arithmetic)
 
 
 def _sequence(n=4, count=400, seed=11):
@@ -110,7 +111,7 @@ def test_the_hold_gains_are_the_same_numbers(plugin_library):
     np.testing.assert_allclose(kd, py_kd, rtol=1e-15)
 
 
-def _states(n=3, count=600, seed=3):
+def _states(n=3, count=1200, seed=3):
     """(q, qd, elapsed): an arm moving, glitches of 0.5 rad and 10 rad, a stream frozen
     while moving (must be found) and one repeating at rest (velocities 0: must not), late
     cycles, a clock stepping back."""
@@ -123,8 +124,8 @@ def _states(n=3, count=600, seed=3):
     qd = 0.3 * np.cos(np.outer(t, np.arange(1, n + 1))) * np.arange(1, n + 1)
     q[100, 1] += 0.5
     q[101:104, 0] += 10.0
-    q[200:300], qd[200:300] = q[200], qd[200]  # frozen while moving
-    q[400:500], qd[400:500] = q[400], 0.0  # at rest
+    q[200:500], qd[200:500] = q[200], qd[200]  # frozen while moving
+    q[700:1000], qd[700:1000] = q[700], 0.0  # at rest
     return q, qd, elapsed
 
 
@@ -140,7 +141,7 @@ def _python_states(q, qd, velocity, elapsed):
         if j >= 0:
             frozen.append(0)
             continue
-        frozen_for, is_frozen = frozen_state(qk, qdk, last_q, last_qd, dt, frozen_for)
+        frozen_for, is_frozen = frozen_state(qk, qdk, last_q, last_qd, dt, frozen_for, FROZEN)
         frozen.append(int(is_frozen))
         last_q, last_qd, since = qk.copy(), qdk.copy(), 0.0
     return np.array(jumps), np.array(frozen)
@@ -155,11 +156,12 @@ def test_the_state_checks_judge_alike(plugin_library):
     q, qd = np.ascontiguousarray(q), np.ascontiguousarray(qd)
     lib.robodyn_state_checks(ctypes.c_int(n), ctypes.c_int(count), q.ctypes.data_as(_D),
                              qd.ctypes.data_as(_D), velocity.ctypes.data_as(_D),
-                             elapsed.ctypes.data_as(_D), jump.ctypes.data_as(_I),
+                             elapsed.ctypes.data_as(_D), ctypes.c_double(FROZEN),
+                             jump.ctypes.data_as(_I),
                              frozen.ctypes.data_as(_I))
     py_jump, py_frozen = _python_states(q, qd, velocity, elapsed)
     np.testing.assert_array_equal(jump, py_jump)
     np.testing.assert_array_equal(frozen, py_frozen)
     assert jump[100] == 1 and (jump[101:104] == 0).all()  # the glitches, found
-    assert frozen[200:300].any() and not frozen[400:500].any()  # frozen while moving only
+    assert frozen[200:500].any() and not frozen[700:1000].any()  # frozen while moving only
     assert (jump[:100] < 0).all() and not frozen[:200].any()  # motion is not a fault

@@ -24,12 +24,20 @@ constexpr double JUMP_TOLERANCE = 0.01;
 // are at the limits; a simulator's soft stops give way by millimetres): the state is
 // rejected, as a jump (robodyn_ros' IMPOSSIBLE_BEYOND).
 constexpr double IMPOSSIBLE_BEYOND = 0.05;
+// The C++ controller judges a jump over this much time [s] at least: after a late cycle
+// controller_manager catches up with short ones, while the hardware's state moved on over
+// the whole delay (a read() that blocked, a stalled host), which the cycle times did not
+// see. A glitch of 0.5 rad is still one (at 2.6 rad/s, 0.14 rad are allowed).
+constexpr double JUMP_MIN_ELAPSED = 0.05;
 constexpr int JUMPS_TO_FAULT = 3;
 constexpr double JUMP_WINDOW = 1.0;
 // A state stream that repeats the same positions and velocities, bit for bit, for at least
 // FROZEN_SECONDS [s] while its velocities say some joint moved more than FROZEN_MOTION
 // [rad or m] meanwhile is frozen (a driver that stopped reading its encoders), not an arm
-// at rest (whose velocities read 0, or whose positions change).
+// at rest (whose velocities read 0, or whose positions change). 50 ms: the hardware's own
+// state, read every cycle; a law that runs on a frozen state while its reference moves
+// pushes the arm open-loop (0.2 s of it took an arm to 10 rad/s). robodyn_ros' node, on a
+// topic, waits FROZEN_SECONDS_TOPIC.
 constexpr double FROZEN_SECONDS = 0.05;
 constexpr double FROZEN_MOTION = 1e-3;
 // After a state fault, this long [s] of continuous, plausible states and the C++
@@ -108,12 +116,13 @@ inline int position_jump(
 // `elapsed` [s] later (0 when it changed), and whether it now counts as frozen (see
 // FROZEN_SECONDS): the velocities qd say the joints moved while the positions did not.
 inline bool frozen_state(
-  bool same, const double * qd, std::size_t n, double elapsed, double & frozen_for) noexcept
+  bool same, const double * qd, std::size_t n, double elapsed, double & frozen_for,
+  double seconds = FROZEN_SECONDS) noexcept
 {
   frozen_for = same ? frozen_for + std::max(elapsed, 0.0) : 0.0;
   double fastest = 0.0;
   for (std::size_t j = 0; j < n; ++j) {fastest = std::max(fastest, std::abs(qd[j]));}
-  return frozen_for >= FROZEN_SECONDS && fastest * frozen_for > FROZEN_MOTION;
+  return frozen_for >= seconds && fastest * frozen_for > FROZEN_MOTION;
 }
 
 // Stiffness of the derived hold for joint j: min(effort / HOLD_REACH, M_jj (2 pi f)^2).

@@ -18,9 +18,12 @@ JUMP_TOLERANCE = 0.01
 #: A state stream that repeats the same positions and velocities, bit for bit, for at least
 #: FROZEN_SECONDS [s] while its velocities say some joint moved more than FROZEN_MOTION
 #: [rad or m] meanwhile is frozen (a driver that stopped reading its encoders), not an arm
-#: at rest (whose velocities read 0, or whose positions change). torque_safety.hpp has the
-#: same constants.
-FROZEN_SECONDS, FROZEN_MOTION = 0.05, 1e-3
+#: at rest (whose velocities read 0, or whose positions change). The node's states come
+#: on a topic: 0.2 s, since a simulation whose physics thread a busy machine starves for
+#: 100-170 ms repeats its last state meanwhile (and the world waits with it); the C++
+#: controller reads the hardware every cycle and waits 50 ms (torque_safety.hpp, the same
+#: arithmetic).
+FROZEN_SECONDS, FROZEN_MOTION = 0.2, 1e-3
 
 
 @numba.njit(cache=True)
@@ -121,10 +124,10 @@ def position_jump(q, previous, velocity, wrap, elapsed, tolerance):
 
 
 @numba.njit(cache=True)
-def frozen_state(q, qd, previous_q, previous_qd, elapsed, frozen_for):
+def frozen_state(q, qd, previous_q, previous_qd, elapsed, frozen_for, seconds=FROZEN_SECONDS):
     """(seconds the stream has repeated itself, frozen?) after the state (q, qd) arrived
     ``elapsed`` [s] after the last valid one (previous_q, previous_qd), which had repeated
-    itself ``frozen_for`` [s]: frozen when that time reaches FROZEN_SECONDS while the
+    itself ``frozen_for`` [s]: frozen when that time reaches ``seconds`` while the
     velocities say a joint moved more than FROZEN_MOTION. The C++ controller's
     frozen_state (torque_safety.hpp) is the same arithmetic."""
     same = True
@@ -133,4 +136,4 @@ def frozen_state(q, qd, previous_q, previous_qd, elapsed, frozen_for):
         same = same and q[j] == previous_q[j] and qd[j] == previous_qd[j]
         fastest = max(fastest, abs(qd[j]))
     frozen_for = frozen_for + max(elapsed, 0.0) if same else 0.0
-    return frozen_for, frozen_for >= FROZEN_SECONDS and fastest * frozen_for > FROZEN_MOTION
+    return frozen_for, frozen_for >= seconds and fastest * frozen_for > FROZEN_MOTION

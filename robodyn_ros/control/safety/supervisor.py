@@ -151,6 +151,7 @@ class SafetySupervisor:
         self._step = limits.max_torque_rate * limits.period
         self.jumps: deque[float] = deque(maxlen=JUMPS_TO_FAULT)  # times of the last rejected jumps
         self.frozen_for = 0.0  # [s] the valid states have repeated themselves bit for bit
+        self.frozen = False  # ... long enough, while their velocities say the arm moves
         self.wrap = (~np.isfinite(limits.lower) | ~np.isfinite(limits.upper)).astype(float)
 
     # -- transitions ------------------------------------------------------------------
@@ -169,7 +170,7 @@ class SafetySupervisor:
         """Start supervising; the command starts from the current output (zeros at start)."""
         self.latched = False
         self.valid_time = None
-        self.frozen_for = 0.0
+        self.frozen_for, self.frozen = 0.0, False
         self._enter(WAITING, 'waiting for a valid joint state', now)
 
     def deactivate(self, now, reason='deactivated'):
@@ -333,17 +334,22 @@ class SafetySupervisor:
 
     def note_valid(self, now, q, qd):
         """The last valid state (it feeds the watchdog and the hold command); the guards
-        are :meth:`accept_state`'s. A stream repeating itself while its velocities say the
-        arm moves (kernels.frozen_state) latches the safe command on an untrusted state."""
+        are :meth:`accept_state`'s. Counts how long the stream has repeated itself
+        (kernels.frozen_state); :meth:`check_frozen` acts on it after the cycle."""
         if self.q_valid is not None and self.valid_time is not None:
-            self.frozen_for, frozen = frozen_state(q, qd, self.q_valid, self.qd_valid,
-                                                   now - self.valid_time, self.frozen_for)
-            if frozen and self.state in (RAMP_IN, ACTIVE):
-                self.fault(now, f'the joint states repeated themselves for '
-                                f'{self.frozen_for * 1e3:.0f} ms (>= {FROZEN_SECONDS * 1e3:.0f}) '
-                                'while their velocities say the arm moves (a driver that '
-                                'stopped reading its encoders?)', latch=True, trusted=False)
+            self.frozen_for, self.frozen = frozen_state(
+                q, qd, self.q_valid, self.qd_valid, now - self.valid_time, self.frozen_for)
         self.q_valid, self.qd_valid, self.valid_time = q, qd, now
+
+    def check_frozen(self, now):
+        """Safe mode (latched, state not trusted) when the valid states have repeated
+        themselves while their velocities say the arm moves (a driver that stopped reading
+        its encoders). Both paths call this after the cycle: the next one is safe."""
+        if self.frozen and self.state in (RAMP_IN, ACTIVE):
+            self.fault(now, f'the joint states repeated themselves for '
+                            f'{self.frozen_for * 1e3:.0f} ms (>= {FROZEN_SECONDS * 1e3:.0f}) '
+                            'while their velocities say the arm moves (a driver that '
+                            'stopped reading its encoders?)', latch=True, trusted=False)
 
     def check_watchdog(self, now, why=''):
         """Safe mode when the last valid state is stale (see SafetyLimits.stale_after)."""

@@ -204,13 +204,15 @@ def test_three_jumps_within_the_window_latch_and_three_spread_out_do_not():
 def test_a_frozen_stream_latches_gravity_without_damping_and_rest_does_not():
     sup = _active()
     q, qd = np.array([0.0, 0.3, 0.2]), np.array([0.5, -1.0, 0.1])
-    for k in range(1, 60):  # the same state, bit for bit, every ms while it says 1 rad/s
+    for k in range(1, 210):  # the same state, bit for bit, every ms while it says 1 rad/s
         sup.accept_state(k * PERIOD, q.copy(), qd.copy())
+        sup.check_frozen(k * PERIOD)
     assert sup.state == SAFE and sup.latched and 'repeated themselves' in sup.reason
-    np.testing.assert_allclose(sup.safe_target(0.06), _gravity(q))  # no damping on it
-    sup.accept_state(0.061, q + 1e-4, qd)  # the stream moves again: damping comes back
-    np.testing.assert_allclose(sup.safe_target(0.061), _gravity(q + 1e-4) - 2.0 * qd)
+    np.testing.assert_allclose(sup.safe_target(0.21), _gravity(q))  # no damping on it
+    sup.accept_state(0.211, q + 1e-4, qd)  # the stream moves again: damping comes back
+    np.testing.assert_allclose(sup.safe_target(0.211), _gravity(q + 1e-4) - 2.0 * qd)
     rest = _active()
-    for k in range(1, 200):  # at rest: the same positions, velocities 0
+    for k in range(1, 400):  # at rest: the same positions, velocities 0
         rest.accept_state(k * PERIOD, q.copy(), np.zeros(N))
+        rest.check_frozen(k * PERIOD)
     assert rest.state != SAFE
