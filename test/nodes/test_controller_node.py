@@ -122,10 +122,12 @@ def test_dds_round_trip_then_safe_command_at_rate_when_states_stop(ros):
     q = Q0 + rng.uniform(-0.01, 0.01, 7)
     qd = rng.uniform(-0.1, 0.1, 7)
     order = rng.permutation(7)
-    for k in range(30):
-        pub.publish(_state(q[order], qd[order], 1.0 + 1e-3 * k, [NAMES[i] for i in order]))
+    for k in range(30):  # an arm moving at qd (a repeated state would be a frozen stream)
+        qk = q + 1e-3 * k * qd
+        pub.publish(_state(qk[order], qd[order], 1.0 + 1e-3 * k, [NAMES[i] for i in order]))
         spin_until(executor, lambda: False, 0.003)
     assert commands and node.core.fused_cycle.cycles > 0  # the node's cycles ran fused
+    q = qk
     dyn = RigidBodyDynamics(MODEL)
     expected = dyn.computed_torque(q, qd, node.core.reference(0.0)[0], np.zeros(7),
                                    np.zeros(7), np.full(7, 400.0), np.full(7, 40.0),
