@@ -176,7 +176,7 @@ public:
       double qd = data_->qvel[dof_[i]];
       double effort = data_->actuator_force[actuator_[i]];
       const bool hit = fault_joint_ == 0 || fault_joint_ == static_cast<int>(i) + 1;
-      if (fault_cycles_ > 0 && hit) {
+      if (fault != Fault::NONE && hit) {  // take_fault: NONE once its cycles ran out
         if (fault == Fault::NAN_STATE) {q = std::numeric_limits<double>::quiet_NaN();}
         if (fault == Fault::OUT_OF_RANGE) {q += 10.0;}
         if (fault == Fault::JUMP) {q += 0.5;}
