@@ -240,8 +240,7 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                                                 'command_topic': COMMAND_TOPIC,
                                                 'autostart': hardware != 'mujoco_ros2_control',
                                                 'use_sim_time': hardware == 'gz'}] +
-                      MOCK_OVERRIDES.get(
-                                                    hardware, []))
+                      MOCK_OVERRIDES.get(hardware, []))
     # The robodyn controller starts with the stack, not after the spawners: its configure
     # (model, kernels, the check against Pinocchio) then overlaps the hardware's start-up,
     # while the hardware holds g(q0); it ramps in at the first state the broadcaster sends.

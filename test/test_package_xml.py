@@ -31,9 +31,10 @@ def _imports(paths):
                 found.update(a.name.split('.')[0] for a in node.names)
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split('.')[0])
-    local = {'robodyn_ros', 'ros_helpers', 'model_helpers', 'conftest', 'launch_module',
-             'cases', 'harness', 'ros2_control_probe', 'test_ros2_control_launch',
-             'test_fused_cycle'}
+    # the package itself and the test tree's own modules (helpers, fixtures shared by files)
+    local = {'robodyn_ros', 'launch_module', 'cases', 'harness'} | {
+        os.path.splitext(os.path.basename(p))[0]
+        for p in glob.glob(os.path.join(ROOT, 'test', '**', '*.py'), recursive=True)}
     return {ROSDEP.get(m, m) for m in found
             if m not in sys.stdlib_module_names and m not in local}
 

@@ -25,7 +25,15 @@ from .joint_map import JointMap
 from .levels import Level
 from .reference.manager import PreparedTrajectory, ReferenceManager
 from .reference.trajectories import Hold
-from .safety.supervisor import ACTIVE, LEVELS, SAFE, WAITING, SafetySupervisor, SupervisorState
+from .safety.supervisor import (
+    ACTIVE,
+    HELD,
+    LEVELS,
+    SAFE,
+    WAITING,
+    SafetySupervisor,
+    SupervisorState,
+)
 from .state_clock import CLOCK_RESET, StateClock
 
 __all__ = ['ControllerCore', 'Command', 'PreparedPayload', 'CLOCK_RESET']
@@ -212,6 +220,12 @@ class ControllerCore:
         """Start commanding at the first valid state; ramps in from the current output."""
         self.supervisor.activate(now)
 
+    def release(self, now: float, reason: str) -> None:
+        """Deactivate without letting go: stop following the reference and hold the arm
+        where it is (SafetySupervisor.release), still one command a cycle; the final ramp
+        (:meth:`final_commands`) ends it."""
+        self.supervisor.release(now, reason)
+
     def final_commands(self, now: float, reason: str) -> list[np.ndarray]:
         """Deactivate: commands (command order), one per period, ramping to the final safe
         command within the rate limit; publish them all."""
@@ -249,8 +263,11 @@ class ControllerCore:
               velocity: Values, stamp: float = 0.0) -> Command | None:
         """A state-triggered cycle, :meth:`on_state` then :meth:`update`: the Command, or
         None when nothing is to be published."""
+        # Every valid state is answered while a command goes out every cycle (the safe
+        # command and the hold too): one command per hardware cycle. A timer's command
+        # lands in the hardware's cycles at random, and two in one cycle apply two steps.
         if self.on_state(now, names, position, velocity, stamp) and \
-                self.supervisor.commanding:
+                self.supervisor.publishing:
             return self.update(now)
         return None
 
@@ -456,7 +473,7 @@ class ControllerCore:
                   'faults': str(sup.faults), 'clamped': str(sup.clamped),
                   'rate_limited': str(sup.rate_limited),
                   'last_rejection': self.last_rejection or 'none'}
-        if sup.state == SAFE and sup.hold_q is not None:
+        if sup.state in (SAFE, HELD) and sup.hold_q is not None:
             values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
         values.update(self.stats.summary())
         if self.cross_check is not None:

@@ -7,7 +7,9 @@ rclpy timer and applies what this decides).
   state_timeout, so the first safe command is on the wire at state_timeout), re-armed at
   each firing rather than per state (a reset per state would wake the executor's timer
   thread every cycle); then it runs at rate (the safe command) until a state is answered
-  again. No idle 1 kHz wake-ups while states arrive.
+  again. No idle 1 kHz wake-ups while states arrive. In safe mode and the hold, too, the
+  states are answered and the timer only watches: a timer's command lands in the
+  hardware's cycles at random, and two in one cycle apply two steps at once.
 """
 
 __all__ = ['CycleTimer', 'WATCHDOG_MIN_NS']
@@ -54,10 +56,19 @@ class CycleTimer:
             else None
 
     def unanswered_needs_command(self, now: float) -> bool:
-        """A state got no command: True when the safe command must go out now and the
-        timer run at rate from here (a fault while states arrive: guard, jump, law, the
-        watchdog expiring between rejected states), not when the watchdog would wake."""
-        return not self.fast and self.supervisor.needs_timer(now)
+        """A state got no command: True when the safe command must answer it (a fault
+        while states arrive: guard, jump, law; in safe mode and the hold every state is
+        answered), or go out now because the watchdog expired between rejected states.
+        Then :meth:`after_unanswered` says whether the timer runs at rate from here."""
+        sup = self.supervisor
+        return not self.fast and (sup.needs_timer(now) or
+                                  (sup.publishing and not sup.commanding))
+
+    def after_unanswered(self, now: float) -> int | None:
+        """After the command of :meth:`unanswered_needs_command`: the timer period [ns]
+        at rate when the last valid state is stale, else None (the states are answered,
+        the timer stays a watchdog: two commands in one hardware cycle apply two steps)."""
+        return self.to_rate() if self.supervisor.needs_timer(now) else None
 
     def to_rate(self) -> int:
         """The timer period [ns] once the safe command is published at rate."""

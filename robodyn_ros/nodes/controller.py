@@ -39,6 +39,7 @@ from ..control.events import EventKind, emit
 from ..control.levels import Level
 from ..control.options import Trigger
 from ..control.parameters import PARAMETERS, RUNTIME
+from ..control.safety.supervisor import HELD
 from ..defaults import JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
@@ -296,15 +297,23 @@ class ControllerNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def on_deactivate(self, state):
-        """Ramp to the safe command and publish it last."""
-        self.publish_final('deactivated')
+        """Stop following and hold the arm where it is, still one command a cycle: a
+        forward controller applies its last message for ever, so the node keeps
+        supervising it (cleanup or shutdown ends with the final ramp)."""
+        run = self.configured
+        if run is not None:
+            run.core.release(time.monotonic(), 'deactivated')
+            self._log_events()
         if self.bridge is not None:
-            self.bridge.end_goals('controller deactivated')
+            # not waited for: the hold goes out every cycle meanwhile
+            self.bridge.end_goals('controller deactivated', timeout=0.0)
         self.status = 'configured'
         return TransitionCallbackReturn.SUCCESS
 
     def on_cleanup(self, state):
-        """Drop the core and its publishers/subscriptions."""
+        """The final ramp (if a hold is still published), then drop the core and its
+        publishers/subscriptions."""
+        self.publish_final('cleaned up')
         self._destroy_entities()
         self.status = 'unconfigured'
         return TransitionCallbackReturn.SUCCESS
@@ -407,7 +416,7 @@ class ControllerNode(LifecycleNode):
             _rearm(run.timer, run.cycle_timer.after_answer())
         elif run.cycle_timer.unanswered_needs_command(now):
             self.publish(core.update(now), now)
-            _rearm(run.timer, run.cycle_timer.to_rate())
+            _rearm(run.timer, run.cycle_timer.after_unanswered(now))
 
     @guarded
     def on_timer(self, _info=None):
@@ -552,7 +561,8 @@ class ControllerNode(LifecycleNode):
             core.state_publishers = self.count_publishers(JOINT_STATES)
             self._log_events()
             level, message, values = core.diagnostics(time.monotonic())
-            message = message if self.status == 'active' else self.status
+            message = message if self.status == 'active' or core.supervisor.state == HELD \
+                else self.status
             if core.supervisor.publishing:
                 listeners = run.cmd_pub.get_subscription_count()
                 values['command_subscribers'] = str(listeners)

@@ -39,7 +39,7 @@ from ..control.reference.trajectory_goal import (
     GoalTolerances,
     goal_problem,
 )
-from ..control.safety.supervisor import INACTIVE
+from ..control.safety.supervisor import HELD, INACTIVE
 from ..errors import InputError
 from .node_support import float_array, spin_in_thread, to_time
 
@@ -134,8 +134,11 @@ class FollowJointTrajectoryBridge:
 
     def end_goals(self, reason, timeout=0.5):
         """End the running goal (aborted with ``reason``) and refuse new ones until
-        :meth:`resume`; waits up to ``timeout`` [s] for the result to be sent."""
+        :meth:`resume`; waits up to ``timeout`` [s] for the result to be sent (0: not at
+        all, the action thread sends it: a deactivate's hold must not wait on it)."""
         self.ending = reason
+        if timeout <= 0.0:
+            return
         deadline = time.monotonic() + timeout
         running = self.active is not None
         while self.active is not None and time.monotonic() < deadline:
@@ -191,7 +194,7 @@ class FollowJointTrajectoryBridge:
         """Accept or reject a goal before it exists for the client (the action thread)."""
         core = self.controller.core
         problem = 'controller not active' if self.ending or core is None or \
-            core.supervisor.state == INACTIVE else goal_problem(
+            core.supervisor.state in (INACTIVE, HELD) else goal_problem(
                 core.model.joint_names, goal.trajectory, core.config.max_trajectory_points)
         if problem is None:
             return GoalResponse.ACCEPT

@@ -46,5 +46,10 @@ def test_a_fault_while_states_arrive_needs_the_safe_command_at_once():
     assert not timer.unanswered_needs_command(0.01)
     sup.fault(0.01, 'test', latch=True)
     assert sup.state == SAFE and timer.unanswered_needs_command(0.01)
-    assert timer.to_rate() == 1_000_000 and timer.fast
-    assert not timer.unanswered_needs_command(0.011)  # already at rate
+    # the states are fresh: answered one by one, the timer stays a watchdog (one command
+    # per hardware cycle)
+    assert timer.after_unanswered(0.01) is None and not timer.fast
+    # stale: the timer at rate
+    assert timer.unanswered_needs_command(0.2)
+    assert timer.after_unanswered(0.2) == 1_000_000 and timer.fast
+    assert not timer.unanswered_needs_command(0.201)  # already at rate

@@ -99,7 +99,7 @@ def _trajectory(k):
 
 
 def _general(core, now, names, position, velocity, stamp):
-    if core.on_state(now, names, position, velocity, stamp) and core.supervisor.commanding:
+    if core.on_state(now, names, position, velocity, stamp) and core.supervisor.publishing:
         return core.update(now)
     return None
 

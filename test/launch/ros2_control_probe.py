@@ -107,6 +107,19 @@ class Probe:
         response = self.wait(client.call_async(request))
         return bool(response and response.ok)
 
+    def transition(self, node, label):
+        """A lifecycle transition of ``node`` by label ('deactivate', 'activate', ...);
+        True when it succeeded."""
+        from lifecycle_msgs.msg import Transition
+        from lifecycle_msgs.srv import ChangeState
+        client = self.node.create_client(ChangeState, f'{node}/change_state')
+        if not client.wait_for_service(timeout_sec=10.0):
+            return False
+        request = ChangeState.Request()
+        request.transition.id = getattr(Transition, f'TRANSITION_{label.upper()}')
+        response = self.wait(client.call_async(request))
+        return bool(response and response.success)
+
     def reset_world(self, service, keyframe):
         """mujoco_ros2_control's reset to a keyframe; True when it succeeded."""
         from mujoco_ros2_control_msgs.srv import ResetWorld

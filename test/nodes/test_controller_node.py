@@ -145,7 +145,9 @@ def test_dds_round_trip_then_safe_command_at_rate_when_states_stop(ros):
     probe.destroy_node()
 
 
-def test_deactivate_publishes_the_final_hold_last(ros):
+def test_deactivate_holds_the_arm_and_cleanup_publishes_the_final_hold_last(ros):
+    """A forward controller applies the last message for ever: a deactivated node keeps
+    publishing the position hold where the arm was released; cleanup ends with g(q)."""
     node = _node(ros, reference='hold')
     now = time.monotonic()
     node.core.on_state(now, NAMES, Q0, np.zeros(7), 5.0)
@@ -153,9 +155,19 @@ def test_deactivate_publishes_the_final_hold_last(ros):
     node.configured.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
     node.publish(node.core.update(now), now)
     node.trigger_deactivate()
-    np.testing.assert_allclose(sent[-1], RigidBodyDynamics(MODEL).gravity_vector(Q0),
+    assert node.core.supervisor.state == 'held'
+    moved = Q0 + 0.01  # the arm pushed away from where it was released: pulled back
+    node.core.on_state(now + 0.001, NAMES, moved, np.zeros(7), 5.001)
+    held = node.core.update(now + 0.002)
+    assert held is not None and held.state == 'held'
+    gravity = RigidBodyDynamics(MODEL).gravity_vector(moved)
+    target = node.core.supervisor.safe_target(now + 0.002)
+    assert np.all((target - gravity) < 0.0)  # every joint pulled back towards Q0
+    level, message, values = node.core.diagnostics(now + 0.002)
+    assert 'position hold at the release position' in message and 'hold_position' in values
+    node.trigger_cleanup()
+    np.testing.assert_allclose(sent[-1], RigidBodyDynamics(MODEL).gravity_vector(moved),
                                atol=1e-9)
-    assert node.core.supervisor.state == 'inactive'
 
 
 _floats = st.floats(allow_nan=True, allow_infinity=True, width=64)

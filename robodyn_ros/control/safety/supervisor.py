@@ -56,7 +56,7 @@ from .kernels import (
 from .limits import SafetyLimits
 
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'SupervisorState', 'HoldKind', 'FusedInputs',
-           'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE', 'SAFE', 'LEVELS', 'POSITION_HOLD',
+           'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE', 'SAFE', 'HELD', 'LEVELS', 'POSITION_HOLD',
            'GRAVITY_HOLD', 'ZERO_TORQUE']
 
 
@@ -70,9 +70,13 @@ class SupervisorState(StrEnum):
     RAMP_IN = 'ramp_in'
     ACTIVE = 'active'
     SAFE = 'safe'
+    #: deactivated, still supervising: the safe command at rate, a position hold where the
+    #: arm was released (what holds the arm once a forward controller keeps the last
+    #: message is nothing but this publisher)
+    HELD = 'held'
 
 
-INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE = SupervisorState
+INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE, HELD = SupervisorState
 #: This many position jumps (see :meth:`SafetySupervisor.jump`) within JUMP_WINDOW [s]:
 #: two joint_states sources disagree.
 JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
@@ -92,7 +96,7 @@ class HoldKind(StrEnum):
 POSITION_HOLD, GRAVITY_HOLD, ZERO_TORQUE = HoldKind
 #: Diagnostic level of each state.
 LEVELS = {INACTIVE: Level.WARN, WAITING: Level.WARN, RAMP_IN: Level.OK, ACTIVE: Level.OK,
-          SAFE: Level.ERROR}
+          SAFE: Level.ERROR, HELD: Level.WARN}
 
 
 class FusedInputs(NamedTuple):
@@ -131,6 +135,7 @@ class SafetySupervisor:
         self.gravity = gravity
         self.mass_diagonal = mass_diagonal
         self.hold_q: np.ndarray | None = None  # the position hold's target, or None
+        self.hold_where = 'the trip position'  # what hold_q was, as diagnostics say it
         self.hold_kp = self.hold_kd = np.zeros(len(limits.effort))
         n = len(limits.effort)
         self.n = n
@@ -177,6 +182,18 @@ class SafetySupervisor:
         """Stop commanding (call :meth:`final_ramp` first to reach the safe command)."""
         self._enter(INACTIVE, reason, now)
 
+    def release(self, now, reason='deactivated'):
+        """Stop following the law and hold the arm where it is: the position hold at the
+        last valid state when it is trusted and fresh (else gravity + damping), published
+        at rate, within the rate limit, until :meth:`activate` or :meth:`final_ramp`. A
+        safe mode's hold stays as it was (its state may not be trusted)."""
+        if self.state in (INACTIVE, WAITING):  # nothing commanded: nothing to hold
+            self._enter(INACTIVE, reason, now)
+            return
+        if self.state != SAFE:
+            self._choose_hold(now, trusted=True, where='the release position')
+        self._enter(HELD, f'{reason}; holding the arm: {self.hold_kind}', now)
+
     def fault(self, now, reason, latch, trusted=True):
         """Enter safe mode (``latch``: stay until deactivate/activate). ``trusted``: the
         last valid state is the arm's (a guard or the law tripped): hold its position;
@@ -193,9 +210,11 @@ class SafetySupervisor:
         self._enter(SAFE, f'{reason}{" (latched until re-activation)" if latch else ""}; '
                           f'safe command: {self.hold_kind}', now)
 
-    def _choose_hold(self, now, trusted):
-        """The position hold at the last valid state when it is trusted and fresh."""
+    def _choose_hold(self, now, trusted, where='the trip position'):
+        """The position hold at the last valid state when it is trusted and fresh
+        (``where``: what that state was, for the diagnostics)."""
         self.hold_q = None
+        self.hold_where = where
         if self.limits.safe_command != SafeCommand.HOLD or not trusted or self.q_valid is None or \
                 now - self.valid_time > self.limits.stale_after:
             return
@@ -232,7 +251,7 @@ class SafetySupervisor:
         if self.limits.safe_command == SafeCommand.ZERO:
             return ZERO_TORQUE
         if self.hold_q is not None:
-            return f'{POSITION_HOLD} at the trip position'
+            return f'{POSITION_HOLD} at {self.hold_where}'
         return f'{GRAVITY_HOLD} (state not trusted)' if self.gravity is not None else \
             'damping (state not trusted)'
 
@@ -284,7 +303,7 @@ class SafetySupervisor:
         state is the only one of the arm: accepted (the velocity guard still reads its
         velocities), and the lag said once per kind as a WARN event.
         """
-        if self.q_valid is None or self.state not in (RAMP_IN, ACTIVE, SAFE):
+        if self.q_valid is None or self.state not in (RAMP_IN, ACTIVE, SAFE, HELD):
             return ''
         elapsed = self.since_valid(now, stamp_interval)
         j = position_jump(q, self.q_valid, self.limits.velocity, self.wrap, elapsed,
@@ -361,10 +380,13 @@ class SafetySupervisor:
                        trusted=False)
 
     def needs_timer(self, now):
-        """With state-triggered cycles: True when the timer must publish instead (safe
-        mode, or the watchdog has expired)."""
-        return self.state == SAFE or (self.state in (RAMP_IN, ACTIVE) and
-                                     now - self.valid_time > self.limits.stale_after)
+        """With state-triggered cycles: True when the timer must publish instead: a
+        command goes out every cycle (see :attr:`publishing`) and the last valid state is
+        stale (the watchdog expired) or there is none. While valid states arrive they are
+        answered, in safe mode and the hold too: one command per hardware cycle."""
+        if self.state not in (RAMP_IN, ACTIVE, SAFE, HELD):
+            return False
+        return self.valid_time is None or now - self.valid_time > self.limits.stale_after
 
     @property
     def commanding(self):
@@ -374,7 +396,7 @@ class SafetySupervisor:
     @property
     def publishing(self):
         """True while a command must go out every cycle."""
-        return self.state in (RAMP_IN, ACTIVE, SAFE)
+        return self.state in (RAMP_IN, ACTIVE, SAFE, HELD)
 
     # -- outputs ----------------------------------------------------------------------
     def safe_target(self, now, final=False):
@@ -391,7 +413,7 @@ class SafetySupervisor:
                 self.frozen_for >= FROZEN_SECONDS:  # a frozen stream's velocity is no speed
             return tau
         qd = np.asarray(self.qd_valid, dtype=float)
-        if self.hold_q is not None and self.state == SAFE:
+        if self.hold_q is not None and self.state in (SAFE, HELD):
             tau += self.hold_kp * (self.hold_q - self.q_valid) - self.hold_kd * qd
         else:
             tau -= self.limits.damping * qd
@@ -399,7 +421,7 @@ class SafetySupervisor:
 
     def command(self, now, law_tau=None):
         """The torque to publish at ``now``: law (blended in ramp_in) or safe, limited."""
-        if self.state == SAFE or law_tau is None:
+        if self.state in (SAFE, HELD) or law_tau is None:
             target = self.safe_target(now)
         elif self.state == RAMP_IN:
             s = (now - self.ramp_start) / self.limits.ramp_time \

@@ -7,7 +7,9 @@ from robodyn_ros.control.events import EventKind
 from robodyn_ros.control.levels import Level
 from robodyn_ros.control.safety.supervisor import (
     ACTIVE,
+    HELD,
     INACTIVE,
+    LEVELS,
     RAMP_IN,
     SAFE,
     WAITING,
@@ -216,3 +218,42 @@ def test_a_frozen_stream_latches_gravity_without_damping_and_rest_does_not():
         rest.accept_state(k * PERIOD, q.copy(), np.zeros(N))
         rest.check_frozen(k * PERIOD)
     assert rest.state != SAFE
+
+
+def test_release_holds_the_arm_where_it_was_released_until_activated():
+    sup = SafetySupervisor(_limits(hold_kp=np.full(N, 100.0), hold_kd=np.full(N, 10.0)),
+                           _gravity)
+    sup.activate(0.0)
+    sup.accept_state(0.0, np.zeros(N), np.zeros(N))
+    q, t = np.array([0.1, 0.2, 0.3]), 0.2
+    sup.accept_state(t, q, np.full(N, 0.5))  # mid-motion
+    sup.command(t, np.zeros(N))
+    sup.release(t + PERIOD)
+    assert sup.state == HELD and sup.publishing and not sup.commanding
+    assert LEVELS[HELD] == Level.WARN and 'at the release position' in sup.reason
+    np.testing.assert_array_equal(sup.hold_q, q)
+    moved = q + 0.05  # the arm went on: pulled back and damped
+    sup.accept_state(t + 2 * PERIOD, moved, np.full(N, 0.5))
+    expected = _gravity(moved) + 100.0 * (q - moved) - 10.0 * 0.5
+    np.testing.assert_allclose(sup.safe_target(t + 2 * PERIOD), expected)
+    # the law's torque is not taken while held; the rate limit still applies
+    before = sup.output.copy()
+    out = sup.command(t + 2 * PERIOD, np.full(N, 40.0))
+    assert np.abs(out - before).max() <= RATE * PERIOD * (1 + 1e-12)
+    # fresh states are answered (one command per hardware cycle); the timer only once stale
+    assert not sup.needs_timer(t + 2 * PERIOD) and sup.needs_timer(t + 0.1)
+    sup.activate(t + 3 * PERIOD)  # back to following: ramps in from the hold's output
+    assert sup.state == WAITING
+    sup.accept_state(t + 4 * PERIOD, moved, np.zeros(N))
+    assert sup.state == RAMP_IN
+
+
+def test_release_before_any_command_and_after_a_fault():
+    sup = SafetySupervisor(_limits(), _gravity)
+    sup.activate(0.0)
+    sup.release(0.001)  # nothing commanded: nothing to hold
+    assert sup.state == INACTIVE and not sup.publishing
+    sup = _active()
+    sup.fault(0.01, 'two sources', latch=True, trusted=False)
+    sup.release(0.02)  # the fault's hold stays: the state is not trusted
+    assert sup.state == HELD and sup.hold_q is None and 'gravity' in sup.reason

@@ -1,0 +1,116 @@
+"""The node path lets go of nothing: `ros2 launch robodyn_ros ros2_control.launch.py
+controller:=node` on the lock-step MuJoCo hardware, two CPU hogs. The robodyn node is
+deactivated (lifecycle) in the middle of a goal: the forward effort controller applies its
+last message for ever, so the node keeps publishing the position hold where the arm was
+released. Judged from the recorded /joint_states, whose effort is the torque MuJoCo
+applied: the arm stays within 0.05 rad of where it was released for 10 s, no applied step
+above the node path's bound (NODE_STEP), /diagnostics says the arm is held, the goal is not
+SUCCEEDED; activated again, the node ramps back in without a step.
+"""
+
+import numpy as np
+import pytest
+from ros2_control_probe import Probe
+from test_default_path_faults import DRIFT, STEP, _goal, _largest_steps, _q, _series, _worst_step
+from test_ros2_control_launch import NAMES, ROBODYN_ACTION, _Hogs, _Launch, _require
+
+pytestmark = pytest.mark.integration
+
+DOMAIN = 98
+NODE = '/robodyn_controller'
+#: The node path's applied step per hardware cycle [N m]: each command steps at most
+#: max_torque_rate x min(its elapsed time, period) from the one before, and the hardware
+#: applies the latest: after a stall of the node the first command takes one period's
+#: budget and the ones that follow within the same hardware cycle at most one more. Two
+#: budgets; the C++ controller, writing in the hardware's own cycle, keeps one.
+NODE_STEP = 2 * STEP
+
+
+@pytest.fixture(scope='module')
+def released(ros_launch_env):
+    _require('controller_manager')
+    from diagnostic_msgs.msg import DiagnosticArray
+    from sensor_msgs.msg import JointState
+    result = {}
+    with _Hogs():
+        launch = _Launch(ros_launch_env, DOMAIN, 'controller:=node', 'hardware:=mujoco',
+                         'robot:=panda')
+        result['active'] = launch.wait_for('ramp-in complete', 240.0)
+        if result['active']:
+            probe = Probe(DOMAIN)
+            probe.record('/joint_states', JointState, depth=20000)
+            probe.record('/diagnostics', DiagnosticArray, depth=5000)
+            probe.spin(3.0)
+            try:
+                _release(probe, result)
+            finally:
+                probe.close()
+        result['code'], result['text'], result['exit_s'] = launch.stop()
+    return result
+
+
+def _release(probe, result):
+    import time
+
+    from control_msgs.action import FollowJointTrajectory
+    from rclpy.action import ActionClient
+    client = ActionClient(probe.node, FollowJointTrajectory, ROBODYN_ACTION)
+    client.wait_for_server(timeout_sec=10.0)
+    q = _q(probe)
+    handle = probe.wait(client.send_goal_async(_goal(NAMES, [q + 0.3, q], [3.0, 6.0])))
+    result['accepted'] = handle is not None and handle.accepted
+    probe.spin(1.5)  # mid-motion
+    since = time.monotonic()
+    result['deactivated'] = probe.transition(NODE, 'deactivate')
+    done = probe.wait(handle.get_result_async(), 5.0) if result['accepted'] else None
+    result['goal_status'] = done.status if done else None
+    probe.spin(10.0)
+    result['window'] = _series(probe, since)
+    result['said'] = [(t, s.message, {kv.key: kv.value for kv in s.values})
+                      for t, m in probe.log['/diagnostics']
+                      for s in m.status if s.name == 'robodyn_controller' and t >= since]
+    back = time.monotonic()
+    result['activated'] = probe.transition(NODE, 'activate')
+    probe.spin(3.0)
+    result['back_window'] = _series(probe, back)
+    result['back_said'] = [(round(t - back, 3), s.message) for t, m in probe.log['/diagnostics']
+                           for s in m.status if s.name == 'robodyn_controller' and t >= back]
+
+
+def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
+    from action_msgs.msg import GoalStatus
+    assert released['active'], released['text'][-3000:]
+    assert released['accepted'] and released['deactivated']
+    assert released['goal_status'] not in (None, GoalStatus.STATUS_SUCCEEDED)
+    held = [(t, m, values) for t, m, values in released['said'] if m.startswith('held')]
+    assert held and 'position hold at the release position' in held[0][1], \
+        '\n'.join(line[-150:] for line in released['text'].splitlines() if '->' in line)
+    # where the node released the arm (its last valid state when the transition ran),
+    # judged over the states from then on
+    hold = np.array([float(v) for v in held[0][2]['hold_position'].split()])
+    stamps, q, effort = released['window']
+    assert _worst_step(stamps, effort) <= NODE_STEP * 1.001, \
+        (stamps[0], _largest_steps(stamps, effort, 6))
+    # the state the node released the arm at (hold_position is printed to 1e-5 rad)
+    at = np.flatnonzero(np.abs(q - hold).max(axis=1) < 1e-4)
+    assert at.size, 'no recorded state at the release position'
+    after = at[0]
+    stamps, q = stamps[after:], q[after:]
+    assert stamps[-1] - stamps[0] > 9.0
+    drift = np.abs(q - hold).max(axis=0)
+    print(f'node path, two hogs: deactivated mid-motion, drift per joint {drift.round(4)} '
+          f'rad over {stamps[-1] - stamps[0]:.1f} s, worst step '
+          f'{_worst_step(*released["window"][::2]):.3f} N m')
+    assert drift.max() <= DRIFT, f'drift {drift.max():.4f} rad over ' \
+        f'{stamps[-1] - stamps[0]:.1f} s'
+
+
+def test_activated_again_the_node_ramps_in_without_a_step(released):
+    assert released['activated']
+    stamps, _, effort = released['back_window']
+    assert _worst_step(stamps, effort) <= NODE_STEP * 1.001, \
+        (stamps[0], _largest_steps(stamps, effort, 6), released['back_said'])
+
+
+def test_the_launch_exits_within_2_s(released):
+    assert released['exit_s'] < 2.0, released['text'][-2000:]
