@@ -215,7 +215,8 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     return CallbackReturn::ERROR;
   }
   for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
-      &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_})
+      &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_,
+      &applied_cmd_})
   {
     v->assign(n_, 0.0);
   }
@@ -303,6 +304,13 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
       last_cmd_[i] = finite && params_.include_gravity ? gravity_[i] : 0.0;
     }
   }
+  // A restart within one switch (released less than a period ago): the release step was
+  // never applied, and this cycle's step is the only one the hardware sees.
+  const auto since_release = std::chrono::steady_clock::now() - release_time_;
+  if (released_ && since_release < std::chrono::duration<double>(nominal_period_)) {
+    std::copy(applied_cmd_.begin(), applied_cmd_.end(), last_cmd_.begin());
+  }
+  released_ = false;
   if (!finite) {
     fault("non_finite_state", "a joint state is not finite at activation", false);
   } else {
@@ -335,6 +343,9 @@ void ComputedTorqueController::write_release() noexcept
   } else {
     compute_gravity_damping();
   }
+  std::copy(last_cmd_.begin(), last_cmd_.end(), applied_cmd_.begin());
+  release_time_ = std::chrono::steady_clock::now();
+  released_ = true;
   (void)limit_torque(tau_.data(), effort_limit_.data(),
     rate_step(params_.max_torque_rate, nominal_period_, nominal_period_), n_,
     last_cmd_.data(), out_.data(), counts_);

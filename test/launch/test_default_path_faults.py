@@ -8,7 +8,10 @@ Cases, in one launch: a goal whose last point carries an acceleration (the arm m
 on the point, not a/kp away); goals the arm cannot follow (beyond a limit, 1.5 rad in
 10 ms, huge velocities) must not SUCCEED; the controller_manager stopped for 200 ms
 (SIGSTOP) must not give a step above the per-cycle limit; the whole chain deactivated
-mid-motion must leave the arm within 0.05 rad of where it was released for 10 s; states
+mid-motion must leave the arm within 0.05 rad of where it was released for 10 s; the robodyn
+controller unloaded and loaded again, and the JTC deactivated alone mid-motion, must give
+no step and leave the arm held; goals with NaN positions, time going backwards or a
+million joint names must not SUCCEED; states
 the hardware corrupts on request (NaN, 10 rad beyond a limit, frozen, a 0.5 rad jump: the
 launch's test-only fault_injection) must be named on /diagnostics and the arm brought to
 rest, and a read() 200 ms late must give no step. Every applied torque step over the run
@@ -16,6 +19,7 @@ stays within max_torque_rate x period.
 """
 
 import os
+import re
 import signal
 import subprocess
 import time
@@ -137,6 +141,19 @@ def campaign(ros_launch_env):
     return result
 
 
+def _mark(probe, result, name):
+    """The stamp [s] of the last state received when case ``name`` starts (a step's stamp
+    then says which case it fell in)."""
+    stamp = probe.log['/joint_states'][-1][1].header.stamp
+    result.setdefault('marks', []).append((stamp.sec + 1e-9 * stamp.nanosec, name))
+
+
+def _case_of(result, stamp):
+    """The case a state's ``stamp`` fell in."""
+    names = [name for start, name in result.get('marks', []) if start <= stamp]
+    return names[-1] if names else 'start'
+
+
 def _cases(probe, launch, result):
     from action_msgs.msg import GoalStatus
     q = _q(probe)  # out of the configured sum of sines: to where the arm is, gently
@@ -144,6 +161,7 @@ def _cases(probe, launch, result):
                                                       [np.zeros(7)] * 2))
     probe.spin(1.0)
     q = _q(probe)
+    _mark(probe, result, 'acceleration')
     # 1. an acceleration on the last point (within joint 7's limit): the arm settles on the
     # point, not a / kp (75 / 400 = 0.19 rad) beyond it
     target = q + np.array([0, 0, 0, 0, 0, 0, 0.1])
@@ -170,6 +188,7 @@ def _cases(probe, launch, result):
     q = _q(probe)  # recover: a fresh reference where the arm is
     probe.follow(JTC_ACTION, _goal(NAMES, [q, q], [1.0, 2.0], [np.zeros(7)] * 2))
     probe.spin(0.5)
+    _mark(probe, result, 'bad goals')
     # 2. goals the arm cannot follow
     q = _q(probe)
     beyond = q.copy()
@@ -185,6 +204,7 @@ def _cases(probe, launch, result):
     }
     result['succeeded'] = GoalStatus.STATUS_SUCCEEDED
     probe.spin(2.0)
+    _mark(probe, result, 'SIGSTOP')
     # 3. controller_manager stopped for 200 ms in a move
     q = _q(probe)
     since = time.monotonic()
@@ -203,6 +223,7 @@ def _cases(probe, launch, result):
         probe.wait(handle.get_result_async(), 10.0)
     result['stop_window'] = _series(probe, since)
     probe.spin(1.0)
+    _mark(probe, result, 'release')
     # 4. the whole chain deactivated mid-motion
     q = _q(probe)
     handle = probe.wait(client.send_goal_async(_goal(NAMES, [q + 0.4, q], [3.0, 6.0])))
@@ -213,15 +234,74 @@ def _cases(probe, launch, result):
     probe.spin(10.0)
     result['release_window'] = _series(probe, released_at)
     result['hardware_said'] = launch.wait_for(RELEASED, 1.0)
+    _mark(probe, result, 'reload, JTC alone, refused goals')
+    _reload_and_jtc_cases(probe, client, result)
+    _mark(probe, result, 'injected')
     # 5. states the hardware corrupts, each in a slow move of a chain re-activated for it
-    result['injected'] = {request: _injected(probe, client, request)
+    result['injected'] = {request: _injected(probe, client, request, launch)
                           for request, _ in INJECTED}
 
 
-def _injected(probe, client, request):
+def _manager(probe, kind, name):
+    """controller_manager's load / configure / unload of ``name``: True when it succeeded."""
+    from controller_manager_msgs import srv
+    service = {'load': srv.LoadController, 'configure': srv.ConfigureController,
+               'unload': srv.UnloadController}[kind]
+    client = probe.node.create_client(service, f'/controller_manager/{kind}_controller')
+    if not client.wait_for_service(timeout_sec=10.0):
+        return False
+    response = probe.wait(client.call_async(service.Request(name=name)))
+    probe.node.destroy_client(client)
+    return bool(response and response.ok)
+
+
+def _reload_and_jtc_cases(probe, client, result):
+    """From the released chain: the robodyn controller unloaded and loaded again (the
+    hardware holds meanwhile), the chain back; the JTC alone deactivated mid-motion (the
+    robodyn controller's reference stops: it holds); goals the JTC must refuse (NaN
+    positions, time going backwards, a million joint names). Ends with the chain released."""
+    since = time.monotonic()
+    result['reloaded'] = [_manager(probe, 'unload', 'robodyn_controller'),
+                          _manager(probe, 'load', 'robodyn_controller'),
+                          _manager(probe, 'configure', 'robodyn_controller'),
+                          probe.switch(['robodyn_controller', 'joint_trajectory_controller'],
+                                       [])]
+    probe.spin(1.0)
+    result['reload_window'] = _series(probe, since)
+    q = _q(probe)
+    target = q - 0.3 * np.sign(q - MIDDLE)
+    handle = probe.wait(client.send_goal_async(_goal(NAMES, [target, target], [3.0, 4.0])))
+    probe.spin(1.0)
+    result['jtc_off'] = probe.switch([], ['joint_trajectory_controller'])
+    off_at = time.monotonic()
+    if handle is not None:
+        probe.wait(handle.get_result_async(), 5.0)
+    probe.spin(5.0)
+    result['jtc_off_window'] = _series(probe, off_at)
+    result['jtc_on'] = probe.switch(['joint_trajectory_controller'], [])
+    probe.spin(1.0)
+    q = _q(probe)
+    backwards = _goal(NAMES, [q + 0.01, q + 0.02], [2.0, 1.0])
+    names = [f'joint_{k}' for k in range(1_000_000)]
+    _mark(probe, result, 'refused goals')
+    result['refused_goals'] = {
+        'nan_positions': probe.follow(JTC_ACTION, _goal(NAMES, [np.full(7, np.nan)],
+                                                        [1.0]))[1],
+        'time_backwards': probe.follow(JTC_ACTION, backwards)[1],
+        'million_names': probe.follow(JTC_ACTION, _goal(names, [np.zeros(len(names))],
+                                                        [1.0]), timeout=30.0)[1],
+    }
+    probe.spin(1.0)
+    result['refused_window'] = _series(probe, off_at)
+    probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
+
+
+def _injected(probe, client, request, launch):
     """Re-activate the chain, start a slow move, corrupt the states for a while: (seconds
-    from the request to the first /diagnostics ERROR of the controller and its message,
-    the move's status, the states of the 3 s after the request)."""
+    from the hardware taking the request (its log line's stamp) to the stamp of the first
+    /diagnostics ERROR of the controller, and its message; the move's status; the states
+    of the 3 s after the request). Both stamps are the launch's clock: the delay is the
+    controller's, not the probe's discovery of its new publisher or its receipt."""
     from std_msgs.msg import String
     probe.switch(['robodyn_controller', 'joint_trajectory_controller'], [])
     probe.spin(1.0)
@@ -243,11 +323,23 @@ def _injected(probe, client, request):
             if not said or said[-1][1] != status.message:
                 said.append((round(t - since, 3), status.message))
             if error is None and status.level == b'\x02':
-                error = (t - since, status.message)
+                error = (_stamp_of(msg) - _injection_stamp(launch, request), status.message)
     window = _series(probe, since)
     probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
     probe.node.destroy_publisher(publisher)
     return error, (done.status if done else None), window, said
+
+
+def _stamp_of(msg):
+    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+
+
+def _injection_stamp(launch, request):
+    """The stamp [s] of the hardware's last 'injecting <kind>' log line (NaN: none)."""
+    kind = request.split()[0]
+    lines = [line for line in launch.lines if f'MujocoLockstepSystem: injecting {kind} ' in line]
+    found = re.search(r'\[(\d+\.\d+)\]', lines[-1]) if lines else None
+    return float(found.group(1)) if found else float('nan')
 
 
 def _reasons(probe):
@@ -301,7 +393,8 @@ def test_the_released_arm_stays_where_it_was_released(campaign):
 
 def test_no_applied_step_above_the_limit_over_the_run(campaign):
     stamps, _, effort = campaign['states']
-    assert _worst_step(stamps, effort) <= STEP * 1.001
+    assert _worst_step(stamps, effort) <= STEP * 1.001, \
+        [(_case_of(campaign, t), gap, step) for t, gap, step in _largest_steps(stamps, effort)]
 
 
 def test_the_launch_exits_within_2_s(campaign):
@@ -317,10 +410,42 @@ def test_corrupted_states_are_named_and_the_arm_brought_to_rest(campaign, reques
         assert error is None, error
         return
     assert error is not None and words in error[1], (request_, error, said)
-    # named at once (a state fault is published within 10 ms; 0.05 s of a frozen stream
-    # first; the probe's receipt under two hogs on top)
-    assert error[0] < 0.3, error
+    # named at once, from the hardware taking the request to the stamp of the controller's
+    # ERROR (a state fault is published within 10 ms; 0.05 s of a frozen stream first)
+    assert 0.0 <= error[0] < 0.3, error
     assert status != campaign['succeeded'], request_
     # brought to rest: the last second's states (true again) move less than 0.01 rad
     last = stamps >= stamps[-1] - 1.0
     assert np.abs(q[last] - q[last][0]).max() < 0.01, request_
+
+
+def test_an_unloaded_and_reloaded_controller_gives_no_step(campaign):
+    assert all(campaign['reloaded']), campaign['reloaded']
+    stamps, q, effort = campaign['reload_window']
+    assert _worst_step(stamps, effort) <= STEP * 1.001, _largest_steps(stamps, effort)
+    assert np.abs(q - q[0]).max() <= DRIFT
+
+
+def test_the_jtc_deactivated_alone_leaves_the_arm_held(campaign):
+    """The robodyn controller's reference stops where the JTC left it: at rest there."""
+    assert campaign['jtc_off'] and campaign['jtc_on']
+    stamps, q, effort = campaign['jtc_off_window']
+    assert _worst_step(stamps, effort) <= STEP * 1.001, _largest_steps(stamps, effort)
+    late = stamps >= stamps[0] + 1.0  # after the switch's reply and the stop
+    drift = float(np.abs(q[late] - q[late][0]).max())
+    assert drift <= DRIFT, f'{drift:.4f} rad over {stamps[-1] - stamps[late][0]:.1f} s'
+
+
+def test_goals_the_jtc_must_refuse_do_not_succeed_or_step(campaign):
+    stamps, _, effort = campaign['refused_window']
+    assert _worst_step(stamps, effort) <= STEP * 1.001, _largest_steps(stamps, effort)
+    statuses = campaign['refused_goals']
+    assert statuses['time_backwards'] != campaign['succeeded']
+    assert statuses['million_names'] != campaign['succeeded']
+
+
+@pytest.mark.xfail(strict=True, reason='upstream: the JointTrajectoryController accepts a '
+                   'goal with NaN positions, and its tolerances compare NaN as within them; '
+                   'the robodyn controller holds the arm (no step: the test above)')
+def test_a_goal_with_nan_positions_does_not_succeed(campaign):
+    assert campaign['refused_goals']['nan_positions'] != campaign['succeeded']

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -119,6 +120,13 @@ private:
   std::vector<double> kp_, kd_, hold_kp_, hold_kd_, hold_q_, last_q_, out_, last_cmd_;
   std::vector<double> last_qd_;  // with last_q_: the last valid state (plausible, finite)
   std::vector<double> previous_q_;  // the previous finite sample, valid or not
+  // The command in force before on_deactivate's release step, and when that step was
+  // written: controller_manager restarts a chained controller (deactivate + activate in one
+  // switch, when the controller before it leaves) and the hardware never applies the
+  // release step, so the first cycle after steps from what it did apply.
+  std::vector<double> applied_cmd_;
+  std::chrono::steady_clock::time_point release_time_{};
+  bool released_ = false;
   std::vector<double> inertia_;  // M_jj at the hold position
   std::vector<double> effort_limit_, velocity_limit_, acceleration_limit_, lower_, upper_;
   std::vector<DhLink> links_;  // the rows as loaded (acceleration limits are derived on them)
