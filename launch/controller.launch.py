@@ -23,6 +23,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from robodyn_ros.nodes.launch_robot import LaunchArgumentError, existing_config
 
 #: Arguments that override the YAML only when given (empty default = not given).
 OVERRIDES = {
@@ -50,12 +51,12 @@ def _controller(context):
             continue
         if name in BOOLEANS:
             if value.lower() not in ('true', 'false'):
-                raise ValueError(f'{name}:={value}: expected true or false')
+                raise LaunchArgumentError('controller', f'{name}:={value!r}; valid: true, false')
             value = value.lower() == 'true'
         overrides[name] = value
     return [Node(package='robodyn_ros', executable='controller', name='robodyn_controller',
                  output='screen',
-                 parameters=[LaunchConfiguration('config').perform(context), overrides])]
+                 parameters=[existing_config(context, 'controller'), overrides])]
 
 
 def generate_launch_description():

@@ -16,7 +16,8 @@ from launch import LaunchDescription
 
 
 def _recorder(context):
-    params = {'bag_path': LaunchConfiguration('bag_path').perform(context),
+    from robodyn_ros.nodes.launch_robot import new_bag_path
+    params = {'bag_path': new_bag_path(context, 'record'),
               'storage': LaunchConfiguration('storage').perform(context),
               'use_sim_time': LaunchConfiguration('use_sim_time').perform(context) == 'true'}
     topics = LaunchConfiguration('topics').perform(context)

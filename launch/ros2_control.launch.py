@@ -64,6 +64,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from robodyn_ros.nodes.launch_robot import LaunchArgumentError as ArgumentError
+from robodyn_ros.nodes.launch_robot import new_bag_path
 
 HARDWARE = ('mujoco', 'mujoco_ros2_control', 'mock', 'gz', 'robot')
 #: Mock hardware mirrors each effort command to the effort state and never moves: it
@@ -77,11 +79,11 @@ CONTROLLERS = ('plugin', 'node')
 CONTROLLER = 'robodyn_controller'
 
 
-class LaunchArgumentError(RuntimeError):
+class LaunchArgumentError(ArgumentError):
     """A launch argument no run can be made of: launch prints this one line and exits 1."""
 
-    def __str__(self):
-        return f'robodyn ros2_control: error: {self.args[0]}'
+    def __init__(self, text):
+        super().__init__('ros2_control', text)
 
 
 def _library_path():
@@ -172,12 +174,9 @@ def _gazebo_description(model, q0, out, hold):
 
 def _recorder(context, topics, sim_time=False):
     """The recorder of ``topics`` when ``bag_path`` is given."""
-    bag = LaunchConfiguration('bag_path').perform(context)
+    bag = new_bag_path(context, 'ros2_control')
     if not bag:
         return []
-    if os.path.exists(bag):  # the recorder would refuse it while the rest runs on
-        raise LaunchArgumentError(f'bag_path:={bag!r} exists: give a new name, or remove it '
-                                  'first (its recording is not overwritten)')
     return [Node(package='robodyn_ros', executable='recorder', name='robodyn_recorder',
                  output='screen',
                  parameters=[{'bag_path': bag, 'storage': LaunchConfiguration('storage'),

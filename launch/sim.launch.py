@@ -6,23 +6,25 @@
 The sim runs free at its rate on the wall clock and publishes /clock; its brakes hold the
 arm at q0 until the controller (a lifecycle node, autostarted: configure loads the model
 and warms its kernels, activate ramps in) sends its first command. Stop with Ctrl-C: every
-node exits 0, the controller publishes its safe command last and the bag is closed.
+node exits 0, the controller publishes its safe command last and the bag is closed. A
+``config`` that is not a file, or a ``bag_path`` that exists, stops the launch before
+anything starts (one line, exit 1).
 """
 
 import os
 
 from ament_index_python.packages import get_package_share_directory
-from launch.actions import DeclareLaunchArgument
+from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from robodyn_ros.nodes.launch_robot import existing_config, new_bag_path
 from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
 
 
 def generate_launch_description():
     share = get_package_share_directory('robodyn_ros')
-    config = LaunchConfiguration('config')
     args = [
         DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
                                                                    'panda.yaml'),
@@ -32,6 +34,13 @@ def generate_launch_description():
                               description='rosbag2 directory to write'),
         DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),
     ]
+    return LaunchDescription(args + [OpaqueFunction(function=_nodes)])
+
+
+def _nodes(context):
+    """The simulator, the controller and the recorder, once the arguments are checked."""
+    config = existing_config(context, 'sim')
+    bag = new_bag_path(context, 'sim')
     sim = Node(package='robodyn_ros', executable='sim', name='robodyn_sim', output='screen',
                parameters=[config, {'use_sim_time': False, 'publish_clock': True}])
     controller = Node(package='robodyn_ros', executable='controller',
@@ -41,8 +50,7 @@ def generate_launch_description():
     # alignment uses header stamps, which are simulated time already.
     recorder = Node(package='robodyn_ros', executable='recorder', name='robodyn_recorder',
                     output='screen',
-                    parameters=[{'bag_path': LaunchConfiguration('bag_path'),
-                                 'storage': LaunchConfiguration('storage'),
+                    parameters=[{'bag_path': bag, 'storage': LaunchConfiguration('storage'),
                                  'topics': [t for t in DEFAULT_TOPICS if t != '/clock'],
                                  'use_sim_time': False}])
-    return LaunchDescription(args + [sim, controller, recorder])
+    return [sim, controller, recorder]

@@ -3,7 +3,42 @@
 
 import os
 
-__all__ = ['robot_arguments', 'config_model']
+__all__ = ['LaunchArgumentError', 'robot_arguments', 'config_model', 'existing_config',
+           'new_bag_path']
+
+
+class LaunchArgumentError(RuntimeError):
+    """A launch argument no run can be made of: launch prints this one line (``robodyn
+    <launch file>: error: <text>``) and exits 1, before any process starts."""
+
+    def __init__(self, launch: str, text: str) -> None:
+        super().__init__(launch, text)
+
+    def __str__(self) -> str:
+        return f'robodyn {self.args[0]}: error: {self.args[1]}'
+
+
+def existing_config(context, launch: str) -> str:
+    """The ``config`` argument, a file that exists (else LaunchArgumentError: the nodes
+    would start without their parameters and wait for ever)."""
+    from launch.substitutions import LaunchConfiguration
+    path = LaunchConfiguration('config').perform(context)
+    if not os.path.isfile(path):
+        raise LaunchArgumentError(launch, f'config:={path!r} is not a file: give a robodyn '
+                                          "parameter YAML (the package's own are in its "
+                                          'share/robodyn_ros/config)')
+    return path
+
+
+def new_bag_path(context, launch: str) -> str:
+    """The ``bag_path`` argument, which must not exist yet (else LaunchArgumentError: the
+    recorder would refuse it while the rest runs on, and the old bag would be validated)."""
+    from launch.substitutions import LaunchConfiguration
+    bag = LaunchConfiguration('bag_path').perform(context)
+    if bag and os.path.exists(bag):
+        raise LaunchArgumentError(launch, f'bag_path:={bag!r} exists: give a new name, or '
+                                          'remove it first (its recording is not overwritten)')
+    return bag
 
 
 def robot_arguments(share):
@@ -32,7 +67,7 @@ def config_model(context):
 
     from ..model import load_urdf
     from ..model.registry import robot_path
-    config_path = LaunchConfiguration('config').perform(context)
+    config_path = existing_config(context, 'ros2_control')
     with open(config_path, encoding='utf-8') as handle:
         data = yaml.safe_load(handle)
     params = data['robodyn_controller']['ros__parameters']
