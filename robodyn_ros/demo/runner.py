@@ -28,7 +28,7 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
 
     Returns:
         dict with steps, wall time, timeouts, the controller's command count (``answered``:
-        before the final ramp of deactivation) and, when recording, the number of
+        before the final ramp of cleanup) and, when recording, the number of
         messages written.
     """
     if duration <= 0:

@@ -129,7 +129,8 @@ class ControllerNode(LifecycleNode):
         self.finished = False
         self.log_gate = EventGate()
         self.command_count = 0
-        self.last_output = None  # (joint names, chain-order torque, monotonic time)
+        self.last_output = None  # (joint names, chain-order torque, self.now() time)
+        self.sim_time = self.get_parameter('use_sim_time').value is True
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self.create_timer(self._diagnostics_period(), self.on_diagnostics, clock=self.steady)
@@ -229,6 +230,14 @@ class ControllerNode(LifecycleNode):
                                    "the controller's own topics; give the effort "
                                    "controller's, e.g. /effort_controller/commands")
 
+    def now(self) -> float:
+        """The controller's time [s]: with use_sim_time the node's clock (simulated time,
+        what the states are stamped with: a ramp, a timeout or a rate limit timed by the
+        wall would depend on how fast the simulation runs), else time.monotonic()."""
+        if self.sim_time:
+            return self.get_clock().now().nanoseconds * 1e-9
+        return time.monotonic()
+
     def _continue_output(self, core):
         """A reconfigured core's rate limit starts from the last published command (same
         joints), not from a fresh hold torque: no step across cleanup/configure."""
@@ -289,7 +298,7 @@ class ControllerNode(LifecycleNode):
         """Ramp in at the first valid state."""
         if self.core is None:  # the lifecycle activates only a configured node
             return TransitionCallbackReturn.FAILURE
-        self.core.activate(time.monotonic())
+        self.core.activate(self.now())
         if self.bridge is not None:
             self.bridge.resume()
         self.status = 'active'
@@ -302,7 +311,7 @@ class ControllerNode(LifecycleNode):
         supervising it (cleanup or shutdown ends with the final ramp)."""
         run = self.configured
         if run is not None:
-            run.core.release(time.monotonic(), 'deactivated')
+            run.core.release(self.now(), 'deactivated')
             self._log_events()
         if self.bridge is not None:
             # not waited for: the hold goes out every cycle meanwhile
@@ -392,7 +401,7 @@ class ControllerNode(LifecycleNode):
         run = self.configured
         if run is None:  # a state taken just before cleanup: nothing to control
             return
-        core, now = run.core, time.monotonic()
+        core, now = run.core, self.now()
         self._apply_requests(run, now)
         layout = run.layout
         if layout is None or not layout.matches(raw):
@@ -426,7 +435,7 @@ class ControllerNode(LifecycleNode):
         run = self.configured
         if run is None:  # fired just before cleanup
             return
-        now = time.monotonic()
+        now = self.now()
         self._apply_requests(run, now)
         fire, period_ns = run.cycle_timer.on_fire(now)
         if fire:
@@ -456,7 +465,7 @@ class ControllerNode(LifecycleNode):
         swaps the result in (rejected ones are logged, the reference stays)."""
         run = self.configured
         if run is not None:  # None: taken just before cleanup
-            run.worker.submit_trajectory(raw, time.monotonic())
+            run.worker.submit_trajectory(raw, self.now())
 
     @guarded
     def on_refused(self, msg):
@@ -485,7 +494,7 @@ class ControllerNode(LifecycleNode):
         self.get_logger().error(f'internal error {type(exc).__name__}: {exc}',
                                 throttle_duration_sec=1.0)
         if self.core is not None:
-            self.core.supervisor.fault(time.monotonic(),
+            self.core.supervisor.fault(self.now(),
                                        f'internal error {type(exc).__name__}', latch=True)
 
     # -- output -----------------------------------------------------------------------
@@ -510,16 +519,16 @@ class ControllerNode(LifecycleNode):
         run = self.configured
         if run is None or not run.core.supervisor.publishing:
             if run is not None:
-                run.core.supervisor.deactivate(time.monotonic(), reason)
+                run.core.supervisor.deactivate(self.now(), reason)
             return
         core, effort = run.core, None
         period = core.supervisor.limits.period
         # One period after the last command at least: two commands within one hardware
         # cycle are applied as one step of both (the forward controller takes the latest).
-        time.sleep(min(max((core.supervisor.output_time or 0.0) + period - time.monotonic(),
-                           0.0), period))
-        start = time.monotonic()
-        ramp = core.final_commands(start, reason)
+        time.sleep(min(max((core.supervisor.output_time or 0.0) + period - self.now(), 0.0),
+                       period))
+        start = time.monotonic()  # the budget is the wall's: exit within 2 s of a signal
+        ramp = core.final_commands(self.now(), reason)
         for k, effort in enumerate(ramp):
             # At least one period between messages (two in one hardware cycle would apply
             # two steps at once), within FINAL_RAMP_BUDGET: a publish blocks while a reader
@@ -535,7 +544,7 @@ class ControllerNode(LifecycleNode):
             time.sleep(period)
         if effort is not None:
             self.last_output = (core.model.joint_names, core.chain_order(effort),
-                                time.monotonic())
+                                self.now())
         # Let reliable delivery finish before the process may exit (bounded: exit within
         # 2 s of a signal, the final ramp included).
         left = FINAL_RAMP_BUDGET + 0.3 - (time.monotonic() - start)
@@ -560,7 +569,7 @@ class ControllerNode(LifecycleNode):
             # Graph facts for the diagnosis (here, at the diagnostics rate: never in a cycle)
             core.state_publishers = self.count_publishers(JOINT_STATES)
             self._log_events()
-            level, message, values = core.diagnostics(time.monotonic())
+            level, message, values = core.diagnostics(self.now())
             message = message if self.status == 'active' or core.supervisor.state == HELD \
                 else self.status
             if core.supervisor.publishing:

@@ -218,7 +218,7 @@ class FollowJointTrajectoryBridge:
         if self.ending or core is None:
             return self._finish(handle, result, INVALID_GOAL,
                                 f'controller not active ({self.ending or "not configured"})')
-        prepared = core.prepare_trajectory(time.monotonic(), goal.trajectory)  # this thread
+        prepared = core.prepare_trajectory(self.controller.now(), goal.trajectory)  # this thread
         if isinstance(prepared, str):
             accepted, text, t0, duration = False, prepared, 0.0, 0.0
         else:

@@ -24,7 +24,7 @@ def run_lock_step(controller: dict, sim: dict, steps: int, recorder: dict | None
     (``hook(step, nodes, executor)`` before each), then drain the recorder.
 
     Returns a dict with steps, wall time, timeouts, the controller's command count
-    (``answered``: before the final ramp of deactivation) and, when recording, the number
+    (``answered``: before the final ramp of cleanup) and, when recording, the number
     of messages written (``recorded``).
     """
     import rclpy
@@ -84,7 +84,8 @@ def _first_command(nodes, executor):
 
 def _lock_step(nodes, executor, steps, hook):
     """``steps`` cycles: state out, command back, one simulator step; then deactivate
-    (the final hold goes out within the rate limit) before the states stop."""
+    (the arm held where it is) and cleanup (the final hold goes out within the rate limit)
+    before the states stop."""
     sim, controller = nodes['sim'], nodes['controller']
     wall0 = time.perf_counter()
     timeouts = 0
@@ -102,10 +103,12 @@ def _lock_step(nodes, executor, steps, hook):
                 break
     answered = controller.command_count
     controller.trigger_deactivate()
+    reference = controller.core.reference(sim.sim.time)
+    faults = controller.core.supervisor.faults
+    controller.trigger_cleanup()
     return dict(answered=answered, steps=steps, wall=time.perf_counter() - wall0,
                 timeouts=timeouts, commands=controller.command_count, q=sim.sim.state()[0],
-                reference=controller.core.reference(sim.sim.time),
-                faults=controller.core.supervisor.faults)
+                reference=reference, faults=faults)
 
 
 def _spin(nodes, executor, timeout):

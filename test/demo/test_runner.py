@@ -59,7 +59,7 @@ def test_bag_contents_match_what_was_published(tmp_path):
                 last_state = parse_joint_state(raw)
     assert counts['/effort_controller/commands'] == res['commands']
     assert counts['/robodyn_controller/reference'] == res['answered']  # one per state
-    assert res['commands'] > res['answered']  # + the final ramp of deactivation
+    assert res['commands'] > res['answered']  # + the final ramp of cleanup
     assert counts['/joint_states'] >= res['steps']
     assert sum(counts.values()) == res['recorded']
     np.testing.assert_allclose(last_state[2], res['q'], atol=1e-12)
@@ -120,3 +120,25 @@ def test_a_description_without_effort_limits_gets_demo_limits_and_a_note(tmp_pat
     assert ctrl['effort_limits'][0] > 3 * 1.0 * 9.81 * 0.2  # above 3 x the gravity torque
     assert any('effort limits missing' in n for n in notes)
     assert any('the demo simulates with effort limits' in n for n in notes)
+
+
+def test_the_demo_gives_the_same_figures_however_fast_the_machine_runs_it(tmp_path):
+    """Every ramp, timeout and rate limit of the controller runs on the simulated clock its
+    states are stamped with: the demo alone and beside two CPU hogs (about half as fast)
+    give the same verdict and the same figures."""
+    import subprocess
+
+    from robodyn_ros.demo.runner import demo
+    quiet = demo('three_link', duration=1.0, out=str(tmp_path / 'quiet'))
+    hogs = [subprocess.Popen(['yes'], stdout=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        busy = demo('three_link', duration=1.0, out=str(tmp_path / 'busy'))
+    finally:
+        for hog in hogs:  # only the processes started here, by PID
+            hog.kill()
+            hog.wait()
+    a, b = quiet['report'], busy['report']
+    assert a['passed'] == b['passed']
+    for joint, figures in a['joints'].items():
+        for key in ('rms', 'max_abs', 'final'):
+            assert abs(figures[key] - b['joints'][joint][key]) <= 1e-9, (joint, key)
