@@ -27,6 +27,11 @@ __all__ = ['Identification', 'filtered_motion', 'identify', 'MAX_CONDITION', 'MI
 #: not excite every parameter: no estimate.
 MAX_CONDITION = 1000.0
 MIN_SECONDS = 2.0
+#: A fit explains the torques when, on every joint, the held-out residual is at most this
+#: fraction of the held-out torque's RMS (about 90 % of its energy explained) or below
+#: EXPLAINED_FLOOR x the joint's effort limit (a joint that carries little torque; 0.1 N m
+#: without a limit).
+EXPLAINED_FRACTION, EXPLAINED_FLOOR = 0.3, 0.02
 #: [rad/s or m/s] below this a joint's samples do not enter the fit (friction sticks).
 MIN_SPEED = 0.05
 #: [s] dropped at both ends: the zero-phase filter's transients last that long.
@@ -98,8 +103,9 @@ def identify(model, t, q, tau, payload=True, friction=True, cutoff=10.0, holdout
     torques tau (m, n) [N m or N].
 
     Raises:
-        InputError: too short, non-finite torques, or a motion that does not excite the
-            parameters (condition number above MAX_CONDITION).
+        InputError: too short, non-finite torques, a motion that does not excite the
+            parameters (condition number above MAX_CONDITION), or a fit that does not
+            explain the torques (EXPLAINED_FRACTION).
     """
     n = model.n
     span = float(t[-1] - t[0]) if len(t) else 0.0
@@ -138,7 +144,29 @@ def identify(model, t, q, tau, payload=True, friction=True, cutoff=10.0, holdout
                                               friction)
     _held_out(result, model, qf[split:], qd[split:], qdd[split:], tauf[split:],
               a[split * n:] @ x + known[split * n:], smoothing)
+    _check_explained(result, model, tauf[split:])
     return result
+
+
+def _check_explained(result, model, tau):
+    """InputError with the figures when the fit does not explain the held-out torques
+    ``tau`` (EXPLAINED_FRACTION, EXPLAINED_FLOOR): the torques are not the model's (a
+    command that never reached the arm, a driver that compensates gravity, other joints'
+    data), and parameters fitted to them would be confident nonsense."""
+    signal = np.sqrt(np.mean(tau ** 2, axis=0))
+    effort = np.asarray(model.effort_limits, dtype=float)
+    floor = np.where(np.isfinite(effort) & (effort > 0), EXPLAINED_FLOOR * effort, 0.1)
+    bad = [j for j in range(model.n) if result.rms_after[j] > floor[j] and
+           result.rms_after[j] > EXPLAINED_FRACTION * signal[j]]
+    if bad:
+        worst = max(bad, key=lambda j: result.rms_after[j] / max(signal[j], 1e-12))
+        raise InputError(
+            f'identify: the fit does not explain the torques: held-out residual RMS '
+            f'{result.rms_after[worst]:.3g} N m on {model.joint_names[worst]} against its '
+            f'torque RMS {signal[worst]:.3g} (more than {EXPLAINED_FRACTION:g} of it on '
+            f'{len(bad)} joint(s); before the fit {result.rms_before[worst]:.3g}); are these '
+            'the torques the model makes (the applied effort, gravity included)? Nothing '
+            'written')
 
 
 def _standard_errors(a, b, x, npay, n, friction):

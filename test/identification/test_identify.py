@@ -65,3 +65,13 @@ def test_non_finite_torques_are_refused():
     tau[10, 2] = np.nan
     with pytest.raises(InputError, match='non-finite'):
         identify(ARM, t, q, tau)
+
+
+@pytest.mark.integration  # 8000 samples through the regressor: 2 s
+def test_torques_the_model_does_not_make_are_refused_with_the_figures():
+    """The arm's motion with torques of another source (here: the exact ones, shuffled in
+    time): no payload or friction explains them, and the fit is refused, not written."""
+    t, q, tau = _motion()
+    shuffled = tau[np.random.default_rng(0).permutation(len(tau))]
+    with pytest.raises(InputError, match='does not explain the torques: held-out residual'):
+        identify(ARM, t, q, shuffled)
