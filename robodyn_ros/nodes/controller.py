@@ -231,12 +231,9 @@ class ControllerNode(LifecycleNode):
                                    "controller's, e.g. /effort_controller/commands")
 
     def now(self) -> float:
-        """The controller's time [s]: with use_sim_time the node's clock (simulated time,
-        what the states are stamped with: a ramp, a timeout or a rate limit timed by the
-        wall would depend on how fast the simulation runs), else time.monotonic()."""
-        if self.sim_time:
-            return self.get_clock().now().nanoseconds * 1e-9
-        return time.monotonic()
+        """The controller's time [s]: with use_sim_time the node's clock (the states' stamps:
+        a ramp or timeout on the wall would depend on the simulation's speed), else monotonic."""
+        return self.get_clock().now().nanoseconds * 1e-9 if self.sim_time else time.monotonic()
 
     def _continue_output(self, core):
         """A reconfigured core's rate limit starts from the last published command (same
@@ -314,8 +311,7 @@ class ControllerNode(LifecycleNode):
             run.core.release(self.now(), 'deactivated')
             self._log_events()
         if self.bridge is not None:
-            # not waited for: the hold goes out every cycle meanwhile
-            self.bridge.end_goals('controller deactivated', timeout=0.0)
+            self.bridge.end_goals('controller deactivated', timeout=0.0)  # hold meanwhile
         self.status = 'configured'
         return TransitionCallbackReturn.SUCCESS
 
