@@ -271,7 +271,7 @@ def _nodes(context):
         if why:
             raise LaunchArgumentError(f'hardware:=gz: {why}')
     from robodyn_ros.nodes.launch_robot import config_model
-    config_path, params, model, q0 = config_model(context)
+    config_path, params, model, q0 = config_model(context, 'ros2_control')
     out = tempfile.mkdtemp(prefix='robodyn_ros2_control_')
     description, notes, package = _description(context, hardware, model, q0, out,
                                                params.get('max_torque_rate', 1000.0))

@@ -58,16 +58,17 @@ def robot_arguments(share):
     ]
 
 
-def config_model(context):
+def config_model(context, launch):
     """(config path, the controller's parameters, RobotModel, q0 or None) from the launch
     arguments: the description is ``robot`` or the config's, expanded with ``xacro_args``,
-    with the config's base, tip and effort limits."""
+    with the config's base, tip and effort limits. ``launch``: the launch file's name, for
+    the one-line error of a config that is not a file."""
     from launch.substitutions import LaunchConfiguration
     import yaml
 
     from ..model import load_urdf
     from ..model.registry import robot_path
-    config_path = existing_config(context, 'ros2_control')
+    config_path = existing_config(context, launch)
     with open(config_path, encoding='utf-8') as handle:
         data = yaml.safe_load(handle)
     params = data['robodyn_controller']['ros__parameters']

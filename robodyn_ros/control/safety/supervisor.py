@@ -188,7 +188,7 @@ class SafetySupervisor:
         at rate, within the rate limit, until :meth:`activate` or :meth:`final_ramp`. A
         safe mode's hold stays as it was (its state may not be trusted)."""
         if self.state in (INACTIVE, WAITING):  # nothing commanded: nothing to hold
-            self._enter(INACTIVE, reason, now)
+            self.deactivate(now, reason)
             return
         if self.state != SAFE:
             self._choose_hold(now, trusted=True, where='the release position')
