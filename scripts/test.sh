@@ -8,4 +8,4 @@ export AMENT_PREFIX_PATH="$PWD/.venv${AMENT_PREFIX_PATH:+:$AMENT_PREFIX_PATH}"
 export ROS_DOMAIN_ID=${ROS_DOMAIN_ID:-57}
 .venv/bin/ruff check robodyn_ros test launch scripts setup.py
 .venv/bin/mypy robodyn_ros
-exec .venv/bin/python -m pytest -q -rs test "$@"
+exec .venv/bin/python -m pytest -q -rs --durations=30 test "$@"

@@ -73,8 +73,9 @@ OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_s
 #: conversion, the action) gives the lock back to the control thread this often.
 SWITCH_INTERVAL = 5e-4
 #: Shortest time between two payload preparations [s]: a storm of parameter sets is
-#: coalesced to the newest, at most 20 per second.
-PAYLOAD_INTERVAL = 0.05
+#: coalesced to the newest, at most 5 per second (a preparation holds the interpreter
+#: about 2.5 ms; a real payload changes at a grasp, not faster).
+PAYLOAD_INTERVAL = 0.2
 #: The final ramp's wall-time budget [s] (the process exits 2 s after a signal at most).
 FINAL_RAMP_BUDGET = 1.0
 

@@ -378,7 +378,10 @@ def _payload_storm(h, result):
     keep their rate (silences checked on every case)."""
     if not _start(h, result):
         return
+    n_quiet, t_quiet = len(h.commands), time.monotonic()
+    time.sleep(2.0)  # the node's own answer rate on this machine, as loaded as it is now
     n0, t0 = len(h.commands), time.monotonic()
+    quiet = h.answered(n_quiet, t_quiet, t0)
     refused = 0
     for k in range(500):
         ok, _ = h.set_parameter('payload.mass', 0.5 if k % 2 else 1.0)
@@ -387,19 +390,20 @@ def _payload_storm(h, result):
     t1 = time.monotonic()
     time.sleep(0.05)  # the last answers arrive
     h.mark_stop()
-    states = sum(1 for t, _ in h.state_log if t0 <= t <= t1)
-    numbers = [s[1] for s in h.sequence[n0:] if s[1] is not None]
-    published = numbers[-1] - numbers[0] + 1 if numbers else len(h.commands) - n0
+    storm = h.answered(n0, t0, t1)
     result.check('every set answered and accepted', refused == 0, f'{refused} refused')
-    # Commands, counted by publication sequence number (none lost to the probe's reader),
-    # against the states the probe sent: 95 % without a storm on this 2-core machine (a
-    # state arriving before the last was taken replaces it: keep-last 1), 85 % in the
-    # storm (the probe's 100 calls a second and the payload worker share the 2 cores;
-    # 78 % once with the rest of the test suite running), 53 % when the control thread
-    # rebuilt the model on every set.
-    result.check('states answered during the storm (>= 70 %)',
-                 published >= 0.70 * states,
-                 f'{published} commands for {states} states over {t1 - t0:.1f} s')
+    # Judged against the same node's answer rate just before the storm, so the check
+    # measures the package, not the machine's load: a state arriving before the last was
+    # taken replaces it (keep-last 1), so even a quiet run answers 95 %, and two CPU hogs
+    # take it lower. In the storm the probe's 100 calls a second, the parameter thread and
+    # the payload worker share the 2 cores: 0.74 to 0.89 of the quiet rate measured; 0.56
+    # when the control thread rebuilt the model on every set.
+    rate_quiet = quiet[0] / max(quiet[1], 1)
+    rate_storm = storm[0] / max(storm[1], 1)
+    result.check('states answered during the storm (>= 0.65 x before it)',
+                 rate_storm >= 0.65 * rate_quiet,
+                 f'{storm[0]} commands for {storm[1]} states over {t1 - t0:.1f} s '
+                 f'({rate_storm:.0%}); {quiet[0]} for {quiet[1]} before ({rate_quiet:.0%})')
 
 
 def _cleanup_while_streaming(h, result):

@@ -223,6 +223,14 @@ class Harness:
             return q, self.state(t, velocity=np.full(7, np.nan))
         return q, self.state(t)
 
+    def answered(self, n0, t0, t1):
+        """(commands published, states sent) between monotonic t0 and t1; commands counted
+        by publication sequence number from command index n0 (none lost to our reader)."""
+        states = sum(1 for t, _ in self.state_log if t0 <= t <= t1)
+        numbers = [s[1] for s in self.sequence[n0:] if s[1] is not None]
+        published = numbers[-1] - numbers[0] + 1 if numbers else len(self.commands) - n0
+        return published, states
+
     def wait_commands(self, count, timeout=60.0):
         """Wait until ``count`` commands arrived; False on timeout or process exit."""
         deadline = time.monotonic() + timeout
