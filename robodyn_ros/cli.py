@@ -51,7 +51,8 @@ def build_parser():
     sub = parser.add_subparsers(dest='command', required=True)
     for add in (_inspect_parser, _check_parser, _bench_parser, _demo_parser,
                 _validate_parser, _reproduce_parser, _identify_parser, _export_parser,
-                _faults_parser, _docs_parser, _check_random_parser, _vendors_parser):
+                _faults_parser, _docs_parser, _check_random_parser, _vendors_parser,
+                _contacts_parser):
         add(sub)
     return parser
 
@@ -189,6 +190,29 @@ def _validate_parser(sub):
                         'stream over 20 ms (a busy host stood still) [s, 0..10; default 0]')
     p.add_argument('--out', default=None, help='report directory (default: BAG/validation)')
     p.add_argument('--no-plots', action='store_true')
+
+
+def _contacts_parser(sub):
+    p = sub.add_parser('contacts', help='external torque (momentum observer) over a rosbag2: '
+                                        'derive collision thresholds, or list contacts')
+    p.add_argument('bag', help='rosbag2 directory')
+    p.add_argument('--robot', required=True, help='URDF/robot name')
+    p.add_argument('--tip', default=None)
+    p.add_argument('--state-topic', default='/' + JOINT_STATES)
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument('--derive', metavar='FILE', help='write thresholds from this '
+                                                       'collision-free bag to FILE (YAML)')
+    how.add_argument('--thresholds', metavar='FILE', help='list the contacts over these '
+                                                          'thresholds; exit 1 if any')
+    p.add_argument('--margin', type=float, default=2.0,
+                   help='thresholds = largest |r| x margin [1..100; default 2]')
+    p.add_argument('--gain', type=float, default=None,
+                   help="observer gain K_O [1/s, (0, 1000]; default 50, or the file's]")
+    p.add_argument('--debounce', type=_count(1), default=None,
+                   help="samples over threshold before a contact [default 3, or the file's]")
+    p.add_argument('--allow-contacts', action='store_true',
+                   help='contacts are expected: list them, exit 0')
+    p.add_argument('--plot', default=None, metavar='PNG', help='the residual and thresholds')
 
 
 def _faults_parser(sub):

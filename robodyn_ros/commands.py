@@ -234,6 +234,55 @@ def _validate(args):
     return 0 if report['passed'] else 1
 
 
+def _contacts(args):
+    from .control.collision import CollisionSettings, derive_thresholds
+    from .dynamics import RigidBodyDynamics
+    from .dynamics.momentum_observer import ObserverSettings
+    from .io.collision_file import read_collision_file, write_collision_file
+    from .model import load_robot
+    from .validation.contacts import scan_bag, write_residual_plot
+    model = load_robot(args.robot, tip_link=args.tip, require_effort_limits=False)
+    _warn(args, model)
+    thresholds, gain, debounce = (read_collision_file(args.thresholds, model.joint_names)
+                                  if args.thresholds else (None, 50.0, 3))
+    gain = args.gain if args.gain is not None else gain
+    debounce = args.debounce if args.debounce is not None else debounce
+    observer = ObserverSettings(gain=gain)
+    collision = CollisionSettings(thresholds, debounce) if thresholds is not None else None
+    if args.derive:
+        derive_thresholds(np.zeros(model.n), args.margin)  # the margin, before the pass
+        if os.path.exists(args.derive):
+            raise ConfigError(f'--derive {args.derive}: exists; name a new file')
+    scan = scan_bag(args.bag, model, RigidBodyDynamics(model), observer, collision,
+                    args.state_topic)
+    if not scan.effort_seen:
+        raise ConfigError(f'{args.state_topic}: every effort in the bag is 0 (the hardware '
+                          'interface does not report the applied torque): no observer')
+    print(f'{scan.samples} states over {scan.duration:.1f} s, {scan.gaps} gaps; observer '
+          f'gain {gain:g} 1/s; largest |r| per joint [N m]:')
+    for joint, peak in zip(model.joint_names, scan.peak):
+        print(f'  {joint:<24}{peak:10.4f}')
+    if args.plot:
+        write_residual_plot(scan, thresholds, args.plot)
+    if args.derive:
+        derived = derive_thresholds(scan.peak, args.margin)
+        write_collision_file(args.derive, model.joint_names, derived, gain, debounce,
+                             args.margin)
+        print(f'thresholds (largest |r| x {args.margin:g}, at least 0.1) written to '
+              f'{args.derive}')
+        return 0
+    for c in scan.contacts:
+        end = f'{c.end:.3f}' if c.end is not None else 'end of the bag'
+        joints = ', '.join(f'{model.joint_names[j]} {c.peak[j]:.2f}' for j in sorted(c.joints))
+        print(f'contact {c.start:.3f} s to {end}: {joints} N m (peak |r|)')
+    if scan.contacts and not args.allow_contacts:
+        print(f'robodyn contacts: {len(scan.contacts)} contacts over the thresholds of '
+              f'{args.thresholds}, first at {scan.contacts[0].start:.3f} s', file=sys.stderr)
+        return 1
+    print(f'{len(scan.contacts)} contacts')
+    return 0
+
+
 def _reproduce(args):
     from .experiments.reproduction import reproduce
     if not args.duration > 0:
@@ -359,7 +408,8 @@ def _vendors(args):
 
 
 COMMANDS = {'inspect': _inspect, 'check': _check, 'bench': _bench, 'demo': _demo,
-            'validate': _validate, 'reproduce': _reproduce, 'identify': _identify,
+            'validate': _validate, 'contacts': _contacts, 'reproduce': _reproduce,
+            'identify': _identify,
             'export': _export, 'faults': _faults, 'docs': _docs,
             'check-random': _check_random, 'vendors': _vendors}
 

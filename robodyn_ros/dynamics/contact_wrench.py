@@ -1,0 +1,57 @@
+"""The wrench at the tool that explains an external joint torque, when the contact is at the
+tool: tau_ext = J(q)^T w, solved by least squares.
+
+J is the geometric Jacobian of the tip_link origin in the base_link frame, built from the
+URDF chain (joint k turns about its axis z_k through p_k: column [z_k x (p_tip - p_k); z_k],
+or [z_k; 0] for a prismatic joint). The wrench w = [f; m] is in the base_link frame, the
+moment about the tip_link origin. With fewer than six joints, or near a singularity, some
+wrench directions leave no trace in the joint torques: the condition number of J says how
+far to trust the estimate (the residual's error is amplified up to that many times).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from ..model.kinematics import check_q, check_vector
+from ..model.robot_model import RobotModel
+
+__all__ = ['ToolWrench', 'tool_jacobian', 'tool_wrench']
+
+
+class ToolWrench(NamedTuple):
+    """wrench: (6,) [N, N m], force then moment, base_link frame, about the tip origin;
+    condition: the condition number of J (inf when J loses rank); explained: the joint
+    torque J^T w reproduces [N m], the rest of tau_ext is not a wrench at the tool."""
+
+    wrench: np.ndarray
+    condition: float
+    explained: np.ndarray
+
+
+def tool_jacobian(model: RobotModel, q: ArrayLike) -> np.ndarray:
+    """(6, n) geometric Jacobian of the tip_link origin, base_link frame."""
+    q = check_q(model, q)
+    poses = model.body_poses(q)
+    tip = (poses[-1] @ model.tool)[:3, 3] if poses else model.tool[:3, 3]
+    jac = np.zeros((6, model.n))
+    for k, (joint, pose) in enumerate(zip(model.joints, poses)):
+        z = pose[:3, :3] @ joint.axis
+        if joint.type == 'prismatic':
+            jac[:3, k] = z
+        else:
+            jac[:3, k] = np.cross(z, tip - pose[:3, 3])
+            jac[3:, k] = z
+    return jac
+
+
+def tool_wrench(model: RobotModel, q: ArrayLike, tau_ext: ArrayLike) -> ToolWrench:
+    """Least-squares wrench at the tool for the external joint torque ``tau_ext``."""
+    jac = tool_jacobian(model, q)
+    tau = check_vector(tau_ext, model.n, 'tau_ext')
+    wrench, *_ = np.linalg.lstsq(jac.T, tau, rcond=None)
+    singular = np.linalg.svd(jac, compute_uv=False)
+    condition = float(singular[0] / singular[-1]) if singular[-1] > 1e-12 * singular[0] \
+        else float('inf')
+    return ToolWrench(wrench, condition, jac.T @ wrench)
