@@ -28,13 +28,20 @@ def simulate(model, dyn, seconds, push=(0.5, 1.0), wrench=PUSH):
         ext = tool_jacobian(model, q).T @ wrench if push[0] <= t < push[1] else np.zeros(7)
         yield t, q.copy(), qd.copy(), applied, ext
         applied = tau
-        h = DT / SUB
-        for _ in range(SUB):
-            def f(x, v):
-                return v, _accel(dyn, x, v, tau + ext)
-            k1 = f(q, qd)
-            k2 = f(q + h / 2 * k1[0], qd + h / 2 * k1[1])
-            k3 = f(q + h / 2 * k2[0], qd + h / 2 * k2[1])
-            k4 = f(q + h * k3[0], qd + h * k3[1])
-            q = q + h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
-            qd = qd + h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+        q, qd = step(dyn, q, qd, tau + ext)
+
+
+def step(dyn, q, qd, tau, dt=DT, sub=SUB):
+    """(q, qd) after ``dt`` [s] under the constant joint torque ``tau`` (RK4, ``sub``
+    substeps) on the model's equation of motion."""
+    h = dt / sub
+    for _ in range(sub):
+        def f(x, v):
+            return v, _accel(dyn, x, v, tau)
+        k1 = f(q, qd)
+        k2 = f(q + h / 2 * k1[0], qd + h / 2 * k1[1])
+        k3 = f(q + h / 2 * k2[0], qd + h / 2 * k2[1])
+        k4 = f(q + h * k3[0], qd + h * k3[1])
+        q = q + h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
+        qd = qd + h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+    return q, qd

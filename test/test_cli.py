@@ -170,6 +170,15 @@ def test_export_bad_input_is_one_line_and_exit_2(argv, capsys, monkeypatch):
     assert code == 2 and err.count('\n') == 1 and err.startswith('robodyn export: error:')
 
 
+def test_export_refuses_collision_settings_the_cpp_controller_would_drop(tmp_path, capsys):
+    config = tmp_path / 'config.yaml'
+    config.write_text('robodyn_controller:\n  ros__parameters:\n    collision:\n'
+                      '      thresholds: [2.0]\n')
+    code = run(build_parser().parse_args(['export', 'panda', '--config', str(config)]))
+    err = capsys.readouterr().err
+    assert code == 2 and 'does not detect collisions' in err and err.count('\n') == 1, err
+
+
 @pytest.mark.parametrize('argv, words', [
     (['faults', '--case', 'nope'], "no such case 'nope'"),
     (['faults', '--case', 'gravity_-981', '--json', '/nonexistent/dir/r.json'],

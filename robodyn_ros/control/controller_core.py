@@ -17,6 +17,8 @@ import numpy as np
 
 from ..errors import ConfigError, InputError, ModelError, RobodynError
 from ..model import RobotModel
+from .collision import Reaction
+from .collision_watch import CollisionWatch
 from .controller_config import ControllerConfig, safety_limits, velocity_limits
 from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
@@ -29,6 +31,7 @@ from .safety.supervisor import (
     ACTIVE,
     HELD,
     LEVELS,
+    RAMP_IN,
     SAFE,
     WAITING,
     SafetySupervisor,
@@ -114,6 +117,7 @@ class ControllerCore:
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
         self.fused_cycle = self._build_fused_cycle()
+        self.collision = CollisionWatch.from_config(self.dyn, config, model.joint_names)
         self.events: list[Event] = []
         self.q: np.ndarray | None = None
         self.qd: np.ndarray | None = None
@@ -177,6 +181,8 @@ class ControllerCore:
         self.cross_check, self.fused_cycle = prepared.cross_check, prepared.fused
         if self.config.include_gravity:
             self.supervisor.gravity = prepared.dyn.gravity_vector
+        if self.collision is not None:
+            self.collision.observer.dyn = prepared.dyn
         emit(self.events, EventKind.PAYLOAD_ADOPTED, Level.OK, prepared.text)
 
     # -- lifecycle --------------------------------------------------------------------
@@ -219,6 +225,8 @@ class ControllerCore:
     def activate(self, now: float) -> None:
         """Start commanding at the first valid state; ramps in from the current output."""
         self.supervisor.activate(now)
+        if self.collision is not None:
+            self.collision.restart()
 
     def release(self, now: float, reason: str) -> None:
         """Deactivate without letting go: stop following the reference and hold the arm
@@ -268,7 +276,10 @@ class ControllerCore:
         # lands in the hardware's cycles at random, and two in one cycle apply two steps.
         if self.on_state(now, names, position, velocity, stamp) and \
                 self.supervisor.publishing:
-            return self.update(now)
+            applied = self.supervisor.output.copy()  # held since the previous state
+            command = self.update(now)
+            self._observe(now, stamp, applied)
+            return command
         return None
 
     def cycle_packed(self, now: float, names: Sequence[str], data: bytes,
@@ -311,6 +322,7 @@ class ControllerCore:
         if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
             return None
         buffer = fused.buffer_besides(inputs.previous)
+        applied = inputs.output.copy()  # run() writes the new output into it
         flags = fused.run(data, layout, reference, buffer, inputs)
         if flags < 0:
             return None
@@ -322,6 +334,7 @@ class ControllerCore:
                           (time.perf_counter() - t0) * 1e6)
         self._check_tracking(now, q_r)
         sup.check_frozen(now)
+        self._observe(now, stamp, applied)
         return self.command(inputs.output.copy(), q_r, qd_r, t, ACTIVE)
 
     def reject(self, now: float, reason: str) -> None:
@@ -429,6 +442,29 @@ class ControllerCore:
                      '(not applied: a paused simulation, an inactive effort controller, a '
                      'joint not in effort mode; or a model far from the arm)', latch=True)
 
+    def _observe(self, now, stamp, applied):
+        """The collision watch on this cycle's state (``stamp`` [s], 0: unset, ``now``
+        used), ``applied`` the torque held since the previous state: a contact while
+        commanding is collision.reaction (a latched safe mode, taking effect next cycle
+        as every guard's, or a report)."""
+        watch, sup = self.collision, self.supervisor
+        if watch is None or self.q is None or self.qd is None:
+            return
+        watch.applied[:] = applied
+        try:
+            contact = watch.observe(stamp if stamp > 0.0 else now, self.q, self.qd,
+                                    sup.state in (ACTIVE, RAMP_IN))
+        except RobodynError as exc:
+            sup.fault(now, f'collision observer failed: {exc}', latch=True)
+            return
+        if contact is None:
+            return
+        text = watch.describe(contact)
+        if watch.reaction == Reaction.REPORT:
+            emit(self.events, EventKind.COLLISION, Level.WARN, text)
+        else:
+            sup.fault(now, text, latch=True, compliant=watch.reaction == Reaction.COMPLIANT)
+
     def command(self, tau: np.ndarray, q_ref: np.ndarray, qd_ref: np.ndarray, t_ref: float,
                 state: SupervisorState) -> Command:
         """The Command of a cycle's chain-order torque ``tau`` (reordered for output)."""
@@ -478,4 +514,7 @@ class ControllerCore:
         values.update(self.stats.summary())
         if self.cross_check is not None:
             values.update(self.cross_check.summary())
+        if self.collision is not None:
+            values['external_torque'] = ' '.join(f'{v:.3f}'
+                                                 for v in self.collision.observer.residual)
         return LEVELS[sup.state], f'{sup.state}: {sup.reason}', values

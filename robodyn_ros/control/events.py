@@ -37,6 +37,9 @@ class EventKind(str, Enum):
     #: A payload change was swapped in / refused.
     PAYLOAD_ADOPTED = 'payload_adopted'
     PAYLOAD_REFUSED = 'payload_refused'
+    #: The external torque estimate crossed its thresholds (collision.reaction report; hold
+    #: and compliant are faults).
+    COLLISION = 'collision'
 
 
 class Event(NamedTuple):

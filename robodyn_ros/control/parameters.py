@@ -179,6 +179,18 @@ _CONTROLLER = (
        'joint -> safe (latched): the arm does not follow the commands (a paused '
        'simulation, commands not applied, a model far from the arm) [rad or m]; 0: off; '
        'not in gravity mode (no reference is tracked)', low=0.0, high=3.2, unit='rad or m'),
+    _p('collision.thresholds', 'float list', [], 'collision detection: the external joint '
+       'torque estimate (momentum observer) above this on a joint -> collision.reaction, 1 or '
+       'n [N m or N] (empty: no observer; robodyn contacts --derive writes them from a '
+       'collision-free bag)', low=0.0, low_open=True),
+    _p('collision.gain', 'float', 50.0, 'momentum observer gain K_O: the estimate follows '
+       'the external torque with time constant 1/K_O [1/s]', low=0.0, low_open=True,
+       high=100.0, unit='1/s'),
+    _p('collision.debounce', 'int', 3, 'states over a threshold in a row before a '
+       'collision is declared', low=1, high=1000),
+    _p('collision.reaction', 'str', 'hold', 'on a collision: hold (position hold at the '
+       'detection point, latched), compliant (gravity + damping, latched: the arm yields) '
+       'or report (diagnostics only)', options=('hold', 'compliant', 'report')),
     _p('cross_check_every', 'int', 0, 'Pinocchio RNEA cross-check every N cycles (0: off)',
        low=0),
     _p('cross_check_tolerance', 'float', 1e-6, 'cross-check tolerance -> safe mode [N m]',

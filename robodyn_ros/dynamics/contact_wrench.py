@@ -31,7 +31,8 @@ class ToolWrench(NamedTuple):
 
 
 def tool_jacobian(model: RobotModel, q: ArrayLike) -> np.ndarray:
-    """(6, n) geometric Jacobian of the tip_link origin, base_link frame."""
+    """(6, n) geometric Jacobian of the tip_link origin, base_link frame: the rows of
+    seed 000 eqs. (23)-(24) for the point at the tool instead of a centre of mass."""
     q = check_q(model, q)
     poses = model.body_poses(q)
     tip = (poses[-1] @ model.tool)[:3, 3] if poses else model.tool[:3, 3]
@@ -47,7 +48,8 @@ def tool_jacobian(model: RobotModel, q: ArrayLike) -> np.ndarray:
 
 
 def tool_wrench(model: RobotModel, q: ArrayLike, tau_ext: ArrayLike) -> ToolWrench:
-    """Least-squares wrench at the tool for the external joint torque ``tau_ext``."""
+    """Least-squares wrench at the tool for the external joint torque ``tau_ext``: tau_ext
+    = J^T w, the virtual-work map of seed 000 eqs. (23)-(24)'s Jacobian."""
     jac = tool_jacobian(model, q)
     tau = check_vector(tau_ext, model.n, 'tau_ext')
     wrench, *_ = np.linalg.lstsq(jac.T, tau, rcond=None)

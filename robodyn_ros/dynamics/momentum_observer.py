@@ -71,7 +71,8 @@ class ObserverSettings:
 
 
 class MomentumObserver:
-    """External joint torque estimate r [N m or N], one sample at a time.
+    """External joint torque estimate r [N m or N], one sample at a time (seed 000 eqs. 29,
+    52, 55 through the module's residual).
 
     Args:
         dyn: the dynamics the controller runs (payload and identified friction included:
@@ -120,7 +121,7 @@ class MomentumObserver:
     def update(self, stamp: float, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
         """Advance to the sample at ``stamp`` [s] with position q, velocity qd, and tau the
         joint torque the actuators applied since the previous sample; returns r (a view,
-        see the class docstring).
+        see the class docstring). M, C, g of seed 000 eqs. (28), (52), (45).
 
         A first sample, or one at or before the last stamp (a restarted stream), sets p(0)
         and leaves r; one more than ``max_step`` after the last holds r (a gap)."""

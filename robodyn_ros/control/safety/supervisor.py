@@ -151,6 +151,7 @@ class SafetySupervisor:
         self.ramp_start = 0.0
         self.events: list[Event] = []
         self.faults = 0
+        self.compliant = False  # the safe command is a chosen gravity + damping
         self.rate_limited = 0
         self.clamped = 0
         self._step = limits.max_torque_rate * limits.period
@@ -194,17 +195,20 @@ class SafetySupervisor:
             self._choose_hold(now, trusted=True, where='the release position')
         self._enter(HELD, f'{reason}; holding the arm: {self.hold_kind}', now)
 
-    def fault(self, now, reason, latch, trusted=True):
+    def fault(self, now, reason, latch, trusted=True, compliant=False):
         """Enter safe mode (``latch``: stay until deactivate/activate). ``trusted``: the
         last valid state is the arm's (a guard or the law tripped): hold its position;
-        False (stale, or two sources): gravity + damping."""
+        False (stale, or two sources): gravity + damping. ``compliant``: gravity + damping
+        on a trusted state, chosen (a collision's reaction: the arm yields to what it
+        hit)."""
         if self.state in (INACTIVE, WAITING):
             return
         self.latched = self.latched or latch
         entering = self.state != SAFE
         if entering:
             self.faults += 1
-            self._choose_hold(now, trusted)
+            self._choose_hold(now, trusted and not compliant)
+            self.compliant = compliant
         elif not trusted and self.hold_q is not None:
             self.hold_q = None  # a hold on a state that is no longer trusted: gravity
         self._enter(SAFE, f'{reason}{" (latched until re-activation)" if latch else ""}; '
@@ -215,6 +219,7 @@ class SafetySupervisor:
         (``where``: what that state was, for the diagnostics)."""
         self.hold_q = None
         self.hold_where = where
+        self.compliant = False
         if self.limits.safe_command != SafeCommand.HOLD or not trusted or self.q_valid is None or \
                 now - self.valid_time > self.limits.stale_after:
             return
@@ -252,6 +257,8 @@ class SafetySupervisor:
             return ZERO_TORQUE
         if self.hold_q is not None:
             return f'{POSITION_HOLD} at {self.hold_where}'
+        if self.compliant:
+            return f'{GRAVITY_HOLD} (compliant: the arm yields to the contact)'
         return f'{GRAVITY_HOLD} (state not trusted)' if self.gravity is not None else \
             'damping (state not trusted)'
 

@@ -1,0 +1,90 @@
+"""The controller's collision watch in a closed loop: the core commands a simulated Panda
+(the model's own dynamics), a push at the tool is detected and reacted to."""
+
+from contact_sim import PUSH, step
+import numpy as np
+import pytest
+
+from robodyn_ros.control import ControllerConfig, ControllerCore
+from robodyn_ros.control.events import EventKind
+from robodyn_ros.control.safety.supervisor import ACTIVE, SAFE
+from robodyn_ros.dynamics.contact_wrench import tool_jacobian
+from robodyn_ros.errors import ConfigError
+from robodyn_ros.io.cdr import JointStateLayout, encode_joint_state
+from robodyn_ros.model import load_urdf
+from robodyn_ros.model.registry import PANDA_HOME, robot_path
+
+PANDA = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
+NAMES = list(PANDA.joint_names)
+DT = 1e-3
+ONSET, END = 0.3, 0.35  # [s] the push
+
+
+def _loop(seconds, push=True, packed=False, **params):
+    """The core answering every state of the simulated arm; returns (core, rows of (t, q,
+    state), events)."""
+    values = dict(kp=[400.0], kd=[40.0], ramp_time=0.0, max_tracking_error=0.0,
+                  **{'collision.thresholds': [1.0]})
+    values.update({k.replace('__', '.'): v for k, v in params.items()})
+    core = ControllerCore(PANDA, ControllerConfig.from_parameters(values))
+    core.activate(0.0)
+    q, qd, tau = np.array(PANDA_HOME), np.zeros(7), np.zeros(7)
+    rows, events = [], []
+    for k in range(int(round(seconds / DT))):
+        t = k * DT
+        if packed:  # the node's path: CDR bytes, the fused cycle while active
+            data = encode_joint_state(100.0 + t, NAMES, q, qd)
+            command = core.cycle_packed(t, NAMES, data, JointStateLayout(data).offsets,
+                                        100.0 + t)
+        else:
+            command = core.cycle(t, NAMES, q, qd, 100.0 + t)
+        tau = command.effort if command is not None else tau
+        rows.append((t, q.copy(), core.supervisor.state))
+        events += core.drain_events()
+        ext = tool_jacobian(PANDA, q).T @ PUSH if push and ONSET <= t < END else np.zeros(7)
+        q, qd = step(core.dyn, q, qd, tau + ext)
+    return core, rows, events
+
+
+def _tripped(rows):
+    return next(t for t, _, state in rows if state == SAFE)
+
+
+def test_without_contact_nothing_is_detected():
+    core, rows, events = _loop(0.6, push=False)
+    assert core.supervisor.state == ACTIVE
+    assert not [e for e in events if e.kind in (EventKind.COLLISION, EventKind.FAULT)]
+
+
+@pytest.mark.parametrize('packed', [False, True], ids=['general', 'fused'])
+def test_hold_stops_within_ten_ms_of_the_push_at_the_detection_point(packed):
+    core, rows, _ = _loop(0.8, packed=packed)
+    assert packed is False or core.fused_cycle.cycles > 200
+    sup = core.supervisor
+    assert sup.state == SAFE and 'collision' in sup.reason and 'position hold' in sup.reason
+    assert ONSET < _tripped(rows) <= ONSET + 0.010, _tripped(rows)
+    detected = next(q for t, q, state in rows if state == SAFE)
+    # a 50 ms push, then the hold brings the arm back (a lasting push deflects it by
+    # tau_ext / hold_kp: the hold's stiffness is finite)
+    assert np.max(np.abs(rows[-1][1] - sup.hold_q)) < 0.02
+    np.testing.assert_allclose(sup.hold_q, detected, atol=2e-3)
+
+
+def test_compliant_yields_gravity_and_damping_only():
+    core, rows, _ = _loop(0.4, collision__reaction='compliant')
+    sup = core.supervisor
+    assert sup.state == SAFE and 'compliant' in sup.hold_kind and sup.hold_q is None
+
+
+def test_report_keeps_going_and_says_which_joints():
+    core, rows, events = _loop(0.4, collision__reaction='report')
+    assert core.supervisor.state == ACTIVE
+    said = [e for e in events if e.kind == EventKind.COLLISION]
+    assert len(said) == 1 and 'panda_joint' in said[0].text and 'threshold 1' in said[0].text
+    assert 'external_torque' in core.diagnostics(0.4)[2]
+
+
+def test_thresholds_of_the_wrong_length_are_a_configure_error():
+    with pytest.raises(ConfigError, match='collision_thresholds'):
+        ControllerCore(PANDA, ControllerConfig.from_parameters(
+            {'collision.thresholds': [1.0, 2.0]}))
