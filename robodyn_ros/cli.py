@@ -171,6 +171,16 @@ def _demo_parser(sub):
                    help='[rad] pass/fail bound (computed_torque default 1e-3)')
     p.add_argument('--max-abs', type=float, default=None,
                    help='[rad] pass/fail bound (computed_torque default 5e-3)')
+    p.add_argument('--push', type=float, nargs=3, metavar=('FX', 'FY', 'FZ'), default=None,
+                   help='push the tool with this force [N, base frame]; the bag records '
+                        "the simulator's joint torque of it (robodyn contacts compares)")
+    p.add_argument('--push-at', type=_seconds, default=1.0, help='[s] of simulated time')
+    p.add_argument('--push-for', type=_seconds, default=0.5, help='[s]')
+    p.add_argument('--collision', default=None, metavar='FILE',
+                   help='the controller detects collisions with these settings (robodyn '
+                        'contacts --derive writes them)')
+    p.add_argument('--reaction', choices=('hold', 'compliant', 'report'), default='report',
+                   help='what the controller does on a collision (with --collision)')
 
 
 def _validate_parser(sub):

@@ -199,11 +199,30 @@ def _demo(args):
         return 0 if res['ratio'] <= 0.1 else 1
     from .validation.report import print_summary
     out = args.out or _new_run_folder('out/demo', args.robot, args.mode)
+    ctrl, sim = _demo_collision(args)
     result = demo(args.robot, args.mode, args.reference, args.duration, args.rate, out,
                   args.storage, args.tip, args.max_rms, args.max_abs, base=args.base,
-                  xacro_args=args.xacro_args)
+                  xacro_args=args.xacro_args, controller_overrides=ctrl, sim_overrides=sim)
     print_summary(result['report'])
     return 0 if result['report']['passed'] else 1
+
+
+def _demo_collision(args):
+    """(controller, sim) overrides of ``robodyn demo --push / --collision``."""
+    ctrl: dict = {}
+    sim: dict = {}
+    if args.push is not None:
+        sim.update(push_wrench=[*map(float, args.push), 0.0, 0.0, 0.0],
+                   push_start=args.push_at, push_duration=args.push_for)
+    if args.collision:
+        from .io.collision_file import read_collision_file
+        from .model import load_robot
+        joints = load_robot(args.robot, args.base, args.tip,
+                            mappings=args.xacro_args, require_effort_limits=False).joint_names
+        thresholds, gain, debounce = read_collision_file(args.collision, joints)
+        ctrl.update({'collision.thresholds': thresholds.tolist(), 'collision.gain': gain,
+                     'collision.debounce': debounce, 'collision.reaction': args.reaction})
+    return ctrl, sim
 
 
 def _new_run_folder(root, robot, mode):
@@ -261,7 +280,9 @@ def _contacts(args):
     print(f'{scan.samples} states over {scan.duration:.1f} s, {scan.gaps} gaps; observer '
           f'gain {gain:g} 1/s; largest |r| per joint [N m]:')
     for joint, peak in zip(model.joint_names, scan.peak):
-        print(f'  {joint:<24}{peak:10.4f}')
+        print(f'  {joint:<24}{peak:10.3g}')
+    if scan.truth is not None:
+        _print_truth(scan, model, gain)
     if args.plot:
         write_residual_plot(scan, thresholds, args.plot)
     if args.derive:
@@ -271,16 +292,41 @@ def _contacts(args):
         print(f'thresholds (largest |r| x {args.margin:g}, at least 0.1) written to '
               f'{args.derive}')
         return 0
+    onsets = scan.truth.onsets if scan.truth is not None else []
     for c in scan.contacts:
         end = f'{c.end:.3f}' if c.end is not None else 'end of the bag'
         joints = ', '.join(f'{model.joint_names[j]} {c.peak[j]:.2f}' for j in sorted(c.joints))
-        print(f'contact {c.start:.3f} s to {end}: {joints} N m (peak |r|)')
+        began = [t for t in onsets if t <= c.start + 1e-9]
+        after = f'; declared {(c.detected - began[-1]) * 1e3:.1f} ms after the push began' \
+            if began else ''
+        print(f'contact {c.start:.3f} s to {end}: {joints} N m (peak |r|){after}')
     if scan.contacts and not args.allow_contacts:
         print(f'robodyn contacts: {len(scan.contacts)} contacts over the thresholds of '
               f'{args.thresholds}, first at {scan.contacts[0].start:.3f} s', file=sys.stderr)
         return 1
     print(f'{len(scan.contacts)} contacts')
     return 0
+
+
+def _print_truth(scan, model, gain):
+    """The estimate against the simulator's ground truth, and the tool wrench."""
+    from .dynamics.contact_wrench import tool_wrench
+    from .validation.contacts import TRUTH_TOPIC
+    truth = scan.truth
+    if not truth.onsets:
+        print(f'{TRUTH_TOPIC}: no push in the recording')
+        return
+    share = 100.0 * truth.settled_error / truth.peak if truth.peak > 0 else float('nan')
+    print(f"against the simulator's joint torque of the push ({TRUTH_TOPIC}): peak "
+          f'{truth.peak:.3g} N m; from 3 time constants ({3e3 / gain:.0f} ms) into a push '
+          f'the estimate is within {truth.settled_error:.3g} N m of it ({share:.1f} % of '
+          'the peak)')
+    if scan.wrench_at is not None:
+        t, q, r = scan.wrench_at
+        w = tool_wrench(model, q, r)
+        force, moment = np.round(w.wrench[:3], 2).tolist(), np.round(w.wrench[3:], 2).tolist()
+        print(f'tool wrench estimate at {t:.3f} s (base frame, at the tip link): force '
+              f'{force} N, moment {moment} N m; Jacobian condition number {w.condition:.3g}')
 
 
 def _reproduce(args):

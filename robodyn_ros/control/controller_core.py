@@ -123,6 +123,7 @@ class ControllerCore:
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
         self.last_rejection = ''
+        self.last_collision = 'none'  # the last contact's line (collision watch)
         #: Publishers of the joint states as the node last counted them (None: unknown):
         #: tells two sources that disagree from one whose stamps lag its motion.
         self.state_publishers: int | None = None
@@ -460,6 +461,7 @@ class ControllerCore:
         if contact is None:
             return
         text = watch.describe(contact)
+        self.last_collision = f'{text} (state stamp {stamp:.3f} s)'
         if watch.reaction == Reaction.REPORT:
             emit(self.events, EventKind.COLLISION, Level.WARN, text)
         else:
@@ -514,7 +516,11 @@ class ControllerCore:
         values.update(self.stats.summary())
         if self.cross_check is not None:
             values.update(self.cross_check.summary())
+        level, message = LEVELS[sup.state], f'{sup.state}: {sup.reason}'
         if self.collision is not None:
             values['external_torque'] = ' '.join(f'{v:.3f}'
                                                  for v in self.collision.observer.residual)
-        return LEVELS[sup.state], f'{sup.state}: {sup.reason}', values
+            values['last_collision'] = self.last_collision
+            if self.collision.detector.contact is not None and level == Level.OK:
+                level, message = Level.WARN, f'{message}; in contact: {self.last_collision}'
+        return level, message, values

@@ -120,13 +120,20 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     return ctrl, sim, notes
 
 
-def recorder_parameters(ctrl, bag_path, storage):
+#: The simulator's ground truth of a push (nodes/sim_node.py).
+TRUTH_TOPIC = '/robodyn_sim/external_torque'
+
+
+def recorder_parameters(ctrl, bag_path, storage, truth=False):
     """Recorder parameters for what validation reads (types given: no discovery wait; in
-    the demo's own process, so its niceness is left alone)."""
+    the demo's own process, so its niceness is left alone); ``truth``: the simulator's
+    push too."""
     topics = {'/' + JOINT_STATES: 'sensor_msgs/msg/JointState',
               '/' + ctrl.get('command_topic', COMMAND_TOPIC).lstrip('/'):
               'std_msgs/msg/Float64MultiArray',
               REFERENCE_TOPIC: 'sensor_msgs/msg/JointState',
               DIAGNOSTICS_TOPIC: 'diagnostic_msgs/msg/DiagnosticArray'}
+    if truth:
+        topics[TRUTH_TOPIC] = 'sensor_msgs/msg/JointState'
     return dict(topics=list(topics), types=[f'{t}={m}' for t, m in topics.items()],
                 bag_path=bag_path, storage=storage, use_sim_time=True, nice=0)

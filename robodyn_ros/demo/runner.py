@@ -16,7 +16,7 @@ __all__ = ['closed_loop', 'demo', 'jtc_demo']
 
 def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rate=1000.0,
                 bag_path=None, storage='mcap', tip=None, hook=None, controller_overrides=None,
-                base=None, xacro_args=(), log=print):
+                base=None, xacro_args=(), log=print, sim_overrides=None):
     """Run sim + controller (+ recorder) in lock step on one executor.
 
     Args:
@@ -25,6 +25,8 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
             description path.
         hook: optional ``hook(step, nodes, executor)`` called before each step (tests
             publish trajectories from it).
+        controller_overrides, sim_overrides: parameters replacing the config's (the sim's
+            push_wrench records its ground truth too).
 
     Returns:
         dict with steps, wall time, timeouts, the controller's command count (``answered``:
@@ -37,8 +39,11 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
                                            controller_overrides, base, xacro_args)
     for text in notes:
         log(f'demo: {text}')
+    sim_cfg.update(sim_overrides or {})
     from ..nodes.lock_step import run_lock_step
-    recorder = recorder_parameters(ctrl, bag_path, storage) if bag_path else None
+    recorder = recorder_parameters(ctrl, bag_path, storage,
+                                   truth=any(sim_cfg.get('push_wrench', ()))) \
+        if bag_path else None
     return run_lock_step(ctrl, sim_cfg, int(round(duration * rate)), recorder, hook)
 
 
@@ -65,7 +70,8 @@ def demo(robot: str = 'panda', mode: str = 'computed_torque',
          out: str = 'out/demo', storage: str = 'mcap', tip: str | None = None,
          max_rms: float | None = None, max_abs: float | None = None,
          log: Callable[[str], None] = print, base: str | None = None,
-         xacro_args: Sequence[str] = ()) -> dict:
+         xacro_args: Sequence[str] = (), controller_overrides: dict | None = None,
+         sim_overrides: dict | None = None) -> dict:
     """``robodyn demo``: closed loop in lock step, recorded to ``out``/bag, then validated
     (computed torque: within 1e-3 rad RMS and 5e-3 rad max unless given). Returns the
     run's figures and the validation report; ``log`` receives progress lines."""
@@ -81,7 +87,8 @@ def demo(robot: str = 'panda', mode: str = 'computed_torque',
         f'{config if os.path.isfile(config) else "none (generic gains, mid-range start)"}')
     run = closed_loop(robot, mode, None if reference == 'sum_of_sines' and not plain
                       else reference, duration, rate, bag_path, storage, tip,
-                      base=base, xacro_args=xacro_args, log=log)
+                      base=base, xacro_args=xacro_args, log=log,
+                      controller_overrides=controller_overrides, sim_overrides=sim_overrides)
     log(f'demo: {robot}, mode {mode}, {run["steps"]} steps of {1e3 / rate:.3f} ms (simulated '
         f'{duration:.1f} s in {run["wall"]:.1f} s wall), {run["timeouts"]} step timeouts, '
         f'{run["recorded"]} messages in {bag_path}')

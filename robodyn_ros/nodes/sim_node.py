@@ -53,6 +53,11 @@ def _declare_parameters(node):
             'JTC command topic (command_interface joint_trajectory)')
     declare(node, 'jtc_kp', [100.0], 'JTC PD gains, 1 or n [N m/rad]', dynamic=True)
     declare(node, 'jtc_kd', [10.0], 'JTC PD gains, 1 or n [N m s/rad]', dynamic=True)
+    declare(node, 'push_wrench', [0.0] * 6, 'push the tool: [fx fy fz mx my mz] in the base '
+            'frame at the tip link origin [N, N m] (zeros: none); its joint torque is '
+            'published on ~/external_torque (the ground truth of the collision observer)')
+    declare(node, 'push_start', 1.0, 'simulated time the push starts [s]')
+    declare(node, 'push_duration', 0.5, 'how long the push lasts [s]')
 
 class SimNode(Node):
     """Simulated arm; in ``lockstep`` mode a driver calls :meth:`publish_state` / :meth:`step`."""
@@ -78,6 +83,8 @@ class SimNode(Node):
         self.state_pub = self.create_publisher(JointState, JOINT_STATES, 10)
         self.clock_pub = self.create_publisher(Clock, '/clock', 10) \
             if p('publish_clock').value else None
+        self.truth_pub = self._push(p('push_wrench').value, p('push_start').value,
+                                    p('push_duration').value)
         self.jtc = None
         self.joint_map = JointMap(model.joint_names)
         if p('command_interface').value == 'joint_trajectory':
@@ -96,6 +103,16 @@ class SimNode(Node):
                                'joint_trajectory')
         if not p('lockstep').value:
             self.create_timer(1.0 / p('rate').value, self.on_timer)
+
+    def _push(self, wrench, start, duration):
+        """Configure the push; its ground-truth publisher, or None without a push."""
+        if not any(float(v) for v in wrench):
+            return None
+        try:
+            self.sim.set_push([float(v) for v in wrench], float(start), float(duration))
+        except (RobodynError, TypeError, ValueError) as exc:
+            raise ConfigError(f'push_wrench / push_start / push_duration: {exc}') from None
+        return self.create_publisher(JointState, '~/external_torque', 10)
 
     def on_command(self, msg):
         """Hold a new effort command; wrong length or non-finite values are ignored."""
@@ -139,6 +156,11 @@ class SimNode(Node):
         msg.name = list(self.model.joint_names)
         msg.position, msg.velocity, msg.effort = q.tolist(), qd.tolist(), tau.tolist()
         self.state_pub.publish(msg)
+        if self.truth_pub is not None:
+            truth = JointState()
+            truth.header.stamp, truth.name = stamp, msg.name
+            truth.effort = self.sim.external_torque().tolist()
+            self.truth_pub.publish(truth)
 
     def step(self):
         """Advance the simulation one step with the held command (or the emulated JTC's)."""

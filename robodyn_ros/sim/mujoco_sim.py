@@ -130,6 +130,10 @@ class MujocoSim:
                       for text in model.warnings if 'triangle inequality' in text]
         self._bad = mujoco.mjtWarning.mjWARN_BADQACC
         self._choose_integrator(model, timestep, friction)
+        self.push_wrench = np.zeros(6)
+        self.push_window = (np.inf, np.inf)
+        self._tip_body = self.mj_model.nbody - 1  # the chain's last body
+        self._external = np.zeros(n)
 
     def _choose_integrator(self, model, timestep, friction):
         """implicitfast instead of RK4 when damping is stiff at this timestep (see the
@@ -158,12 +162,40 @@ class MujocoSim:
         self.command = tau.copy()
         self.braked = False
 
+    def set_push(self, wrench, start, duration):
+        """Push the tool: the wrench [fx fy fz mx my mz] [N, N m] in the base_link frame at
+        the tip_link origin, for sim times [start, start + duration) [s]."""
+        wrench = np.asarray(wrench, dtype=float)
+        if wrench.shape != (6,) or not np.all(np.isfinite(wrench)) or \
+                not (np.isfinite(start) and np.isfinite(duration) and duration >= 0.0):
+            raise InputError(f'push: expected 6 finite wrench values and a finite start and '
+                             f'duration >= 0, got {wrench.tolist()}, {start}, {duration}')
+        self.push_wrench = wrench
+        self.push_window = (float(start), float(start) + float(duration))
+
+    def external_torque(self):
+        """The push's joint torque at the current state [N m or N], mapped by MuJoCo itself
+        (mj_applyFT at the tool point): the ground truth of an external torque estimate;
+        zeros outside the push."""
+        self._external[:] = 0.0
+        start, end = self.push_window
+        if not start <= self.data.time < end or not self.push_wrench.any():
+            return self._external.copy()
+        self.mujoco.mj_kinematics(self.mj_model, self.data)  # poses at the current qpos
+        self.mujoco.mj_comPos(self.mj_model, self.data)
+        body = self._tip_body
+        rot = self.data.xmat[body].reshape(3, 3)
+        point = self.data.xpos[body] + rot @ self.robot.tool[:3, 3]
+        self.mujoco.mj_applyFT(self.mj_model, self.data, self.push_wrench[:3].copy(),
+                               self.push_wrench[3:].copy(), point, body, self._external)
+        return self._external.copy()
+
     def step(self):
-        """Advance one timestep with the held command (braked: time only)."""
+        """Advance one timestep with the held command (braked: time only) and the push."""
         if self.braked:
             self.data.time += self.timestep
             return
-        self.data.qfrc_applied[:] = self.command
+        self.data.qfrc_applied[:] = self.command + self.external_torque()
         before = self.data.warning[self._bad].number
         self.mujoco.mj_step(self.mj_model, self.data)
         if self.data.warning[self._bad].number != before or \

@@ -77,14 +77,43 @@ def test_compliant_yields_gravity_and_damping_only():
 
 
 def test_report_keeps_going_and_says_which_joints():
-    core, rows, events = _loop(0.4, collision__reaction='report')
+    core, rows, events = _loop(0.34, collision__reaction='report')
     assert core.supervisor.state == ACTIVE
     said = [e for e in events if e.kind == EventKind.COLLISION]
     assert len(said) == 1 and 'panda_joint' in said[0].text and 'threshold 1' in said[0].text
-    assert 'external_torque' in core.diagnostics(0.4)[2]
+    level, message, values = core.diagnostics(0.4)
+    assert 'external_torque' in values and 'collision' in values['last_collision']
+    assert level == 1 and 'in contact' in message  # WARN while the push lasts
 
 
 def test_thresholds_of_the_wrong_length_are_a_configure_error():
     with pytest.raises(ConfigError, match='collision_thresholds'):
         ControllerCore(PANDA, ControllerConfig.from_parameters(
             {'collision.thresholds': [1.0, 2.0]}))
+
+
+def test_on_mujoco_the_estimate_follows_the_simulators_push_and_detects_it_at_once():
+    """MuJoCo's own joint torque of a 20 N push (mj_applyFT) is the ground truth: three
+    observer time constants into the push the estimate is within 5 % of its peak, and the
+    contact is declared within 10 ms of its onset."""
+    from robodyn_ros.sim.mujoco_sim import MujocoSim
+    values = {'kp': [400.0], 'kd': [40.0], 'ramp_time': 0.0, 'max_tracking_error': 0.0,
+              'collision.thresholds': [0.5], 'collision.reaction': 'report'}
+    core = ControllerCore(PANDA, ControllerConfig.from_parameters(values))
+    sim = MujocoSim(PANDA, np.array(PANDA_HOME), friction=False)
+    sim.set_push(PUSH, ONSET, 0.2)
+    core.activate(0.0)
+    errors, peak, said = [], 0.0, []
+    for _ in range(600):
+        q, qd, _ = sim.state()
+        truth = sim.external_torque()
+        command = core.cycle(sim.time, NAMES, q, qd, sim.time)
+        said += [(sim.time, e) for e in core.drain_events() if e.kind == EventKind.COLLISION]
+        peak = max(peak, float(np.max(np.abs(truth))))
+        if ONSET + 3 / 50.0 <= sim.time < ONSET + 0.2:
+            r = np.array(core.diagnostics(sim.time)[2]['external_torque'].split(), float)
+            errors.append(np.max(np.abs(r - truth)))
+        sim.set_command(command.effort)
+        sim.step()
+    assert peak > 5.0 and max(errors) < 0.05 * peak, (max(errors), peak)
+    assert len(said) == 1 and ONSET <= said[0][0] <= ONSET + 0.010, said

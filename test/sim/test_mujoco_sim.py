@@ -46,3 +46,25 @@ def test_brakes_hold_until_the_first_command():
 def test_bad_commands_are_refused(tau):
     with pytest.raises(InputError, match='finite'):
         MujocoSim(PANDA, Q0).set_command(tau)
+
+
+def test_a_push_at_the_tool_is_the_jacobian_transpose_of_its_wrench_in_mujoco():
+    """MuJoCo's own mapping of the push (mj_applyFT) against the URDF chain's Jacobian:
+    two independent implementations of the external torque's ground truth."""
+    from robodyn_ros.dynamics.contact_wrench import tool_jacobian
+    model = load_robot('panda')
+    sim = MujocoSim(model, model.mid_range + 0.2)
+    wrench = np.array([20.0, -5.0, 10.0, 0.5, 0.0, -1.0])
+    sim.set_push(wrench, start=0.002, duration=0.003)
+    truth = []
+    for _ in range(8):
+        sim.set_command(RigidBodyDynamics(model).gravity_vector(sim.state()[0]))
+        truth.append((sim.time, sim.state()[0], sim.external_torque()))
+        sim.step()
+    inside = [(q, tau) for t, q, tau in truth if 0.002 <= t < 0.005 - 1e-9]
+    assert len(inside) == 3 and not any(tau.any() for t, _, tau in truth
+                                        if t < 0.002 - 1e-9 or t >= 0.005)
+    for q, tau in inside:
+        np.testing.assert_allclose(tau, tool_jacobian(model, q).T @ wrench, atol=1e-9)
+    with pytest.raises(InputError, match='push'):
+        sim.set_push([1.0, 2.0], 0.0, 1.0)
