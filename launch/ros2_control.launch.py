@@ -196,7 +196,11 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
         raise LaunchArgumentError('controller:=plugin needs the C++ package '
                                   'robodyn_controllers in the workspace (bash '
                                   'scripts/build_workspace.sh WS); or use controller:=node')
-    values = plugin_parameters(model, plugin_config(params), source=config_path)
+    from robodyn_ros.errors import RobodynError
+    try:
+        values = plugin_parameters(model, plugin_config(params), source=config_path)
+    except RobodynError as exc:
+        raise LaunchArgumentError(f'config:={config_path}: {exc}') from None
     if hardware == 'mock':
         values['max_tracking_error'] = 0.0  # mock hardware never moves (module doc)
     controllers = os.path.join(manager_node[1], 'controllers.yaml')
