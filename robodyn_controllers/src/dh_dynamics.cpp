@@ -11,6 +11,7 @@ namespace
 {
 constexpr std::size_t FRAME = 12;   // R_i (9) and p_i (3)
 constexpr std::size_t WRENCH = 6;   // force and moment about the COM
+constexpr std::array<double, 3> NO_GRAVITY{};
 
 void require(bool ok, std::size_t row, const std::string & what)
 {
@@ -70,35 +71,46 @@ void DhDynamics::configure(const std::vector<DhLink> & links, const std::array<d
   unit_.assign(n, 0.0);
   scratch_.assign(n, 0.0);
   gravity_torque_.assign(n, 0.0);
+  dual_q_.assign(n, Dual());
+  dual_zero_.assign(n, Dual());
+  dual_qdd_.assign(n, Dual());
+  dual_tau_.assign(n, Dual());
+  dual_frames_.assign(FRAME * n, Dual());
+  dual_wrenches_.assign(WRENCH * n, Dual());
 }
 
 // Velocities and accelerations base -> tip, everything of link i in its frame i; stores
 // R_i, p_i and the link's inertial force and moment about its COM.
-void DhDynamics::outward(const double * q, const double * qd, const double * qdd) noexcept
+template<class S>
+void DhDynamics::outward_t(
+  const S * q, const S * qd, const S * qdd, const std::array<double, 3> & gravity,
+  S * frames, S * wrenches) const noexcept
 {
+  using std::cos;
+  using std::sin;
   const std::size_t n = rows_.size();
-  double w0 = 0, w1 = 0, w2 = 0;  // angular velocity of the previous link
-  double e0 = 0, e1 = 0, e2 = 0;  // its angular acceleration
-  double a0 = -gravity_[0], a1 = -gravity_[1], a2 = -gravity_[2];  // its origin's accel.
+  S w0 = 0, w1 = 0, w2 = 0;  // angular velocity of the previous link
+  S e0 = 0, e1 = 0, e2 = 0;  // its angular acceleration
+  S a0 = -gravity[0], a1 = -gravity[1], a2 = -gravity[2];  // its origin's accel.
   for (std::size_t i = 0; i < n; ++i) {
     const Row & row = rows_[i];
     const DhLink & l = row.link;
-    double theta = l.theta0, d = l.d;
+    S theta = l.theta0, d = l.d;
     if (l.prismatic) {d += q[i];} else {theta += q[i];}
-    const double ct = std::cos(theta), st = std::sin(theta);
+    const S ct = cos(theta), st = sin(theta);
     const double ca = std::cos(l.alpha), sa = std::sin(l.alpha);
     const double cb = row.cos_beta, sb = row.sin_beta;
     // R_i = Rz(theta) Rx(alpha) Ry(beta), row-major
-    const double r00 = ct * cb - st * sa * sb, r01 = -st * ca, r02 = ct * sb + st * sa * cb;
-    const double r10 = st * cb + ct * sa * sb, r11 = ct * ca, r12 = st * sb - ct * sa * cb;
-    const double r20 = -ca * sb, r21 = sa, r22 = ca * cb;
-    double * f = &frames_[FRAME * i];
+    const S r00 = ct * cb - st * sa * sb, r01 = -st * ca, r02 = ct * sb + st * sa * cb;
+    const S r10 = st * cb + ct * sa * sb, r11 = ct * ca, r12 = st * sb - ct * sa * cb;
+    const S r20 = -ca * sb, r21 = sa, r22 = ca * cb;
+    S * f = &frames[FRAME * i];
     f[0] = r00; f[1] = r01; f[2] = r02; f[3] = r10; f[4] = r11; f[5] = r12;
     f[6] = r20; f[7] = r21; f[8] = r22;
-    const double dca = d * ca;
-    const double p0 = cb * l.a - sb * dca, p1 = d * sa, p2 = sb * l.a + cb * dca;
+    const S dca = d * ca;
+    const S p0 = cb * l.a - sb * dca, p1 = d * sa, p2 = sb * l.a + cb * dca;
     f[9] = p0; f[10] = p1; f[11] = p2;
-    double b0, b1, b2, c0, c1, c2;
+    S b0, b1, b2, c0, c1, c2;
     if (l.prismatic) {  // in frame i-1: w, w' unchanged; the joint accelerates along z
       b0 = w0; b1 = w1; b2 = w2; c0 = e0; c1 = e1; c2 = e2;
       a2 += qdd[i];
@@ -113,31 +125,31 @@ void DhDynamics::outward(const double * q, const double * qd, const double * qdd
     e0 = r00 * c0 + r10 * c1 + r20 * c2;
     e1 = r01 * c0 + r11 * c1 + r21 * c2;
     e2 = r02 * c0 + r12 * c1 + r22 * c2;
-    double v0 = r00 * a0 + r10 * a1 + r20 * a2;
-    double v1 = r01 * a0 + r11 * a1 + r21 * a2;
-    double v2 = r02 * a0 + r12 * a1 + r22 * a2;
+    S v0 = r00 * a0 + r10 * a1 + r20 * a2;
+    S v1 = r01 * a0 + r11 * a1 + r21 * a2;
+    S v2 = r02 * a0 + r12 * a1 + r22 * a2;
     if (l.prismatic) {  // Coriolis term 2 w x (z qd), z = (r20, r21, r22) in frame i
-      const double z0 = r20 * qd[i], z1 = r21 * qd[i], z2 = r22 * qd[i];
+      const S z0 = r20 * qd[i], z1 = r21 * qd[i], z2 = r22 * qd[i];
       v0 += 2.0 * (w1 * z2 - w2 * z1);
       v1 += 2.0 * (w2 * z0 - w0 * z2);
       v2 += 2.0 * (w0 * z1 - w1 * z0);
     }
     // origin i: + w' x p + w x (w x p)
-    double x0 = w1 * p2 - w2 * p1, x1 = w2 * p0 - w0 * p2, x2 = w0 * p1 - w1 * p0;
+    S x0 = w1 * p2 - w2 * p1, x1 = w2 * p0 - w0 * p2, x2 = w0 * p1 - w1 * p0;
     a0 = v0 + e1 * p2 - e2 * p1 + w1 * x2 - w2 * x1;
     a1 = v1 + e2 * p0 - e0 * p2 + w2 * x0 - w0 * x2;
     a2 = v2 + e0 * p1 - e1 * p0 + w0 * x1 - w1 * x0;
     // centre of mass c: m (a + w' x c + w x (w x c))
     const double m = l.mass, s0 = l.com[0], s1 = l.com[1], s2 = l.com[2];
     x0 = w1 * s2 - w2 * s1; x1 = w2 * s0 - w0 * s2; x2 = w0 * s1 - w1 * s0;
-    double * h = &wrenches_[WRENCH * i];
+    S * h = &wrenches[WRENCH * i];
     h[0] = m * (a0 + e1 * s2 - e2 * s1 + w1 * x2 - w2 * x1);
     h[1] = m * (a1 + e2 * s0 - e0 * s2 + w2 * x0 - w0 * x2);
     h[2] = m * (a2 + e0 * s1 - e1 * s0 + w0 * x1 - w1 * x0);
     const auto & I = row.inertia;
-    const double l0 = I[0] * w0 + I[1] * w1 + I[2] * w2;
-    const double l1 = I[3] * w0 + I[4] * w1 + I[5] * w2;
-    const double l2 = I[6] * w0 + I[7] * w1 + I[8] * w2;
+    const S l0 = I[0] * w0 + I[1] * w1 + I[2] * w2;
+    const S l1 = I[3] * w0 + I[4] * w1 + I[5] * w2;
+    const S l2 = I[6] * w0 + I[7] * w1 + I[8] * w2;
     h[3] = I[0] * e0 + I[1] * e1 + I[2] * e2 + w1 * l2 - w2 * l1;
     h[4] = I[3] * e0 + I[4] * e1 + I[5] * e2 + w2 * l0 - w0 * l2;
     h[5] = I[6] * e0 + I[7] * e1 + I[8] * e2 + w0 * l1 - w1 * l0;
@@ -145,32 +157,61 @@ void DhDynamics::outward(const double * q, const double * qd, const double * qdd
 }
 
 // Forces tip -> base; tau_i is the moment (revolute) or force (prismatic) along z_{i-1}.
-void DhDynamics::inward(double * tau) const noexcept
+template<class S>
+void DhDynamics::inward_t(const S * frames, const S * wrenches, S * tau) const noexcept
 {
   const std::size_t n = rows_.size();
-  double f0 = 0, f1 = 0, f2 = 0, t0 = 0, t1 = 0, t2 = 0;
+  S f0 = 0, f1 = 0, f2 = 0, t0 = 0, t1 = 0, t2 = 0;
   for (std::size_t k = n; k-- > 0; ) {
-    const double * f = &frames_[FRAME * k];
-    const double * h = &wrenches_[WRENCH * k];
+    const S * f = &frames[FRAME * k];
+    const S * h = &wrenches[WRENCH * k];
     const DhLink & l = rows_[k].link;
-    const double p0 = f[9], p1 = f[10], p2 = f[11];
-    const double F0 = h[0], F1 = h[1], F2 = h[2];
-    const double c0 = p0 + l.com[0], c1 = p1 + l.com[1], c2 = p2 + l.com[2];
+    const S p0 = f[9], p1 = f[10], p2 = f[11];
+    const S F0 = h[0], F1 = h[1], F2 = h[2];
+    const S c0 = p0 + l.com[0], c1 = p1 + l.com[1], c2 = p2 + l.com[2];
     t0 += p1 * f2 - p2 * f1 + c1 * F2 - c2 * F1 + h[3];
     t1 += p2 * f0 - p0 * f2 + c2 * F0 - c0 * F2 + h[4];
     t2 += p0 * f1 - p1 * f0 + c0 * F1 - c1 * F0 + h[5];
     f0 += F0; f1 += F1; f2 += F2;
-    const double z0 = f[6], z1 = f[7], z2 = f[8];  // last row of R_i: z_{i-1}
+    const S z0 = f[6], z1 = f[7], z2 = f[8];  // last row of R_i: z_{i-1}
     tau[k] = l.prismatic ? z0 * f0 + z1 * f1 + z2 * f2 : z0 * t0 + z1 * t1 + z2 * t2;
     // into frame i-1: R_i (.)
-    const double g0 = f[0] * f0 + f[1] * f1 + f[2] * f2;
-    const double g1 = f[3] * f0 + f[4] * f1 + f[5] * f2;
-    const double g2 = z0 * f0 + z1 * f1 + z2 * f2;
+    const S g0 = f[0] * f0 + f[1] * f1 + f[2] * f2;
+    const S g1 = f[3] * f0 + f[4] * f1 + f[5] * f2;
+    const S g2 = z0 * f0 + z1 * f1 + z2 * f2;
     f0 = g0; f1 = g1; f2 = g2;
-    const double u0 = f[0] * t0 + f[1] * t1 + f[2] * t2;
-    const double u1 = f[3] * t0 + f[4] * t1 + f[5] * t2;
-    const double u2 = z0 * t0 + z1 * t1 + z2 * t2;
+    const S u0 = f[0] * t0 + f[1] * t1 + f[2] * t2;
+    const S u1 = f[3] * t0 + f[4] * t1 + f[5] * t2;
+    const S u2 = z0 * t0 + z1 * t1 + z2 * t2;
     t0 = u0; t1 = u1; t2 = u2;
+  }
+}
+
+void DhDynamics::outward(const double * q, const double * qd, const double * qdd) noexcept
+{
+  outward_t(q, qd, qdd, gravity_, frames_.data(), wrenches_.data());
+}
+
+void DhDynamics::inward(double * tau) const noexcept
+{
+  inward_t(frames_.data(), wrenches_.data(), tau);
+}
+
+void DhDynamics::momentum(const double * q, const double * qd, double * p, double * mdot_qd)
+noexcept
+{
+  const std::size_t n = rows_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    dual_q_[i] = Dual(q[i], qd[i]);
+    dual_qdd_[i] = Dual(qd[i], 0.0);
+  }
+  // no gravity, no velocity: RNEA(q + eps qd, 0, qd) = M(q + eps qd) qd
+  outward_t(dual_q_.data(), dual_zero_.data(), dual_qdd_.data(), NO_GRAVITY,
+    dual_frames_.data(), dual_wrenches_.data());
+  inward_t(dual_frames_.data(), dual_wrenches_.data(), dual_tau_.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    p[i] = dual_tau_[i].v;
+    mdot_qd[i] = dual_tau_[i].d;
   }
 }
 

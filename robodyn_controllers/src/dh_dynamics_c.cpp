@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/momentum_observer.hpp"
 #include "robodyn_controllers/torque_safety.hpp"
 
 namespace
@@ -48,6 +49,31 @@ int robodyn_inverse_dynamics(
   } catch (const std::exception &) {
     return 1;
   }
+}
+
+// The momentum observer over `count` samples (rows of q, qd and tau, count x n; stamps
+// [s]): r row k = the estimate after sample k (robodyn_ros.dynamics.momentum_observer,
+// same sequences). Returns 0, 1 when the rows or the settings are refused, 2 on a
+// non-finite sample.
+int robodyn_momentum_observer(
+  int n, const double * rows, const double * gravity, double gain, double max_step,
+  int count, const double * stamps, const double * q, const double * qd, const double * tau,
+  double * r)
+{
+  robodyn_controllers::DhDynamics dyn;
+  robodyn_controllers::MomentumObserver observer;
+  try {
+    dyn.configure(unpack(n, rows), {gravity[0], gravity[1], gravity[2]});
+    observer.configure(static_cast<std::size_t>(n), gain, max_step);
+  } catch (const std::exception &) {
+    return 1;
+  }
+  for (int k = 0; k < count; ++k) {
+    const int o = k * n;
+    if (!observer.update(dyn, stamps[k], q + o, qd + o, tau + o)) {return 2;}
+    std::copy(observer.residual(), observer.residual() + n, r + o);
+  }
+  return 0;
 }
 
 // The controller's safety arithmetic over a sequence (robodyn_ros' tests feed the Python

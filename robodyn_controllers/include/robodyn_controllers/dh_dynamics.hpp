@@ -10,6 +10,7 @@
 #define ROBODYN_CONTROLLERS__DH_DYNAMICS_HPP_
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <vector>
 
@@ -26,6 +27,30 @@ struct DhLink
   std::array<double, 6> inertia{};  // about the COM, frame-i axes: xx xy xz yy yz zz [kg m^2]
   double viscous = 0.0, coulomb = 0.0, smoothing = 0.0;  // seed 004 friction
 };
+
+// A dual number v + d eps (eps^2 = 0): carried through the recursion, d is the exact
+// derivative along a direction (forward-mode differentiation, no step size).
+struct Dual
+{
+  double v = 0.0, d = 0.0;
+  Dual() = default;
+  Dual(double value, double derivative = 0.0) : v(value), d(derivative) {}  // NOLINT
+};
+
+inline Dual operator+(Dual a, Dual b) noexcept {return {a.v + b.v, a.d + b.d};}
+inline Dual operator-(Dual a, Dual b) noexcept {return {a.v - b.v, a.d - b.d};}
+inline Dual operator-(Dual a) noexcept {return {-a.v, -a.d};}
+inline Dual operator*(Dual a, Dual b) noexcept {return {a.v * b.v, a.v * b.d + a.d * b.v};}
+inline Dual operator+(Dual a, double b) noexcept {return {a.v + b, a.d};}
+inline Dual operator+(double a, Dual b) noexcept {return {a + b.v, b.d};}
+inline Dual operator-(Dual a, double b) noexcept {return {a.v - b, a.d};}
+inline Dual operator-(double a, Dual b) noexcept {return {a - b.v, -b.d};}
+inline Dual operator*(Dual a, double b) noexcept {return {a.v * b, a.d * b};}
+inline Dual operator*(double a, Dual b) noexcept {return {a * b.v, a * b.d};}
+inline Dual & operator+=(Dual & a, Dual b) noexcept {a = a + b; return a;}
+inline Dual & operator-=(Dual & a, Dual b) noexcept {a = a - b; return a;}
+inline Dual cos(Dual a) noexcept {return {std::cos(a.v), -std::sin(a.v) * a.d};}
+inline Dual sin(Dual a) noexcept {return {std::sin(a.v), std::cos(a.v) * a.d};}
 
 // Recursive Newton-Euler (Luh, Walker and Paul) on DH rows: tau = M(q) qdd + C(q, qd) qd
 // + g(q) (seed 000 eq. 29) without forming M or C. Every member function after
@@ -50,10 +75,22 @@ public:
   // diag[j] = M_jj(q) = (RNEA(q, 0, e_j) - g(q))_j [kg m^2 or kg] for every joint (n + 1
   // passes): what the position hold's gains are scaled by.
   void mass_diagonal(const double * q, double * diag) noexcept;
+  // p = M(q) qd [N m s or N s] and Mdot(q, qd) qd [N m or N]: the generalized momentum and
+  // its rate along the motion (seed 000 eq. 40: Mdot = dM/dq (1_n (x) qd)), exactly, from
+  // one recursion on dual numbers q + eps qd without gravity or velocity:
+  // RNEA(q + eps qd, 0, qd) = M(q + eps qd) qd. What the momentum observer needs, with
+  // C^T qd = Mdot qd - C qd (seed 000 eq. 55), without forming M or C.
+  void momentum(const double * q, const double * qd, double * p, double * mdot_qd) noexcept;
 
 private:
   void outward(const double * q, const double * qd, const double * qdd) noexcept;
   void inward(double * tau) const noexcept;
+  template<class S>
+  void outward_t(
+    const S * q, const S * qd, const S * qdd, const std::array<double, 3> & gravity,
+    S * frames, S * wrenches) const noexcept;
+  template<class S>
+  void inward_t(const S * frames, const S * wrenches, S * tau) const noexcept;
 
   struct Row
   {
@@ -66,6 +103,7 @@ private:
   std::vector<double> frames_;   // per joint: R_i (9, row-major), p_i (3)
   std::vector<double> wrenches_;  // per joint: m a_c (3), I w' + w x I w (3)
   std::vector<double> zeros_, unit_, scratch_, gravity_torque_;
+  std::vector<Dual> dual_q_, dual_zero_, dual_qdd_, dual_tau_, dual_frames_, dual_wrenches_;
 };
 
 }  // namespace robodyn_controllers

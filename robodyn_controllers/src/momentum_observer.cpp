@@ -1,0 +1,73 @@
+// The momentum observer; see momentum_observer.hpp.
+#include "robodyn_controllers/momentum_observer.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace robodyn_controllers
+{
+
+void MomentumObserver::configure(std::size_t joints, double gain, double max_step)
+{
+  if (!(std::isfinite(gain) && gain > 0.0 && gain <= 1000.0)) {
+    throw std::invalid_argument(
+      "collision.gain must be within (0, 1000] 1/s, got " + std::to_string(gain));
+  }
+  if (!(std::isfinite(max_step) && max_step > 0.0 && max_step <= 0.1) ||
+    gain * max_step > 0.5)
+  {
+    throw std::invalid_argument(
+      "observer max_step " + std::to_string(max_step) + " s: must be within (0, 0.1] with "
+      "gain x max_step <= 0.5");
+  }
+  gain_ = gain;
+  max_step_ = max_step;
+  for (auto * v : {&p_, &p_prev_, &s_, &s_prev_, &cg_, &mdot_, &zeros_, &r_}) {
+    v->assign(joints, 0.0);
+  }
+  reset();
+}
+
+void MomentumObserver::reset() noexcept
+{
+  started_ = false;
+  gaps_ = 0;
+  for (double & v : r_) {v = 0.0;}
+}
+
+bool MomentumObserver::update(
+  DhDynamics & dyn, double stamp, const double * q, const double * qd,
+  const double * tau) noexcept
+{
+  const std::size_t n = r_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(std::isfinite(q[i]) && std::isfinite(qd[i]) && std::isfinite(tau[i]))) {
+      return false;
+    }
+  }
+  if (!std::isfinite(stamp)) {return false;}
+  dyn.momentum(q, qd, p_.data(), mdot_.data());          // M qd, Mdot qd
+  dyn.inverse_dynamics(q, qd, zeros_.data(), cg_.data());  // C qd + g
+  dyn.add_friction(qd, cg_.data());                        // + tau_f
+  for (std::size_t i = 0; i < n; ++i) {
+    s_[i] = mdot_[i] - cg_[i];  // C^T qd - g - tau_f
+  }
+  const double dt = stamp - stamp_;
+  if (started_ && dt > 0.0 && dt <= max_step_) {
+    const double decay = 1.0 - gain_ * dt;
+    for (std::size_t i = 0; i < n; ++i) {
+      const double beta = (0.5 * (s_prev_[i] + s_[i]) + tau[i]) * dt;
+      r_[i] = r_[i] * decay + gain_ * ((p_[i] - p_prev_[i]) - beta);
+    }
+  } else if (started_ && dt > max_step_) {
+    ++gaps_;
+  }
+  started_ = true;
+  stamp_ = stamp;
+  p_prev_.swap(p_);
+  s_prev_.swap(s_);
+  return true;
+}
+
+}  // namespace robodyn_controllers
