@@ -105,7 +105,8 @@ def _library_path():
 def _description(context, hardware, model, q0, out, max_torque_rate):
     """(URDF for controller_manager, notes, ros2_control_node's package). The lock-step
     MuJoCo hardware holds a joint no controller claims, at ``max_torque_rate`` [N m/s];
-    with ``fault_injection:=true`` it corrupts its states on request (tests only)."""
+    with ``fault_injection:=true`` it corrupts its states and pushes the tool on request
+    (tests only)."""
     from robodyn_ros.model.ros2_control_urdf import (
         LOCKSTEP_SYSTEM,
         MOCK_SYSTEM,
@@ -139,7 +140,11 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
         xml, more = control_urdf(model.xml, model, LOCKSTEP_SYSTEM, q0,
                                  params={'mujoco_model': path,
                                          'max_torque_rate': repr(float(max_torque_rate)),
-                                         'fault_injection': _fault_injection(context)},
+                                         'fault_injection': _fault_injection(context),
+                                         # where a test's push acts: the tip link origin
+                                         'push_body': f'{model.joints[-1].name}_body',
+                                         'push_point': ' '.join(
+                                             repr(float(v)) for v in model.tool[:3, 3])},
                                  effort0=hold)
         return xml, notes + more, 'controller_manager'
     xml, more = control_urdf(model.xml, model, MUJOCO_SYSTEM, q0,

@@ -20,7 +20,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def colcon_install(tmp_path_factory):
     """`colcon build` of this package (and the C++ controller package when setup could
     install its build tools) into a temporary workspace, as scripts/build_workspace.sh
-    builds a user's; returns the workspace."""
+    builds a user's; returns the workspace. ROBODYN_TEST_WS names an existing, already
+    built workspace to use instead (a developer's, between edits)."""
+    from pathlib import Path
+    given = os.environ.get('ROBODYN_TEST_WS')
+    if given:
+        return Path(given)
     colcon = os.path.join(os.path.dirname(sys.executable), 'colcon')
     if not os.path.exists(colcon):
         pytest.fail('colcon is not installed in the venv (requirements.txt lists it)')

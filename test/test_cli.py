@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 
 from robodyn_ros.cli import build_parser, run
 
@@ -170,13 +171,19 @@ def test_export_bad_input_is_one_line_and_exit_2(argv, capsys, monkeypatch):
     assert code == 2 and err.count('\n') == 1 and err.startswith('robodyn export: error:')
 
 
-def test_export_refuses_collision_settings_the_cpp_controller_would_drop(tmp_path, capsys):
+def test_export_writes_the_collision_settings_for_the_cpp_controller(tmp_path, capsys):
     config = tmp_path / 'config.yaml'
-    config.write_text('robodyn_controller:\n  ros__parameters:\n    collision:\n'
-                      '      thresholds: [2.0]\n')
-    code = run(build_parser().parse_args(['export', 'panda', '--config', str(config)]))
-    err = capsys.readouterr().err
-    assert code == 2 and 'does not detect collisions' in err and err.count('\n') == 1, err
+    config.write_text('robodyn_controller:\n  ros__parameters:\n    kp: [400.0]\n'
+                      '    kd: [40.0]\n    collision:\n      thresholds: [2.0]\n'
+                      '      reaction: compliant\n')
+    out = tmp_path / 'plugin.yaml'
+    code = run(build_parser().parse_args(['export', 'panda', '--config', str(config),
+                                          '-o', str(out)]))
+    assert code == 0, capsys.readouterr().err
+    (values,) = yaml.safe_load(out.read_text()).values()
+    collision = values['ros__parameters']['collision']
+    assert collision == {'thresholds': [2.0] * 7, 'gain': 50.0, 'debounce': 3,
+                         'reaction': 'compliant'}
 
 
 @pytest.mark.parametrize('argv, words', [

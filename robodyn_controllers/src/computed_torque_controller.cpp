@@ -30,7 +30,8 @@ constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t REFERENCES = 3;  // position, velocity, acceleration per joint
 // /diagnostics keys, in order (values are filled in place in the real-time loop)
 constexpr const char * KEYS[] = {"state", "reason", "event", "mode", "safe_command",
-  "chained", "faults", "clamped", "rate_limited", "cycles", "records_dropped"};
+  "chained", "faults", "clamped", "rate_limited", "cycles", "records_dropped",
+  "external_torque", "last_collision", "collisions"};
 constexpr std::size_t KEY_COUNT = sizeof(KEYS) / sizeof(KEYS[0]);
 constexpr std::size_t TEXT = 256;  // capacity reserved for each diagnostics string
 // The publishing thread drains the cycle records this often; the ring holds a second.
@@ -38,6 +39,9 @@ constexpr auto PUBLISH_PERIOD = std::chrono::milliseconds(2);
 constexpr std::size_t RING_RECORDS = 1000;
 // A change of mode, event or fault count is published this soon [s], not a period later.
 constexpr double DIAGNOSTICS_SPACING = 0.01;
+// A state further than this from the previous one [s] is a gap the collision observer
+// holds its estimate across (robodyn_ros.control.collision_watch.MAX_STEP).
+constexpr double OBSERVER_MAX_STEP = 0.005;
 
 const char * mode_name(ComputedTorqueController::Mode mode)
 {
@@ -195,6 +199,78 @@ void ComputedTorqueController::derive_acceleration_limits()
   }
 }
 
+bool ComputedTorqueController::load_collision(std::string & error)
+{
+  observe_ = !params_.collision.thresholds.empty();
+  std::snprintf(collision_buffer_, sizeof(collision_buffer_), "%s",
+    observe_ ? "none" : "off (collision.thresholds empty)");
+  if (!observe_) {return true;}
+  if (!expand(params_.collision.thresholds, n_, false, "collision.thresholds",
+    collision_threshold_, error))
+  {
+    return false;
+  }
+  for (double v : collision_threshold_) {
+    if (!(v > 0.0)) {
+      error = "collision.thresholds: every value must be > 0 N m, got " + std::to_string(v);
+      return false;
+    }
+  }
+  const auto & reaction = params_.collision.reaction;
+  reaction_ = reaction == "compliant" ? Reaction::COMPLIANT :
+    (reaction == "report" ? Reaction::REPORT : Reaction::HOLD);
+  try {
+    observer_.configure(n_, params_.collision.gain, OBSERVER_MAX_STEP);
+  } catch (const std::invalid_argument & e) {
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
+// The observer on this cycle's state with the command in force since the previous one
+// (last_cmd_, before this cycle's limit); a collision is the configured reaction at once.
+void ComputedTorqueController::observe_collision(bool valid, double dt) noexcept
+{
+  observer_clock_ += dt > 0.0 ? dt : nominal_period_;  // as the rate limit counts it
+  if (!valid || !observer_.update(dynamics_, observer_clock_, q_.data(), qd_.data(),
+    last_cmd_.data()))
+  {
+    return;
+  }
+  const double * r = observer_.residual();
+  bool over = false;
+  for (std::size_t i = 0; i < n_; ++i) {over = over || std::abs(r[i]) > collision_threshold_[i];}
+  if (!over) {
+    over_cycles_ = 0;
+    in_contact_ = false;
+    return;
+  }
+  if (++over_cycles_ < params_.collision.debounce || in_contact_) {return;}
+  in_contact_ = true;
+  ++collisions_;
+  int used = std::snprintf(collision_buffer_, sizeof(collision_buffer_),
+    "collision: external torque estimate");
+  for (std::size_t i = 0; i < n_ && used > 0 &&
+    static_cast<std::size_t>(used) < sizeof(collision_buffer_); ++i)
+  {
+    if (std::abs(r[i]) > collision_threshold_[i]) {
+      used += std::snprintf(collision_buffer_ + used, sizeof(collision_buffer_) - used,
+        " %s %.3g N m (threshold %.3g)", params_.joints[i].c_str(), r[i],
+        collision_threshold_[i]);
+    }
+  }
+  if (mode_ == Mode::SAFE) {return;}  // already latched: counted and said
+  if (reaction_ == Reaction::HOLD) {
+    fault("collision", collision_buffer_, true);
+  } else if (reaction_ == Reaction::COMPLIANT) {
+    compliant_ = true;
+    fault("collision", collision_buffer_, false);
+  } else {
+    event_ = "collision";
+  }
+}
+
 bool ComputedTorqueController::load_gains(std::string & error)
 {
   return expand(params_.kp, n_, false, "kp", kp_, error) &&
@@ -210,7 +286,7 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   std::string error;
   law_ = params_.mode == "feedforward" ? Law::FEEDFORWARD :
     (params_.mode == "gravity" ? Law::GRAVITY : Law::COMPUTED_TORQUE);
-  if (!load_model(error) || !load_gains(error)) {
+  if (!load_model(error) || !load_gains(error) || !load_collision(error)) {
     RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", error.c_str());
     return CallbackReturn::ERROR;
   }
@@ -247,7 +323,14 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   }
   const unsigned int rate = get_update_rate();
   nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
-  ring_.configure(RING_RECORDS, REFERENCES * n_);
+  // the records: reference position, velocity, the command, and with collision detection
+  // the external torque estimate (~/external_torque)
+  ring_.configure(RING_RECORDS, (REFERENCES + (observe_ ? 1 : 0)) * n_);
+  if (observe_) {
+    external_topic_ = node->create_publisher<JointStateMsg>("~/external_torque", 10);
+    external_msg_.name = params_.joints;
+    external_msg_.effort.assign(n_, 0.0);
+  }
   start_publishing();
   RCLCPP_INFO(
     node->get_logger(), "robodyn controller: %zu joints of %s, %s law, %u Hz", n_,
@@ -288,6 +371,10 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
   have_last_q_ = have_previous_ = false;
   jumps_ = 0;
   clock_ = since_valid_ = frozen_for_ = valid_for_ = 0.0;
+  observer_.reset();
+  over_cycles_ = 0;
+  in_contact_ = compliant_ = false;
+  observer_clock_ = 0.0;
   const bool finite = accept_state(read_state(), 0.0);
   // The rate limit starts from the hardware's effort command (what it was last told, by
   // this controller before a re-activation or by another one), else the effort it
@@ -441,7 +528,7 @@ bool ComputedTorqueController::accept_state(bool finite, double dt) noexcept
   since_valid_ = 0.0;
   state_valid_ = true;
   valid_for_ = after_previous ? valid_for_ + dt : 0.0;
-  if (after_previous && valid_for_ >= TRUST_AFTER) {
+  if (after_previous && valid_for_ >= TRUST_AFTER && !compliant_) {
     // Continuous, plausible states for TRUST_AFTER: stop the arm where it is (gravity +
     // damping alone lets a moving arm coast; a position hold brakes it, and holds even on
     // a stream with a constant offset). Still latched: deactivate + activate to resume.
@@ -684,6 +771,7 @@ return_type ComputedTorqueController::update_and_write_commands(
   } else if (!valid) {
     state_trusted_ = false;  // a position hold needs a state to hold with
   }
+  if (observe_) {observe_collision(valid, dt);}
   if (mode_ != Mode::SAFE) {
     if (take_reference(dt)) {
       const char * why = check_reference();
@@ -760,6 +848,7 @@ void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept
     record[n_ + i] = tracking ? qd_ref_[i] : 0.0;
     record[2 * n_ + i] = out_[i];
   }
+  if (observe_) {std::copy(observer_.residual(), observer_.residual() + n_, record + 3 * n_);}
   ring_.commit();
 }
 
@@ -796,6 +885,11 @@ void ComputedTorqueController::publish_records()
       try {
         reference_topic_->publish(reference_msg_);
         commands_topic_->publish(commands_msg_);
+        if (observe_) {
+          external_msg_.header.stamp = reference_msg_.header.stamp;
+          std::copy(record + 3 * n_, record + 4 * n_, external_msg_.effort.begin());
+          external_topic_->publish(external_msg_);
+        }
       } catch (const std::exception &) {
         publish_failures_.fetch_add(1);
       }
@@ -816,8 +910,8 @@ bool ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) no
   diagnostics_msg_.header.stamp = time;
   auto & status = diagnostics_msg_.status[0];
   status.level = mode_ == Mode::SAFE ? DiagnosticStatus::ERROR :
-    (mode_ == Mode::HOLD && std::strcmp(event_, "none") != 0 ? DiagnosticStatus::WARN :
-    DiagnosticStatus::OK);
+    ((mode_ == Mode::HOLD && std::strcmp(event_, "none") != 0) || in_contact_ ?
+    DiagnosticStatus::WARN : DiagnosticStatus::OK);
   char text[2 * TEXT];
   std::snprintf(text, sizeof(text), "%s: %s", mode_name(mode_), reason_);
   status.message.assign(text, std::min(std::strlen(text), 2 * TEXT - 1));
@@ -826,8 +920,9 @@ bool ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) no
   assign(v[1].value, reason_);
   assign(v[2].value, event_);
   assign(v[3].value, params_.mode.c_str());
-  assign(v[4].value, mode_ == Mode::SAFE && !state_trusted_ ? "gravity + damping" :
-    "position hold");
+  assign(v[4].value, mode_ == Mode::SAFE && !state_trusted_ ?
+    (compliant_ ? "gravity + damping (compliant: the arm yields to the contact)" :
+    "gravity + damping") : "position hold");
   assign(v[5].value, is_in_chained_mode() ? "true" : "false");
   const unsigned long numbers[] = {faults_, counts_.clamped, counts_.rate_limited, cycles_,
     static_cast<unsigned long>(ring_.dropped()) + publish_failures_.load()};
@@ -835,6 +930,21 @@ bool ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) no
     std::snprintf(text, sizeof(text), "%lu", numbers[k]);
     assign(v[6 + k].value, text);
   }
+  if (observe_) {
+    int used = 0;
+    const double * r = observer_.residual();
+    for (std::size_t i = 0; i < n_ && used >= 0 && static_cast<std::size_t>(used) < TEXT;
+      ++i)
+    {
+      used += std::snprintf(text + used, sizeof(text) - used, i ? " %.3f" : "%.3f", r[i]);
+    }
+    assign(v[11].value, text);
+  } else {
+    assign(v[11].value, "off");
+  }
+  assign(v[12].value, collision_buffer_);
+  std::snprintf(text, sizeof(text), "%lu", collisions_);
+  assign(v[13].value, text);
   return diagnostics_publisher_->try_publish(diagnostics_msg_);
 }
 

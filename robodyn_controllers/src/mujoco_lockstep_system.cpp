@@ -29,7 +29,17 @@
 // whole state repeats the one of the first corrupted cycle), `jump` (positions 0.5 rad
 // off); or makes the next read() `late` by `seconds` (a driver that blocks the loop). The
 // physics is not touched: the arm is where it is, only its report lies.
+//
+// Test only, with fault injection: `~/push` (std_msgs/String, "fx fy fz mx my mz seconds")
+// pushes the tool for that long from the next cycle: the wrench [N, N m] in the world
+// (base) frame at the point `push_point` ("x y z" [m], hardware parameter) of the body
+// `push_body` (hardware parameter; the tip link's origin as robodyn_ros writes them),
+// applied by MuJoCo's mj_applyFT. Its joint torque over each cycle, the ground truth of a
+// collision observer, goes out on `~/external_torque` (sensor_msgs/JointState, effort;
+// zeros outside a push) with each state, and that state's positions (read()'s time is not
+// the clock the controllers' messages carry: the positions tell which state it was).
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -39,6 +49,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "hardware_interface/system_interface.hpp"
@@ -46,7 +57,9 @@
 #include "hardware_interface/types/hardware_interface_type_values.hpp"
 #include "mujoco/mujoco.h"
 #include "rclcpp/rclcpp.hpp"
+#include "realtime_tools/realtime_publisher.hpp"
 #include "robodyn_controllers/torque_safety.hpp"
+#include "sensor_msgs/msg/joint_state.hpp"
 #include "std_msgs/msg/string.hpp"
 
 namespace robodyn_controllers
@@ -114,6 +127,7 @@ public:
         [this](const std_msgs::msg::String & msg) {request_fault(msg.data);});
       RCLCPP_WARN(get_logger(), "MujocoLockstepSystem: fault injection enabled on %s "
         "(test only)", injector_->get_topic_name());
+      if (!configure_push(hw)) {return CallbackReturn::ERROR;}
     }
     return CallbackReturn::SUCCESS;
   }
@@ -165,8 +179,9 @@ public:
   }
 
   // The state after the last physics step (corrupted while a fault is injected).
-  return_type read(const rclcpp::Time &, const rclcpp::Duration &) override
+  return_type read(const rclcpp::Time & time, const rclcpp::Duration &) override
   {
+    publish_truth(time);
     const Fault fault = take_fault();
     if (fault == Fault::LATE) {
       std::this_thread::sleep_for(std::chrono::duration<double>(fault_seconds_));
@@ -219,11 +234,13 @@ public:
     lag_ += std::isfinite(elapsed) ? elapsed : dt;
     const int count = static_cast<int>(std::clamp(std::round(lag_ / dt), 1.0, MAX_STEPS));
     lag_ = std::clamp(lag_ - count * dt, -dt, dt);  // beyond MAX_STEPS the world stood still
+    take_push();
     for (int k = 0; k < count; ++k) {
       mj_step1(model_, data_);  // positions and velocities: the bias force of this state
       if (k == 0) {  // the hold, like the controllers' commands, moves once per cycle
         hold(max_rate_ * std::clamp(std::isfinite(elapsed) ? elapsed : dt, 0.0, dt));
       }
+      push();
       mj_step2(model_, data_);
     }
     return return_type::OK;
@@ -281,6 +298,99 @@ private:
       fault_cycles_ = amount;
     }
     return fault_cycles_ > 0 ? fault_ : Fault::NONE;
+  }
+
+  // The push's hardware parameters, its request topic and the ground truth's publisher.
+  bool configure_push(const std::unordered_map<std::string, std::string> & hw)
+  {
+    const auto body = hw.find("push_body");
+    const auto point = hw.find("push_point");
+    if (body == hw.end() || point == hw.end()) {return true;}  // no push on this arm
+    push_body_ = mj_name2id(model_, mjOBJ_BODY, body->second.c_str());
+    std::istringstream in(point->second);
+    in >> push_point_[0] >> push_point_[1] >> push_point_[2];
+    if (push_body_ < 0 || !in) {
+      fail("push_body '" + body->second + "' / push_point '" + point->second + "': a body "
+        "of the MJCF and three numbers [m]");
+      return false;
+    }
+    pusher_ = get_node()->create_subscription<std_msgs::msg::String>(
+      "~/push", rclcpp::QoS(10).reliable(),
+      [this](const std_msgs::msg::String & msg) {request_push(msg.data);});
+    truth_topic_ = get_node()->create_publisher<sensor_msgs::msg::JointState>(
+      "~/external_torque", 10);
+    truth_ = std::make_unique<realtime_tools::RealtimePublisher<sensor_msgs::msg::JointState>>(
+      truth_topic_);
+    for (const auto & joint : get_hardware_info().joints) {
+      truth_msg_.name.push_back(joint.name);
+    }
+    truth_msg_.position.assign(qpos_.size(), 0.0);
+    truth_msg_.effort.assign(qpos_.size(), 0.0);
+    applied_push_.assign(model_->nv, 0.0);
+    return true;
+  }
+
+  // From ~/push (the executor's thread): the wrench and duration, handed to write()
+  // through push_request_ and one atomic flag (write() never waits on it).
+  void request_push(const std::string & text)
+  {
+    std::istringstream in(text);
+    std::array<double, 7> values{};
+    for (double & v : values) {in >> v;}
+    if (!in || !(values[6] > 0.0 && values[6] <= 10.0) ||
+      !std::all_of(values.begin(), values.end(), [](double v) {return std::isfinite(v);}))
+    {
+      RCLCPP_ERROR(get_logger(), "push '%s': expected 'fx fy fz mx my mz seconds' (finite, "
+        "seconds in (0, 10])", text.c_str());
+      return;
+    }
+    if (push_pending_.load(std::memory_order_acquire)) {return;}  // one at a time
+    push_request_ = values;
+    push_pending_.store(true, std::memory_order_release);
+    RCLCPP_WARN(get_logger(), "MujocoLockstepSystem: pushing the tool with (%g %g %g) N, "
+      "(%g %g %g) N m for %g s", values[0], values[1], values[2], values[3], values[4],
+      values[5], values[6]);
+  }
+
+  void take_push()
+  {
+    if (!push_pending_.load(std::memory_order_acquire)) {return;}
+    push_wrench_ = push_request_;
+    push_until_ = data_->time + push_request_[6];
+    push_pending_.store(false, std::memory_order_release);
+  }
+
+  // After mj_step1 (this step's kinematics): the push's joint torque into qfrc_applied,
+  // as MuJoCo maps it (mj_applyFT), kept for the ground truth.
+  void push()
+  {
+    if (push_body_ < 0) {return;}
+    mju_zero(data_->qfrc_applied, model_->nv);
+    if (data_->time < push_until_) {
+      const mjtNum * rot = data_->xmat + 9 * push_body_;
+      const mjtNum * origin = data_->xpos + 3 * push_body_;
+      mjtNum point[3], force[3], torque[3];
+      for (int r = 0; r < 3; ++r) {
+        point[r] = origin[r] + rot[3 * r] * push_point_[0] + rot[3 * r + 1] * push_point_[1] +
+          rot[3 * r + 2] * push_point_[2];
+        force[r] = push_wrench_[r];
+        torque[r] = push_wrench_[3 + r];
+      }
+      mj_applyFT(model_, data_, force, torque, point, push_body_, data_->qfrc_applied);
+    }
+    mju_copy(applied_push_.data(), data_->qfrc_applied, model_->nv);
+  }
+
+  // With each state: the push's joint torque over the last cycle (non-blocking).
+  void publish_truth(const rclcpp::Time & time)
+  {
+    if (!truth_) {return;}
+    truth_msg_.header.stamp = time;
+    for (std::size_t i = 0; i < dof_.size(); ++i) {
+      truth_msg_.position[i] = data_->qpos[qpos_[i]];  // the state it goes with
+      truth_msg_.effort[i] = applied_push_[dof_[i]];
+    }
+    (void)truth_->try_publish(truth_msg_);
   }
 
   // Physics steps of one late cycle, at most: beyond 20 ms the simulated world waits for
@@ -359,6 +469,17 @@ private:
   bool fault_first_ = false;
   double fault_seconds_ = 0.0;
   std::vector<double> frozen_;
+  // the push (test only): body, point in it, the wrench running and until when [s]
+  int push_body_ = -1;
+  std::array<double, 3> push_point_{};
+  std::array<double, 7> push_request_{}, push_wrench_{};
+  std::atomic<bool> push_pending_{false};
+  double push_until_ = -1.0;
+  std::vector<mjtNum> applied_push_;
+  rclcpp::Subscription<std_msgs::msg::String>::SharedPtr pusher_;
+  rclcpp::Publisher<sensor_msgs::msg::JointState>::SharedPtr truth_topic_;
+  std::unique_ptr<realtime_tools::RealtimePublisher<sensor_msgs::msg::JointState>> truth_;
+  sensor_msgs::msg::JointState truth_msg_;
   double max_rate_ = 1000.0;
   std::vector<hardware_interface::StateInterface::SharedPtr> position_, velocity_, effort_;
   std::vector<hardware_interface::CommandInterface::SharedPtr> command_;

@@ -65,6 +65,9 @@ CYCLE_EVENTS = (
     CycleEvent('tracking_error', 'ControllerCore._check_tracking after update: safe '
                '(latched, position hold)', 'the same ControllerCore._check_tracking after '
                'the kernel'),
+    CycleEvent('collision', 'ControllerCore._observe after update: the collision watch '
+               'declares a contact -> collision.reaction (safe latched, or a report)',
+               'the same ControllerCore._observe after the kernel'),
 )
 
 #: The registry's names, in order.

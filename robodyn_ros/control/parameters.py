@@ -182,7 +182,7 @@ _CONTROLLER = (
     _p('collision.thresholds', 'float list', [], 'collision detection: the external joint '
        'torque estimate (momentum observer) above this on a joint -> collision.reaction, 1 or '
        'n [N m or N] (empty: no observer; robodyn contacts --derive writes them from a '
-       'collision-free bag)', low=0.0, low_open=True),
+       'collision-free bag)', low=0.0, low_open=True, high=1e5),
     _p('collision.gain', 'float', 50.0, 'momentum observer gain K_O: the estimate follows '
        'the external torque with time constant 1/K_O [1/s]', low=0.0, low_open=True,
        high=100.0, unit='1/s'),

@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from ..dynamics import RigidBodyDynamics
-from ..errors import ConfigError
 from ..model.robot_model import RobotModel
 from .controller_config import ControllerConfig, safety_limits, velocity_limits
 from .controller_dynamics import controller_dynamics, payload_body
@@ -84,10 +83,6 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
     chain order, gravity in DH frame 0 [m/s^2], ``model.<joint>.*`` rows, the law and the
     safety settings. ``source`` names where the model came from (``model_name``)."""
     n = model.n
-    if config.collision_thresholds:
-        raise ConfigError('collision.thresholds: the C++ controller (controller:=plugin) '
-                          'does not detect collisions; the node path (controller:=node) '
-                          'does, or leave collision.thresholds empty')
     payload = payload_body(config.payload_mass, config.payload_com, config.payload_inertia,
                            model)
     dyn, _ = controller_dynamics(model, config, payload)
@@ -109,6 +104,11 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
     for name in _SHARED:
         value = getattr(config, name)
         values[name] = float(value) if isinstance(value, float) else value
+    if config.collision_thresholds:  # empty: the plugin's default, no observer
+        values['collision'] = {
+            'thresholds': _floats(config.per_joint('collision_thresholds', n)),
+            'gain': float(config.collision_gain), 'debounce': int(config.collision_debounce),
+            'reaction': config.collision_reaction}
     return values
 
 

@@ -58,7 +58,8 @@ STATE_EVENTS = ('position_jump', 'non_finite_state', 'guard', 'repeated_stamp', 
                 'clock_jump', 'missing_joint', 'reordered_joints', 'list_fields')
 LOOP_EVENTS = ('missing_state', 'new_trajectory', 'tracking_error')
 OWN_TEST = {'non_finite_torque': 'test_a_non_finite_law_torque_faults_on_both_paths',
-            'frozen_state': 'test_a_frozen_stream_faults_on_both_paths_alike'}
+            'frozen_state': 'test_a_frozen_stream_faults_on_both_paths_alike',
+            'collision': 'test_a_collision_faults_on_both_paths_alike'}
 EVENTS = st.sampled_from(['ok'] * 12 + list(STATE_EVENTS + LOOP_EVENTS))
 
 
@@ -234,6 +235,34 @@ def test_a_frozen_stream_faults_on_both_paths_alike():
     assert fused.supervisor.state == 'safe' and 'repeated themselves' in \
         fused.supervisor.reason
     assert fused.fused_cycle.cycles >= 25
+
+
+def test_a_collision_faults_on_both_paths_alike():
+    """From cycle 60 joint 2 accelerates at 20 rad/s^2, which the commands do not explain
+    (something pushes it): the collision watch trips both paths on the same cycle, with the
+    same commands."""
+    cores = [ControllerCore(PANDA, ControllerConfig.from_parameters(
+        dict(CONFIGS['sim'], ramp_time=0.01, **{'collision.thresholds': [20.0]})))
+        for _ in range(2)]
+    fused, general = cores
+    general.fused_cycle = None
+    rngs = [np.random.default_rng(2) for _ in range(2)]
+    for core in cores:
+        core.activate(0.0)
+    for k in range(120):
+        now = k * DT
+        states = [list(_state('ok', k, rng)) for rng in rngs]
+        t = max(0, k - 60) * DT
+        for state in states:
+            state[1][1] += 10.0 * t * t
+            state[2][1] += 20.0 * t
+        a = fused.cycle_packed(now, *_packed(*states[0]))
+        b = general.cycle(now, *states[1])
+        assert (a is None) == (b is None) and (a is None or
+                                               a.effort.tobytes() == b.effort.tobytes()), k
+        assert _snapshot(fused) == _snapshot(general), k
+    assert fused.supervisor.state == 'safe' and 'collision' in fused.supervisor.reason
+    assert fused.fused_cycle.cycles >= 10
 
 
 NO_COMPILE_SCRIPT = """

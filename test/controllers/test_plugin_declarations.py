@@ -73,3 +73,18 @@ def test_the_plugin_reports_events_in_the_node_vocabulary():
         set(re.findall(r'event_ = "(\w+)"', source))
     assert used, 'no event names found in the plugin source'
     assert used - PLUGIN_EVENTS <= set(EVENT_NAMES), used - set(EVENT_NAMES)
+
+
+@pytest.mark.parametrize('name', ['thresholds', 'gain', 'debounce', 'reaction'])
+def test_the_collision_settings_have_one_meaning(name):
+    plugin, node = _declarations()['collision'][name], PARAMETERS[f'collision.{name}']
+    assert plugin['default_value'] == node.default
+    if name == 'reaction':
+        (options,) = plugin['validation']['one_of<>']
+        assert tuple(options) == tuple(node.options)
+        return
+    low, high = _bounds(plugin)
+    # the node's open lower bounds (> 0) are the plugin's closed ones just above 0; the
+    # plugin's and the node's checks both refuse 0
+    assert (node.low, node.high) == (0.0 if node.low_open else low, high) or \
+        (node.low, node.high) == (low, high), (low, high, node.low, node.high)

@@ -140,9 +140,6 @@ def test_ctrl_c_ends_everything_gazebo_included_within_2_s(gz_run):
     (('controller:=nonsense',), "controller:='nonsense'; valid: plugin, node"),
     (('hardware:=mock', f'bag_path:={os.path.dirname(__file__)}'), 'exists: give a new name'),
     (('hardware:=mock', 'config:=/nonexistent/robodyn.yaml'), 'is not a file'),
-    (('hardware:=mock', 'config:=' + os.path.join(os.path.dirname(__file__), '..', 'data',
-                                                  'collision_config.yaml')),
-     'the C++ controller (controller:=plugin) does not detect collisions'),
 ])
 def test_a_launch_argument_no_run_can_be_made_of_stops_the_launch(ros_launch_env, args, says):
     launch = _Launch(ros_launch_env, DOMAIN, *args)
