@@ -107,13 +107,24 @@ class Probe:
         response = self.wait(client.call_async(request))
         return bool(response and response.ok)
 
+    def lifecycle_client(self, node):
+        """``node``'s change_state client, found once (under load finding a service can
+        take seconds: a test that times a transition finds it beforehand); None when the
+        service did not show within 10 s."""
+        from lifecycle_msgs.srv import ChangeState
+        clients = self.__dict__.setdefault('_lifecycle', {})
+        if node not in clients:
+            client = self.node.create_client(ChangeState, f'{node}/change_state')
+            clients[node] = client if client.wait_for_service(timeout_sec=10.0) else None
+        return clients[node]
+
     def transition(self, node, label):
         """A lifecycle transition of ``node`` by label ('deactivate', 'activate', ...);
         True when it succeeded."""
         from lifecycle_msgs.msg import Transition
         from lifecycle_msgs.srv import ChangeState
-        client = self.node.create_client(ChangeState, f'{node}/change_state')
-        if not client.wait_for_service(timeout_sec=10.0):
+        client = self.lifecycle_client(node)
+        if client is None:
             return False
         request = ChangeState.Request()
         request.transition.id = getattr(Transition, f'TRANSITION_{label.upper()}')

@@ -13,12 +13,10 @@ push's onset; the reaction `hold` latches the safe command, says `collision` on
 detected.
 """
 
-import os
-
 import numpy as np
 import pytest
 from ros2_control_probe import Probe
-from test_default_path_faults import ACTIVE
+from test_default_path_faults import ACTIVE, require_lockstep
 from test_ros2_control_launch import NAMES, _config, _Launch, _require
 
 pytestmark = pytest.mark.integration
@@ -39,11 +37,7 @@ def _stamp(msg):
 @pytest.fixture(scope='module')
 def pushed(ros_launch_env, tmp_path_factory):
     _require('controller_manager')
-    prefixes = ros_launch_env['AMENT_PREFIX_PATH'].split(os.pathsep)
-    if not any(os.path.exists(os.path.join(p, 'lib', 'librobodyn_mujoco_lockstep.so'))
-               for p in prefixes):
-        pytest.skip('robodyn_controllers (C++, with MujocoLockstepSystem) was not built: '
-                    'scripts/setup.sh could not install its build tools')
+    require_lockstep(ros_launch_env)
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
@@ -61,7 +55,11 @@ def pushed(ros_launch_env, tmp_path_factory):
                             (REFERENCE, JointState), ('/diagnostics', DiagnosticArray)):
             probe.record(topic, kind, depth=20000)
         try:
-            probe.spin(2.0)
+            for _ in range(100):  # 2 s of the sum of sines, and a status said since
+                probe.spin(0.1)
+                if _collisions(probe) is not None and probe.log[ESTIMATE] and \
+                        probe.log[ESTIMATE][-1][0] - probe.log[ESTIMATE][0][0] > 2.0:
+                    break
             result['before'] = _collisions(probe)
             probe.node.create_publisher(String, f'{HARDWARE}/push', 10).publish(
                 String(data=PUSH))

@@ -111,14 +111,19 @@ def _largest_steps(stamps, effort, count=3):
             for k in order]
 
 
-@pytest.fixture(scope='module')
-def campaign(ros_launch_env):
-    _require('mujoco_ros2_control')
-    prefixes = ros_launch_env['AMENT_PREFIX_PATH'].split(os.pathsep)
+def require_lockstep(env):
+    """Skip, saying why, unless the workspace has the lock-step MuJoCo hardware."""
+    prefixes = env['AMENT_PREFIX_PATH'].split(os.pathsep)
     if not any(os.path.exists(os.path.join(p, 'lib', 'librobodyn_mujoco_lockstep.so'))
                for p in prefixes):
         pytest.skip('robodyn_controllers (C++, with MujocoLockstepSystem) was not built: '
                     'scripts/setup.sh could not install its build tools')
+
+
+@pytest.fixture(scope='module')
+def campaign(ros_launch_env):
+    _require('mujoco_ros2_control')
+    require_lockstep(ros_launch_env)
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
     result = {}

@@ -70,13 +70,20 @@ def _release(probe, result):
     from rclpy.action import ActionClient
     client = ActionClient(probe.node, FollowJointTrajectory, ROBODYN_ACTION)
     client.wait_for_server(timeout_sec=10.0)
+    probe.lifecycle_client(NODE)  # found now: the deactivate below lands mid-motion
     q = _q(probe)
-    handle = probe.wait(client.send_goal_async(_goal(NAMES, [q + 0.3, q], [3.0, 6.0])))
-    result['accepted'] = handle is not None and handle.accepted
-    probe.spin(1.5)  # mid-motion
+    sent = time.monotonic()
+    # 12 s, so that the deactivate lands mid-motion even when the goal's answer and the
+    # transition each take seconds to come back under the hogs (both measured: 10.6 s for
+    # an acceptance through the gateway, 6.2 s for a transition)
+    goal = client.send_goal_async(_goal(NAMES, [q + 0.3, q], [6.0, 12.0]))
+    probe.spin(1.5)
     since = time.monotonic()
     result['deactivated'] = probe.transition(NODE, 'deactivate')
-    done = probe.wait(handle.get_result_async(), 5.0) if result['accepted'] else None
+    result['timing'] = (round(since - sent, 2), round(time.monotonic() - since, 2))
+    handle = probe.wait(goal, 10.0)
+    result['accepted'] = handle is not None and handle.accepted
+    done = probe.wait(handle.get_result_async(), 10.0) if result['accepted'] else None
     result['goal_status'] = done.status if done else None
     probe.spin(10.0)
     result['window'] = _series(probe, since)
@@ -109,6 +116,9 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     from action_msgs.msg import GoalStatus
     assert released['active'], released['text'][-3000:]
     assert released['accepted'] and released['deactivated']
+    print(f"deactivated {released['timing'][0]} s after the goal was sent; the transition "
+          f"took {released['timing'][1]} s")
+    assert sum(released['timing']) < 12.0, released['timing']  # before the goal's end
     assert released['goal_status'] not in (None, GoalStatus.STATUS_SUCCEEDED)
     held = [(t, m, values) for t, m, values in released['said'] if m.startswith('held')]
     # at the release position; or, when the node had tripped before (a stall under the
