@@ -77,7 +77,7 @@ def _release(probe, result):
     # transition each take seconds to come back under the hogs (both measured: 10.6 s for
     # an acceptance through the gateway, 6.2 s for a transition)
     goal = client.send_goal_async(_goal(NAMES, [q + 0.3, q], [6.0, 12.0]))
-    probe.spin(1.5)
+    probe.spin(1.5)  # the arm moves: the configured sum of sines, then the goal
     since = time.monotonic()
     result['deactivated'] = probe.transition(NODE, 'deactivate')
     result['timing'] = (round(since - sent, 2), round(time.monotonic() - since, 2))
