@@ -120,14 +120,16 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     return ctrl, sim, notes
 
 
-#: The simulator's ground truth of a push (nodes/sim_node.py).
+#: The simulator's ground truth of a push (nodes/sim_node.py), and the controller's
+#: estimate of it (with collision detection).
 TRUTH_TOPIC = '/robodyn_sim/external_torque'
+ESTIMATE_TOPIC = '/robodyn_controller/external_torque'
 
 
 def recorder_parameters(ctrl, bag_path, storage, truth=False):
     """Recorder parameters for what validation reads (types given: no discovery wait; in
     the demo's own process, so its niceness is left alone); ``truth``: the simulator's
-    push too."""
+    push too; with collision detection, the controller's estimate."""
     topics = {'/' + JOINT_STATES: 'sensor_msgs/msg/JointState',
               '/' + ctrl.get('command_topic', COMMAND_TOPIC).lstrip('/'):
               'std_msgs/msg/Float64MultiArray',
@@ -135,5 +137,7 @@ def recorder_parameters(ctrl, bag_path, storage, truth=False):
               DIAGNOSTICS_TOPIC: 'diagnostic_msgs/msg/DiagnosticArray'}
     if truth:
         topics[TRUTH_TOPIC] = 'sensor_msgs/msg/JointState'
+    if ctrl.get('collision.thresholds'):
+        topics[ESTIMATE_TOPIC] = 'sensor_msgs/msg/JointState'
     return dict(topics=list(topics), types=[f'{t}={m}' for t, m in topics.items()],
                 bag_path=bag_path, storage=storage, use_sim_time=True, nice=0)

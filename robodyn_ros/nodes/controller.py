@@ -68,7 +68,7 @@ STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: The controller's own topics (relative names): command_topic must differ from each.
 OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_state',
               'robot_description', '/diagnostics', '~/follow_joint_trajectory',
-              f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused')
+              f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused', '~/external_torque')
 #: The interpreter's switch interval [s] in the controller: a worker thread (trajectory
 #: conversion, the action) gives the lock back to the control thread this often.
 SWITCH_INTERVAL = 5e-4

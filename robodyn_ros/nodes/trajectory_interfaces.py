@@ -1,5 +1,10 @@
-"""The controller's JTC-compatible interfaces, when control_msgs is installed:
-FollowJointTrajectory (see follow_joint_trajectory) and ~/controller_state."""
+"""The controller's outputs beside its command: the JTC-compatible interfaces, when
+control_msgs is installed (FollowJointTrajectory, see follow_joint_trajectory, and
+~/controller_state), and with collision detection ~/external_torque."""
+
+from sensor_msgs.msg import JointState
+
+from .node_support import float_array, to_time
 
 __all__ = ['TrajectoryInterfaces']
 
@@ -17,6 +22,13 @@ class TrajectoryInterfaces:
     def __init__(self, node, config, core, action):
         self.bridge = self.publisher = self.message = None
         self.every = self.countdown = 0
+        self.node, self.core, self.external = node, core, None
+        if config.state_publish_rate > 0:
+            self.every = max(1, int(round(config.rate / config.state_publish_rate)))
+            self.countdown = self.every
+            if core.collision is not None:  # the estimate at the same rate
+                self.external = node.create_publisher(JointState, '~/external_torque', 10)
+                self.external_msg = JointState(name=list(core.model.joint_names))
         try:
             from control_msgs.msg import JointTrajectoryControllerState
 
@@ -35,13 +47,19 @@ class TrajectoryInterfaces:
         if config.state_publish_rate > 0:
             self.publisher = node.create_publisher(JointTrajectoryControllerState,
                                                    '~/controller_state', 10)
-            self.every = max(1, int(round(config.rate / config.state_publish_rate)))
-            self.countdown = self.every
 
     def after_command(self, command, q, qd, effort):
         """Hand a published Command (``effort`` in chain order) and the state it answered
         (q, qd, the core's buffers) to the action and, every ``every`` commands, to
-        ~/controller_state."""
+        ~/controller_state and ~/external_torque."""
+        self.countdown -= 1
+        due = self.countdown <= 0
+        if due:
+            self.countdown = self.every
+        if due and self.external is not None:  # stamped with the state it answered
+            self.external_msg.header.stamp = to_time(command.t_ref)
+            self.external_msg.effort = float_array(self.core.collision.observer.residual)
+            self.external.publish(self.external_msg)
         if self.message is None:
             return
         bridge = self.bridge
@@ -52,13 +70,14 @@ class TrajectoryInterfaces:
         snapshot = (command.t_ref, command.q_ref, command.qd_ref, q, qd, command.state)
         if bridge is not None:
             bridge.snapshot = snapshot
-        self.countdown -= 1
-        if self.publisher is not None and self.countdown <= 0:
-            self.countdown = self.every
+        if self.publisher is not None and due:
             self.publisher.publish(self.message(snapshot, effort))
 
     def close(self):
-        """Stop the action's thread (the node destroys the publisher)."""
+        """Stop the action's thread (the node destroys ~/controller_state's publisher)."""
+        if self.external is not None:
+            self.node.destroy_publisher(self.external)
+            self.external = None
         if self.bridge is not None:
             self.bridge.close()
             self.bridge = None

@@ -122,6 +122,14 @@ def _first_seconds_rms(bag, seconds):
     return float(np.sqrt((err ** 2).mean(axis=0)).max()), in_window, len(window)
 
 
+def _log_time(text, words):
+    """The time stamp [s] of the controller's first log line containing ``words``."""
+    import re
+    line = next(line for line in text.splitlines()
+                if '[robodyn_controller]' in line and words in line)
+    return float(re.search(r'\[(\d+\.\d+)\] \[robodyn_controller\]', line).group(1))
+
+
 def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
     from robodyn_ros.io import BagReader, parse_joint_state
     from robodyn_ros.validation.validate import validate_bag
@@ -129,9 +137,9 @@ def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
     worst, states, answered = _first_seconds_rms(bag, TRACK_SECONDS)
     said = [line for line in text.splitlines() if '->' in line or 'ERROR' in line]
     assert worst <= 1e-3, (worst, said[:20])
-    # Every simulated 1 ms state is in the bag but a few (the sim steps on; the recorder
-    # keeps up: 14837 of 15000 once, beside the suite's other processes).
-    assert states >= 0.98 * TRACK_SECONDS * 1000, states
+    # Every simulated 1 ms state is in the bag (the sim steps on; the recorder keeps up:
+    # the sim keeps 0.1 s of states for a reader that lags).
+    assert states >= 0.99 * TRACK_SECONDS * 1000, states
     # Three 1 kHz Python processes share 2 cores here: the controller answers ~96 % of the
     # states (the sim applies the last command in between, as ros2_control would). The
     # 99.5 % target belongs to the loop benchmark; this bound catches a stalled or
@@ -162,14 +170,15 @@ def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
                 values = {kv.key: kv.value for s in msg.status for kv in s.values}
                 if values.get('state') in ('waiting', 'ramp_in', 'active'):
                     first_active = t
+    # The controller answers its first state within 0.9 s of being active, by its own log:
+    # from "inactive -> waiting" to "waiting -> ramp_in: valid joint state", when its first
+    # command goes out (the sim publishes from its start; a command before a state is never
+    # sent: no command in the bag before the first state). The bag's receive times are not
+    # the measure: a recorder sees the command topic only once it has matched it.
     assert first_command is not None and first_active is not None and first_state is not None
-    # The controller answers its first state within two seconds of being active and having
-    # one, as the bag sees it (no command may go out before a state: the sim's start-up on
-    # a loaded machine is not the controller's). The bag sees a command only once the
-    # recorder has matched the command topic: 0.98 s after the first state once, while the
-    # controller's own log said ramp_in 3 ms after it. Diagnostics come at 10 Hz:
-    # activation lies at most 0.1 s before its first report.
-    assert (first_command - max(first_active, first_state)) * 1e-9 <= 2.0 - 0.1
+    waiting, answered = (_log_time(text, words) for words in ('inactive -> waiting',
+                                                              'waiting -> ramp_in'))
+    assert answered - waiting <= 0.9, (waiting, answered)
     jtc_state = validate_bag(bag, out_dir=str(tmp_path / 'jtc'), plots=False,
                              reference_topic='/robodyn_controller/controller_state')
     assert jtc_state['topics']['reference'] == '/robodyn_controller/controller_state'
