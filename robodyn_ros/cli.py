@@ -200,6 +200,11 @@ def _validate_parser(sub):
                         'stream over 20 ms (a busy host stood still) [s, 0..10; default 0]')
     p.add_argument('--out', default=None, help='report directory (default: BAG/validation)')
     p.add_argument('--no-plots', action='store_true')
+    p.add_argument('--collision', default=None, metavar='FILE',
+                   help='list the contacts over these collision thresholds (robodyn contacts '
+                        '--derive writes them; needs --robot); a contact fails the run')
+    p.add_argument('--allow-contacts', action='store_true',
+                   help='with --collision: contacts are expected, listed, not a failure')
 
 
 def _contacts_parser(sub):

@@ -244,45 +244,41 @@ def _validate(args):
     if args.robot:
         from .model import load_robot
         model = load_robot(args.robot, tip_link=args.tip, require_effort_limits=False)
+    if args.collision and model is None:
+        raise ConfigError('--collision needs --robot: the observer runs on the model')
     report = validate_bag(args.bag, args.state_topic, args.reference_topic, args.command_topic,
                           model, args.max_rms, args.max_abs, args.tolerance, args.out,
                           not args.no_plots, progress=sys.stderr.isatty(),
                           thresholds_file=args.thresholds,
                           settle_after_stall=args.settle_after_stall)
     print_summary(report)
-    return 0 if report['passed'] else 1
+    passed = report['passed']
+    if args.collision and model is not None:  # the controllers' observer, over the bag
+        from .validation.contacts_report import print_contacts
+        scan = _scan_contacts(args, model, args.collision)[0]
+        print_contacts(scan, model)
+        unexpected = bool(scan.contacts) and not args.allow_contacts
+        expected = ' (--allow-contacts: expected)' if scan.contacts and not unexpected else ''
+        print(f'{"FAIL" if unexpected else "ok"}: {len(scan.contacts)} contacts over the '
+              f'collision thresholds of {args.collision}{expected}')
+        passed = passed and not unexpected
+    return 0 if passed else 1
 
 
 def _contacts(args):
-    from .control.collision import CollisionSettings, derive_thresholds
-    from .dynamics import RigidBodyDynamics
-    from .dynamics.momentum_observer import ObserverSettings
-    from .io.collision_file import read_collision_file, write_collision_file
+    from .control.collision import derive_thresholds
+    from .io.collision_file import write_collision_file
     from .model import load_robot
-    from .validation.contacts import scan_bag, write_residual_plot
+    from .validation.contacts import write_residual_plot
+    from .validation.contacts_report import print_contacts, print_scan
     model = load_robot(args.robot, tip_link=args.tip, require_effort_limits=False)
     _warn(args, model)
-    thresholds, gain, debounce = (read_collision_file(args.thresholds, model.joint_names)
-                                  if args.thresholds else (None, 50.0, 3))
-    gain = args.gain if args.gain is not None else gain
-    debounce = args.debounce if args.debounce is not None else debounce
-    observer = ObserverSettings(gain=gain)
-    collision = CollisionSettings(thresholds, debounce) if thresholds is not None else None
     if args.derive:
         derive_thresholds(np.zeros(model.n), args.margin)  # the margin, before the pass
         if os.path.exists(args.derive):
             raise ConfigError(f'--derive {args.derive}: exists; name a new file')
-    scan = scan_bag(args.bag, model, RigidBodyDynamics(model), observer, collision,
-                    args.state_topic)
-    if not scan.effort_seen:
-        raise ConfigError(f'{args.state_topic}: every effort in the bag is 0 (the hardware '
-                          'interface does not report the applied torque): no observer')
-    print(f'{scan.samples} states over {scan.duration:.1f} s, {scan.gaps} gaps; observer '
-          f'gain {gain:g} 1/s; largest |r| per joint [N m]:')
-    for joint, peak in zip(model.joint_names, scan.peak):
-        print(f'  {joint:<24}{peak:10.3g}')
-    if scan.truth is not None:
-        _print_truth(scan, model, gain)
+    scan, thresholds, gain, debounce = _scan_contacts(args, model, args.thresholds)
+    print_scan(scan, model, gain)
     if args.plot:
         write_residual_plot(scan, thresholds, args.plot)
     if args.derive:
@@ -292,41 +288,36 @@ def _contacts(args):
         print(f'thresholds (largest |r| x {args.margin:g}, at least 0.1) written to '
               f'{args.derive}')
         return 0
-    onsets = scan.truth.onsets if scan.truth is not None else []
-    for c in scan.contacts:
-        end = f'{c.end:.3f}' if c.end is not None else 'end of the bag'
-        joints = ', '.join(f'{model.joint_names[j]} {c.peak[j]:.2f}' for j in sorted(c.joints))
-        began = [t for t in onsets if t <= c.start + 1e-9]
-        after = f'; declared {(c.detected - began[-1]) * 1e3:.1f} ms after the push began' \
-            if began else ''
-        print(f'contact {c.start:.3f} s to {end}: {joints} N m (peak |r|){after}')
+    print_contacts(scan, model)
     if scan.contacts and not args.allow_contacts:
-        print(f'robodyn contacts: {len(scan.contacts)} contacts over the thresholds of '
+        print(f'robodyn {args.command}: {len(scan.contacts)} contacts over the thresholds of '
               f'{args.thresholds}, first at {scan.contacts[0].start:.3f} s', file=sys.stderr)
         return 1
     print(f'{len(scan.contacts)} contacts')
     return 0
 
 
-def _print_truth(scan, model, gain):
-    """The estimate against the simulator's ground truth, and the tool wrench."""
-    from .dynamics.contact_wrench import tool_wrench
-    from .validation.contacts import TRUTH_TOPIC
-    truth = scan.truth
-    if not truth.onsets:
-        print(f'{TRUTH_TOPIC}: no push in the recording')
-        return
-    share = 100.0 * truth.settled_error / truth.peak if truth.peak > 0 else float('nan')
-    print(f"against the simulator's joint torque of the push ({TRUTH_TOPIC}): peak "
-          f'{truth.peak:.3g} N m; from 3 time constants ({3e3 / gain:.0f} ms) into a push '
-          f'the estimate is within {truth.settled_error:.3g} N m of it ({share:.1f} % of '
-          'the peak)')
-    if scan.wrench_at is not None:
-        t, q, r = scan.wrench_at
-        w = tool_wrench(model, q, r)
-        force, moment = np.round(w.wrench[:3], 2).tolist(), np.round(w.wrench[3:], 2).tolist()
-        print(f'tool wrench estimate at {t:.3f} s (base frame, at the tip link): force '
-              f'{force} N, moment {moment} N m; Jacobian condition number {w.condition:.3g}')
+def _scan_contacts(args, model, thresholds_file):
+    """The observer (and with ``thresholds_file`` the detector) over ``args.bag``:
+    (scan, thresholds or None, gain, debounce); --gain / --debounce override the file's."""
+    from .control.collision import CollisionSettings
+    from .dynamics import RigidBodyDynamics
+    from .dynamics.momentum_observer import ObserverSettings
+    from .io.collision_file import read_collision_file
+    from .validation.contacts import scan_bag
+    thresholds, gain, debounce = (read_collision_file(thresholds_file, model.joint_names)
+                                  if thresholds_file else (None, 50.0, 3))
+    if getattr(args, 'gain', None) is not None:
+        gain = args.gain
+    if getattr(args, 'debounce', None) is not None:
+        debounce = args.debounce
+    collision = CollisionSettings(thresholds, debounce) if thresholds is not None else None
+    scan = scan_bag(args.bag, model, RigidBodyDynamics(model), ObserverSettings(gain=gain),
+                    collision, args.state_topic)
+    if not scan.effort_seen:
+        raise ConfigError(f'{args.state_topic}: every effort in the bag is 0 (the hardware '
+                          'interface does not report the applied torque): no observer')
+    return scan, thresholds, gain, debounce
 
 
 def _reproduce(args):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from robodyn_ros.cli import build_parser, run
+from robodyn_ros.defaults import REFERENCE_TOPIC
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.io.bag_writer import BagWriter
 from robodyn_ros.io.cdr import encode_joint_state
@@ -22,10 +23,13 @@ def panda():
 def _bag(path, rows, names, zero_effort=False):
     bag = BagWriter(path)
     bag.add_topic(STATES, 'sensor_msgs/msg/JointState')
+    bag.add_topic(REFERENCE_TOPIC, 'sensor_msgs/msg/JointState')  # for robodyn validate
     for t, q, qd, applied, _ in rows:
         effort = np.zeros(7) if zero_effort else applied
         bag.write(STATES, int((100.0 + t) * 1e9),
                   encode_joint_state(100.0 + t, names, q, qd, effort))
+        bag.write(REFERENCE_TOPIC, int((100.0 + t) * 1e9) + 1,
+                  encode_joint_state(100.0 + t, names, q, qd, applied))
     bag.close()
     return str(path)
 
@@ -83,3 +87,21 @@ def test_what_cannot_be_answered_is_one_line_and_exit_2(bags, case, words, capsy
             'thresholds': [bags['free'], '--thresholds', str(bad)]}[case]
     code, _, err = _contacts([*argv, '--robot', 'panda'], capsys)
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_validate_fails_a_run_with_contacts_unless_they_are_expected(bags, capsys):
+    file = str(bags['root'] / 'validate.yaml')
+    assert _contacts([bags['free'], '--robot', 'panda', '--derive', file], capsys)[0] == 0
+
+    def validate(*extra):
+        code = run(build_parser().parse_args(['validate', bags['pushed'], '--no-plots',
+                                              '--out', str(bags['root'] / 'report'),
+                                              *extra]))
+        out = capsys.readouterr()
+        return code, out.out, out.err
+    code, out, _ = validate('--robot', 'panda', '--collision', file)
+    assert code == 1 and 'FAIL: 1 contacts over the collision thresholds' in out, out[-500:]
+    code, out, _ = validate('--robot', 'panda', '--collision', file, '--allow-contacts')
+    assert code == 0 and '1 contacts' in out and 'expected' in out, out[-500:]
+    code, _, err = validate('--collision', file)
+    assert code == 2 and '--collision needs --robot' in err, err
