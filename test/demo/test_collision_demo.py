@@ -41,6 +41,8 @@ def test_the_live_estimate_follows_the_push_and_the_contact_is_reported(tmp_path
     peak = max(float(np.abs(truth[t]).max()) for t in both)
     settled = max(float(np.abs(estimate[t] - truth[t]).max()) for t in both
                   if onset + 3.0 / GAIN <= t <= end)
+    print(f'node path, lock step: peak {peak:.3f} N m, settled error {settled:.4f} N m '
+          f'({100 * settled / peak:.1f} %)')
     assert peak > 2.0 and settled < 0.05 * peak, (settled, peak)
     free = max(float(np.abs(estimate[t]).max()) for t in both if t < onset)
     assert free < 0.1, free  # nothing before the push
