@@ -48,18 +48,24 @@ def released(ros_launch_env):
     with _Hogs():
         launch = _Launch(ros_launch_env, DOMAIN, 'controller:=node', 'hardware:=mujoco',
                          'robot:=panda')
-        result['active'] = launch.wait_for('ramp-in complete', 240.0)
-        if result['active']:
-            probe = Probe(DOMAIN)
-            probe.record('/joint_states', JointState, depth=20000)
-            probe.record('/diagnostics', DiagnosticArray, depth=5000)
-            probe.record(REFERENCE, JointState, depth=20000)
-            probe.spin(3.0)
-            try:
-                _release(probe, result)
-            finally:
-                probe.close()
-        result['code'], result['text'], result['exit_s'] = launch.stop()
+        try:  # the launch stops whatever happens here (a leaked one loads every later test)
+            result['active'] = launch.wait_for('ramp-in complete', 240.0)
+            if result['active']:
+                probe = Probe(DOMAIN)
+                probe.record('/joint_states', JointState, depth=20000)
+                probe.record('/diagnostics', DiagnosticArray, depth=5000)
+                probe.record(REFERENCE, JointState, depth=20000)
+                probe.spin(3.0)
+                for _ in range(270):  # under load discovery can take longer than 3 s
+                    if probe.log['/joint_states']:
+                        break
+                    probe.spin(0.1)
+                try:
+                    _release(probe, result)
+                finally:
+                    probe.close()
+        finally:
+            result['code'], result['text'], result['exit_s'] = launch.stop()
     return result
 
 
