@@ -56,7 +56,7 @@ class TrajectoryInterfaces:
         due = self.countdown <= 0
         if due:
             self.countdown = self.every
-        if due and self.external is not None:  # stamped with the state it answered
+        if due and getattr(self, 'external', None) is not None:  # stamped with its state
             self.external_msg.header.stamp = to_time(command.t_ref)
             self.external_msg.effort = float_array(self.core.collision.observer.residual)
             self.external.publish(self.external_msg)
