@@ -277,7 +277,8 @@ class ControllerCore:
         # lands in the hardware's cycles at random, and two in one cycle apply two steps.
         if self.on_state(now, names, position, velocity, stamp) and \
                 self.supervisor.publishing:
-            applied = self.supervisor.output.copy()  # held since the previous state
+            # held since the previous state (copied only for the collision watch)
+            applied = self.supervisor.output.copy() if self.collision is not None else None
             command = self.update(now)
             self._observe(now, stamp, applied)
             return command
@@ -323,7 +324,8 @@ class ControllerCore:
         if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
             return None
         buffer = fused.buffer_besides(inputs.previous)
-        applied = inputs.output.copy()  # run() writes the new output into it
+        # run() writes the new output into it: kept only for the collision watch
+        applied = inputs.output.copy() if self.collision is not None else None
         flags = fused.run(data, layout, reference, buffer, inputs)
         if flags < 0:
             return None

@@ -56,10 +56,11 @@ class TrajectoryInterfaces:
         due = self.countdown <= 0
         if due:
             self.countdown = self.every
-        if due and getattr(self, 'external', None) is not None:  # stamped with its state
+        external = getattr(self, 'external', None)  # tests build the object bare
+        if due and external is not None:  # stamped with the state it answered
             self.external_msg.header.stamp = to_time(command.t_ref)
             self.external_msg.effort = float_array(self.core.collision.observer.residual)
-            self.external.publish(self.external_msg)
+            external.publish(self.external_msg)
         if self.message is None:
             return
         bridge = self.bridge
