@@ -40,7 +40,7 @@ from ..control.levels import Level
 from ..control.options import Trigger
 from ..control.parameters import PARAMETERS, RUNTIME
 from ..control.safety.supervisor import HELD
-from ..defaults import JOINT_STATES
+from ..defaults import DIAGNOSTICS_TOPIC, JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .input_gateway import INTERNAL, GatewayProcess
@@ -57,6 +57,7 @@ from .node_support import (
     robot_named,
     run_node,
 )
+from .outlet import Outlet, Outlets
 from .parameter_host import ParameterHost
 from .runtime_parameters import apply_runtime_parameters
 from .trajectory_interfaces import TrajectoryInterfaces
@@ -67,7 +68,7 @@ __all__ = ['ControllerNode', 'Configured', 'main']
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: The controller's own topics (relative names): command_topic must differ from each.
 OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_state',
-              'robot_description', '/diagnostics', '~/follow_joint_trajectory',
+              'robot_description', DIAGNOSTICS_TOPIC, '~/follow_joint_trajectory',
               f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused', '~/external_torque')
 #: The interpreter's switch interval [s] in the controller: a worker thread (trajectory
 #: conversion, the action) gives the lock back to the control thread this often.
@@ -92,8 +93,8 @@ class Configured:
     """
 
     core: ControllerCore
-    cmd_pub: Publisher  # <command_topic>: Float64MultiArray bytes (cmd_wire)
-    ref_pub: Publisher  # ~/reference: JointState bytes (ref_wire)
+    cmd_pub: Outlet  # <command_topic>: Float64MultiArray bytes (cmd_wire)
+    ref_pub: Outlet  # ~/reference: JointState bytes (ref_wire)
     cmd_wire: Float64MultiArrayWriter
     ref_wire: JointStateWriter
     worker: TrajectoryWorker  # JointTrajectory bytes -> spline, off the control thread
@@ -110,8 +111,7 @@ class ControllerNode(LifecycleNode):
     """Computed-torque controller (see the module docstring)."""
 
     def __init__(self, **kwargs):
-        # Parameter services on a thread of their own (parameter_host.py): a storm of
-        # parameter sets must not take the control thread.
+        # Parameter services on their own thread (parameter_host.py): a storm must not stall
         super().__init__('robodyn_controller', start_parameter_services=False, **kwargs)
         sys.setswitchinterval(SWITCH_INTERVAL)
         # Every parameter takes any type at declaration (a wrong one must not end the
@@ -133,7 +133,9 @@ class ControllerNode(LifecycleNode):
         self.last_output = None  # (joint names, chain-order torque, self.now() time)
         self.sim_time = self.get_parameter('use_sim_time').value is True
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self.diag_pub = self.create_publisher(DiagnosticArray, '/diagnostics', 10)
+        self.outlets = Outlets()  # every publisher's refused writes, on /diagnostics
+        self.diag_pub = self.outlets.wrap(
+            self.create_publisher(DiagnosticArray, DIAGNOSTICS_TOPIC, 10))
         self.create_timer(self._diagnostics_period(), self.on_diagnostics, clock=self.steady)
         if not robot_named(self):
             self.create_subscription(String, 'robot_description', self.on_description,
@@ -271,7 +273,7 @@ class ControllerNode(LifecycleNode):
                 self, config, core, self.resolve_topic_name(inputs + 'follow_joint_trajectory'))
             workers.append(interfaces)
             if interfaces.publisher is not None:
-                entities.append(interfaces.publisher)
+                entities.append(interfaces.publisher.publisher)
             entities.append(self.create_subscription(
                 JointState, JOINT_STATES, self.on_joint_states, STATE_QOS, raw=True))
             entities.append(self.create_subscription(
@@ -288,7 +290,8 @@ class ControllerNode(LifecycleNode):
         except Exception:
             self._destroy(entities, workers)
             raise
-        return Configured(core, cmd_pub, ref_pub, Float64MultiArrayWriter(core.model.n),
+        return Configured(core, self.outlets.wrap(cmd_pub), self.outlets.wrap(ref_pub),
+                          Float64MultiArrayWriter(core.model.n),
                           JointStateWriter(core.model.joint_names), worker, payload_worker,
                           cycle_timer, timer, interfaces, gateway, entities)
 
@@ -501,11 +504,14 @@ class ControllerNode(LifecycleNode):
         if command is None or run is None:
             return
         core = run.core
-        run.cmd_pub.publish(run.cmd_wire(command.effort))
+        if not run.cmd_pub.send(run.cmd_wire(command.effort)):
+            if self.last_output is not None:  # the arm keeps the previous command: the
+                core.supervisor.continue_from(*self.last_output[1:])  # next steps from it
+            return
         self.command_count += 1
         effort = core.chain_order(command.effort)
         self.last_output = (core.model.joint_names, effort, now)
-        run.ref_pub.publish(run.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
+        run.ref_pub.send(run.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
                                          command.qd_ref, effort))
         run.interfaces.after_command(command, core.q, core.qd, effort)
         if core.supervisor.events or core.events:
@@ -536,7 +542,7 @@ class ControllerNode(LifecycleNode):
                     f'{reason}: final ramp cut after {k} of {len(ramp)} commands '
                     f'({FINAL_RAMP_BUDGET} s): the command subscriber does not take them')
                 break
-            run.cmd_pub.publish(run.cmd_wire(effort))
+            run.cmd_pub.send(run.cmd_wire(effort))
             self.command_count += 1
             time.sleep(period)
         if effort is not None:
@@ -546,7 +552,7 @@ class ControllerNode(LifecycleNode):
         # 2 s of a signal, the final ramp included).
         left = FINAL_RAMP_BUDGET + 0.3 - (time.monotonic() - start)
         if left > 0.0:
-            run.cmd_pub.wait_for_all_acked(Duration(seconds=min(0.3, left)))
+            run.cmd_pub.publisher.wait_for_all_acked(Duration(seconds=min(0.3, left)))
         self._log_events()
         self.get_logger().info(f'{reason}: safe command published')
 
@@ -569,19 +575,13 @@ class ControllerNode(LifecycleNode):
             level, message, values = core.diagnostics(self.now())
             message = message if self.status == 'active' or core.supervisor.state == HELD \
                 else self.status
-            if core.supervisor.publishing:
-                listeners = run.cmd_pub.get_subscription_count()
-                values['command_subscribers'] = str(listeners)
-                if listeners == 0:
-                    level = max(level, Level.WARN)
-                    message = (f'commands go nowhere: no subscriber on '
-                               f'{run.cmd_pub.topic_name} (is the effort controller '
-                               f'loaded?); {message}')
             values['state_publishers'] = str(core.state_publishers)
+            level, message = self.outlets.status(level, message, values, run.cmd_pub,
+                                                 core.supervisor.publishing)
             msg = diagnostic_array('robodyn_controller', core.model.name, level, message,
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()
-        self.diag_pub.publish(msg)
+        self.diag_pub.send(msg)
 
 
 def _rearm(timer, period_ns):

@@ -27,7 +27,8 @@ class TrajectoryInterfaces:
             self.every = max(1, int(round(config.rate / config.state_publish_rate)))
             self.countdown = self.every
             if core.collision is not None:  # the estimate at the same rate
-                self.external = node.create_publisher(JointState, '~/external_torque', 10)
+                self.external = node.outlets.wrap(
+                    node.create_publisher(JointState, '~/external_torque', 10))
                 self.external_msg = JointState(name=list(core.model.joint_names))
         try:
             from control_msgs.msg import JointTrajectoryControllerState
@@ -45,8 +46,8 @@ class TrajectoryInterfaces:
                                                       config.goal_defaults(core.model.n), action)
         self.message = ControllerStateMessage(core.model.joint_names)
         if config.state_publish_rate > 0:
-            self.publisher = node.create_publisher(JointTrajectoryControllerState,
-                                                   '~/controller_state', 10)
+            self.publisher = node.outlets.wrap(node.create_publisher(
+                JointTrajectoryControllerState, '~/controller_state', 10))
 
     def after_command(self, command, q, qd, effort):
         """Hand a published Command (``effort`` in chain order) and the state it answered
@@ -60,7 +61,7 @@ class TrajectoryInterfaces:
         if due and external is not None:  # stamped with the state it answered
             self.external_msg.header.stamp = to_time(command.t_ref)
             self.external_msg.effort = float_array(self.core.collision.observer.residual)
-            external.publish(self.external_msg)
+            external.send(self.external_msg)
         if self.message is None:
             return
         bridge = self.bridge
@@ -72,12 +73,12 @@ class TrajectoryInterfaces:
         if bridge is not None:
             bridge.snapshot = snapshot
         if self.publisher is not None and due:
-            self.publisher.publish(self.message(snapshot, effort))
+            self.publisher.send(self.message(snapshot, effort))
 
     def close(self):
         """Stop the action's thread (the node destroys ~/controller_state's publisher)."""
         if self.external is not None:
-            self.node.destroy_publisher(self.external)
+            self.node.destroy_publisher(self.external.publisher)
             self.external = None
         if self.bridge is not None:
             self.bridge.close()

@@ -117,7 +117,7 @@ def test_dds_round_trip_then_safe_command_at_rate_when_states_stop(ros):
     executor.add_node(node)
     executor.add_node(probe)
     assert spin_until(executor, lambda: pub.get_subscription_count() > 0 and
-                      node.configured.cmd_pub.get_subscription_count() > 0)
+                      node.configured.cmd_pub.publisher.get_subscription_count() > 0)
     rng = np.random.default_rng(1)
     q = Q0 + rng.uniform(-0.01, 0.01, 7)
     qd = rng.uniform(-0.1, 0.1, 7)
@@ -152,7 +152,7 @@ def test_deactivate_holds_the_arm_and_cleanup_publishes_the_final_hold_last(ros)
     now = time.monotonic()
     node.core.on_state(now, NAMES, Q0, np.zeros(7), 5.0)
     sent = []
-    node.configured.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
+    node.configured.cmd_pub.publisher.publish = lambda m: sent.append(float64_multi_array(m))
     node.publish(node.core.update(now), now)
     node.trigger_deactivate()
     assert node.core.supervisor.state == 'held'
@@ -168,6 +168,41 @@ def test_deactivate_holds_the_arm_and_cleanup_publishes_the_final_hold_last(ros)
     node.trigger_cleanup()
     np.testing.assert_allclose(sent[-1], RigidBodyDynamics(MODEL).gravity_vector(moved),
                                atol=1e-9)
+
+
+def test_a_refused_write_is_reported_and_the_next_command_steps_from_the_last_sent(ros):
+    """Fast DDS refuses a write when a reliable reader lags (RCLError 'cannot publish
+    data'): the controller keeps running, the next command is rate-limited from the last
+    command the arm got, and /diagnostics names the topic."""
+    node = _node(ros, reference='hold', max_torque_rate=1000.0, ramp_time=0.0)
+    core, sent, refuse = node.core, [], [False]
+
+    def publish(message):
+        if refuse[0]:
+            raise RuntimeError('Failed to publish: cannot publish data')
+        sent.append(float64_multi_array(message))
+    node.configured.cmd_pub.publisher.publish = publish
+    t = time.monotonic()
+    for k in range(40):  # moving away from the hold at 1 rad/s: the torque climbs at the limit
+        if k == 20:
+            refuse[0] = True
+        elif k == 21:
+            refuse[0] = False
+        now = t + 1e-3 * k
+        core.on_state(now, NAMES, Q0 + 1e-3 * k, np.ones(7), 5.0 + 1e-3 * k)
+        node.publish(core.update(now), now)
+    steps = np.abs(np.diff(np.array(sent), axis=0)).max(axis=1)
+    assert len(sent) == 39 and steps.max() <= 1.0 + 1e-9, steps  # 1000 N m/s x 1 ms
+    assert steps[19] > 0.99  # a rate-limited climb, through the refused write
+    assert core.supervisor.state != 'safe'
+    node.on_diagnostics()
+    level, message, _ = core.diagnostics(t)
+    warned = node.outlets.by_topic['/effort_controller/commands']
+    assert warned.refused == 1 and 'cannot publish data' in warned.reason
+    status = {}
+    level, text = node.outlets.status(level, message, status, node.configured.cmd_pub, True)
+    assert level >= 1 and '/effort_controller/commands 1' in text
+    assert 'RuntimeError' in status['refused_writes']
 
 
 _floats = st.floats(allow_nan=True, allow_infinity=True, width=64)
@@ -216,7 +251,7 @@ def test_random_messages_never_raise_nor_publish_non_finite(ros):
     node = _node(ros, reference='hold', state_timeout=0.5)
     errors, sent = [], []
     node.on_internal_error = errors.append
-    node.configured.cmd_pub.publish = lambda m: sent.append(float64_multi_array(m))
+    node.configured.cmd_pub.publisher.publish = lambda m: sent.append(float64_multi_array(m))
     good = _state(Q0, np.zeros(7), 1.0)
 
     @settings(max_examples=300, deadline=None, derandomize=True)
@@ -286,7 +321,7 @@ def test_timer_trigger_commands_at_rate_on_the_steady_clock(ros):
     now = time.monotonic()
     assert node.core.on_state(now, NAMES, Q0, np.zeros(7), 5.0)
     sent = []
-    node.configured.cmd_pub.publish = lambda m: sent.append(time.monotonic())
+    node.configured.cmd_pub.publisher.publish = lambda m: sent.append(time.monotonic())
     executor = SingleThreadedExecutor(context=ros)
     executor.add_node(node)
     spin_until(executor, lambda: False, 1.0)
