@@ -3,7 +3,9 @@
   ros2 launch robodyn_ros sim.launch.py [config:=<share>/config/panda.yaml] \
       [bag_path:=robodyn_bag] [storage:=mcap]
 
-The sim runs free at its rate on the wall clock and publishes /clock; its brakes hold the
+The sim runs at its rate on the wall clock and publishes /clock (it waits for a controller
+that falls more than 3 steps behind: on a loaded machine simulated time slows, the result
+does not change); its brakes hold the
 arm at q0 until the controller (a lifecycle node, autostarted: configure loads the model
 and warms its kernels, activate ramps in) sends its first command. Stop with Ctrl-C: every
 node exits 0, the controller publishes its safe command last and the bag is closed. A

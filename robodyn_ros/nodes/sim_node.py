@@ -3,10 +3,14 @@
 Subscribes the command topic (std_msgs/Float64MultiArray, held between steps, as a forward
 effort controller holds its last command) and publishes joint_states (position, velocity,
 applied effort) and, optionally, /clock. URDF position limits are hard stops; with
-``brakes`` the arm is held at q0 until the first command arrives.
+``brakes`` the arm is held at q0 until the first command arrives. Free running, it steps on
+the wall clock but at most ``wait_for_command`` steps past the last command: a controller
+descheduled on a loaded machine pauses simulated time instead of leaving the arm on a stale
+torque (sim/command_pacer.py).
 """
 
 import dataclasses
+import time
 
 import numpy as np
 from rclpy.node import Node
@@ -19,6 +23,7 @@ from ..control import JointMap
 from ..defaults import COMMAND_TOPIC, GRAVITY, JOINT_STATES
 from ..errors import ConfigError, RobodynError, SimulationError
 from ..sim import MujocoSim
+from ..sim.command_pacer import CommandPacer
 from ..sim.jtc_emulation import JtcEmulator
 from .node_support import declare, declare_robot, model_from_parameters, run_node, to_time
 
@@ -42,6 +47,10 @@ def _declare_parameters(node):
             'frictionloss); false: only its damping')
     declare(node, 'publish_clock', True, 'publish /clock (simulated time)')
     declare(node, 'lockstep', False, 'step only when driven (in-process bringup)')
+    declare(node, 'wait_for_command', 3, 'free running: steps the sim may take past the last '
+            'effort command before it waits for the next (0: never wait; sim/command_pacer.py)')
+    declare(node, 'command_wait_timeout', 0.05, 'free running: longest wait for a command '
+            '[s, wall], then the sim runs free until a command arrives')
     declare(node, 'position_noise', 0.0, 'std of position noise [rad or m]', dynamic=True)
     declare(node, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]', dynamic=True)
     declare(node, 'gravity', list(GRAVITY), 'gravity in the base frame [m/s^2]',
@@ -103,6 +112,11 @@ class SimNode(Node):
             raise ConfigError(f"command_interface: unknown value "
                                f"{p('command_interface').value!r}; valid: effort, "
                                'joint_trajectory')
+        try:
+            self.pacer = CommandPacer(p('wait_for_command').value,
+                                      p('command_wait_timeout').value)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(str(exc)) from None
         if not p('lockstep').value:
             self.create_timer(1.0 / p('rate').value, self.on_timer)
 
@@ -124,6 +138,7 @@ class SimNode(Node):
             self.get_logger().error(f'command ignored: {exc}', throttle_duration_sec=1.0)
             return
         self.commands += 1
+        self.pacer.on_command(time.monotonic())
 
     def on_jtc_trajectory(self, msg):
         """Emulated JTC: follow the points (chain joint order) from now."""
@@ -175,7 +190,7 @@ class SimNode(Node):
     def on_timer(self):
         """Free-running mode: step and publish. A diverged simulation is said once and
         ends the node (no state after it: the controller's watchdog goes safe)."""
-        if self.finished:
+        if self.finished or not self.pacer.may_step(time.monotonic()):
             return
         try:
             self.step()
@@ -184,6 +199,12 @@ class SimNode(Node):
             self.finished = True
             return
         self.publish_state()
+
+
+    def destroy_node(self):
+        if self.pacer.waits or self.pacer.timeouts:
+            self.get_logger().info(self.pacer.summary())
+        super().destroy_node()
 
 
 def _with_damping(model, damping):
