@@ -395,7 +395,12 @@ def _config_parameters(path):
 
 
 def _export(args):
-    from .control.plugin_parameters import PLUGIN, plugin_config, plugin_parameters
+    from .control.plugin_parameters import (
+        PLUGIN,
+        export_notes,
+        plugin_config,
+        plugin_parameters,
+    )
     from .io.params_yaml import dump_parameters
     params = _config_parameters(args.config)
     args.base = args.base or params.get('base_link') or None
@@ -403,14 +408,18 @@ def _export(args):
     model = _load(args)
     values = plugin_parameters(model, plugin_config(params), source=f'{args.urdf} ({model.name})')
     text = dump_parameters({args.name: {'ros__parameters': values}}) or ''
+    notes = export_notes(params)
     header = (f'# {PLUGIN} parameters for {model.name}: written by robodyn export from '
-              f'the model robodyn_ros loaded and checked.\n')
+              f'the model robodyn_ros loaded and checked.\n' +
+              ''.join(f'# {note}\n' for note in notes))
     if args.output == '-':
         sys.stdout.write(header + text)
     else:
         with open(args.output, 'w', encoding='utf-8') as handle:
             handle.write(header + text)
         print(f'robodyn export: {model.n} joints of {model.name} -> {args.output}')
+    for note in notes:  # once written: a failed write is one line
+        print(f'robodyn export: {note}', file=sys.stderr)
     return 0
 
 

@@ -276,7 +276,8 @@ bool ComputedTorqueController::load_gains(std::string & error)
   return expand(params_.kp, n_, false, "kp", kp_, error) &&
          expand(params_.kd, n_, false, "kd", kd_, error) &&
          expand(params_.hold_kp, n_, true, "hold_kp", hold_kp_, error) &&
-         expand(params_.hold_kd, n_, true, "hold_kd", hold_kd_, error);
+         expand(params_.hold_kd, n_, true, "hold_kd", hold_kd_, error) &&
+         expand(params_.damping, n_, false, "damping", damping_, error);
 }
 
 CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::State &)
@@ -705,7 +706,7 @@ void ComputedTorqueController::compute_gravity_damping() noexcept
     std::fill(tau_.begin(), tau_.end(), 0.0);
   }
   for (std::size_t i = 0; i < n_ && state_valid_; ++i) {  // damping on a valid state only
-    tau_[i] -= params_.damping * qd_[i];
+    tau_[i] -= damping_[i] * qd_[i];
   }
 }
 

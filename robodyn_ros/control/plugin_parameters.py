@@ -17,7 +17,8 @@ from ..model.robot_model import RobotModel
 from .controller_config import ControllerConfig, safety_limits, velocity_limits
 from .controller_dynamics import controller_dynamics, payload_body
 
-__all__ = ['PLUGIN', 'plugin_config', 'plugin_parameters', 'plugin_rows', 'row_table']
+__all__ = ['PLUGIN', 'IN_MODEL_ROWS', 'NOT_EXPORTED', 'OWNED_ELSEWHERE', 'export_notes',
+           'plugin_config', 'plugin_parameters', 'plugin_rows', 'row_table']
 
 #: The pluginlib name of the controller.
 PLUGIN = 'robodyn_controllers/ComputedTorqueController'
@@ -25,6 +26,52 @@ PLUGIN = 'robodyn_controllers/ComputedTorqueController'
 _SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd',
            'friction_smoothing', 'max_torque_rate', 'position_margin', 'reference_margin',
            'velocity_margin', 'max_tracking_error', 'diagnostics_period')
+
+
+#: Node settings the plugin handles its own way, and how (one note each when a config sets
+#: them). Model overrides (effort_limits, velocity_limits, viscous, coulomb, payload.*,
+#: earth_gravity) are not here: they reach the plugin in its model rows and gravity.
+IN_MODEL_ROWS = ('coulomb', 'earth_gravity', 'effort_limits', 'payload.com',
+                 'payload.inertia', 'payload.mass', 'velocity_limits', 'viscous')
+NOT_EXPORTED = {
+    'state_timeout': 'the plugin reads the state in the hardware cycle that applies its '
+                     'command; a state it cannot read puts it in gravity + damping',
+    'ramp_time': 'the plugin starts from the torque the hardware holds, within '
+                 'max_torque_rate, without a blend',
+    'initial_output': 'the plugin starts from the torque the hardware holds',
+    'safe_command': 'the plugin holds the position, or gravity + damping when the state '
+                    'cannot be trusted',
+    'cross_check_every': 'the model was checked against Pinocchio here, and the plugin '
+                         'checks it against robot_description at configure',
+    'cross_check_tolerance': 'as cross_check_every',
+}
+#: Node settings that on the C++ path belong to controller_manager (rate, spawning) or the
+#: JointTrajectoryController (the reference, goals and their tolerances): one note for all.
+OWNED_ELSEWHERE = ('action_feedback_rate', 'amplitudes', 'autostart', 'command_topic',
+                   'follow_joint_trajectory', 'goal_position_tolerance', 'goal_time',
+                   'input_gateway', 'interpolation', 'max_trajectory_points',
+                   'path_position_tolerance', 'periods', 'ramp', 'rate', 'reference',
+                   'state_publish_rate', 'stopped_velocity_tolerance', 'trigger')
+
+
+def export_notes(params: dict[str, Any]) -> list[str]:
+    """One line per setting of a config file's ``robodyn_controller`` parameters that the
+    export does not carry, naming it and why (the node's plumbing in one line); and a
+    line when the law has no feedback (kp and kd all 0, the defaults: the controller
+    sends the model's torque only)."""
+    notes = [f'{name}: not exported ({NOT_EXPORTED[name]})'
+             for name in sorted(params) if name in NOT_EXPORTED]
+    owned = [name for name in sorted(params) if name in OWNED_ELSEWHERE]
+    if owned:
+        notes.append(f"{', '.join(owned)}: not exported (the node's; on the C++ path "
+                     'controller_manager and the JointTrajectoryController own them)')
+    gains = [float(v) for key in ('kp', 'kd')
+             for v in np.ravel(np.asarray(params.get(key, [0.0]), dtype=float))]
+    if not any(gains):
+        notes.append("kp and kd are 0: no feedback, the controller sends the model's "
+                     'torque only (pass --config with your gains, e.g. '
+                     'config/<robot>_real.yaml for a real arm)')
+    return notes
 
 
 #: Exported values smaller than this are the DH extraction's rounding noise (1e-17 m for a
@@ -93,8 +140,7 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
         'model': plugin_rows(model, config, dyn),
         'kp': _floats(config.per_joint('kp', n)),
         'kd': _floats(config.per_joint('kd', n)),
-        # one damping for the plugin's gravity + damping command: the largest given
-        'damping': float(max(config.damping)),
+        'damping': _floats(config.per_joint('damping', n)),
     }
     # empty lists are left out: rcl cannot type an empty YAML list (the plugin's default,
     # empty, derives the hold's gains)

@@ -88,3 +88,25 @@ def test_the_collision_settings_have_one_meaning(name):
     # plugin's and the node's checks both refuse 0
     assert (node.low, node.high) == (0.0 if node.low_open else low, high) or \
         (node.low, node.high) == (low, high), (low, high, node.low, node.high)
+
+
+def test_every_node_setting_reaches_the_plugin_or_export_says_why_not():
+    from robodyn_ros.control.plugin_parameters import (
+        IN_MODEL_ROWS,
+        NOT_EXPORTED,
+        OWNED_ELSEWHERE,
+    )
+    declarations = _declarations()
+    declared = set(declarations) | {f'collision.{k}' for k in declarations['collision']}
+    accounted = declared | set(IN_MODEL_ROWS) | set(NOT_EXPORTED) | set(OWNED_ELSEWHERE)
+    assert set(PARAMETERS) - accounted == set()
+    assert not (set(NOT_EXPORTED) | set(OWNED_ELSEWHERE)) & declared
+
+
+def test_export_notes_name_each_setting_left_out_and_a_law_without_feedback():
+    from robodyn_ros.control.plugin_parameters import export_notes
+    notes = export_notes({'state_timeout': 0.02, 'ramp_time': 0.5, 'rate': 1000.0,
+                          'trigger': 'state', 'kp': [100.0], 'kd': [20.0]})
+    assert [n.split(':')[0] for n in notes] == ['ramp_time', 'state_timeout', 'rate, trigger']
+    assert any('no feedback' in n for n in export_notes({}))
+    assert export_notes({'kp': [0.0], 'kd': [1.0]}) == []

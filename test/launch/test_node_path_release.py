@@ -85,12 +85,12 @@ def _release(probe, result):
     # the transition each take seconds to come back under the hogs (measured: 10.6 s for
     # an acceptance through the gateway, 11.5 s for a transition); the deactivate aborts it
     goal = client.send_goal_async(_goal(NAMES, [q + 0.3, q], [6.0, GOAL_END]))
+    handle = probe.wait(goal, 60.0)  # accepted before the deactivate, which refuses goals
+    result['accepted'] = handle is not None and handle.accepted
     probe.spin(1.5)  # the arm moves: the configured sum of sines, then the goal
     since = time.monotonic()
     result['deactivated'] = probe.transition(NODE, 'deactivate')
     result['timing'] = (round(since - sent, 2), round(time.monotonic() - since, 2))
-    handle = probe.wait(goal, 10.0)
-    result['accepted'] = handle is not None and handle.accepted
     done = probe.wait(handle.get_result_async(), 10.0) if result['accepted'] else None
     result['goal_status'] = done.status if done else None
     probe.spin(10.0)

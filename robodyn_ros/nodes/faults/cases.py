@@ -84,16 +84,16 @@ def _big_trajectory(points, accepted):
         n_quiet, t_quiet = len(h.commands), time.monotonic()
         time.sleep(1.5)  # the node's own answer rate on this machine, loaded as it is now
         n0, t0 = len(h.commands), time.monotonic()
+        quiet = h.answered(n_quiet, t_quiet, t0)  # (its command count ends now)
         h.publish_trajectory(raw)
         time.sleep(3.0)
         t1 = time.monotonic()
+        busy = h.answered(n0, t0, t1)
         out = h.output()
         text = 'following a' if accepted else 'more than max_trajectory_points'
         result.check('trajectory ' + ('followed' if accepted else 'refused'), text in out,
                      out[-300:])
-        # Against the same node's rate just before (the machine's load is not the
-        # package's): the conversion runs off the control thread, which keeps answering.
-        quiet, busy = h.answered(n_quiet, t_quiet, t0), h.answered(n0, t0, t1)
+        # Against the node's own rate before (the load is the machine's, not the package's)
         rate_quiet, rate_busy = (c / max(s, 1) for c, s in (quiet, busy))
         result.check('commands keep flowing (>= 0.65 x before)',
                      rate_busy >= 0.65 * rate_quiet,
