@@ -5,8 +5,23 @@ import numpy as np
 from ..dynamics.contact_wrench import tool_wrench
 from ..model.robot_model import RobotModel
 from .contacts import TRUTH_TOPIC, ContactScan
+from .report_schema import ContactsSummary
 
-__all__ = ['print_contacts', 'print_scan']
+__all__ = ['contacts_summary', 'print_contacts', 'print_scan']
+
+
+def contacts_summary(scan: ContactScan, thresholds_file: str,
+                     allowed: bool) -> ContactsSummary:
+    """The report's ``contacts`` entry of a scan with thresholds."""
+    names = scan.joints
+    return {'thresholds_file': str(thresholds_file), 'allowed': bool(allowed),
+            'count': len(scan.contacts),
+            'contacts': [{'start': float(c.start),
+                          'end': None if c.end is None else float(c.end),
+                          'detected': float(c.detected),
+                          'peak': {names[j]: float(c.peak[j]) for j in sorted(c.joints)}}
+                         for c in scan.contacts],
+            'peak': {name: float(v) for name, v in zip(names, scan.peak)}}
 
 
 def print_scan(scan: ContactScan, model: RobotModel, gain: float) -> None:

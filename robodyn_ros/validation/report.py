@@ -8,10 +8,10 @@ import numpy as np
 
 from ..io.sequence_gaps import MAX_GAPS, listed_gaps
 from ..model import RobotModel
-from .report_schema import SCHEMA_VERSION, ModelSummary, ValidationReport
+from .report_schema import SCHEMA_VERSION, ContactsSummary, ModelSummary, ValidationReport
 from .thresholds import Thresholds
 
-__all__ = ['SCHEMA_VERSION', 'ValidationReport', 'build_report', 'write_outputs',
+__all__ = ['SCHEMA_VERSION', 'ValidationReport', 'add_contacts', 'build_report', 'write_outputs',
            'print_summary']
 
 
@@ -198,9 +198,37 @@ def _markdown(report):
         lines += ['', '| joint | residual RMS | R² |', '|---|---|---|']
         for name, r in report['residual']['joints'].items():
             lines.append(f'| {name} | {r["rms"]:.3e} | {r["r2"]:.5f} |')
+    if 'contacts' in report:
+        lines += _contacts_markdown(report['contacts'])
     lines += ['', f'**{"PASS" if report["passed"] else "FAIL"}**'
               + ('' if report['passed'] else ': ' + '; '.join(report['failures']))]
     return '\n'.join(lines) + '\n'
+
+
+def add_contacts(report: ValidationReport, contacts: ContactsSummary) -> None:
+    """Put the collision observer's findings in ``report``; contacts not allowed fail it."""
+    report['contacts'] = contacts
+    if contacts['count'] and not contacts['allowed']:
+        first = contacts['contacts'][0]
+        report['failures'].append(
+            f"{contacts['count']} contacts over the collision thresholds of "
+            f"{contacts['thresholds_file']}, the first at {first['start']:.3f} s "
+            f"({', '.join(first['peak'])}); --allow-contacts if they were expected")
+        report['passed'] = False
+
+
+def _contacts_markdown(contacts: ContactsSummary) -> list[str]:
+    allowed = ' (expected: --allow-contacts)' if contacts['allowed'] else ''
+    lines = ['', f"Contacts over the collision thresholds of `{contacts['thresholds_file']}`: "
+             f"{contacts['count']}{allowed}."]
+    if contacts['contacts']:
+        lines += ['', '| start [s] | end [s] | declared [s] | joints: peak \\|r\\| [N m] |',
+                  '|---|---|---|---|']
+        for c in contacts['contacts']:
+            end = 'end of bag' if c['end'] is None else f"{c['end']:.3f}"
+            peaks = ', '.join(f'{j} {v:.2f}' for j, v in c['peak'].items())
+            lines.append(f"| {c['start']:.3f} | {end} | {c['detected']:.3f} | {peaks} |")
+    return lines
 
 
 def write_outputs(report: ValidationReport, result: dict[str, Any], out_dir: str,

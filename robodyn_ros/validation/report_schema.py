@@ -7,8 +7,8 @@ index it (``report['passed']``). Lengths in rad or m (per joint type), times in 
 
 from typing import Any, NotRequired, TypedDict
 
-__all__ = ['SCHEMA_VERSION', 'JointLimits', 'JointTracking', 'OverallTracking',
-           'TrackingResult', 'ReportTopics', 'ModelSummary', 'ValidationReport']
+__all__ = ['SCHEMA_VERSION', 'ContactEntry', 'ContactsSummary', 'JointLimits', 'JointTracking',
+           'OverallTracking', 'TrackingResult', 'ReportTopics', 'ModelSummary', 'ValidationReport']
 
 SCHEMA_VERSION = 1
 
@@ -64,6 +64,25 @@ class ModelSummary(TypedDict):
     joints: list[str]
 
 
+class ContactEntry(TypedDict):
+    """One contact the collision observer found: times from the first state [s]."""
+
+    start: float
+    end: float | None  # None: it lasted to the end of the bag
+    detected: float  # when the debounce completed
+    peak: dict[str, float]  # joint -> largest |r| in the contact [N m or N]
+
+
+class ContactsSummary(TypedDict):
+    """What ``--collision FILE`` found: the observer and detector of the controllers."""
+
+    thresholds_file: str
+    allowed: bool  # --allow-contacts: contacts were expected (no failure)
+    count: int
+    contacts: list[ContactEntry]
+    peak: dict[str, float]  # joint -> largest |r| over the whole bag [N m or N]
+
+
 class ValidationReport(TypedDict):
     """``report.json``: the verdict (``passed``, ``failures``) and what it rests on."""
 
@@ -84,5 +103,6 @@ class ValidationReport(TypedDict):
     warnings: list[str]  # includes every topic the verdict could not use
     failures: list[str]
     passed: bool
+    contacts: NotRequired[ContactsSummary]  # with --collision
     plots: NotRequired[dict[str, str]]  # plot name -> file, when plots were asked for
     out_dir: NotRequired[str]

@@ -21,7 +21,7 @@ from .bag_stream import (
     BagStream,
     progress_printer,
 )
-from .report_schema import ValidationReport
+from .report_schema import ContactsSummary, ValidationReport
 from .thresholds import resolve_thresholds
 
 __all__ = ['validate_bag', 'choose_reference']
@@ -70,7 +70,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  max_abs: float | None = None, tolerance: float = 1e-3,
                  out_dir: str | None = None, plots: bool = True, progress: bool = False,
                  thresholds_file: str | None = None,
-                 settle_after_stall: float = 0.0) -> ValidationReport:
+                 settle_after_stall: float = 0.0,
+                 contacts: ContactsSummary | None = None) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -88,11 +89,13 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             longer than alignment.STALL_GAP (the loop or the host stood still) are counted
             apart, not in the tracking metrics: on a busy machine the law's own error,
             without the host's. 0: every state counts.
+        contacts: what the collision observer found in the same bag
+            (contacts_report.contacts_summary); a contact fails the run unless allowed.
 
     Returns:
         The report (also written to report.json; keys in validation.report_schema).
     """
-    from .report import build_report, write_outputs
+    from .report import add_contacts, build_report, write_outputs
     thresholds = resolve_thresholds(max_rms, max_abs, thresholds_file)
     if not 0.0 <= settle_after_stall <= 10.0:
         raise ConfigError(f'settle_after_stall must be within [0, 10] s, got '
@@ -119,6 +122,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         result['recording_gaps'] = bag.recording_gaps
     report = build_report(bag_path, state_topic, roles['reference'], roles['command'], result,
                           model, thresholds, tolerance)
+    if contacts is not None:
+        add_contacts(report, contacts)
     if out_dir is None:
         out_dir = os.path.join(str(bag_path), 'validation')
     write_outputs(report, result, out_dir, plots)

@@ -1,5 +1,7 @@
 """Contacts found in bags: thresholds derived from a collision-free run, a push found."""
 
+import json
+
 from contact_sim import simulate
 from model_helpers import load_robot
 import numpy as np
@@ -100,8 +102,17 @@ def test_validate_fails_a_run_with_contacts_unless_they_are_expected(bags, capsy
         out = capsys.readouterr()
         return code, out.out, out.err
     code, out, _ = validate('--robot', 'panda', '--collision', file)
-    assert code == 1 and 'FAIL: 1 contacts over the collision thresholds' in out, out[-500:]
+    assert code == 1 and '1 contacts over the collision thresholds' in out, out[-500:]
+    report = json.loads((bags['root'] / 'report' / 'report.json').read_text())
+    contacts = report['contacts']  # in the report, with the verdict
+    assert contacts['count'] == 1 and not contacts['allowed'] and not report['passed']
+    assert contacts['contacts'][0]['peak'] and contacts['contacts'][0]['start'] > 0.0
+    assert any('contacts over the collision thresholds' in f for f in report['failures'])
+    markdown = (bags['root'] / 'report' / 'report.md').read_text()
+    assert 'Contacts over the collision thresholds' in markdown and '**FAIL**' in markdown
     code, out, _ = validate('--robot', 'panda', '--collision', file, '--allow-contacts')
     assert code == 0 and '1 contacts' in out and 'expected' in out, out[-500:]
+    report = json.loads((bags['root'] / 'report' / 'report.json').read_text())
+    assert report['passed'] and report['contacts']['allowed']
     code, _, err = validate('--collision', file)
     assert code == 2 and '--collision needs --robot' in err, err
