@@ -43,6 +43,8 @@ from ..control.safety.supervisor import HELD
 from ..defaults import DIAGNOSTICS_TOPIC, JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
+from .between_cycles import apply_requests
+from .command_consumer import CommandConsumer
 from .input_gateway import INTERNAL, GatewayProcess
 from .latest_worker import LatestWorker
 from .node_support import (
@@ -105,6 +107,7 @@ class Configured:
     gateway: GatewayProcess | None  # receives the trajectories and goals (input_gateway)
     entities: list = field(default_factory=list)  # destroyed at cleanup
     layout: JointStateLayout | None = None  # of the last JointState received
+    consumer: CommandConsumer | None = None  # the forward controller applying the commands
 
 
 class ControllerNode(LifecycleNode):
@@ -278,6 +281,9 @@ class ControllerNode(LifecycleNode):
                 JointState, JOINT_STATES, self.on_joint_states, STATE_QOS, raw=True))
             entities.append(self.create_subscription(
                 JointTrajectory, inputs + 'joint_trajectory', self.on_trajectory, 10, raw=True))
+            consumer = CommandConsumer(self, cmd_pub.topic_name)
+            if consumer.subscription is not None:
+                entities.append(consumer.subscription)
             gateway = None
             if config.input_gateway:
                 refused = self.create_subscription(String, inputs + 'refused',
@@ -293,7 +299,7 @@ class ControllerNode(LifecycleNode):
         return Configured(core, self.outlets.wrap(cmd_pub), self.outlets.wrap(ref_pub),
                           Float64MultiArrayWriter(core.model.n),
                           JointStateWriter(core.model.joint_names), worker, payload_worker,
-                          cycle_timer, timer, interfaces, gateway, entities)
+                          cycle_timer, timer, interfaces, gateway, entities, consumer=consumer)
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -402,7 +408,7 @@ class ControllerNode(LifecycleNode):
         if run is None:  # a state taken just before cleanup: nothing to control
             return
         core, now = run.core, self.now()
-        self._apply_requests(run, now)
+        apply_requests(run, now)
         layout = run.layout
         if layout is None or not layout.matches(raw):
             try:
@@ -411,6 +417,8 @@ class ControllerNode(LifecycleNode):
                 core.reject(now, str(exc))
                 return
         stamp = layout.stamp(raw)
+        if run.consumer.bypassed:  # its forward controller is out: from the applied torque
+            run.consumer.follow_applied(core, layout, raw, now)
         if not run.cycle_timer.trigger_state:
             position, velocity = layout.values(raw)[:2]
             core.on_state(now, layout.names, position, velocity, stamp)
@@ -436,28 +444,11 @@ class ControllerNode(LifecycleNode):
         if run is None:  # fired just before cleanup
             return
         now = self.now()
-        self._apply_requests(run, now)
+        apply_requests(run, now)
         fire, period_ns = run.cycle_timer.on_fire(now)
         if fire:
             self.publish(run.core.update(now), now)
         _rearm(run.timer, period_ns)
-
-    @staticmethod
-    def _apply_requests(run, now):
-        """Swap in converted trajectories and the action's requests (O(1) each)."""
-        if run.worker.has_result:
-            run.worker.apply(now)
-        if run.payload_worker.has_result:
-            ready = run.payload_worker.take()
-            if ready is not None:
-                (prepared,) = ready
-                if isinstance(prepared, str):
-                    emit(run.core.events, EventKind.PAYLOAD_REFUSED, Level.WARN, prepared)
-                else:
-                    run.core.adopt_payload(prepared)
-        bridge = run.interfaces.bridge
-        if bridge is not None and bridge.requests:
-            bridge.apply_requests(now)
 
     @guarded
     def on_trajectory(self, raw):
@@ -577,6 +568,8 @@ class ControllerNode(LifecycleNode):
                 else self.status
             values['state_publishers'] = str(core.state_publishers)
             level, message = self.outlets.status(level, message, values, run.cmd_pub,
+                                                 core.supervisor.publishing)
+            level, message = run.consumer.status(level, message, values,
                                                  core.supervisor.publishing)
             msg = diagnostic_array('robodyn_controller', core.model.name, level, message,
                                    values)

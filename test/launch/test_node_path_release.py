@@ -104,6 +104,18 @@ def _release(probe, result):
     probe.spin(3.0)
     result['back_window'] = _series(probe, back)
     result['back_published'] = [m for t, m in probe.log[REFERENCE] if t >= back]
+    # The JTC alone drives the arm for 3 s (its PD on the effort interfaces), then the
+    # chain is switched back: the forward controller applies the node's next message.
+    result['switched_out'] = probe.switch(['joint_trajectory_controller'],
+                                          ['effort_controller'])
+    probe.spin(3.0)
+    returned = time.monotonic()
+    result['switched_in'] = probe.switch(['effort_controller'],
+                                         ['joint_trajectory_controller'])
+    probe.spin(3.0)
+    result['switch_window'] = _series(probe, returned - 0.5)
+    result['switch_said'] = [s.values for t, m in probe.log['/diagnostics'] for s in m.status
+                             if s.name == 'robodyn_controller' and returned - 2.5 < t < returned]
 
 
 def _published_step(references):
@@ -162,6 +174,21 @@ def test_activated_again_the_node_ramps_in_without_a_step(released):
     stamps, _, effort = released['back_window']
     print(f'node path, re-activated: worst applied step {_worst_step(stamps, effort):.3f} N m '
           f'{_largest_steps(stamps, effort, 3)}')
+
+
+def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
+    """The forward controller applies the node's next message when it is switched back
+    in: the node's stream followed the torque the JTC gave the arm while it was out, so
+    that message is one step from it (the switch out is the JTC's own step, not judged)."""
+    assert released['switched_out'] and released['switched_in']
+    said = {kv.key: kv.value for values in released['switch_said'] for kv in values}
+    assert said.get('command_consumer') == 'effort_controller: inactive', said
+    assert said.get('consumer_resume') == 'from the applied effort', said
+    stamps, _, effort = released['switch_window']
+    worst = _worst_step(stamps, effort)
+    print(f'node path, switched back from the JTC alone: worst applied step {worst:.3f} N m '
+          f'{_largest_steps(stamps, effort, 3)}')
+    assert worst <= MAX_TORQUE_RATE * PERIOD * 1.05, _largest_steps(stamps, effort, 5)
 
 
 def test_the_launch_exits_within_2_s(released):

@@ -1,0 +1,26 @@
+"""What the control thread swaps in between two cycles, each in O(1): a trajectory the
+worker converted, a payload the payload worker prepared, the action's requests. The
+workers do the unbounded work on their own threads; the cycle only adopts the result."""
+
+from ..control.events import EventKind, emit
+from ..control.levels import Level
+
+__all__ = ['apply_requests']
+
+
+def apply_requests(run, now: float) -> None:
+    """Swap in ``run``'s (a controller node's Configured) converted trajectories, prepared
+    payload and the action's requests, at ``now`` [s, the controller's clock]."""
+    if run.worker.has_result:
+        run.worker.apply(now)
+    if run.payload_worker.has_result:
+        ready = run.payload_worker.take()
+        if ready is not None:
+            (prepared,) = ready
+            if isinstance(prepared, str):
+                emit(run.core.events, EventKind.PAYLOAD_REFUSED, Level.WARN, prepared)
+            else:
+                run.core.adopt_payload(prepared)
+    bridge = run.interfaces.bridge
+    if bridge is not None and bridge.requests:
+        bridge.apply_requests(now)
