@@ -184,8 +184,17 @@ def _demo_parser(sub):
 
 
 def _validate_parser(sub):
-    p = sub.add_parser('validate', help='tracking error and model residual from a rosbag2')
-    p.add_argument('bag', help='rosbag2 directory')
+    p = sub.add_parser('validate', help='tracking error and model residual from a rosbag2, '
+                                        'or from a fleet of them')
+    p.add_argument('bag', nargs='+', help='rosbag2 directory; several, a folder of bags or a '
+                                          'glob: a fleet (one report per bag, and a fleet '
+                                          'report in --out)')
+    p.add_argument('--jobs', type=_count(1), default=None,
+                   help='fleet: bags validated at once, one process each (default: the '
+                        "machine's cores)")
+    p.add_argument('--scheduler', default=None, metavar='ADDRESS',
+                   help='fleet: validate on this Dask distributed scheduler (tcp://host:8786); '
+                        'its workers must see the bags and --out')
     p.add_argument('--state-topic', default='/' + JOINT_STATES)
     p.add_argument('--reference-topic', default=None)
     p.add_argument('--command-topic', default=None)
@@ -198,7 +207,8 @@ def _validate_parser(sub):
     p.add_argument('--settle-after-stall', type=float, default=0.0, metavar='S',
                    help='count apart the states within S seconds after a gap of the state '
                         'stream over 20 ms (a busy host stood still) [s, 0..10; default 0]')
-    p.add_argument('--out', default=None, help='report directory (default: BAG/validation)')
+    p.add_argument('--out', default=None, help='report directory (default: BAG/validation; '
+                                               'a fleet: fleet_report)')
     p.add_argument('--no-plots', action='store_true')
     p.add_argument('--collision', default=None, metavar='FILE',
                    help='list the contacts over these collision thresholds (robodyn contacts '

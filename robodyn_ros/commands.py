@@ -2,6 +2,7 @@
 library function (``load_robot``, ``cross_check``, ``bench``, ``demo``, ``validate_bag``,
 ``reproduce``, ``identify``) and prints; ``cli.py`` holds the argument parsing."""
 
+import glob
 import json
 import os
 import sys
@@ -238,6 +239,39 @@ def _new_run_folder(root, robot, mode):
 
 
 def _validate(args):
+    from .validation.fleet import is_bag
+    one = args.bag[0]
+    if len(args.bag) == 1 and (is_bag(one) or not os.path.isdir(one)) and \
+            not glob.has_magic(one) and args.jobs is None and args.scheduler is None:
+        args.bag = args.bag[0]
+        return _validate_one(args)
+    return _validate_fleet(args)
+
+
+def _validate_fleet(args):
+    from .validation.fleet import FleetOptions, FleetProgress, find_bags, validate_fleet
+    from .validation.fleet_report import write_fleet_report
+    bags = find_bags(args.bag)
+    out = args.out or 'fleet_report'
+    options = FleetOptions(args.robot, args.tip, args.state_topic, args.reference_topic,
+                           args.command_topic, args.max_rms, args.max_abs, args.thresholds,
+                           args.tolerance, args.settle_after_stall, args.collision,
+                           args.allow_contacts, not args.no_plots, os.path.abspath(out))
+    if args.collision and not args.robot:
+        raise ConfigError('--collision needs --robot: the observer runs on the model')
+    progress = FleetProgress(len(bags), sys.stderr.write) if sys.stderr.isatty() else None
+    rows = validate_fleet(bags, options, args.jobs or os.cpu_count() or 1, args.scheduler,
+                          progress)
+    paths = write_fleet_report(rows, out, plots=not args.no_plots)
+    bad = [r for r in rows if r['verdict'] != 'PASS']
+    for row in bad:
+        print(f"{row['verdict']}: {row['bag']}: {row['reason']}")
+    print(f'{len(rows) - len(bad)} of {len(rows)} bags passed; fleet report: '
+          f"{paths['md']}, {paths['html']}, {paths['json']}")
+    return 1 if bad else 0
+
+
+def _validate_one(args):
     from .validation.report import print_summary
     from .validation.validate import validate_bag
     model = None
@@ -247,7 +281,7 @@ def _validate(args):
     if args.collision and model is None:
         raise ConfigError('--collision needs --robot: the observer runs on the model')
     contacts = None
-    if args.collision:  # the controllers' observer over the bag, into the same report
+    if args.collision and model is not None:  # the controllers' observer, into the report
         from .validation.contacts_report import contacts_summary, print_contacts
         scan = _scan_contacts(args, model, args.collision)[0]
         print_contacts(scan, model)

@@ -105,9 +105,9 @@ class Configured:
     timer: Timer
     interfaces: TrajectoryInterfaces  # FollowJointTrajectory, ~/controller_state
     gateway: GatewayProcess | None  # receives the trajectories and goals (input_gateway)
+    consumer: CommandConsumer  # the forward controller that applies the commands
     entities: list = field(default_factory=list)  # destroyed at cleanup
     layout: JointStateLayout | None = None  # of the last JointState received
-    consumer: CommandConsumer | None = None  # the forward controller applying the commands
 
 
 class ControllerNode(LifecycleNode):
@@ -299,7 +299,7 @@ class ControllerNode(LifecycleNode):
         return Configured(core, self.outlets.wrap(cmd_pub), self.outlets.wrap(ref_pub),
                           Float64MultiArrayWriter(core.model.n),
                           JointStateWriter(core.model.joint_names), worker, payload_worker,
-                          cycle_timer, timer, interfaces, gateway, entities, consumer=consumer)
+                          cycle_timer, timer, interfaces, gateway, consumer, entities)
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""

@@ -103,6 +103,8 @@ class ValidationReport(TypedDict):
     warnings: list[str]  # includes every topic the verdict could not use
     failures: list[str]
     passed: bool
+    start_time: NotRequired[float | None]  # the bag's first message [s since the epoch]
+    recovered: NotRequired[bool]  # read from a killed recorder's files
     contacts: NotRequired[ContactsSummary]  # with --collision
     plots: NotRequired[dict[str, str]]  # plot name -> file, when plots were asked for
     out_dir: NotRequired[str]

@@ -119,9 +119,12 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             show(0, done=True)
         result = stream.result()
         result['recovered'] = bag.recovered
+        start_ns = bag.reader.start_time if bag.reader.message_count else None
         result['recording_gaps'] = bag.recording_gaps
     report = build_report(bag_path, state_topic, roles['reference'], roles['command'], result,
                           model, thresholds, tolerance)
+    report['start_time'] = None if start_ns is None else start_ns * 1e-9
+    report['recovered'] = bag.recovered is not None
     if contacts is not None:
         add_contacts(report, contacts)
     if out_dir is None:

@@ -1,0 +1,126 @@
+"""A fleet's bags validated at once: a synthetic fleet of three-link arms, one of which
+has a joint whose friction grows bag by bag; run in this process, over two processes and
+on a Dask LocalCluster, with a damaged bag among them."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from robodyn_ros.cli import build_parser, run
+from robodyn_ros.defaults import REFERENCE_TOPIC
+from robodyn_ros.dynamics import RigidBodyDynamics
+from robodyn_ros.io.bag_writer import BagWriter
+from robodyn_ros.io.cdr import encode_joint_state
+from robodyn_ros.model import load_robot
+from robodyn_ros.validation.fleet import FleetOptions, find_bags, validate_fleet
+from robodyn_ros.validation.fleet_report import fleet_summary, write_fleet_report
+
+RATE, SECONDS, SHIFT = 250.0, 2.0, 8 * 3600.0  # a bag per 8 h shift
+ARMS = {'arm_a': 0.0, 'arm_b': 0.4, 'arm_c': 0.0}  # extra viscous friction per bag [N m s]
+BAGS_PER_ARM = 4
+
+
+def _write_bag(path, model, dyn, start, extra_viscous, seed):
+    """A sum of sines tracked with a small error; the measured effort is the model's
+    inverse dynamics plus friction, plus an unmodelled viscous term (the drift)."""
+    rng = np.random.default_rng(seed)
+    names, n = list(model.joint_names), model.n
+    amp, w = np.array([0.5, 0.4, 0.3])[:n], 2 * np.pi * np.array([0.5, 0.7, 0.9])[:n]
+    bag = BagWriter(path)
+    bag.add_topic('/joint_states', 'sensor_msgs/msg/JointState')
+    bag.add_topic(REFERENCE_TOPIC, 'sensor_msgs/msg/JointState')
+    for k in range(int(SECONDS * RATE)):
+        t = k / RATE
+        q, qd, qdd = amp * np.sin(w * t), amp * w * np.cos(w * t), -amp * w * w * np.sin(w * t)
+        effort = dyn.inverse_dynamics(q, qd, qdd) + dyn.friction_torque(qd) + extra_viscous * qd
+        stamp = start + t
+        error = 1e-4 * rng.standard_normal(n)
+        bag.write('/joint_states', int(stamp * 1e9), encode_joint_state(stamp, names, q, qd,
+                                                                        effort))
+        bag.write(REFERENCE_TOPIC, int(stamp * 1e9) + 1,
+                  encode_joint_state(stamp, names, q + error, qd, effort))
+    bag.close()
+
+
+@pytest.fixture(scope='module')
+def fleet(tmp_path_factory):
+    root = tmp_path_factory.mktemp('fleet')
+    model = load_robot('three_link')
+    dyn = RigidBodyDynamics(model)
+    for a, (arm, growth) in enumerate(ARMS.items()):
+        for k in range(BAGS_PER_ARM):
+            _write_bag(str(root / arm / f'shift_{k:02d}'), model, dyn,
+                       1.7e9 + k * SHIFT + a * 60.0, growth * k, seed=10 * a + k)
+    return root
+
+
+def _options(tmp_path, **kw):
+    return FleetOptions(robot='three_link', out_root=str(tmp_path / 'out'), **kw)
+
+
+def test_the_drifting_arm_is_named_and_its_last_bag_is_the_worst(fleet, tmp_path):
+    bags = find_bags([str(fleet)])
+    assert len(bags) == len(ARMS) * BAGS_PER_ARM and bags[0][1] == 'arm_a'
+    rows = validate_fleet(bags, _options(tmp_path), jobs=2)
+    assert [r['bag'] for r in rows] == [b for b, _ in bags]
+    assert all(r['verdict'] == 'PASS' for r in rows), [r['reason'] for r in rows]
+    summary = fleet_summary(rows)
+    assert summary['drifting_arm'] == 'arm_b' and summary['metric'] == 'worst_residual'
+    assert summary['worst_bag'].endswith(os.path.join('arm_b', f'shift_{BAGS_PER_ARM - 1:02d}'))
+    others = [v for arm, v in summary['drift_per_day'].items() if arm != 'arm_b']
+    assert summary['drift_per_day']['arm_b'] > 10 * max(abs(v) for v in others)
+    paths = write_fleet_report(rows, str(tmp_path / 'report'))
+    page = open(paths['html'], encoding='utf-8').read()
+    assert page.count('<tr class="pass">') == len(rows) and 'data:image/png;base64,' in page
+    assert 'http' not in page.replace('http-equiv', '')  # self-contained: nothing fetched
+    assert os.path.getsize(paths['residual']) > 10_000
+
+
+def test_the_same_rows_in_one_process_and_in_two(fleet, tmp_path):
+    bags = find_bags([str(fleet / 'arm_b'), str(fleet / 'arm_c' / 'shift_0*')])
+    assert len(bags) == 2 * BAGS_PER_ARM
+    one = validate_fleet(bags, _options(tmp_path), jobs=1)
+    two = validate_fleet(bags, _options(tmp_path), jobs=2)
+    assert json.dumps(one) == json.dumps(two)
+
+
+def test_a_dask_cluster_gives_the_same_report(fleet, tmp_path):
+    distributed = pytest.importorskip('distributed', reason='dask.distributed not installed')
+    bags = find_bags([str(fleet / 'arm_b')])
+    local = validate_fleet(bags, _options(tmp_path), jobs=1)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        remote = validate_fleet(bags, _options(tmp_path), scheduler=cluster.scheduler_address)
+    assert json.dumps(remote) == json.dumps(local)
+    a = write_fleet_report(local, str(tmp_path / 'local'), plots=False)
+    b = write_fleet_report(remote, str(tmp_path / 'remote'), plots=False)
+    assert open(a['json'], 'rb').read() == open(b['json'], 'rb').read()
+
+
+def test_a_damaged_bag_is_one_row_with_its_reason(fleet, tmp_path, capsys):
+    broken = tmp_path / 'more' / 'arm_x' / 'shift_00'
+    broken.mkdir(parents=True)
+    (broken / 'shift_00_0.mcap').write_bytes(b'\x89MCAP0\r\n' + b'\0' * 64)
+    code = run(build_parser().parse_args(['validate', str(fleet / 'arm_a'),
+                                          str(tmp_path / 'more'), '--robot', 'three_link',
+                                          '--jobs', '2', '--no-plots',
+                                          '--out', str(tmp_path / 'out')]))
+    out = capsys.readouterr().out
+    assert code == 1 and f'ERROR: {broken}' in out and '4 of 5 bags passed' in out, out
+    report = json.load(open(tmp_path / 'out' / 'fleet.json'))
+    row = next(r for r in report['bags'] if r['arm'] == 'arm_x')
+    assert row['verdict'] == 'ERROR' and row['reason'], row
+    assert report['summary']['errors'] == 1 and report['summary']['passed'] == 4
+
+
+@pytest.mark.parametrize('make, words', [('empty', 'no rosbag2 found'),
+                                         ('missing', 'no such file')])
+def test_no_bag_is_one_line_and_exit_2(tmp_path, capsys, make, words):
+    path = tmp_path / 'empty'
+    if make == 'empty':
+        path.mkdir()
+    code = run(build_parser().parse_args(['validate', str(path), '--jobs', '1']))
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
