@@ -68,7 +68,10 @@ class BagReader:
             self.reader = Reader(path)
             self.reader.open()
         except Exception as exc:  # rosbags raises many types for broken bags
-            raise BagError(f'cannot open bag {path}: {type(exc).__name__}: {exc}') from None
+            if self.recovered is not None:
+                raise BagError(f'cannot open bag {path}: {type(exc).__name__}: {exc}') \
+                    from None
+            path = self._recover_damaged(path, f'{type(exc).__name__}: {exc}')
         self.path = path
         self.store = typestore()
         self.registered: set[str] = set()
@@ -78,6 +81,23 @@ class BagReader:
         for conn in self.reader.connections:
             self.counts[conn.topic] = self.counts.get(conn.topic, 0) + (conn.msgcount or 0)
         self.recording_gaps = parse_gaps(_custom_data(path).get(CUSTOM_DATA_KEY))
+
+    def _recover_damaged(self, path: Path, why: str) -> Path:
+        """A bag whose metadata is there but whose storage file is damaged (half
+        written, its end cut off; a database left malformed): read what is complete, as
+        for a killed recorder, and open that copy; BagError naming both faults if nothing
+        can be read."""
+        from rosbags.rosbag2 import Reader
+        try:
+            copy, count = recover_bag(path)
+            self.reader = Reader(copy)
+            self.reader.open()
+        except Exception as exc:  # noqa: BLE001 - the first fault is the one to name
+            raise BagError(f'cannot open bag {path}: {why}; nothing recoverable either '
+                           f'({exc})') from None
+        self.recovered = dict(original=str(path), copy=str(copy), messages=count,
+                              damaged=why)
+        return copy
 
     def close(self) -> None:
         """Close the underlying reader (and delete a recovered copy)."""

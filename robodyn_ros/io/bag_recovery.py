@@ -48,27 +48,47 @@ class _Buffer:
 
 
 def _mcap_records(data, offset):
-    """Yield (op, body) of complete records from ``offset`` on, chunks opened."""
+    """Yield (op, body) of complete records from ``offset`` on, chunks opened; of a chunk
+    cut off by the end of the file, the complete records it holds (uncompressed chunks,
+    as rosbag2 writes them by default)."""
     buf = _Buffer(data, offset)
     while True:
         try:
             op = buf.uint('<B')
-            body = buf.take(buf.uint('<Q'))
+            size = buf.uint('<Q')
         except EOFError:
             return  # the writer died mid-record
+        start = buf.off
+        try:
+            body = buf.take(size)
+        except EOFError:  # the file ends inside this record
+            if op == 0x06:
+                yield from _chunk_records(data[start:], partial=True)
+            return
         if op == 0x06:
-            chunk = _Buffer(body)
-            chunk.take(8 + 8 + 8 + 4)  # start, end, uncompressed size, crc
-            compression = chunk.string()
-            records = chunk.take(chunk.uint('<Q'))
-            if compression == 'zstd':
-                import zstandard
-                records = zstandard.ZstdDecompressor().decompress(records)
-            elif compression:
-                raise BagError(f'cannot recover a chunk compressed with {compression!r}')
-            yield from _mcap_records(records, 0)
+            yield from _chunk_records(body)
         else:
             yield op, body
+
+
+def _chunk_records(body, partial=False):
+    """The records of a Chunk record's ``body`` (cut off when ``partial``)."""
+    chunk = _Buffer(body)
+    try:
+        chunk.take(8 + 8 + 8 + 4)  # start, end, uncompressed size, crc
+        compression = chunk.string()
+        size = chunk.uint('<Q')
+    except EOFError:
+        return
+    records = body[chunk.off:chunk.off + size]
+    if compression == 'zstd' and not partial:
+        import zstandard
+        records = zstandard.ZstdDecompressor().decompress(records)
+    elif compression:
+        if partial:
+            return  # a compressed stream cut off: nothing complete can be told apart
+        raise BagError(f'cannot recover a chunk compressed with {compression!r}')
+    yield from _mcap_records(records, 0)
 
 
 def _read_mcap(path):

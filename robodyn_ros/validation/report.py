@@ -129,7 +129,10 @@ def _lost_in_recording(gaps):
 def _warnings(timing, recovered=None):
     """Things the verdict does not hide: a recovered bag, clock jumps, skipped messages."""
     out = []
-    if recovered:
+    if recovered and recovered.get('damaged'):
+        out.append(f'the bag\'s storage is damaged ({recovered["damaged"][:150]}): '
+                   f'{recovered["messages"]} complete messages recovered')
+    elif recovered:
         out.append(f'the bag had no metadata.yaml (its recorder was killed?): '
                    f'{recovered["messages"]} complete messages recovered')
     if not timing:
