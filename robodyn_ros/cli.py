@@ -118,6 +118,9 @@ def _bench_parser(sub):
     p.add_argument('--memory-calls', type=int, default=100000,
                    help='calls for the heap-growth check (0 skips it)')
     p.add_argument('--plot', default=None, help='PNG for the scaling plot')
+    p.add_argument('--fleet', type=float, nargs=2, default=None, metavar=('BAGS', 'MINUTES'),
+                   help='validate a synthetic fleet of BAGS bags of MINUTES each with one '
+                        'process, then with every core (same run)')
     p.add_argument('--validate-hours', type=float, default=0.0,
                    help='also time `validate` on a synthetic bag this many hours long')
     p.add_argument('--cpp', action='store_true',

@@ -164,6 +164,15 @@ def _bench(args):
         print(f'{args.cycle_path} path, sweep {args.sweep_mb} MB: cycle CPU time p50 '
               f'{r.p50:.1f} us, p99 {r.p99:.1f} us over {args.cycles} cycles ({r.fused} fused)')
         return 0
+    if args.fleet:
+        from .bench.fleet_bench import fleet_bench, format_fleet_bench
+        bags, minutes = args.fleet
+        if bags < 1 or bags != int(bags) or not 0 < minutes <= 600:
+            raise ConfigError(f'--fleet {bags:g} {minutes:g}: expected a whole number of '
+                              'bags >= 1 and minutes in (0, 600]')
+        report = fleet_bench(int(bags), minutes)
+        print(json.dumps(report, indent=2) if args.json else format_fleet_bench(report))
+        return 0
     if args.cpp:
         from .bench.cpp_bench import cpp_bench, format_cpp_bench
         report = cpp_bench(args.urdf, args.base, args.tip)
