@@ -262,7 +262,7 @@ class BagStream:
                     periods=self.state_timing.periods(), plot=aligner.plot.get(),
                     command=self._command(), command_plot=self.cmd_plot.get(),
                     diagnostics=self.diagnostics,
-                    events=[(1e-9 * (t - (self.first_ns or t)), level, text, key[0])
+                    events=[(self._since_first(t), level, text, key[0])
                             for t, level, text, key in self.events],
                     residual=aligner.residual.result(self.joints) if aligner.residual
                     else None,
@@ -276,6 +276,12 @@ class BagStream:
                           backward_jumps=states.backward_jumps, other_messages=states.ignored)
         return timing
 
+    def _since_first(self, stamp_ns: int) -> float:
+        """Seconds from the bag's first routed message (a bag on simulated time starts at
+        stamp 0, which is a time, not a missing one)."""
+        first = stamp_ns if self.first_ns is None else self.first_ns
+        return 1e-9 * (stamp_ns - first)
+
     def _command(self) -> dict[str, Any]:
         cmd = self.cmd
         return dict(topic=self.topics.get('command'), messages=cmd.count,
@@ -285,7 +291,7 @@ class BagStream:
                     largest_step=cmd.largest_step if cmd.count > 1 and cmd.steps_known
                     else None,
                     largest_step_time=None if cmd.step_ns is None or not cmd.steps_known else
-                    1e-9 * (cmd.step_ns - (self.first_ns or cmd.step_ns)),
+                    self._since_first(cmd.step_ns),
                     pairs_across_gaps=cmd.across_gaps)
 
 

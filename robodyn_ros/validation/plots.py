@@ -16,29 +16,37 @@ def _from_zero(t):
     return t - t[0] if len(t) else t
 
 
-def _per_joint(plt, joints, t, rows, band=None):
-    """One axis per joint; ``rows``: [(values (m, n), style, label)]."""
+def _per_joint(plt, joints, t, rows, title, unit, band=None):
+    """One axis per joint; ``rows``: [(values (m, n), style, label)]; the worst sample of
+    each joint marked (where and when it went wrong)."""
     n = len(joints)
-    fig, axes = plt.subplots(n, 1, figsize=(8, 1.6 * n + 1), sharex=True, squeeze=False)
+    fig, axes = plt.subplots(n, 1, figsize=(8, 1.6 * n + 1.3), sharex=True, squeeze=False)
+    fig.suptitle(title, fontsize=10)
     for j, ax in enumerate(axes[:, 0]):
         for values, style, label in rows:
             ax.plot(t, values[:, j], style, label=label)
         if band is not None:
-            ax.axhspan(-band, band, color='green', alpha=0.15)
-        ax.set_ylabel(joints[j], fontsize=7)
-    if any(label for _, _, label in rows):
-        axes[0, 0].legend(fontsize=7)
+            ax.axhspan(-band, band, color='green', alpha=0.15,
+                       label=f'tolerance band \u00b1{band:g} {unit}' if j == 0 else None)
+            worst = int(np.argmax(np.abs(rows[0][0][:, j]))) if len(t) else None
+            if worst is not None:
+                ax.plot(t[worst], rows[0][0][worst, j], 'rx',
+                        label='largest |error|' if j == 0 else None)
+        ax.set_ylabel(f'{joints[j]}\n[{unit}]', fontsize=7)
+    if any(ax.get_legend_handles_labels()[1] for ax in axes[:1, 0]):
+        axes[0, 0].legend(fontsize=7, loc='upper left', bbox_to_anchor=(1.0, 1.0))
     axes[-1, 0].set_xlabel(STAMPS)
     return fig
 
 
-def _all_joints(plt, labels, t, values, ylabel, xlabel):
-    fig, ax = plt.subplots(figsize=(8, 4))
+def _all_joints(plt, labels, t, values, ylabel, xlabel, title):
+    """Every joint on one axis, the legend outside it (it would cover the curves)."""
+    fig, ax = plt.subplots(figsize=(9, 4))
     for j in range(values.shape[1]):
         ax.plot(t, values[:, j], label=labels[j] if j < len(labels) else str(j))
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel(ylabel)
-    ax.legend(fontsize=6, ncol=2)
+    ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
+    ax.legend(fontsize=6, loc='upper left', bbox_to_anchor=(1.0, 1.0))
+    ax.grid(alpha=0.3)
     return fig
 
 
@@ -59,7 +67,9 @@ def _histogram(plt, periods):
     ax.set_yscale('log')
     ax.ticklabel_format(axis='x', useOffset=False, style='plain')
     ax.set_xlabel(f'state period minus its median ({median * 1e3:.3f} ms) [us]')
-    ax.set_ylabel('count')
+    ax.set_ylabel('states (log)')
+    ax.set_title('loop timing: how late each state came (gaps and their times: '
+                 'report.json timing)', fontsize=9)
     return fig
 
 
@@ -73,18 +83,22 @@ def write_plots(result, report, out_dir):
     if result['plot'] is not None:
         t, q_ref, q = result['plot']
         t = _from_zero(t)
-        figures['tracking'] = _per_joint(plt, joints, t, [(q_ref, '-', 'reference'),
-                                                          (q, '--', 'measured')])
-        figures['error'] = _per_joint(plt, joints, t, [(q_ref - q, '-', None)],
-                                      band=report['tolerance_band'])
+        figures['tracking'] = _per_joint(
+            plt, joints, t, [(q_ref, '-', 'reference'), (q, '--', 'measured')],
+            'reference and measured position (they overlap when tracking is good: the '
+            'error is in error.png)', 'rad or m')
+        figures['error'] = _per_joint(
+            plt, joints, t, [(q_ref - q, '-', 'reference - measured')],
+            'tracking error per joint', 'rad or m', band=report['tolerance_band'])
     if result['command_plot'] is not None:
         t, tau = result['command_plot']
         figures['torques'] = _all_joints(plt, joints, _from_zero(t), tau, 'command [N m or N]',
-                                         RECEIVED)
+                                         RECEIVED, 'effort commands')
     if result['residual_plot'] is not None:
         t, residual = result['residual_plot']
         figures['residual'] = _all_joints(plt, joints, _from_zero(t), residual,
-                                          'effort - model [N m or N]', STAMPS)
+                                          'effort - model [N m or N]', STAMPS,
+                                          'model residual: measured effort minus the model')
     if result['periods'].size:
         timing = _histogram(plt, result['periods'])
         if timing is not None:
@@ -93,6 +107,6 @@ def write_plots(result, report, out_dir):
     for name, fig in figures.items():
         paths[name] = os.path.join(out_dir, f'{name}.png')
         fig.tight_layout()
-        fig.savefig(paths[name], dpi=90)
+        fig.savefig(paths[name], dpi=90, bbox_inches='tight')
         plt.close(fig)
     return paths

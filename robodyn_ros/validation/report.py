@@ -28,15 +28,17 @@ def _diag_summary(diagnostics):
 
     rate = col('rate_hz')
     p99 = col('compute_p99_us')
-    return dict(messages=len(diagnostics), mode=diagnostics[-1].get('mode'),
+    # the last status of a configured controller (a shutdown's 'unconfigured' has none)
+    last = next((d for d in reversed(diagnostics) if d.get('mode')), {})
+    return dict(messages=len(diagnostics), mode=last.get('mode'),
                 rate_hz_min=min(rate) if rate else None,
                 rate_hz_median=float(np.median(rate)) if rate else None,
                 compute_p50_us_median=float(np.median(col('compute_p50_us')))
                 if col('compute_p50_us') else None,
                 compute_p99_us_max=max(p99) if p99 else None,
                 compute_max_us=max(col('compute_max_us')) if col('compute_max_us') else None,
-                faults=int(float(diagnostics[-1].get('faults', 0))),
-                clamped=int(float(diagnostics[-1].get('clamped', 0))))
+                faults=int(float(last.get('faults', 0))),
+                clamped=int(float(last.get('clamped', 0))))
 
 
 def build_report(bag_path: str | os.PathLike, state_topic: str, ref_topic: str | None,
@@ -184,8 +186,9 @@ def _markdown(report):
                      f'{t["dropped_cycles"]} dropped cycles.')
     step, at = report['torque'].get('largest_step'), report['torque'].get('largest_step_time')
     if step is not None:
-        lines.append(f'Largest command step between consecutive messages: {step:.4g}'
-                     + (f' (at {at:.3f} s).' if at is not None else '.'))
+        lines.append(f'Largest command step between consecutive messages: {step:.4g} N m'
+                     + (f' (at {at:.3f} s from the first message).' if at is not None
+                        else '.'))
     d = report['diagnostics']
     if d:
         rate = d.get('rate_hz_min')
