@@ -124,3 +124,31 @@ def test_no_bag_is_one_line_and_exit_2(tmp_path, capsys, make, words):
     code = run(build_parser().parse_args(['validate', str(path), '--jobs', '1']))
     err = capsys.readouterr().err
     assert code == 2 and words in err and len(err.strip().splitlines()) == 1, err
+
+
+def _chromium():
+    import shutil
+    return next((shutil.which(n) for n in ('chromium', 'chromium-browser', 'google-chrome')
+                 if shutil.which(n)), None)
+
+
+def test_the_html_page_renders_its_table_in_a_headless_browser(fleet, tmp_path):
+    """The page opened as a file in headless Chromium: the DOM it renders holds one table
+    row per bag, and a screenshot is left in the test's folder."""
+    import subprocess
+    browser = _chromium()
+    if browser is None:
+        pytest.skip('no Chromium here (Debian: apt-get install chromium); the page is '
+                    'checked as text by the other tests')
+    bags = find_bags([str(fleet / 'arm_a'), str(fleet / 'arm_b')])
+    paths = write_fleet_report(validate_fleet(bags, _options(tmp_path)), str(tmp_path / 'r'))
+    url = 'file://' + os.path.abspath(paths['html'])
+    flags = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run']
+    dom = subprocess.run([browser, *flags, '--dump-dom', url], capture_output=True,
+                         text=True, timeout=120).stdout
+    assert dom.count('<tr class="pass">') == len(bags), dom[:500]
+    shot = tmp_path / 'fleet.png'
+    subprocess.run([browser, *flags, f'--screenshot={shot}', '--window-size=1400,1800', url],
+                   capture_output=True, timeout=120)
+    assert shot.stat().st_size > 20_000
+    print(f'screenshot: {shot}')
