@@ -39,8 +39,11 @@ PERIOD = 0.001
 #: the hardware applies one new command).
 STEP = MAX_TORQUE_RATE * PERIOD
 #: A stall of controller_manager's loop is longer than this [s]; a shorter gap between two
-#: recorded states holds cycles whose states the recorder, niced beside the hogs, lost.
-STALL = 0.02
+#: recorded states holds cycles whose states the recorder, beside the hogs, lost (20 ms of
+#: them in a row measured, once, with a step of 3.7 N m across: 0.18 N m a cycle). The
+#: campaign's own late cycles are 200 ms (SIGSTOP, the hardware's `late 0.2`): judged as
+#: one cycle each. A natural host stall under 0.1 s is counted as cycles, not judged alone.
+STALL = 0.1
 DRIFT = 0.05  # [rad] over 10 s after a release
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 RELEASED = 'released: held at'
