@@ -3,7 +3,7 @@ transition the node makes (activate, the final ramp of deactivate / shutdown, cl
 a new core continuing from the last command, faults of each kind, stale and returning
 states, the tracking guard, trajectories, payload swaps), and every pair of consecutive
 published commands checked: |tau_k - tau_k-1| <= max_torque_rate x min(t_k - t_k-1,
-period). ROBODYN_STRESS_RUNS sets the number of runs (default 300; 3000 measured:
+period). ROBODYN_STRESS_RUNS sets the number of runs (default 150; 3000 measured:
 docs/reliability.md)."""
 
 import os
@@ -20,7 +20,7 @@ NAMES = list(PANDA.joint_names)
 Q0 = np.array(PANDA_HOME)
 DT = 1e-3
 RATE = 1000.0
-RUNS = int(os.environ.get('ROBODYN_STRESS_RUNS', '300'))
+RUNS = int(os.environ.get('ROBODYN_STRESS_RUNS', '150'))
 ACTIONS = ('state', 'state', 'state', 'state', 'state', 'timer', 'silence', 'jump', 'nan',
            'guard', 'trajectory', 'payload', 'deactivate', 'reconfigure', 'fault', 'far')
 
