@@ -20,7 +20,11 @@
 // (torque_safety.hpp), clamped to the command interface's max and moving at most
 // max_torque_rate x min(elapsed, timestep) per control cycle (a late cycle's further physics
 // steps keep it, as they keep the controllers' commands) from the torque applied when it was
-// released.
+// released. When one controller hands the joint over to another in one switch, for 0.1 s
+// the deactivated one's halt value (0: the JointTrajectoryController's on_deactivate) is
+// not applied (the hardware holds the joint until the new controller writes) and the new
+// controller's commands move the applied torque at most max_torque_rate x the period a
+// cycle, as a drive's torque slew limit would.
 //
 // Test only: with the hardware parameter `fault_injection` "true" it subscribes to
 // `~/inject_fault` (std_msgs/String, "<kind> <seconds> [joint, 1-based; 0 or none: all]")
@@ -114,6 +118,8 @@ public:
     mj_forward(model_, data_);
     const std::size_t n = qpos_.size();
     claimed_.assign(n, false);
+    handover_.assign(n, 0);
+    waiting_.assign(n, false);
     hold_q_.assign(n, 0.0);
     hold_kp_.assign(n, 0.0);
     hold_kd_.assign(n, 0.0);
@@ -155,6 +161,10 @@ public:
         claimed_[i] = true;
         if (i < command_.size()) {
           (void)set_command(command_[i], data_->ctrl[actuator_[i]], true);
+        }
+        if (stops) {  // one controller hands over to another in this switch
+          handover_[i] = HANDOVER_CYCLES;
+          start_hold(i);
         }
       }
     }
@@ -223,14 +233,27 @@ public:
   // let the physics drift from the clock the JTC samples its reference on.
   return_type write(const rclcpp::Time &, const rclcpp::Duration & period) override
   {
-    for (std::size_t i = 0; i < command_.size(); ++i) {
-      double value = std::numeric_limits<double>::quiet_NaN();
-      if (claimed_[i] && get_command(command_[i], value, false) && std::isfinite(value)) {
-        data_->ctrl[actuator_[i]] = value;
-      }
-    }
     const double dt = model_->opt.timestep;
     const double elapsed = period.seconds();
+    const double step = max_rate_ * std::clamp(std::isfinite(elapsed) ? elapsed : dt, 0.0, dt);
+    for (std::size_t i = 0; i < command_.size(); ++i) {
+      double value = std::numeric_limits<double>::quiet_NaN();
+      waiting_[i] = false;
+      if (claimed_[i] && get_command(command_[i], value, false) && std::isfinite(value)) {
+        if (handover_[i] > 0 && value == 0.0) {  // the deactivated controller's halt value
+          --handover_[i];
+          waiting_[i] = true;  // held as if released until the new controller writes
+          continue;
+        }
+        double & ctrl = data_->ctrl[actuator_[i]];
+        if (handover_[i] > 0) {  // the new controller's commands, slewed from the torque
+          --handover_[i];         // applied at the handover at max_torque_rate meanwhile
+          ctrl += std::clamp(value - ctrl, -step, step);
+        } else {
+          ctrl = value;
+        }
+      }
+    }
     lag_ += std::isfinite(elapsed) ? elapsed : dt;
     const int count = static_cast<int>(std::clamp(std::round(lag_ / dt), 1.0, MAX_STEPS));
     lag_ = std::clamp(lag_ - count * dt, -dt, dt);  // beyond MAX_STEPS the world stood still
@@ -238,7 +261,7 @@ public:
     for (int k = 0; k < count; ++k) {
       mj_step1(model_, data_);  // positions and velocities: the bias force of this state
       if (k == 0) {  // the hold, like the controllers' commands, moves once per cycle
-        hold(max_rate_ * std::clamp(std::isfinite(elapsed) ? elapsed : dt, 0.0, dt));
+        hold(step);
       }
       push();
       mj_step2(model_, data_);
@@ -396,6 +419,9 @@ private:
   // Physics steps of one late cycle, at most: beyond 20 ms the simulated world waits for
   // the loop (a stall of the host is not the arm's; at most 20 ms of a stale command).
   static constexpr double MAX_STEPS = 20.0;
+  // A handover's wait for the new controller's first command, at most [cycles]: 0.1 s at
+  // 1 kHz (a forward controller's first message; the C++ controller writes at once).
+  static constexpr int HANDOVER_CYCLES = 100;
 
   CallbackReturn fail(const std::string & why)
   {
@@ -422,7 +448,7 @@ private:
   void hold(double step)
   {
     for (std::size_t i = 0; i < claimed_.size(); ++i) {
-      if (claimed_[i]) {continue;}
+      if (claimed_[i] && !waiting_[i]) {continue;}
       const int dof = dof_[i];
       const double target = data_->qfrc_bias[dof] + hold_kp_[i] * (hold_q_[i] -
         data_->qpos[qpos_[i]]) - hold_kd_[i] * data_->qvel[dof];
@@ -458,6 +484,12 @@ private:
   mjData * data_ = nullptr;
   std::vector<int> qpos_, dof_, actuator_;
   std::vector<bool> claimed_;  // a controller writes this joint's effort
+  // Cycles left of a handover: an effort of exactly 0 is the halt value a deactivated
+  // controller left in the interface (the JointTrajectoryController writes 0 on deactivate,
+  // after the hardware's switch), not the new controller's command: the hardware holds
+  // meanwhile; the new controller's commands are slewed at max_torque_rate.
+  std::vector<int> handover_;
+  std::vector<bool> waiting_;  // this cycle: held, the new controller has not written yet
   std::vector<double> hold_q_, hold_kp_, hold_kd_, effort_max_;
   double lag_ = 0.0;  // controller_manager's time not yet stepped by the physics [s]
   // fault injection (test only): the request, the fault running and its cycles left

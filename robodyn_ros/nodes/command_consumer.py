@@ -8,10 +8,11 @@ hardware's own hold) drives the effort interfaces and the node's messages are dr
 switched back in, the forward controller applies the node's next message at once, before
 the node can hear of the switch. Rate-limited from the node's own stream, that message can
 differ from what the arm was given by tens of N m. So, while the consumer is not active,
-every cycle starts the node's rate limit from the torque the arm is given: the joint
-state's effort (on the project's MuJoCo hardware and on drivers that report the commanded
-effort, the applied torque); its stream follows the arm's torque and the first message
-applied after the switch is one step from it. A state with no effort, non-finite ones or
+every cycle's output is the torque the arm is given: the joint state's effort (on the
+project's MuJoCo hardware and on drivers that report the commanded effort, the applied
+torque); the first message applied after the switch is the arm's torque a cycle or two
+earlier (the project's MuJoCo hardware slews a handed-over command at max_torque_rate, as
+a drive's slew limit would). A state with no effort, non-finite ones or
 all zeros (gz_ros2_control reads 0) leaves the node's own stream, and /diagnostics says
 so. While the consumer is not active /diagnostics warns that the commands are not
 applied. Without controller_manager (the sim node, a driver of its own) no activity
@@ -73,9 +74,10 @@ class CommandConsumer:
         self.bypassed = self.state != 'active'
 
     def follow_applied(self, core, layout, raw: bytes, now: float) -> None:
-        """Start ``core``'s rate limit from the effort of the state ``raw`` (decoded with
-        ``layout``), as if output one period before ``now``; keep the node's own stream
-        when the state has no usable effort."""
+        """Make ``core``'s output the effort of the state ``raw`` (decoded with ``layout``),
+        output at ``now``: the cycle's step is 0, so the stream is a copy of the arm's
+        torque (no feedback through a consumer that is back before the node hears it);
+        keep the node's own stream when the state has no usable effort."""
         effort = layout.values(raw)[2]
         if len(effort) != len(layout.names):
             self.last_resume = 'no effort in the joint state: from its own last command'
@@ -84,7 +86,7 @@ class CommandConsumer:
         if not np.all(np.isfinite(applied)) or not np.any(applied):
             self.last_resume = 'effort not finite or all 0: from its own last command'
             return
-        core.supervisor.continue_from(applied, now - core.supervisor.limits.period)
+        core.supervisor.continue_from(applied, now)  # a zero step: its output is a copy
         self.last_resume = 'from the applied effort'
 
     def status(self, level: Level, message: str, values: dict[str, str],
