@@ -109,11 +109,13 @@ def _release(probe, result):
     result['switched_out'] = probe.switch(['joint_trajectory_controller'],
                                           ['effort_controller'])
     probe.spin(3.0)
-    returned = time.monotonic()
+    returned, result['switch_wall'] = time.monotonic(), time.time()
     result['switched_in'] = probe.switch(['effort_controller'],
                                          ['joint_trajectory_controller'])
+    result['switched_wall'] = time.time()
     probe.spin(3.0)
     result['switch_window'] = _series(probe, returned - 0.5)
+    result['switch_published'] = [m for t, m in probe.log[REFERENCE] if t >= returned]
     result['switch_said'] = [s.values for t, m in probe.log['/diagnostics'] for s in m.status
                              if s.name == 'robodyn_controller' and returned - 2.5 < t < returned]
 
@@ -178,17 +180,27 @@ def test_activated_again_the_node_ramps_in_without_a_step(released):
 
 def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
     """The forward controller applies the node's next message when it is switched back
-    in: the node's stream followed the torque the JTC gave the arm while it was out, so
-    that message is one step from it (the switch out is the JTC's own step, not judged)."""
+    in: while it was out the node's stream copied the torque the JTC gave the arm, and the
+    hardware slews a handed-over command, so the switch applies no step above one cycle's
+    budget (judged from the states stamped from the switch request to 0.2 s after its
+    answer; the switch out is the JTC's own step, not judged). Afterwards the node's
+    published steps keep their budget (what the hardware applies when the node's executor
+    stalls is the node path's limit, above)."""
     assert released['switched_out'] and released['switched_in']
     said = {kv.key: kv.value for values in released['switch_said'] for kv in values}
     assert said.get('command_consumer') == 'effort_controller: inactive', said
     assert said.get('consumer_resume') == 'from the applied effort', said
     stamps, _, effort = released['switch_window']
-    worst = _worst_step(stamps, effort)
-    print(f'node path, switched back from the JTC alone: worst applied step {worst:.3f} N m '
-          f'{_largest_steps(stamps, effort, 3)}')
-    assert worst <= MAX_TORQUE_RATE * PERIOD * 1.05, _largest_steps(stamps, effort, 5)
+    inside = (stamps >= released['switch_wall'] - 0.01) & \
+        (stamps <= released['switched_wall'] + 0.2)
+    at_switch = _worst_step(stamps[inside], effort[inside])
+    print(f'node path, switched back from the JTC alone: worst applied step {at_switch:.3f} '
+          f'N m at the switch ({inside.sum()} states), {_worst_step(stamps, effort):.3f} N m '
+          f'over the 3.5 s {_largest_steps(stamps, effort, 3)}; published '
+          f'{_published_step(released["switch_published"]):.3f} of the budget')
+    assert inside.sum() > 20 and at_switch <= MAX_TORQUE_RATE * PERIOD * 1.001, \
+        _largest_steps(stamps[inside], effort[inside], 5)
+    assert _published_step(released['switch_published']) <= 1.001
 
 
 def test_the_launch_exits_within_2_s(released):
