@@ -54,7 +54,9 @@ import tempfile
 from ament_index_python.packages import get_package_share_directory
 from launch.actions import (
     DeclareLaunchArgument,
+    EmitEvent,
     ExecuteProcess,
+    GroupAction,
     LogInfo,
     OpaqueFunction,
     RegisterEventHandler,
@@ -84,6 +86,38 @@ class LaunchArgumentError(ArgumentError):
 
     def __init__(self, text):
         super().__init__('ros2_control', text)
+
+
+def _server_watch(server):
+    """Event handlers that end the launch, with one ERROR line naming Gazebo's reason,
+    when the server ends by itself (a description it cannot load: 'Failed to load a
+    world'), instead of leaving the spawners waiting for a controller_manager that never
+    comes. An exit after Ctrl-C is not one."""
+    import re
+
+    from launch.event_handlers import OnProcessIO, OnShutdown
+    from launch.events import Shutdown
+    said, stopping = [], []
+
+    def note(event):
+        text = re.sub(r'\x1b\[[0-9;]*m', '', event.text.decode(errors='replace'))
+        said.extend(line.split('Msg:', 1)[1].strip() for line in text.splitlines()
+                    if 'Msg:' in line)
+
+    def ended(event, context):
+        if stopping:
+            return None
+        import launch.logging
+        why = '; '.join(dict.fromkeys(said)) or f'exit code {event.returncode}'
+        launch.logging.get_logger('launch').error(
+            f'hardware:=gz: the Gazebo server ended: {why} (a description Gazebo cannot '
+            'load); stopping')
+        return [EmitEvent(event=Shutdown(reason='the Gazebo server ended'))]
+
+    return [RegisterEventHandler(OnProcessIO(target_action=server, on_stderr=note,
+                                             on_stdout=note)),
+            RegisterEventHandler(OnShutdown(on_shutdown=lambda *_: stopping.append(1))),
+            RegisterEventHandler(OnProcessExit(target_action=server, on_exit=ended))]
 
 
 def _library_path():
@@ -293,10 +327,11 @@ def _nodes(context):
     def manager(controllers):
         if package == 'gz':  # controller_manager runs inside Gazebo's step (the plugin)
             from robodyn_ros.sim.gazebo_server import server_command
-            return ExecuteProcess(cmd=server_command(os.path.join(out, 'world.sdf')),
-                                  name='gz_server', output='screen', prefix=prefix or None,
-                                  additional_env={'LD_LIBRARY_PATH': _library_path()},
-                                  sigterm_timeout='1', sigkill_timeout='1')
+            server = ExecuteProcess(cmd=server_command(os.path.join(out, 'world.sdf')),
+                                    name='gz_server', output='screen', prefix=prefix or None,
+                                    additional_env={'LD_LIBRARY_PATH': _library_path()},
+                                    sigterm_timeout='1', sigkill_timeout='1')
+            return GroupAction([server, *_server_watch(server)])
         return Node(package=package, executable='ros2_control_node', output='screen',
                     parameters=[controllers], prefix=prefix,
                     additional_env={'LD_LIBRARY_PATH': _library_path()})

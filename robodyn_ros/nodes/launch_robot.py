@@ -20,9 +20,17 @@ class LaunchArgumentError(RuntimeError):
 
 def existing_config(context, launch: str) -> str:
     """The ``config`` argument, a file that exists (else LaunchArgumentError: the nodes
-    would start without their parameters and wait for ever)."""
+    would start without their parameters and wait for ever); empty: the package's config
+    of the ``robot`` argument when it has one, else the Panda's."""
     from launch.substitutions import LaunchConfiguration
     path = LaunchConfiguration('config').perform(context)
+    if not path:
+        from ament_index_python.packages import get_package_share_directory
+        configs = os.path.join(get_package_share_directory('robodyn_ros'), 'config')
+        robot = LaunchConfiguration('robot').perform(context) if 'robot' in \
+            context.launch_configurations else ''
+        own = os.path.join(configs, f'{robot}.yaml')
+        path = own if robot and os.path.isfile(own) else os.path.join(configs, 'panda.yaml')
     if not os.path.isfile(path):
         raise LaunchArgumentError(launch, f'config:={path!r} is not a file: give a robodyn '
                                           "parameter YAML (the package's own are in its "
@@ -51,10 +59,11 @@ def robot_arguments(share):
                                           "config's robot)"),
         DeclareLaunchArgument('xacro_args', default_value='',
                               description="xacro arguments, 'name:=value name2:=value2'"),
-        DeclareLaunchArgument('config', default_value=os.path.join(share, 'config',
-                                                                   'panda.yaml'),
+        DeclareLaunchArgument('config', default_value='',
                               description='robodyn config (robodyn_controller; robodyn_sim.q0: '
-                                          'initial positions)'),
+                                          "initial positions; default: the package's "
+                                          'config/<robot>.yaml when it has one, else '
+                                          'config/panda.yaml)'),
     ]
 
 
@@ -66,6 +75,7 @@ def config_model(context, launch):
     from launch.substitutions import LaunchConfiguration
     import yaml
 
+    from ..errors import RobodynError
     from ..model import load_urdf
     from ..model.registry import robot_path
     config_path = existing_config(context, launch)
@@ -75,7 +85,13 @@ def config_model(context, launch):
     source, base, tip = robot_path(LaunchConfiguration('robot').perform(context) or
                                    params['robot'])
     mappings = LaunchConfiguration('xacro_args').perform(context).split()
-    model = load_urdf(source, params.get('base_link') or base, params.get('tip_link') or tip,
-                      mappings=mappings, effort_limits=params.get('effort_limits') or None)
+    try:
+        model = load_urdf(source, params.get('base_link') or base,
+                          params.get('tip_link') or tip, mappings=mappings,
+                          effort_limits=params.get('effort_limits') or None)
+    except RobodynError as exc:
+        raise LaunchArgumentError(launch, f'the description {source} with config:='
+                                          f'{config_path}: {exc} (a config written for '
+                                          "another robot? give the robot's own)") from None
     q0 = data.get('robodyn_sim', {}).get('ros__parameters', {}).get('q0')
     return config_path, params, model, q0

@@ -153,3 +153,22 @@ def test_a_launch_argument_no_run_can_be_made_of_stops_the_launch(ros_launch_env
     assert code != 0 and 'robodyn ros2_control: error: ' in text and says in text, \
         text[-2000:]
     assert 'process started' not in text, text[-2000:]
+
+
+def test_a_description_gazebo_cannot_load_stops_the_launch_naming_why(ros_launch_env):
+    """The three-link arm's links carry no collision or visual geometry and Gazebo drops
+    them all ('A model must have at least one link'): the server ends at once, and the
+    launch ends with it, in one ERROR line with Gazebo's reason, instead of spawners
+    waiting for a controller_manager that never comes."""
+    _skip_without_gazebo(ros_launch_env)
+    launch = _Launch(ros_launch_env, DOMAIN, 'hardware:=gz', 'controller:=plugin',
+                     'robot:=three_link')
+    try:
+        launch.proc.wait(timeout=60)
+        launch.thread.join(timeout=5)
+        text = ''.join(launch.lines)
+    except subprocess.TimeoutExpired:
+        code, text, _ = launch.stop()
+        pytest.fail(f'the launch ran on: {text[-2000:]}')
+    line = next((x for x in text.splitlines() if 'the Gazebo server ended' in x), '')
+    assert line.startswith('[ERROR]') and 'Failed to load a world' in line, text[-2000:]
