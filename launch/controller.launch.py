@@ -23,6 +23,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from robodyn_ros.defaults import CONTROLLER_NAME
 from robodyn_ros.nodes.launch_robot import LaunchArgumentError, existing_config
 
 #: Arguments that override the YAML only when given (empty default = not given).
@@ -54,7 +55,7 @@ def _controller(context):
                 raise LaunchArgumentError('controller', f'{name}:={value!r}; valid: true, false')
             value = value.lower() == 'true'
         overrides[name] = value
-    return [Node(package='robodyn_ros', executable='controller', name='robodyn_controller',
+    return [Node(package='robodyn_ros', executable='controller', name=CONTROLLER_NAME,
                  output='screen',
                  parameters=[existing_config(context, 'controller'), overrides])]
 

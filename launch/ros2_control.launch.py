@@ -66,6 +66,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from robodyn_ros.defaults import CONTROLLER_NAME
 from robodyn_ros.nodes.launch_robot import LaunchArgumentError as ArgumentError
 from robodyn_ros.nodes.launch_robot import new_bag_path
 
@@ -78,7 +79,7 @@ COMMAND_TOPIC = '/effort_controller/commands'
 #: plugin: JTC -> the C++ robodyn_controllers controller in controller_manager's loop;
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
-CONTROLLER = 'robodyn_controller'
+CONTROLLER = CONTROLLER_NAME
 
 
 class LaunchArgumentError(ArgumentError):

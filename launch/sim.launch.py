@@ -21,6 +21,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from robodyn_ros.defaults import CONTROLLER_NAME
 from robodyn_ros.nodes.launch_robot import existing_config, new_bag_path
 from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
 
@@ -46,7 +47,7 @@ def _nodes(context):
     sim = Node(package='robodyn_ros', executable='sim', name='robodyn_sim', output='screen',
                parameters=[config, {'use_sim_time': False, 'publish_clock': True}])
     controller = Node(package='robodyn_ros', executable='controller',
-                      name='robodyn_controller', output='screen',
+                      name=CONTROLLER_NAME, output='screen',
                       parameters=[config, {'autostart': True}])
     # The recorder stays off /clock (1 kHz): on 2 cores every message counts, and the bag's
     # alignment uses header stamps, which are simulated time already.

@@ -12,7 +12,7 @@ import math
 import os
 import sys
 
-from .defaults import JOINT_STATES
+from .defaults import CONTROLLER_NAME, JOINT_STATES
 from .errors import RobodynError
 
 __all__ = ['build_parser', 'run', 'main']
@@ -84,7 +84,7 @@ def _export_parser(sub):
     p.add_argument('--config', default=None,
                    help='a controller YAML (its robodyn_controller parameters: law, gains, '
                         'limits; default: the defaults)')
-    p.add_argument('--name', default='robodyn_controller',
+    p.add_argument('--name', default=CONTROLLER_NAME,
                    help="the controller's name in controller_manager (default "
                         'robodyn_controller)')
     p.add_argument('--output', '-o', default='-', help='file to write (default: stdout)')

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from .defaults import CONTROLLER_NAME
 from .errors import ConfigError
 
 __all__ = ['COMMANDS']
@@ -429,7 +430,7 @@ def _config_parameters(path):
     try:
         with open(path, encoding='utf-8') as handle:
             data = yaml.safe_load(handle) or {}
-        params = dict(data['robodyn_controller']['ros__parameters'])
+        params = dict(data[CONTROLLER_NAME]['ros__parameters'])
     except (OSError, yaml.YAMLError, KeyError, TypeError, ValueError) as exc:
         text = ' '.join(str(exc).split())[:200]
         raise ConfigError(f'--config {path}: expected a YAML file with '

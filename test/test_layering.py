@@ -41,7 +41,7 @@ ALLOWED = {
     'validation': {'validation', 'io', 'control', 'dynamics', 'model'},
     'identification': {'identification', 'io', 'control', 'dynamics', 'model', 'sim'},
     'experiments': {'experiments', 'control', 'dynamics', 'model', 'sim'},
-    'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model'},
+    'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model', 'validation'},
     'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model'},
 }
 #: generated_docs: beside the CLI (it runs robodyn's commands for the generated sections).

@@ -6,7 +6,13 @@ import os
 import numpy as np
 import yaml
 
-from ..defaults import COMMAND_TOPIC, DIAGNOSTICS_TOPIC, JOINT_STATES, REFERENCE_TOPIC
+from ..defaults import (
+    COMMAND_TOPIC,
+    CONTROLLER_NAME,
+    DIAGNOSTICS_TOPIC,
+    JOINT_STATES,
+    REFERENCE_TOPIC,
+)
 from ..errors import ConfigError
 from ..model.registry import robot_path
 from ..package_share import share_dir
@@ -90,7 +96,7 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     path, default_base, default_tip = robot_path(robot)
     names = {'urdf_file': path, 'base_link': base or default_base or '',
              'tip_link': tip or default_tip or '', 'xacro_args': list(xacro_args)}
-    ctrl = dict(config.get('robodyn_controller', {}))
+    ctrl = dict(config.get(CONTROLLER_NAME, {}))
     sim = dict(config.get('robodyn_sim', {}))
     for cfg in (ctrl, sim):
         cfg.pop('robot', None)

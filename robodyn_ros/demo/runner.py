@@ -7,6 +7,7 @@ nodes/.
 from collections.abc import Callable, Sequence
 import os
 
+from ..defaults import CONTROLLER_NAME
 from ..errors import ConfigError
 from ..model.registry import robot_path
 from .config import config_dir, demo_parameters, load_config, recorder_parameters
@@ -57,7 +58,7 @@ def jtc_demo(duration: float = 10.0) -> dict:
     )
     from ..model import load_robot
     config = load_config('panda')
-    ctrl, sim = config['robodyn_controller'], config['robodyn_sim']
+    ctrl, sim = config[CONTROLLER_NAME], config['robodyn_sim']
     model = load_robot('panda', tip_link=ctrl.get('tip_link'))
     result = jtc_feedforward_experiment(model, sim['q0'], ctrl['amplitudes'], ctrl['periods'],
                                         PANDA_JTC_KP, PANDA_JTC_KD, duration)

@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 
+from ..defaults import CONTROLLER_NAME
 from ..io.params_yaml import dump_parameters
 from .inertial_parameters import from_vector
 
@@ -36,7 +37,7 @@ def write_identification(model, result, source, out):
                      f'payload in the {model.tip_link} '
                      'frame (mass [kg], com [m], inertia about the com [kg m^2]: xx xy xz yy '
                      'yz zz)\n')
-        dump_parameters({'robodyn_controller': {'ros__parameters': params}}, handle)
+        dump_parameters({CONTROLLER_NAME: {'ros__parameters': params}}, handle)
     report = dict(robot=model.name, joints=list(model.joint_names), tip_link=model.tip_link,
                   effort_source=source, samples=result.samples, held_out=result.held_out,
                   condition_number=result.condition_number, parameters=params,

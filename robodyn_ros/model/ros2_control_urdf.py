@@ -13,6 +13,7 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
+from ..defaults import CONTROLLER_NAME
 from ..errors import ModelError, UrdfError
 from .description import read_description
 from .spatial import axis_angle_matrix, matrix_to_rpy, rpy_to_matrix, transform
@@ -318,7 +319,7 @@ def trajectory_constraints(joints):
 
 
 def chained_controllers_config(model, update_rate, plugin_values, plugin_type,
-                               name='robodyn_controller', constraints=True):
+                               name=CONTROLLER_NAME, constraints=True):
     """controller_manager parameters for the plugin path: joint_state_broadcaster, the C++
     controller ``name`` (``plugin_type``, parameters ``plugin_values`` from robodyn export)
     on the effort interfaces, and ``joint_trajectory_controller`` chained into its reference

@@ -40,7 +40,7 @@ from ..control.levels import Level
 from ..control.options import Trigger
 from ..control.parameters import PARAMETERS, RUNTIME
 from ..control.safety.supervisor import HELD
-from ..defaults import DIAGNOSTICS_TOPIC, JOINT_STATES
+from ..defaults import CONTROLLER_NAME, DIAGNOSTICS_TOPIC, JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .between_cycles import apply_requests
@@ -115,7 +115,7 @@ class ControllerNode(LifecycleNode):
 
     def __init__(self, **kwargs):
         # Parameter services on their own thread (parameter_host.py): a storm must not stall
-        super().__init__('robodyn_controller', start_parameter_services=False, **kwargs)
+        super().__init__(CONTROLLER_NAME, start_parameter_services=False, **kwargs)
         sys.setswitchinterval(SWITCH_INTERVAL)
         # Every parameter takes any type at declaration (a wrong one must not end the
         # process with rclpy's traceback); ControllerConfig checks each at configure.
@@ -557,7 +557,7 @@ class ControllerNode(LifecycleNode):
         run = self.configured
         if run is None:
             level = Level.ERROR if self.configure_failed else Level.WARN
-            msg = diagnostic_array('robodyn_controller', '', level, self.status, {})
+            msg = diagnostic_array(CONTROLLER_NAME, '', level, self.status, {})
         else:
             core = run.core
             # Graph facts for the diagnosis (here, at the diagnostics rate: never in a cycle)
@@ -571,7 +571,7 @@ class ControllerNode(LifecycleNode):
                                                  core.supervisor.publishing)
             level, message = run.consumer.status(level, message, values,
                                                  core.supervisor.publishing)
-            msg = diagnostic_array('robodyn_controller', core.model.name, level, message,
+            msg = diagnostic_array(CONTROLLER_NAME, core.model.name, level, message,
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()
         self.diag_pub.send(msg)

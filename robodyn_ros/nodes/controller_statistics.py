@@ -13,6 +13,7 @@ import numpy as np
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from ..defaults import CONTROLLER_NAME
 from .node_support import declare, run_node
 
 __all__ = ['ControllerStatistics', 'main']
@@ -24,7 +25,7 @@ class ControllerStatistics(Node):
     def __init__(self, **kwargs):
         from pal_statistics_msgs.msg import StatisticsNames, StatisticsValues
         super().__init__('robodyn_controller_statistics', **kwargs)
-        controller = declare(self, 'controller', 'robodyn_controller', 'controller name')
+        controller = declare(self, 'controller', CONTROLLER_NAME, 'controller name')
         self.seconds = float(declare(self, 'seconds', 30.0, 'collection time [s]',
                                      dynamic=True))
         self.key = f'{controller}.stats/execution_time/current_value'

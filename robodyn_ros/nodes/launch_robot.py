@@ -3,6 +3,8 @@
 
 import os
 
+from ..defaults import CONTROLLER_NAME
+
 __all__ = ['LaunchArgumentError', 'robot_arguments', 'config_model', 'existing_config',
            'new_bag_path']
 
@@ -81,7 +83,7 @@ def config_model(context, launch):
     config_path = existing_config(context, launch)
     with open(config_path, encoding='utf-8') as handle:
         data = yaml.safe_load(handle)
-    params = data['robodyn_controller']['ros__parameters']
+    params = data[CONTROLLER_NAME]['ros__parameters']
     source, base, tip = robot_path(LaunchConfiguration('robot').perform(context) or
                                    params['robot'])
     mappings = LaunchConfiguration('xacro_args').perform(context).split()

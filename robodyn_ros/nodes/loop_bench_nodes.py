@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from ..defaults import COMMAND_TOPIC, JOINT_STATES
+from ..defaults import COMMAND_TOPIC, CONTROLLER_NAME, JOINT_STATES
 from ..model.registry import PANDA_HOME
 
 __all__ = ['PANDA_JOINTS', 'PANDA_Q0', 'next_tick']
@@ -122,7 +122,7 @@ def _echo(args: dict) -> None:
     from .node_support import run_node
 
     def build() -> Node:
-        node = Node('robodyn_controller')
+        node = Node(CONTROLLER_NAME)
         cmd = node.create_publisher(Float64MultiArray, COMMAND_TOPIC, 1)
         ref = node.create_publisher(JointState, '~/reference', 10)
         out = JointState()

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..defaults import CONTROLLER_NAME
 from ..errors import BagError
 from ..io.cdr import float64_multi_array, parse_joint_state
 from ..io.joint_state_batch import JointStateBatch
@@ -111,7 +112,7 @@ class BagStream:
         if self.first_ns is None:
             self.first_ns = stamp_ns
         for status in self.deserialize(raw, msgtype).status:
-            if status.name == 'robodyn_controller':
+            if status.name == CONTROLLER_NAME:
                 values = {kv.key: kv.value for kv in status.values}
                 self.diagnostics.append(values)
                 self._note_event(stamp_ns, status, values)

@@ -29,7 +29,7 @@ def _diag_summary(diagnostics):
     rate = col('rate_hz')
     p99 = col('compute_p99_us')
     # the last status of a configured controller (a shutdown's 'unconfigured' has none)
-    last = next((d for d in reversed(diagnostics) if d.get('mode')), {})
+    last: dict = next((d for d in reversed(diagnostics) if d.get('mode')), {})
     return dict(messages=len(diagnostics), mode=last.get('mode'),
                 rate_hz_min=min(rate) if rate else None,
                 rate_hz_median=float(np.median(rate)) if rate else None,

@@ -64,6 +64,19 @@ def _topics(bag, state_topic, reference_topic, command_topic):
                 diagnostics=diag_topic), ref_type
 
 
+def _stream(bag, stream, wanted, progress):
+    """Every message of the ``wanted`` topics through ``stream``'s handlers, in bag order
+    (the percentage on stderr with ``progress``)."""
+    show = progress_printer(sum(bag.counts.get(t, 0) for t in wanted)) if progress else None
+    handlers = stream.handlers
+    for seen, (topic, msgtype, stamp_ns, raw) in enumerate(bag.messages(wanted), 1):
+        handlers[topic](raw, msgtype, stamp_ns)
+        if show:
+            show(seen)
+    if show:
+        show(0, done=True)
+
+
 def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STATES,
                  reference_topic: str | None = None, command_topic: str | None = None,
                  model: RobotModel | None = None, max_rms: float | None = None,
@@ -108,15 +121,7 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         gaps = listed_gaps(bag.recording_gaps.get(roles['command'] or ''))
         stream.cmd.gaps = gaps if gaps is not None else frozenset()
         stream.cmd.steps_known = gaps is not None
-        show = progress_printer(sum(bag.counts.get(t, 0) for t in wanted)) if progress \
-            else None
-        handlers = stream.handlers
-        for seen, (topic, msgtype, stamp_ns, raw) in enumerate(bag.messages(wanted), 1):
-            handlers[topic](raw, msgtype, stamp_ns)
-            if show:
-                show(seen)
-        if show:
-            show(0, done=True)
+        _stream(bag, stream, wanted, progress)
         result = stream.result()
         result['recovered'] = bag.recovered
         start_ns = bag.reader.start_time if bag.reader.message_count else None

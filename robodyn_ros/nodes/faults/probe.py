@@ -16,6 +16,7 @@ import numpy as np
 import rclpy
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
+from ...defaults import CONTROLLER_NAME
 from ...io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
 from .fixtures import NAMES, PANDA_Q0, trajectory
 from .stall_witness import StallWitness
@@ -130,7 +131,7 @@ class Harness:
 
     def _on_diagnostics(self, msg):
         for status in msg.status:
-            if status.name == 'robodyn_controller':
+            if status.name == CONTROLLER_NAME:
                 self.diagnostics.append((time.monotonic(), status.level[0]
                                          if isinstance(status.level, bytes) else status.level,
                                          status.message))
