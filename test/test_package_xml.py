@@ -14,7 +14,7 @@ ROSDEP = {
     'matplotlib': 'python3-matplotlib', 'numba': 'python3-numba',
     'mujoco': 'python3-mujoco-pip', 'rosbags': 'python3-rosbags-pip',
     'pytest': 'python3-pytest', 'hypothesis': 'python3-hypothesis',
-    'urdf_parser_py': 'urdfdom_py', 'zstandard': 'python3-zstandard',
+    'urdf_parser_py': 'urdfdom_py', 'zstandard': 'python3-zstandard', 'dask': 'python3-dask',
 }
 #: Needed at run time without an import: rclpy.lifecycle's messages, and what
 #: ros2_control.launch.py has ros2_control load by name (hardware:=gz's plugin, the

@@ -26,6 +26,7 @@ from robodyn_ros.dynamics import RigidBodyDynamics  # noqa: E402
 from robodyn_ros.io import float64_multi_array  # noqa: E402
 from robodyn_ros.model import load_urdf  # noqa: E402
 from robodyn_ros.model.registry import PANDA_HOME, robot_path  # noqa: E402
+from robodyn_ros.nodes.between_cycles import apply_requests  # noqa: E402
 from robodyn_ros.nodes.controller import ControllerNode  # noqa: E402
 
 pytestmark = pytest.mark.integration
@@ -345,7 +346,7 @@ def test_payload_parameters_change_the_running_model_and_bad_ones_are_refused(ro
         deadline = time.monotonic() + 5.0  # prepared off the control thread, then swapped in
         while not (node.configured.payload_worker.idle and node.core.payload is not None and
                    node.core.payload.mass == 1.5) and time.monotonic() < deadline:
-            node._apply_requests(node.configured, time.monotonic())
+            apply_requests(node.configured, time.monotonic())
             time.sleep(0.01)
         assert node.core.payload is not None and node.core.payload.mass == 1.5
         assert np.abs(node.core.dyn.gravity_vector(q) - before).max() > 0.5
