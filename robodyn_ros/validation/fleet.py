@@ -110,6 +110,9 @@ def validate_one(bag: str, arm: str, options: FleetOptions) -> Row:
     except (RobodynError, OSError, ValueError) as exc:
         row['reason'] = ' '.join(str(exc).split())[:300]
         return row
+    except Exception as exc:  # noqa: BLE001 - one bag never ends the fleet's run
+        row['reason'] = f'{type(exc).__name__}: ' + ' '.join(str(exc).split())[:280]
+        return row
     return _fill(row, report)
 
 
