@@ -200,8 +200,8 @@ class SimNode(Node):
             return
         self.publish_state()
 
-
     def destroy_node(self):
+        """Say how often the free-running sim waited for its controller, then go."""
         if self.pacer.waits or self.pacer.timeouts:
             self.get_logger().info(self.pacer.summary())
         super().destroy_node()
