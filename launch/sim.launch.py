@@ -5,7 +5,7 @@
 
 The sim runs at its rate on the wall clock and publishes /clock (it waits for a controller
 that falls more than 3 steps behind: on a loaded machine simulated time slows, the result
-does not change); its brakes hold the
+does not change; the controller runs on that simulated time); its brakes hold the
 arm at q0 until the controller (a lifecycle node, autostarted: configure loads the model
 and warms its kernels, activate ramps in) sends its first command. Stop with Ctrl-C: every
 node exits 0, the controller publishes its safe command last and the bag is closed. A
@@ -48,7 +48,7 @@ def _nodes(context):
                parameters=[config, {'use_sim_time': False, 'publish_clock': True}])
     controller = Node(package='robodyn_ros', executable='controller',
                       name=CONTROLLER_NAME, output='screen',
-                      parameters=[config, {'autostart': True}])
+                      parameters=[config, {'autostart': True, 'use_sim_time': True}])
     # The recorder stays off /clock (1 kHz): on 2 cores every message counts, and the bag's
     # alignment uses header stamps, which are simulated time already.
     recorder = Node(package='robodyn_ros', executable='recorder', name='robodyn_recorder',

@@ -62,6 +62,7 @@ from .node_support import (
 from .outlet import Outlet, Outlets
 from .parameter_host import ParameterHost
 from .runtime_parameters import apply_runtime_parameters
+from .sim_clock_start import SimClockStart
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
@@ -136,6 +137,7 @@ class ControllerNode(LifecycleNode):
         self.last_output = None  # (joint names, chain-order torque, self.now() time)
         self.sim_time = self.get_parameter('use_sim_time').value is True
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.clock_start = SimClockStart(self.get_clock(), self.sim_time)
         self.outlets = Outlets()  # every publisher's refused writes, on /diagnostics
         self.diag_pub = self.outlets.wrap(
             self.create_publisher(DiagnosticArray, DIAGNOSTICS_TOPIC, 10))
@@ -305,7 +307,8 @@ class ControllerNode(LifecycleNode):
         """Ramp in at the first valid state."""
         if self.core is None:  # the lifecycle activates only a configured node
             return TransitionCallbackReturn.FAILURE
-        self.core.activate(self.now())
+        if self.clock_start.activate(self.core, self.now):
+            self.get_logger().info('activated: waiting for /clock (use_sim_time)')
         if self.bridge is not None:
             self.bridge.resume()
         self.status = 'active'
@@ -317,6 +320,7 @@ class ControllerNode(LifecycleNode):
         forward controller applies its last message for ever, so the node keeps
         supervising it (cleanup or shutdown ends with the final ramp)."""
         run = self.configured
+        self.clock_start.cancel()
         if run is not None:
             run.core.release(self.now(), 'deactivated')
             self._log_events()
@@ -417,6 +421,8 @@ class ControllerNode(LifecycleNode):
                 core.reject(now, str(exc))
                 return
         stamp = layout.stamp(raw)
+        if not self.clock_start.ready(core, self.now, stamp):
+            return  # simulated time not started: its first /clock is still on the way
         if run.consumer.bypassed:  # its forward controller is out: from the applied torque
             run.consumer.follow_applied(core, layout, raw, now)
         if not run.cycle_timer.trigger_state:
@@ -441,8 +447,8 @@ class ControllerNode(LifecycleNode):
         safe command at rate while states are missing or the supervisor is in safe mode
         (control/cycle_timer.py decides when)."""
         run = self.configured
-        if run is None:  # fired just before cleanup
-            return
+        if run is None or not self.clock_start.ready(run.core, self.now):
+            return  # fired just before cleanup, or simulated time not started
         now = self.now()
         apply_requests(run, now)
         fire, period_ns = run.cycle_timer.on_fire(now)

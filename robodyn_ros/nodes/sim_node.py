@@ -49,8 +49,9 @@ def _declare_parameters(node):
     declare(node, 'lockstep', False, 'step only when driven (in-process bringup)')
     declare(node, 'wait_for_command', 3, 'free running: steps the sim may take past the last '
             'effort command before it waits for the next (0: never wait; sim/command_pacer.py)')
-    declare(node, 'command_wait_timeout', 0.05, 'free running: longest wait for a command '
-            '[s, wall], then the sim runs free until a command arrives')
+    declare(node, 'command_wait_timeout', 0.5, 'free running: longest wait for a command '
+            '[s, wall], then the sim runs free until a command arrives (a controller that '
+            'stopped)')
     declare(node, 'position_noise', 0.0, 'std of position noise [rad or m]', dynamic=True)
     declare(node, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]', dynamic=True)
     declare(node, 'gravity', list(GRAVITY), 'gravity in the base frame [m/s^2]',

@@ -17,6 +17,7 @@ pytestmark = pytest.mark.integration
 
 ROS2 = os.path.join(os.path.dirname(sys.executable), 'ros2')
 TRACK_SECONDS = 15.0
+STALL = 0.3  # [s] wall time the controller is descheduled once (under command_wait_timeout)
 
 
 def _launch(env, *args, domain):
@@ -74,16 +75,40 @@ def _wait_sim_seconds(domain, seconds, timeout):
         probe.close()
 
 
+def _controller_pid(session):
+    """The PID of the launch's controller process (its session is the launch's)."""
+    out = subprocess.run(['ps', '-ww', '-o', 'pid=,args=', '--sid', str(session)],
+                         capture_output=True, text=True, timeout=10).stdout
+    return next(int(line.split()[0]) for line in out.splitlines()
+                if 'robodyn_ros/controller' in line)
+
+
+def _stall(pid, seconds):
+    """Deschedule a process for ``seconds`` of wall time, as a loaded machine can."""
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        time.sleep(seconds)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
 @pytest.fixture(scope='module')
 def sim_run(ros_launch_env, tmp_path_factory):
-    """sim.launch.py, cold start, tracked for TRACK_SECONDS after activation, then Ctrl-C."""
+    """sim.launch.py, cold start, tracked for TRACK_SECONDS after activation, then Ctrl-C.
+    Two simulated seconds in, the controller is descheduled for STALL wall seconds: the
+    sim waits for it and the controller runs on simulated time, so the result is the
+    same as without the stall (a stall witness, not a machine-speed test)."""
     bag = str(tmp_path_factory.mktemp('sim') / 'bag')
     proc = _launch(ros_launch_env, 'sim.launch.py', f'bag_path:={bag}', domain=91)
     lines = []
-    active = _read_until(proc, 'ramp-in complete', 120.0, lines)
-    if active:  # the free-running sim may lag the wall clock on a loaded machine: its clock
-        _wait_sim_seconds(91, TRACK_SECONDS + 1.0, timeout=20 * TRACK_SECONDS)
-    text = _stop(proc, lines)
+    try:
+        active = _read_until(proc, 'ramp-in complete', 120.0, lines)
+        if active:  # the free-running sim may lag the wall clock on a loaded machine
+            _wait_sim_seconds(91, 2.0, timeout=40.0)
+            _stall(_controller_pid(proc.pid), STALL)
+            _wait_sim_seconds(91, TRACK_SECONDS - 1.0, timeout=20 * TRACK_SECONDS)
+    finally:
+        text = _stop(proc, lines)
     assert active, text[-3000:]
     return proc.returncode, text, bag
 
