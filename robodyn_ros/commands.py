@@ -343,26 +343,11 @@ def _contacts(args):
 
 
 def _scan_contacts(args, model, thresholds_file):
-    """The observer (and with ``thresholds_file`` the detector) over ``args.bag``:
-    (scan, thresholds or None, gain, debounce); --gain / --debounce override the file's."""
-    from .control.collision import CollisionSettings
-    from .dynamics import RigidBodyDynamics
-    from .dynamics.momentum_observer import ObserverSettings
-    from .io.collision_file import read_collision_file
-    from .validation.contacts import scan_bag
-    thresholds, gain, debounce = (read_collision_file(thresholds_file, model.joint_names)
-                                  if thresholds_file else (None, 50.0, 3))
-    if getattr(args, 'gain', None) is not None:
-        gain = args.gain
-    if getattr(args, 'debounce', None) is not None:
-        debounce = args.debounce
-    collision = CollisionSettings(thresholds, debounce) if thresholds is not None else None
-    scan = scan_bag(args.bag, model, RigidBodyDynamics(model), ObserverSettings(gain=gain),
-                    collision, args.state_topic)
-    if not scan.effort_seen:
-        raise ConfigError(f'{args.state_topic}: every effort in the bag is 0 (the hardware '
-                          'interface does not report the applied torque): no observer')
-    return scan, thresholds, gain, debounce
+    """validation.contacts.scan_bag_with_file over ``args.bag``, --gain / --debounce (when
+    the command has them) overriding the file's."""
+    from .validation.contacts import scan_bag_with_file
+    return scan_bag_with_file(args.bag, model, thresholds_file, args.state_topic,
+                              getattr(args, 'gain', None), getattr(args, 'debounce', None))
 
 
 def _reproduce(args):

@@ -15,12 +15,14 @@ import numpy as np
 from ..control.collision import CollisionDetector, CollisionSettings, Contact
 from ..dynamics.momentum_observer import MomentumObserver, ObserverSettings
 from ..dynamics.rigid_body_dynamics import RigidBodyDynamics
-from ..errors import BagError
+from ..errors import BagError, ConfigError
 from ..io.bag_reader import BagReader
 from ..io.cdr import parse_joint_state
+from ..io.collision_file import read_collision_file
 from ..model.robot_model import RobotModel
 
-__all__ = ['ContactScan', 'GroundTruth', 'TRUTH_TOPIC', 'scan_bag', 'write_residual_plot']
+__all__ = ['ContactScan', 'GroundTruth', 'TRUTH_TOPIC', 'scan_bag', 'scan_bag_with_file',
+           'write_residual_plot']
 
 #: A simulator's joint torque of the external force (nodes/sim_node.py, robodyn demo
 #: --push): when a bag has it, the estimate is compared with it.
@@ -147,6 +149,32 @@ def scan_bag(bag_path: str | os.PathLike, model: RobotModel, dyn: RigidBodyDynam
         raise BagError(f'{state_topic}: {scan.samples} usable states; the observer needs two')
     scan.gaps = run.observer.gaps
     return scan
+
+
+def scan_bag_with_file(bag_path: str | os.PathLike, model: RobotModel,
+                       thresholds_file: str | os.PathLike | None,
+                       state_topic: str = '/joint_states', gain: float | None = None,
+                       debounce: int | None = None
+                       ) -> tuple[ContactScan, np.ndarray | None, float, int]:
+    """scan_bag with a collision file's settings (robodyn contacts --derive writes it; None:
+    the observer alone, gain 50 1/s, debounce 3), ``gain`` [1/s] / ``debounce`` [states]
+    overriding the file's. Returns (scan, thresholds [N m or N] or None, gain, debounce).
+
+    ConfigError when every effort in the bag is 0: the observer is fed the applied torque,
+    and a hardware interface that does not report it would give a residual of pure model
+    torque (confident contacts, or none, and both wrong)."""
+    thresholds, file_gain, file_debounce = (
+        read_collision_file(thresholds_file, model.joint_names) if thresholds_file
+        else (None, 50.0, 3))
+    gain = file_gain if gain is None else gain
+    debounce = file_debounce if debounce is None else debounce
+    collision = CollisionSettings(thresholds, debounce) if thresholds is not None else None
+    scan = scan_bag(bag_path, model, RigidBodyDynamics(model), ObserverSettings(gain=gain),
+                    collision, state_topic)
+    if not scan.effort_seen:
+        raise ConfigError(f'{state_topic}: every effort in the bag is 0 (the hardware '
+                          'interface does not report the applied torque): no observer')
+    return scan, thresholds, gain, debounce
 
 
 class _Run:

@@ -132,15 +132,9 @@ def _validate(bag, options, out_dir):
 
 
 def _contacts(bag, model, options):
-    from ..control.collision import CollisionSettings
-    from ..dynamics import RigidBodyDynamics
-    from ..dynamics.momentum_observer import ObserverSettings
-    from ..io.collision_file import read_collision_file
-    from .contacts import scan_bag
+    from .contacts import scan_bag_with_file
     from .contacts_report import contacts_summary
-    thresholds, gain, debounce = read_collision_file(options.collision, model.joint_names)
-    scan = scan_bag(bag, model, RigidBodyDynamics(model), ObserverSettings(gain=gain),
-                    CollisionSettings(thresholds, debounce), options.state_topic)
+    scan = scan_bag_with_file(bag, model, options.collision, options.state_topic)[0]
     return contacts_summary(scan, options.collision, options.allow_contacts)
 
 

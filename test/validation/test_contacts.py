@@ -116,3 +116,18 @@ def test_validate_fails_a_run_with_contacts_unless_they_are_expected(bags, capsy
     assert report['passed'] and report['contacts']['allowed']
     code, _, err = validate('--collision', file)
     assert code == 2 and '--collision needs --robot' in err, err
+
+
+def test_a_fleet_bag_without_applied_torque_is_refused_by_the_contacts_scan(bags, capsys):
+    file = str(bags['root'] / 'fleet.yaml')
+    assert _contacts([bags['free'], '--robot', 'panda', '--derive', file], capsys)[0] == 0
+    out_dir = bags['root'] / 'fleet'
+    code = run(build_parser().parse_args(['validate', bags['free'], bags['zero'],
+                                          '--no-plots', '--jobs', '1', '--robot', 'panda',
+                                          '--collision', file, '--out', str(out_dir)]))
+    out = capsys.readouterr().out
+    assert code == 1, out
+    rows = {r['bag']: r for r in json.loads((out_dir / 'fleet.json').read_text())['bags']}
+    assert rows[bags['free']]['contacts'] == 0, rows[bags['free']]
+    assert rows[bags['zero']]['verdict'] == 'ERROR', rows[bags['zero']]
+    assert 'every effort in the bag is 0' in rows[bags['zero']]['reason']
