@@ -260,6 +260,12 @@ def _docs_parser(sub):
                    help='only these sections (formulations, dh_tables, accuracy, '
                         'reproduction, parameters, plugin_parameters)')
     p.add_argument('--root', default=None, help='the source tree (default: this checkout)')
+    p.set_defaults(run_argv=_run_argv)  # the generated sections show robodyn's output
+
+
+def _run_argv(argv):
+    """``robodyn ARGV``'s exit code, in this process (the docs generator's runner)."""
+    return run(build_parser().parse_args(argv))
 
 
 def _check_random_parser(sub):

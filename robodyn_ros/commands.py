@@ -461,7 +461,7 @@ def _faults(args):
 
 def _docs(args):
     from .generated_docs import generate, source_root
-    stale = generate(source_root(args.root), args.only, args.check)
+    stale = generate(source_root(args.root), args.only, args.check, args.run_argv)
     print(('out of date: ' if args.check else 'rewritten: ') + (', '.join(stale) or 'none'))
     return 1 if args.check and stale else 0
 

@@ -10,7 +10,7 @@ model/seed_robots.py. ``--check`` rewrites nothing and fails when any of them is
 """
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 import contextlib
 import glob
 import io
@@ -88,41 +88,46 @@ def uncited():
     return [n for n, _, _ in public_functions() if n not in cited and n not in NOT_SEED]
 
 
-def _formulations(root):
+def _formulations(root, run):
     lines = ['| function | module | seed equations | what |', '|---|---|---|---|']
     for name, path, cites, first in citations():
         lines.append(f'| `{name}` | `dynamics/{path}` | {cites} | {first.replace("|", "/")} |')
     return '\n'.join(lines)
 
 
-def _command(argv):
-    from .cli import build_parser, run
+def _command(run, argv):
+    """What ``robodyn ARGV`` prints, ``run`` being the CLI's (argv -> exit code): given by
+    the CLI, so this module never imports it back."""
+    if run is None:
+        raise InputError(f'robodyn {" ".join(argv)}: the generated section runs robodyn; '
+                         'generate it with `robodyn docs`')
     buffer = io.StringIO()
     with contextlib.redirect_stdout(buffer):
-        code = run(build_parser().parse_args(argv))
+        code = run(argv)
     if code != 0:
         raise SystemExit(f'robodyn {" ".join(argv)} exited {code}')
     return buffer.getvalue().rstrip()
 
 
-def _dh_tables(root):
-    return '\n\n'.join(f'`robodyn inspect {robot}`\n\n```text\n{_command(["inspect", robot])}\n```'
+def _dh_tables(root, run):
+    return '\n\n'.join(f'`robodyn inspect {robot}`\n\n```text\n'
+                       f'{_command(run, ["inspect", robot])}\n```'
                        for robot in ('three_link', 'panda', 'ur5'))
 
 
-def _accuracy(root):
+def _accuracy(root, run):
     return '\n\n'.join(
         f'`robodyn check {robot} --samples 200`\n\n```text\n'
-        f'{_command(["check", robot, "--samples", "200"])}\n```'
+        f'{_command(run, ["check", robot, "--samples", "200"])}\n```'
         for robot in ('three_link', 'panda', 'ur5', 'kinova', 'xarm7'))
 
 
-def _reproduction(root):
-    return '```text\n' + _command(['reproduce', '--out', os.path.join(root, 'docs',
+def _reproduction(root, run):
+    return '```text\n' + _command(run, ['reproduce', '--out', os.path.join(root, 'docs',
                                                                     'reproduction')]) + '\n```'
 
 
-def _parameters(root):
+def _parameters(root, run):
     from .control.parameters import PARAMETERS, ROBOT_PARAMETERS
 
     def cell(text):
@@ -148,7 +153,7 @@ def _flat_declarations(node, prefix=''):
             yield prefix + key, value
 
 
-def _plugin_parameters(root):
+def _plugin_parameters(root, run):
     import yaml
     path = os.path.join(root, 'robodyn_controllers', 'src',
                         'computed_torque_controller_parameters.yaml')
@@ -171,16 +176,18 @@ SECTIONS = {'formulations': _formulations, 'dh_tables': _dh_tables, 'accuracy': 
             'plugin_parameters': _plugin_parameters}
 
 
-def render(text: str, names: Sequence[str] | None = None, root: str | None = None) -> str:
+def render(text: str, names: Sequence[str] | None = None, root: str | None = None,
+           run: Callable[[list[str]], int] | None = None) -> str:
     """``text`` with every generated section (or those in ``names``) rewritten; ``root``:
-    the source tree (default: :func:`source_root`)."""
+    the source tree (default: :func:`source_root`); ``run``: the CLI (argv -> exit code)
+    for the sections that show robodyn's output."""
     root = source_root(root)
 
     def replace(match):
         name = match.group(1)
         if names is not None and name not in names:
             return match.group(0)
-        return f'<!-- generated: {name} -->\n{SECTIONS[name](root)}\n<!-- end -->'
+        return f'<!-- generated: {name} -->\n{SECTIONS[name](root, run)}\n<!-- end -->'
     return re.sub(r'<!-- generated: (\w+) -->\n.*?<!-- end -->', replace, text, flags=re.S)
 
 
@@ -213,9 +220,11 @@ def _seed_urdfs(root, check):
     return stale
 
 
-def generate(root: str, names: Sequence[str] | None = None, check: bool = False) -> list[str]:
+def generate(root: str, names: Sequence[str] | None = None, check: bool = False,
+             run: Callable[[list[str]], int] | None = None) -> list[str]:
     """Rewrite the generated sections of ``root``/docs/*.md (those in ``names``, default
-    all) and the seed URDFs (with every section); with ``check``, only compare.
+    all) and the seed URDFs (with every section); with ``check``, only compare. ``run``:
+    the CLI (argv -> exit code), for the sections that show robodyn's output.
 
     Returns:
         The files that were (or, with ``check``, would be) rewritten, relative to root.
@@ -226,7 +235,7 @@ def generate(root: str, names: Sequence[str] | None = None, check: bool = False)
     stale = [] if names else _seed_urdfs(root, check)
     for path in sorted(glob.glob(os.path.join(root, 'docs', '*.md'))):
         text = open(path, encoding='utf-8').read()
-        new = render(text, names, root)
+        new = render(text, names, root, run)
         if new != text:
             stale.append(os.path.relpath(path, root))
             if not check:

@@ -44,9 +44,12 @@ ALLOWED = {
     'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model', 'validation'},
     'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model'},
 }
-#: generated_docs: beside the CLI (it runs robodyn's commands for the generated sections).
+#: generated_docs: below the CLI's commands (the CLI hands it its runner for the sections
+#: that show robodyn's output).
 TOP_LEVEL = {'__init__', 'cli', 'commands', 'errors', 'defaults', 'package_share',
              'generated_docs'}
+#: The top-level modules from the top down: each imports only those after it.
+TOP_ORDER = ['cli', 'commands', 'generated_docs']
 
 
 def _internal_imports(path, package):
@@ -54,7 +57,7 @@ def _internal_imports(path, package):
     a dotted path below robodyn_ros), relative and absolute imports alike."""
     import ast
     tree = ast.parse(open(path, encoding='utf-8').read())
-    parts = package.split('.')
+    parts = package.split('.') if package else []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
@@ -80,6 +83,24 @@ def test_layers_import_only_downstream():
         assert package in ALLOWED, f'package {package} has no layering rule'
         inside = '.'.join(rel[:-1])
         for target in set(_internal_imports(path, inside)) - ALLOWED[package] - BASE:
+            wrong.append(f'{"/".join(rel)}.py imports {target}')
+    assert not wrong, wrong
+
+
+def test_the_cli_modules_import_only_downward_even_inside_functions():
+    """cli -> commands -> generated_docs, never back (no cycle hidden in a function body);
+    the packages import none of them."""
+    import glob
+    import os
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        'robodyn_ros')
+    wrong = []
+    for path in glob.glob(os.path.join(root, '**', '*.py'), recursive=True):
+        rel = os.path.relpath(path, root)[:-3].split(os.sep)
+        below = TOP_ORDER[TOP_ORDER.index(rel[0]) + 1:] if rel[0] in TOP_ORDER else []
+        above = set(TOP_ORDER) - set(below)
+        inside = '.'.join(rel[:-1])
+        for target in set(_internal_imports(path, inside)) & above:
             wrong.append(f'{"/".join(rel)}.py imports {target}')
     assert not wrong, wrong
 
