@@ -12,6 +12,7 @@ namespace
 constexpr std::size_t FRAME = 12;   // R_i (9) and p_i (3)
 constexpr std::size_t WRENCH = 6;   // force and moment about the COM
 constexpr std::array<double, 3> NO_GRAVITY{};
+constexpr std::size_t BODY = 18;    // observer_terms: w, u', P, L_O, gravity F and moment
 
 void require(bool ok, std::size_t row, const std::string & what)
 {
@@ -71,6 +72,7 @@ void DhDynamics::configure(const std::vector<DhLink> & links, const std::array<d
   unit_.assign(n, 0.0);
   scratch_.assign(n, 0.0);
   gravity_torque_.assign(n, 0.0);
+  bodies_.assign(BODY * n, 0.0);
   dual_q_.assign(n, Dual());
   dual_zero_.assign(n, Dual());
   dual_qdd_.assign(n, Dual());
@@ -212,6 +214,96 @@ noexcept
   for (std::size_t i = 0; i < n; ++i) {
     p[i] = dual_tau_[i].v;
     mdot_qd[i] = dual_tau_[i].d;
+  }
+}
+
+// Out: each link's angular velocity w, the velocity u' of its point on the joint's axis
+// (origin i-1), its linear momentum P = m (u_i + w x c) and angular momentum about origin
+// i, L_O = I_c w + c x P, and its weight's wrench (as RNEA's with qd = qdd = 0), all in
+// frame i. In: both momenta and wrenches summed about origin i-1, then the joint's terms.
+void DhDynamics::observer_terms(
+  const double * q, const double * qd, double * p, double * beta) noexcept
+{
+  const std::size_t n = rows_.size();
+  double w0 = 0, w1 = 0, w2 = 0, u0 = 0, u1 = 0, u2 = 0;  // previous link, at its origin
+  double g0 = -gravity_[0], g1 = -gravity_[1], g2 = -gravity_[2];  // -gravity, its frame
+  for (std::size_t i = 0; i < n; ++i) {
+    const Row & row = rows_[i];
+    const DhLink & l = row.link;
+    double theta = l.theta0, d = l.d;
+    if (l.prismatic) {d += q[i];} else {theta += q[i];}
+    const double ct = std::cos(theta), st = std::sin(theta);
+    const double ca = std::cos(l.alpha), sa = std::sin(l.alpha);
+    const double cb = row.cos_beta, sb = row.sin_beta;
+    const double r00 = ct * cb - st * sa * sb, r01 = -st * ca, r02 = ct * sb + st * sa * cb;
+    const double r10 = st * cb + ct * sa * sb, r11 = ct * ca, r12 = st * sb - ct * sa * cb;
+    const double r20 = -ca * sb, r21 = sa, r22 = ca * cb;
+    double * f = &frames_[FRAME * i];
+    f[0] = r00; f[1] = r01; f[2] = r02; f[3] = r10; f[4] = r11; f[5] = r12;
+    f[6] = r20; f[7] = r21; f[8] = r22;
+    const double dca = d * ca;
+    const double p0 = cb * l.a - sb * dca, p1 = d * sa, p2 = sb * l.a + cb * dca;
+    f[9] = p0; f[10] = p1; f[11] = p2;
+    if (l.prismatic) {u2 += qd[i];} else {w2 += qd[i];}  // + z qd in frame i-1
+    double x0 = r00 * w0 + r10 * w1 + r20 * w2;  // into frame i: R_i^T (.)
+    double x1 = r01 * w0 + r11 * w1 + r21 * w2;
+    w2 = r02 * w0 + r12 * w1 + r22 * w2; w0 = x0; w1 = x1;
+    x0 = r00 * u0 + r10 * u1 + r20 * u2;
+    x1 = r01 * u0 + r11 * u1 + r21 * u2;
+    u2 = r02 * u0 + r12 * u1 + r22 * u2; u0 = x0; u1 = x1;
+    x0 = r00 * g0 + r10 * g1 + r20 * g2;
+    x1 = r01 * g0 + r11 * g1 + r21 * g2;
+    g2 = r02 * g0 + r12 * g1 + r22 * g2; g0 = x0; g1 = x1;
+    double * b = &bodies_[BODY * i];
+    b[0] = w0; b[1] = w1; b[2] = w2; b[3] = u0; b[4] = u1; b[5] = u2;
+    u0 += w1 * p2 - w2 * p1; u1 += w2 * p0 - w0 * p2; u2 += w0 * p1 - w1 * p0;  // origin i
+    const double m = l.mass, c0 = l.com[0], c1 = l.com[1], c2 = l.com[2];
+    const double P0 = m * (u0 + w1 * c2 - w2 * c1), P1 = m * (u1 + w2 * c0 - w0 * c2);
+    const double P2 = m * (u2 + w0 * c1 - w1 * c0);
+    const auto & I = row.inertia;
+    b[6] = P0; b[7] = P1; b[8] = P2;
+    b[9] = I[0] * w0 + I[1] * w1 + I[2] * w2 + c1 * P2 - c2 * P1;
+    b[10] = I[3] * w0 + I[4] * w1 + I[5] * w2 + c2 * P0 - c0 * P2;
+    b[11] = I[6] * w0 + I[7] * w1 + I[8] * w2 + c0 * P1 - c1 * P0;
+    b[12] = m * g0; b[13] = m * g1; b[14] = m * g2;
+    b[15] = m * (c1 * g2 - c2 * g1); b[16] = m * (c2 * g0 - c0 * g2);
+    b[17] = m * (c0 * g1 - c1 * g0);
+  }
+  double hf[3] = {0, 0, 0}, ht[3] = {0, 0, 0}, gf[3] = {0, 0, 0}, gt[3] = {0, 0, 0};
+  for (std::size_t k = n; k-- > 0; ) {
+    const double * f = &frames_[FRAME * k];
+    const double * b = &bodies_[BODY * k];
+    const double p0 = f[9], p1 = f[10], p2 = f[11];
+    // about origin k-1: the links beyond (summed about origin k) shifted, plus link k
+    for (int s = 0; s < 2; ++s) {
+      double * F = s == 0 ? hf : gf;
+      double * T = s == 0 ? ht : gt;
+      const double * own = b + 6 + 6 * s;
+      F[0] += own[0]; F[1] += own[1]; F[2] += own[2];
+      T[0] += own[3] + p1 * F[2] - p2 * F[1];
+      T[1] += own[4] + p2 * F[0] - p0 * F[2];
+      T[2] += own[5] + p0 * F[1] - p1 * F[0];
+    }
+    const double z0 = f[6], z1 = f[7], z2 = f[8];  // z_{k-1} in frame k
+    const double w0 = b[0], w1 = b[1], w2 = b[2], u0 = b[3], u1 = b[4], u2 = b[5];
+    // v x* H = (w x L + u' x P, w x P)
+    const double n0 = w1 * ht[2] - w2 * ht[1] + u1 * hf[2] - u2 * hf[1];
+    const double n1 = w2 * ht[0] - w0 * ht[2] + u2 * hf[0] - u0 * hf[2];
+    const double n2 = w0 * ht[1] - w1 * ht[0] + u0 * hf[1] - u1 * hf[0];
+    const double m0 = w1 * hf[2] - w2 * hf[1], m1 = w2 * hf[0] - w0 * hf[2];
+    const double m2 = w0 * hf[1] - w1 * hf[0];
+    if (rows_[k].link.prismatic) {
+      p[k] = z0 * hf[0] + z1 * hf[1] + z2 * hf[2];
+      beta[k] = -(z0 * m0 + z1 * m1 + z2 * m2) - (z0 * gf[0] + z1 * gf[1] + z2 * gf[2]);
+    } else {
+      p[k] = z0 * ht[0] + z1 * ht[1] + z2 * ht[2];
+      beta[k] = -(z0 * n0 + z1 * n1 + z2 * n2) - (z0 * gt[0] + z1 * gt[1] + z2 * gt[2]);
+    }
+    for (double * v : {hf, ht, gf, gt}) {  // into frame k-1: R_k (.)
+      const double a0 = f[0] * v[0] + f[1] * v[1] + f[2] * v[2];
+      const double a1 = f[3] * v[0] + f[4] * v[1] + f[5] * v[2];
+      v[2] = z0 * v[0] + z1 * v[1] + z2 * v[2]; v[0] = a0; v[1] = a1;
+    }
   }
 }
 

@@ -23,7 +23,7 @@ void MomentumObserver::configure(std::size_t joints, double gain, double max_ste
   }
   gain_ = gain;
   max_step_ = max_step;
-  for (auto * v : {&p_, &p_prev_, &s_, &s_prev_, &cg_, &mdot_, &zeros_, &r_}) {
+  for (auto * v : {&p_, &p_prev_, &s_, &s_prev_, &cg_, &r_}) {
     v->assign(joints, 0.0);
   }
   reset();
@@ -47,11 +47,11 @@ bool MomentumObserver::update(
     }
   }
   if (!std::isfinite(stamp)) {return false;}
-  dyn.momentum(q, qd, p_.data(), mdot_.data());          // M qd, Mdot qd
-  dyn.inverse_dynamics(q, qd, zeros_.data(), cg_.data());  // C qd + g
-  dyn.add_friction(qd, cg_.data());                        // + tau_f
+  dyn.observer_terms(q, qd, p_.data(), s_.data());  // M qd, C^T qd - g
+  for (std::size_t i = 0; i < n; ++i) {cg_[i] = 0.0;}
+  dyn.add_friction(qd, cg_.data());                  // tau_f
   for (std::size_t i = 0; i < n; ++i) {
-    s_[i] = mdot_[i] - cg_[i];  // C^T qd - g - tau_f
+    s_[i] -= cg_[i];  // C^T qd - g - tau_f
   }
   const double dt = stamp - stamp_;
   if (started_ && dt > 0.0 && dt <= max_step_) {

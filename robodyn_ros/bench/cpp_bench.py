@@ -22,7 +22,7 @@ from ..package_share import share_dir
 
 __all__ = ['cpp_bench', 'format_cpp_bench']
 
-_SOURCES = ('bench/dynamics_bench.cpp', 'src/dh_dynamics.cpp')
+_SOURCES = ('bench/dynamics_bench.cpp', 'src/dh_dynamics.cpp', 'src/momentum_observer.cpp')
 
 
 def _package_dir() -> Path:
@@ -78,8 +78,11 @@ def _input(model, count, repeats, seed=0) -> str:
 def cpp_bench(robot: str = 'panda', base: str | None = None, tip: str | None = None,
               count: int = 1000, repeats: int = 2000) -> dict:
     """{'robot', 'n', 'robodyn_ns', 'pinocchio_ns', 'ratio', 'max_abs_difference',
-    'max_abs_torque'}: mean time per computed-torque step [ns] over ``count`` random
-    states, ``repeats`` passes each, and the largest torque difference [N m]."""
+    'max_abs_torque', 'observer_ns', 'observer_terms_difference'}: mean time per
+    computed-torque step [ns] over ``count`` random states, ``repeats`` passes each, the
+    largest torque difference [N m], the momentum observer's time per sample [ns] (what the
+    collision watch adds to a cycle) and the largest relative difference of its one-pass
+    terms from the dual-number route."""
     model = load_robot(robot, base, tip)
     with tempfile.TemporaryDirectory(prefix='robodyn_cpp_bench_') as folder:
         exe = _compile(Path(folder))
@@ -102,5 +105,8 @@ def format_cpp_bench(report: dict) -> str:
             f'robodyn {report["robodyn_ns"] / 1e3:.3f} us, Pinocchio rnea '
             f'{report["pinocchio_ns"] / 1e3:.3f} us (ratio {report["ratio"]:.2f}); largest '
             f'torque difference {report["max_abs_difference"]:.2e} N m of '
-            f'{report["max_abs_torque"]:.3g}')
+            f'{report["max_abs_torque"]:.3g}\nmomentum observer per sample: '
+            f'{report["observer_ns"] / 1e3:.3f} us (its terms within '
+            f'{report["observer_terms_difference"]:.1e} relative of M qd and Mdot qd - C qd '
+            '- g on dual numbers)')
 

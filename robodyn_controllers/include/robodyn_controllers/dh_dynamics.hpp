@@ -81,6 +81,14 @@ public:
   // RNEA(q + eps qd, 0, qd) = M(q + eps qd) qd. What the momentum observer needs, with
   // C^T qd = Mdot qd - C qd (seed 000 eq. 55), without forming M or C.
   void momentum(const double * q, const double * qd, double * p, double * mdot_qd) noexcept;
+  // p = M(q) qd [N m s or N s] and beta = C(q, qd)^T qd - g(q) [N m or N]: what the
+  // momentum observer needs, in one pass out and one in (about one RNEA). C^T qd = Mdot qd
+  // - C qd = (1/2) V^T qd = (dK/dq)^T (seed 000 eqs. 46, 50 and 53: the kinetic energy's
+  // gradient), and for joint j, with H_j the spatial momentum of links j..n and v_j link
+  // j's spatial velocity, both at the joint's axis: (dK/dq_j) = -S_j . (v_j x* H_j),
+  // p_j = S_j . H_j (the joint's axis S_j; x* the cross product on forces).
+  void observer_terms(const double * q, const double * qd, double * p, double * beta)
+  noexcept;
 
 private:
   void outward(const double * q, const double * qd, const double * qdd) noexcept;
@@ -103,6 +111,7 @@ private:
   std::vector<double> frames_;   // per joint: R_i (9, row-major), p_i (3)
   std::vector<double> wrenches_;  // per joint: m a_c (3), I w' + w x I w (3)
   std::vector<double> zeros_, unit_, scratch_, gravity_torque_;
+  std::vector<double> bodies_;  // per joint (observer_terms): w, u' (6), P, L_O (6), G (6)
   std::vector<Dual> dual_q_, dual_zero_, dual_qdd_, dual_tau_, dual_frames_, dual_wrenches_;
 };
 

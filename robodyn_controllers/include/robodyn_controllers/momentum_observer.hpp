@@ -7,7 +7,8 @@
 //   r_k = (1 - K dt) r_{k-1} + K (p_k - p_{k-1} - (tau_k + (s_{k-1} + s_k) / 2) dt),
 //
 // tau_k being the torque applied since the previous sample (the previous command). r
-// follows the external torque through a first-order low-pass of time constant 1/K.
+// follows the external torque through a first-order low-pass of time constant 1/K. p and
+// C^T qd - g come from DhDynamics::observer_terms: one pass out and one in, no M or C.
 #ifndef ROBODYN_CONTROLLERS__MOMENTUM_OBSERVER_HPP_
 #define ROBODYN_CONTROLLERS__MOMENTUM_OBSERVER_HPP_
 
@@ -41,7 +42,7 @@ private:
   double gain_ = 50.0, max_step_ = 0.005, stamp_ = 0.0;
   bool started_ = false;
   std::size_t gaps_ = 0;
-  std::vector<double> p_, p_prev_, s_, s_prev_, cg_, mdot_, zeros_, r_;
+  std::vector<double> p_, p_prev_, s_, s_prev_, cg_, r_;
 };
 
 }  // namespace robodyn_controllers
