@@ -93,7 +93,8 @@ def _server_watch(server):
     """Event handlers that end the launch, with one ERROR line naming Gazebo's reason,
     when the server ends by itself (a description it cannot load: 'Failed to load a
     world'), instead of leaving the spawners waiting for a controller_manager that never
-    comes. An exit after Ctrl-C is not one."""
+    comes. An exit after Ctrl-C is not one: the wrapper exits 0 only when stopped by a
+    signal (sim/gazebo_server.py), and a terminal's Ctrl-C reaches it as soon as launch."""
     import re
 
     from launch.event_handlers import OnProcessIO, OnShutdown
@@ -106,7 +107,7 @@ def _server_watch(server):
                     if 'Msg:' in line)
 
     def ended(event, context):
-        if stopping:
+        if stopping or event.returncode == 0:
             return None
         import launch.logging
         why = '; '.join(dict.fromkeys(said)) or f'exit code {event.returncode}'

@@ -49,7 +49,10 @@ def server_command(world: str) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     """Run the server on ``argv`` (``WORLD.sdf -r ...``) until it ends or this process gets
-    SIGINT/SIGTERM; then stop it at once, exit 0.
+    SIGINT/SIGTERM; then stop it at once, exit 0. A server that ends by itself (a world it
+    cannot load) exits non-zero here, even where the server said 0: the launch tells Ctrl-C
+    (0) from a failure by the code alone, since a terminal's Ctrl-C reaches this process
+    as soon as it reaches launch.
 
     Why not pass the signal on: the server's gz_ros2_control plugin initialises rclcpp with
     its signal handlers, which shut the ROS context down at SIGINT while the simulation
@@ -72,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, stop)
     code = child.wait()
-    return 0 if stopped else code
+    return 0 if stopped else (code or 1)
 
 
 if __name__ == '__main__':
