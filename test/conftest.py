@@ -33,7 +33,8 @@ def colcon_install(tmp_path_factory):
     shutil.copytree(ROOT, ws / 'src' / 'robodyn_ros', ignore=shutil.ignore_patterns(
         '.venv', '.git', 'build', 'install', 'log', 'out', '__pycache__', '*.egg-info'))
     out = subprocess.run(['bash', os.path.join(ROOT, 'scripts', 'build_workspace.sh'),
-                          str(ws)], capture_output=True, text=True, timeout=900)
+                          str(ws)], capture_output=True, text=True, timeout=900,
+                         env=dict(os.environ, ROBODYN_BUILD_TESTING='ON'))  # + the gtests
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     return ws
 
