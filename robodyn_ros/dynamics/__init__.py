@@ -6,6 +6,11 @@
 
 ``chain`` (DH parameters of a chain: the input of all three), ``friction`` and
 ``rigid_body_dynamics`` (one object per robot, choosing a formulation) sit at the top.
+
+"Seed NNN eq. K" in the docstrings cites equation K of one of the five texts the
+formulations come from: 000 and 002 Truc et al. 2020 (the Kronecker-product Coriolis
+matrix), 001 a thesis' chapter II (DH frames), 003 Fateh (Christoffel symbols), 004 an
+RMIT lecture (friction). docs/formulations.md lists every function with its equations.
 """
 
 from .chain import DHChain, dh_chain

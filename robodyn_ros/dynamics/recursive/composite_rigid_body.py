@@ -40,6 +40,14 @@ def _views(buf, n):
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def _kinematics(q, qd, params, rot, pos, vec, mat, scr, with_b):
+    """Base to tip, everything in frame 0 at its origin: per joint i the frame's rotation
+    and origin (``rot``, ``pos``: index i + 1 for frame i, 0 the base), the joint's motion
+    subspace S_i and its rate Sdot_i (``vec[0]``, ``vec[1]``), body i's spatial velocity
+    v_i (``vec[2]``), its spatial inertia I_i about the frame-0 origin (``mat[0]``) and,
+    with ``with_b``, the body factor B(I_i, v_i) (``mat[1]``; the Coriolis matrix needs it,
+    the inertia matrix and gravity do not). The composite pass (tip to base) follows in
+    the callers. ``q`` [rad or m], ``qd`` [rad/s or m/s]; ``params`` the DH rows
+    (recursive_params), ``scr`` scratch. Writes only into the given arrays."""
     n = q.shape[0]
     s_all, sd_all, v_all = vec[0], vec[1], vec[2]
     inert, bmat = mat[0], mat[1]
