@@ -137,7 +137,8 @@ class ControllerNode(LifecycleNode):
         self.last_output = None  # (joint names, chain-order torque, self.now() time)
         self.sim_time = self.get_parameter('use_sim_time').value is True
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
-        self.clock_start = SimClockStart(self.get_clock(), self.sim_time)
+        self.clock_start = SimClockStart(self.get_clock(), self.sim_time,
+                                         self.get_logger().info)
         self.outlets = Outlets()  # every publisher's refused writes, on /diagnostics
         self.diag_pub = self.outlets.wrap(
             self.create_publisher(DiagnosticArray, DIAGNOSTICS_TOPIC, 10))
@@ -167,8 +168,7 @@ class ControllerNode(LifecycleNode):
     @property
     def core(self) -> ControllerCore | None:
         """The configured core, or None."""
-        run = self.configured
-        return None if run is None else run.core
+        return None if self.configured is None else self.configured.core
 
     @property
     def commanding(self):
@@ -307,8 +307,7 @@ class ControllerNode(LifecycleNode):
         """Ramp in at the first valid state."""
         if self.core is None:  # the lifecycle activates only a configured node
             return TransitionCallbackReturn.FAILURE
-        if self.clock_start.activate(self.core, self.now):
-            self.get_logger().info('activated: waiting for /clock (use_sim_time)')
+        self.clock_start.activate(self.core, self.now)
         if self.bridge is not None:
             self.bridge.resume()
         self.status = 'active'
@@ -392,8 +391,7 @@ class ControllerNode(LifecycleNode):
     @property
     def bridge(self):
         """The FollowJointTrajectory bridge, or None (not configured, or no action)."""
-        run = self.configured
-        return None if run is None else run.interfaces.bridge
+        return None if self.configured is None else self.configured.interfaces.bridge
 
     # -- callbacks --------------------------------------------------------------------
     @guarded
@@ -572,6 +570,8 @@ class ControllerNode(LifecycleNode):
             level, message, values = core.diagnostics(self.now())
             message = message if self.status == 'active' or core.supervisor.state == HELD \
                 else self.status
+            if self.clock_start.pending:  # activated; simulated time has not started yet
+                level, message = Level.WARN, 'active: waiting for /clock (use_sim_time)'
             values['state_publishers'] = str(core.state_publishers)
             level, message = self.outlets.status(level, message, values, run.cmd_pub,
                                                  core.supervisor.publishing)

@@ -18,10 +18,11 @@ class SimClockStart:
     Args:
         clock: the node's clock (ROS time: simulated with ``use_sim_time``).
         sim_time: the node's ``use_sim_time``; without it activation is never deferred.
+        say: where a deferred activation is said, once (the node's log).
     """
 
-    def __init__(self, clock, sim_time: bool):
-        self.clock, self.sim_time = clock, sim_time
+    def __init__(self, clock, sim_time: bool, say=None):
+        self.clock, self.sim_time, self.say = clock, sim_time, say
         self.pending = False
 
     def _started(self, stamp: float | None = None) -> bool:
@@ -30,11 +31,13 @@ class SimClockStart:
         return stamp is not None and stamp <= 0.0
 
     def activate(self, core, now) -> bool:
-        """Activate ``core`` at ``now()`` [s] when the clock runs, else defer. Returns
-        True when deferred (the caller says so once in its log)."""
+        """Activate ``core`` at ``now()`` [s] when the clock runs, else defer (and say so).
+        Returns True when deferred."""
         self.pending = not self._started()
         if not self.pending:
             core.activate(now())
+        elif self.say is not None:
+            self.say('activated: waiting for /clock (use_sim_time)')
         return self.pending
 
     def ready(self, core, now, stamp: float | None = None) -> bool:
