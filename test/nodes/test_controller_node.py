@@ -100,6 +100,28 @@ def test_bad_parameter_is_one_configure_error_and_diagnostics_say_it(ros, params
     probe.destroy_node()
 
 
+def test_on_simulated_time_before_the_first_clock_the_node_waits_and_says_so(ros):
+    """Activated with use_sim_time and no /clock yet: no command, /diagnostics WARN naming
+    the wait (a state stamped seconds ahead of ROS time 0 does not start it either)."""
+    node = _node(ros, use_sim_time=True)
+    assert node.core is not None and node.clock_start.pending
+    seen = []
+    probe = rclpy.create_node('diag_probe', context=ros)
+    probe.create_subscription(DiagnosticArray, '/diagnostics', seen.append, 10)
+    states = probe.create_publisher(JointState, 'joint_states', 10)
+    executor = SingleThreadedExecutor(context=ros)
+    executor.add_node(node)
+    executor.add_node(probe)
+    states.publish(_state(Q0, np.zeros(7), 2.0))
+    assert spin_until(executor, lambda: any(
+        s.level == b'\x01' and 'waiting for /clock' in s.message
+        for m in seen for s in m.status), 5.0)
+    assert node.command_count == 0 and node.clock_start.pending
+    executor.shutdown()
+    node.destroy_node()
+    probe.destroy_node()
+
+
 def test_integer_yaml_values_are_accepted(ros):
     node = _node(ros, kp=[400] * 7, kd=[40] * 7, rate=1000, state_timeout=1)
     assert node.core is not None and node.core.config.rate == 1000.0
