@@ -174,6 +174,7 @@ class Decimator:
         self.stride = 1
         self.rows = []
         self.seen = 0
+        self.kept = 0  # rows kept so far (a running count: adds of one sample stay O(1))
 
     def add(self, *columns):
         """Add aligned arrays (first axis = samples)."""
@@ -182,10 +183,12 @@ class Decimator:
         keep = idx % self.stride == 0
         if keep.any():
             self.rows.append(tuple(np.asarray(c)[keep] for c in columns))
+            self.kept += int(keep.sum())
         self.seen += m
-        if sum(len(r[0]) for r in self.rows) > 2 * self.limit:
+        if self.kept > 2 * self.limit:
             merged = self.get()
             self.rows = [tuple(c[::2] for c in merged)]
+            self.kept = len(self.rows[0][0])
             self.stride *= 2
 
     def get(self):

@@ -182,7 +182,8 @@ def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):
     lower, upper = model.lower, model.upper
     first_command = first_active = first_state = None
     with BagReader(bag) as reader:
-        for topic, _, t, raw in reader.messages(list(reader.topics)):
+        for topic, _, t, raw in reader.messages(['/joint_states', '/diagnostics',
+                                                 '/effort_controller/commands']):
             if topic == '/joint_states':
                 q = np.array(parse_joint_state(raw)[2])
                 assert np.all(q >= lower - 1e-9) and np.all(q <= upper + 1e-9), q

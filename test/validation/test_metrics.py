@@ -45,3 +45,15 @@ def test_decimator_keeps_a_bounded_evenly_spaced_subset():
     (kept,) = keep.get()
     assert len(kept) <= 200 and kept[0] == 0
     assert len(set(np.diff(kept))) == 1  # even spacing
+
+
+def test_decimator_fed_one_sample_at_a_time_keeps_what_batches_keep():
+    """A command topic adds one message at a time: the same rows as batch adds (its
+    running count of kept rows replaces a sum over every row kept so far)."""
+    one, batch = Decimator(limit=100), Decimator(limit=100)
+    for k in range(5000):
+        one.add(np.array([k]))
+    for k in range(50):
+        batch.add(np.arange(k * 100, (k + 1) * 100))
+    assert np.array_equal(one.get()[0], batch.get()[0])
+    assert one.kept == len(one.get()[0]) <= 200
