@@ -48,17 +48,34 @@ class CommandStats:
     gaps: frozenset[int] = frozenset()
     steps_known: bool = True
 
-    def note_step(self, values: np.ndarray, stamp_ns: int) -> None:
-        """Compare ``values`` with the previous message's."""
-        last, self.last = self.last, values
-        if last is None or len(last) != len(values):
-            return
-        if stamp_ns in self.gaps:
-            self.across_gaps += 1
-            return
-        step = float(np.max(np.abs(values - last), initial=0.0))
-        if step > self.largest_step:
-            self.largest_step, self.step_ns = step, stamp_ns
+    def add(self, stamps: np.ndarray, values: np.ndarray, limits: np.ndarray | None,
+            plot: 'Decimator') -> None:
+        """A run of consecutive messages of one length: receive times [ns] (m,), values
+        (m, n); ``limits`` the effort limits (n,) or None; the plot's decimator. The same
+        figures as message by message, in a few array operations (a 1 kHz command topic
+        is millions of messages an hour)."""
+        m, n = values.shape
+        self.count += m
+        last, self.last = self.last, values[-1].copy()
+        chained = np.vstack([last[None, :], values]) if last is not None and \
+            len(last) == n else values
+        if len(chained) > 1:
+            steps = np.abs(np.diff(chained, axis=0)).max(axis=1, initial=0.0)
+            later = stamps[len(stamps) - len(steps):]
+            lost = np.isin(later, np.fromiter(self.gaps, np.int64, len(self.gaps)))
+            self.across_gaps += int(lost.sum())
+            steps = np.where(lost, -np.inf, steps)
+            k = int(np.argmax(steps))
+            if steps[k] > self.largest_step:
+                self.largest_step, self.step_ns = float(steps[k]), int(later[k])
+        if self.peak is None or self.hits is None:
+            self.peak, self.hits = np.zeros(n), np.zeros(n)
+        if n != len(self.peak):
+            return  # another length than the first message's: counted, not summarised
+        self.peak = np.maximum(self.peak, np.abs(values).max(axis=0))
+        if limits is not None and len(limits) == n:
+            self.hits += (np.abs(values) >= limits * (1 - 1e-9)).sum(axis=0)
+        plot.add(stamps * 1e-9, values)
 
 
 class BagStream:
@@ -93,6 +110,7 @@ class BagStream:
         self.aligner: Aligner | None = None
         self.cmd = CommandStats()
         self.cmd_plot = Decimator()
+        self.cmd_buffer: list[tuple[int, np.ndarray]] = []  # (receive time [ns], values)
         self.diagnostics: list[dict[str, str]] = []
         # (bag time [ns], level, message) each time the controller's (state, reason) changed
         self.events: list[tuple[int, int, str, tuple]] = []
@@ -226,17 +244,24 @@ class BagStream:
 
     # -- commands -----------------------------------------------------------------------
     def _on_command(self, raw, msgtype, stamp_ns):
-        values = float64_multi_array(raw)
-        cmd, model = self.cmd, self.model
-        cmd.count += 1
-        cmd.note_step(values, stamp_ns)
-        if cmd.peak is None or cmd.hits is None:
-            cmd.peak, cmd.hits = np.abs(values), np.zeros(len(values))
-        if len(values) == len(cmd.peak):
-            cmd.peak = np.maximum(cmd.peak, np.abs(values))
-            if model is not None and len(values) == model.n:
-                cmd.hits += np.abs(values) >= model.effort_limits * (1 - 1e-9)
-            self.cmd_plot.add(np.array([stamp_ns * 1e-9]), values[None, :])
+        self.cmd_buffer.append((stamp_ns, float64_multi_array(raw)))
+        if len(self.cmd_buffer) >= CHUNK:
+            self._flush_commands()
+
+    def _flush_commands(self):
+        """The buffered commands into CommandStats, one run of equal lengths at a time."""
+        items, self.cmd_buffer = self.cmd_buffer, []
+        limits = None if self.model is None else self.model.effort_limits
+        start = 0
+        while start < len(items):
+            n, end = len(items[start][1]), start + 1
+            while end < len(items) and len(items[end][1]) == n:
+                end += 1
+            stamps = np.fromiter((t for t, _ in items[start:end]), np.int64, end - start)
+            values = np.array([v for _, v in items[start:end]], dtype=float).reshape(
+                end - start, n)
+            self.cmd.add(stamps, values, limits, self.cmd_plot)
+            start = end
 
     # -- the end ------------------------------------------------------------------------
     def result(self):
@@ -284,6 +309,7 @@ class BagStream:
         return 1e-9 * (stamp_ns - first)
 
     def _command(self) -> dict[str, Any]:
+        self._flush_commands()
         cmd = self.cmd
         return dict(topic=self.topics.get('command'), messages=cmd.count,
                     peak=None if cmd.peak is None else cmd.peak.tolist(),
