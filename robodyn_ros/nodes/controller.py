@@ -45,7 +45,7 @@ from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .between_cycles import apply_requests
 from .command_consumer import CommandConsumer
-from .input_gateway import INTERNAL, GatewayProcess
+from .input_gateway import INTERNAL, GatewayProcess, start_gateway
 from .latest_worker import LatestWorker
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,
@@ -192,6 +192,7 @@ class ControllerNode(LifecycleNode):
             self.configuring = False
 
     def _configure(self):
+        gateway = None
         try:
             values = {name: self.get_parameter(name).value for name in PARAMETERS}
             config = ControllerConfig.from_parameters(values)
@@ -201,14 +202,17 @@ class ControllerNode(LifecycleNode):
                                    'urdf_file or robot, or publish robot_description')
             self._check_command_topic(config.command_topic)
             core = ControllerCore(model, config)
+            gateway = start_gateway(self, config, model.n)  # imports while kernels warm
             warm = core.warm_up()
             exact = core.verify_model()
             self._continue_output(core)
-            self.configured = self._create_entities(core, config)
+            self.configured = self._create_entities(core, config, gateway)
         except Exception as exc:  # noqa: BLE001 - one line and a diagnostics ERROR, always
             text = str(exc) if isinstance(exc, RobodynError) else \
                 f'{type(exc).__name__}: {exc}'
             text = text.splitlines()[0] if text else type(exc).__name__
+            if gateway is not None:
+                gateway.close()
             self._destroy_entities()
             self.status = f'unconfigured: configure failed: {text}'
             self.configure_failed = True
@@ -250,9 +254,10 @@ class ControllerNode(LifecycleNode):
         if last is not None and last[0] == core.model.joint_names:
             core.supervisor.continue_from(last[1], last[2])
 
-    def _create_entities(self, core, config) -> Configured:
-        """Publishers, subscriptions, workers and the timer of a new core; on a failure
-        partway, what was created is destroyed before the exception goes on."""
+    def _create_entities(self, core, config, gateway) -> Configured:
+        """Publishers, subscriptions, workers and the timer of a new core, and the started
+        ``gateway`` (or None) once it is up; on a failure partway, what was created is
+        destroyed before the exception goes on."""
         entities: list = []
         workers: list = []
         try:
@@ -286,13 +291,9 @@ class ControllerNode(LifecycleNode):
             consumer = CommandConsumer(self, cmd_pub.topic_name)
             if consumer.subscription is not None:
                 entities.append(consumer.subscription)
-            gateway = None
-            if config.input_gateway:
-                refused = self.create_subscription(String, inputs + 'refused',
-                                                   self.on_refused, 10)
-                entities.append(refused)
-                gateway = GatewayProcess(self, config.max_trajectory_points, core.model.n,
-                                         interfaces.bridge is not None)
+            if gateway is not None:
+                entities.append(self.create_subscription(String, inputs + 'refused',
+                                                         self.on_refused, 10))
                 workers.append(gateway)
                 gateway.wait_ready()
         except Exception:

@@ -38,7 +38,7 @@ from ..control.reference.trajectory_goal import INVALID_GOAL
 from ..errors import BagError, ConfigError
 from ..io.cdr import check_joint_trajectory_size
 
-__all__ = ['GatewayProcess', 'INTERNAL', 'main']
+__all__ = ['GatewayProcess', 'INTERNAL', 'main', 'start_gateway']
 
 #: The controller's private namespace for what the gateway forwards (relative to its node).
 INTERNAL = '_inputs'
@@ -118,6 +118,20 @@ class GatewayProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(1.0)
+
+
+def start_gateway(node, config, joints: int) -> 'GatewayProcess | None':
+    """The gateway process of a controller node being configured with ``config`` (a
+    ControllerConfig) for ``joints`` joints, or None when ``input_gateway`` is off. Started
+    before the kernels warm up, so that its imports overlap them (GatewayProcess.wait_ready
+    then waits less); it serves the action only where the node will (control_msgs
+    importable and ``follow_joint_trajectory`` on)."""
+    if not config.input_gateway:
+        return None
+    import importlib.util
+    action = config.follow_joint_trajectory and \
+        importlib.util.find_spec('control_msgs') is not None
+    return GatewayProcess(node, config.max_trajectory_points, joints, action)
 
 
 def _parse(argv):
