@@ -81,6 +81,26 @@ void DhDynamics::configure(const std::vector<DhLink> & links, const std::array<d
   dual_wrenches_.assign(WRENCH * n, Dual());
 }
 
+// R_i = Rz(theta) Rx(alpha) Ry(beta) (row-major) and p_i, origin i from origin i-1 in
+// frame i, of joint value qi: f[0..8] and f[9..11].
+template<class S>
+void DhDynamics::frame(const Row & row, const S & qi, S * f) noexcept
+{
+  using std::cos;
+  using std::sin;
+  const DhLink & l = row.link;
+  S theta = l.theta0, d = l.d;
+  if (l.prismatic) {d += qi;} else {theta += qi;}
+  const S ct = cos(theta), st = sin(theta);
+  const double ca = std::cos(l.alpha), sa = std::sin(l.alpha);
+  const double cb = row.cos_beta, sb = row.sin_beta;
+  f[0] = ct * cb - st * sa * sb; f[1] = -st * ca; f[2] = ct * sb + st * sa * cb;
+  f[3] = st * cb + ct * sa * sb; f[4] = ct * ca; f[5] = st * sb - ct * sa * cb;
+  f[6] = -ca * sb; f[7] = sa; f[8] = ca * cb;
+  const S dca = d * ca;
+  f[9] = cb * l.a - sb * dca; f[10] = d * sa; f[11] = sb * l.a + cb * dca;
+}
+
 // Velocities and accelerations base -> tip, everything of link i in its frame i; stores
 // R_i, p_i and the link's inertial force and moment about its COM.
 template<class S>
@@ -88,8 +108,6 @@ void DhDynamics::outward_t(
   const S * q, const S * qd, const S * qdd, const std::array<double, 3> & gravity,
   S * frames, S * wrenches) const noexcept
 {
-  using std::cos;
-  using std::sin;
   const std::size_t n = rows_.size();
   S w0 = 0, w1 = 0, w2 = 0;  // angular velocity of the previous link
   S e0 = 0, e1 = 0, e2 = 0;  // its angular acceleration
@@ -97,21 +115,10 @@ void DhDynamics::outward_t(
   for (std::size_t i = 0; i < n; ++i) {
     const Row & row = rows_[i];
     const DhLink & l = row.link;
-    S theta = l.theta0, d = l.d;
-    if (l.prismatic) {d += q[i];} else {theta += q[i];}
-    const S ct = cos(theta), st = sin(theta);
-    const double ca = std::cos(l.alpha), sa = std::sin(l.alpha);
-    const double cb = row.cos_beta, sb = row.sin_beta;
-    // R_i = Rz(theta) Rx(alpha) Ry(beta), row-major
-    const S r00 = ct * cb - st * sa * sb, r01 = -st * ca, r02 = ct * sb + st * sa * cb;
-    const S r10 = st * cb + ct * sa * sb, r11 = ct * ca, r12 = st * sb - ct * sa * cb;
-    const S r20 = -ca * sb, r21 = sa, r22 = ca * cb;
     S * f = &frames[FRAME * i];
-    f[0] = r00; f[1] = r01; f[2] = r02; f[3] = r10; f[4] = r11; f[5] = r12;
-    f[6] = r20; f[7] = r21; f[8] = r22;
-    const S dca = d * ca;
-    const S p0 = cb * l.a - sb * dca, p1 = d * sa, p2 = sb * l.a + cb * dca;
-    f[9] = p0; f[10] = p1; f[11] = p2;
+    frame(row, q[i], f);
+    const S r00 = f[0], r01 = f[1], r02 = f[2], r10 = f[3], r11 = f[4], r12 = f[5];
+    const S r20 = f[6], r21 = f[7], r22 = f[8], p0 = f[9], p1 = f[10], p2 = f[11];
     S b0, b1, b2, c0, c1, c2;
     if (l.prismatic) {  // in frame i-1: w, w' unchanged; the joint accelerates along z
       b0 = w0; b1 = w1; b2 = w2; c0 = e0; c1 = e1; c2 = e2;
@@ -227,23 +234,15 @@ void DhDynamics::observer_terms(
   const std::size_t n = rows_.size();
   double w0 = 0, w1 = 0, w2 = 0, u0 = 0, u1 = 0, u2 = 0;  // previous link, at its origin
   double g0 = -gravity_[0], g1 = -gravity_[1], g2 = -gravity_[2];  // -gravity, its frame
+  // The loop's head is outward_t's on purpose (duplicates pairs them): both recursions
+  // start each link from its frame; they differ in what they carry (velocities only here).
   for (std::size_t i = 0; i < n; ++i) {
     const Row & row = rows_[i];
     const DhLink & l = row.link;
-    double theta = l.theta0, d = l.d;
-    if (l.prismatic) {d += q[i];} else {theta += q[i];}
-    const double ct = std::cos(theta), st = std::sin(theta);
-    const double ca = std::cos(l.alpha), sa = std::sin(l.alpha);
-    const double cb = row.cos_beta, sb = row.sin_beta;
-    const double r00 = ct * cb - st * sa * sb, r01 = -st * ca, r02 = ct * sb + st * sa * cb;
-    const double r10 = st * cb + ct * sa * sb, r11 = ct * ca, r12 = st * sb - ct * sa * cb;
-    const double r20 = -ca * sb, r21 = sa, r22 = ca * cb;
     double * f = &frames_[FRAME * i];
-    f[0] = r00; f[1] = r01; f[2] = r02; f[3] = r10; f[4] = r11; f[5] = r12;
-    f[6] = r20; f[7] = r21; f[8] = r22;
-    const double dca = d * ca;
-    const double p0 = cb * l.a - sb * dca, p1 = d * sa, p2 = sb * l.a + cb * dca;
-    f[9] = p0; f[10] = p1; f[11] = p2;
+    frame(row, q[i], f);
+    const double r00 = f[0], r01 = f[1], r02 = f[2], r10 = f[3], r11 = f[4], r12 = f[5];
+    const double r20 = f[6], r21 = f[7], r22 = f[8], p0 = f[9], p1 = f[10], p2 = f[11];
     if (l.prismatic) {u2 += qd[i];} else {w2 += qd[i];}  // + z qd in frame i-1
     double x0 = r00 * w0 + r10 * w1 + r20 * w2;  // into frame i: R_i^T (.)
     double x1 = r01 * w0 + r11 * w1 + r21 * w2;

@@ -106,6 +106,8 @@ private:
     double cos_beta = 1.0, sin_beta = 0.0;
     std::array<double, 9> inertia{};  // row-major 3x3
   };
+  template<class S>
+  static void frame(const Row & row, const S & qi, S * f) noexcept;
   std::vector<Row> rows_;
   std::array<double, 3> gravity_{};
   std::vector<double> frames_;   // per joint: R_i (9, row-major), p_i (3)
