@@ -64,7 +64,7 @@ class CommandStats:
             later = stamps[len(stamps) - len(steps):]
             lost = np.isin(later, np.fromiter(self.gaps, np.int64, len(self.gaps)))
             self.across_gaps += int(lost.sum())
-            steps = np.where(lost, -np.inf, steps)
+            steps = np.where(lost | np.isnan(steps), -np.inf, steps)  # NaN: never a step
             k = int(np.argmax(steps))
             if steps[k] > self.largest_step:
                 self.largest_step, self.step_ns = float(steps[k]), int(later[k])

@@ -57,3 +57,12 @@ def test_decimator_fed_one_sample_at_a_time_keeps_what_batches_keep():
         batch.add(np.arange(k * 100, (k + 1) * 100))
     assert np.array_equal(one.get()[0], batch.get()[0])
     assert one.kept == len(one.get()[0]) <= 200
+
+
+def test_command_steps_in_one_batch_skip_non_finite_and_lost_pairs():
+    from robodyn_ros.validation.bag_stream import CommandStats
+    stats = CommandStats(gaps=frozenset({5}))
+    values = np.array([[0.0], [1.0], [np.nan], [0.5], [10.0], [10.5]])
+    stats.add(np.arange(1, 7, dtype=np.int64), values, None, Decimator())
+    # steps at 2: 1.0, at 3 and 4: NaN (never a step), at 5: 9.5 but lost (a gap), at 6: 0.5
+    assert stats.largest_step == 1.0 and stats.step_ns == 2 and stats.across_gaps == 1
