@@ -99,7 +99,9 @@ class Probe:
         """controller_manager's switch_controllers (strict); True when it succeeded."""
         from controller_manager_msgs.srv import SwitchController
         client = self.node.create_client(SwitchController, '/controller_manager/switch_controller')
-        if not client.wait_for_service(timeout_sec=10.0):
+        # Finding a service is DDS discovery: under two hogs a new participant has taken
+        # over 10 s to see controller_manager's (a wait, not a measure of the package).
+        if not client.wait_for_service(timeout_sec=30.0):
             return False
         request = SwitchController.Request(activate_controllers=list(activate),
                                            deactivate_controllers=list(deactivate),
