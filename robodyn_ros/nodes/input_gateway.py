@@ -124,14 +124,12 @@ def start_gateway(node, config, joints: int) -> 'GatewayProcess | None':
     """The gateway process of a controller node being configured with ``config`` (a
     ControllerConfig) for ``joints`` joints, or None when ``input_gateway`` is off. Started
     before the kernels warm up, so that its imports overlap them (GatewayProcess.wait_ready
-    then waits less); it serves the action only where the node will (control_msgs
-    importable and ``follow_joint_trajectory`` on)."""
+    then waits less); it serves the action only where the node will
+    (trajectory_interfaces.serves_action)."""
     if not config.input_gateway:
         return None
-    import importlib.util
-    action = config.follow_joint_trajectory and \
-        importlib.util.find_spec('control_msgs') is not None
-    return GatewayProcess(node, config.max_trajectory_points, joints, action)
+    from .trajectory_interfaces import serves_action
+    return GatewayProcess(node, config.max_trajectory_points, joints, serves_action(config))
 
 
 def _parse(argv):

@@ -6,7 +6,16 @@ from sensor_msgs.msg import JointState
 
 from .node_support import float_array, to_time
 
-__all__ = ['TrajectoryInterfaces']
+__all__ = ['TrajectoryInterfaces', 'serves_action']
+
+
+def serves_action(config) -> bool:
+    """True when a node configured with ``config`` (a ControllerConfig) serves
+    FollowJointTrajectory: ``follow_joint_trajectory`` on and control_msgs installed. The
+    bridge here and the input gateway's relay both ask this."""
+    import importlib.util
+    return bool(config.follow_joint_trajectory) and \
+        importlib.util.find_spec('control_msgs') is not None
 
 
 class TrajectoryInterfaces:
@@ -41,7 +50,7 @@ class TrajectoryInterfaces:
             node.get_logger().warning('control_msgs is not installed: no '
                                       'FollowJointTrajectory action, no ~/controller_state')
             return
-        if config.follow_joint_trajectory:
+        if serves_action(config):
             self.bridge = FollowJointTrajectoryBridge(node, config.action_feedback_rate,
                                                       config.goal_defaults(core.model.n), action)
         self.message = ControllerStateMessage(core.model.joint_names)
