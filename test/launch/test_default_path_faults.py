@@ -20,13 +20,13 @@ stays within max_torque_rate x period.
 
 import os
 import re
-import signal
 import subprocess
 import time
 
 import numpy as np
 import pytest
 from ros2_control_probe import Probe
+from ros_helpers import stall
 from test_ros2_control_launch import JTC_ACTION, NAMES, _Hogs, _Launch, _require
 
 pytestmark = pytest.mark.integration
@@ -223,10 +223,7 @@ def _cases(probe, launch, result):
     client.wait_for_server(timeout_sec=10.0)
     handle = probe.wait(client.send_goal_async(moving))
     probe.spin(1.0)
-    manager = _manager_pid()
-    os.kill(manager, signal.SIGSTOP)
-    time.sleep(0.2)
-    os.kill(manager, signal.SIGCONT)
+    stall(_manager_pid(), 0.2)
     if handle is not None:
         probe.wait(handle.get_result_async(), 10.0)
     result['stop_window'] = _series(probe, since)

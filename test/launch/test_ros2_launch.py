@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 import pytest
+from ros_helpers import stall
 import yaml
 
 from robodyn_ros.model import load_urdf
@@ -83,15 +84,6 @@ def _controller_pid(session):
                 if 'robodyn_ros/controller' in line)
 
 
-def _stall(pid, seconds):
-    """Deschedule a process for ``seconds`` of wall time, as a loaded machine can."""
-    os.kill(pid, signal.SIGSTOP)
-    try:
-        time.sleep(seconds)
-    finally:
-        os.kill(pid, signal.SIGCONT)
-
-
 @pytest.fixture(scope='module')
 def sim_run(ros_launch_env, tmp_path_factory):
     """sim.launch.py, cold start, tracked for TRACK_SECONDS after activation, then Ctrl-C.
@@ -105,7 +97,7 @@ def sim_run(ros_launch_env, tmp_path_factory):
         active = _read_until(proc, 'ramp-in complete', 120.0, lines)
         if active:  # the free-running sim may lag the wall clock on a loaded machine
             _wait_sim_seconds(91, 2.0, timeout=40.0)
-            _stall(_controller_pid(proc.pid), STALL)
+            stall(_controller_pid(proc.pid), STALL)
             _wait_sim_seconds(91, TRACK_SECONDS - 1.0, timeout=20 * TRACK_SECONDS)
     finally:
         text = _stop(proc, lines)
