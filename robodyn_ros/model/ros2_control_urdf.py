@@ -260,14 +260,24 @@ def hardware_urdf(source, model, plugin, q0=None, mappings=None):
     return ET.tostring(root, encoding='unicode'), [f'added <ros2_control> for {plugin}']
 
 
-def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None):
+#: The forward controller of the node path: robodyn_controllers' slew-limited one when the
+#: C++ package is built (it limits each cycle's change in the hardware's own cycle), else
+#: ros2_controllers' ForwardCommandController.
+SLEW_LIMITED_FORWARD = 'robodyn_controllers/SlewLimitedEffortController'
+FORWARD = 'forward_command_controller/ForwardCommandController'
+
+
+def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
+                       max_torque_rate=None):
     """controller_manager parameters (a dict for dump_parameters) for exactly the chain's
     joints: joint_state_broadcaster, ``effort_controller`` (forward effort commands, what
     the robodyn controller publishes to) and ``joint_trajectory_controller`` (effort
     command interface, PD gains ``kp``/``kd`` [N m/rad, N m s/rad]; load it inactive: it
     claims the same effort interfaces). ``joints``: the order of the chain's joints in a
     command (the robodyn controller's ``joints`` parameter; default the chain's order):
-    the forward controller assigns a command's values in this order."""
+    the forward controller assigns a command's values in this order. ``max_torque_rate``
+    [N m/s]: the effort controller is SLEW_LIMITED_FORWARD with this limit per cycle (the
+    robodyn node's own: a message it publishes never needs more); None: FORWARD."""
     if joints:
         if sorted(joints) != sorted(model.joint_names):
             raise ModelError(f'joints {list(joints)}: expected an order of the chain joints '
@@ -286,12 +296,14 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None):
             'joint_state_broadcaster': {
                 'type': 'joint_state_broadcaster/JointStateBroadcaster'},
             'effort_controller': {
-                'type': 'forward_command_controller/ForwardCommandController'},
+                'type': FORWARD if max_torque_rate is None else SLEW_LIMITED_FORWARD},
             'joint_trajectory_controller': {
                 'type': 'joint_trajectory_controller/JointTrajectoryController'},
         }},
         'effort_controller': {'ros__parameters': {'joints': joints,
-                                                  'interface_name': 'effort'}},
+                                                  'interface_name': 'effort'}
+                              if max_torque_rate is None else
+                              {'joints': joints, 'max_torque_rate': float(max_torque_rate)}},
         'joint_trajectory_controller': {'ros__parameters': {
             'joints': joints, 'command_interfaces': ['effort'],
             'state_interfaces': ['position', 'velocity'],

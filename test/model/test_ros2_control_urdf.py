@@ -154,6 +154,18 @@ def test_controllers_config_names_exactly_the_chain_joints(name):
     assert sorted(jtc['gains']) == sorted(joints)
 
 
+def test_with_a_torque_rate_the_effort_controller_limits_each_cycle():
+    """The node path's forward controller: robodyn_controllers' slew-limited one, at the
+    node's max_torque_rate (what the launch writes when the C++ package is built)."""
+    model = load_urdf(*robot_path('panda'))
+    config = controllers_config(model, 1000, max_torque_rate=500.0)
+    manager = config['controller_manager']['ros__parameters']
+    assert manager['effort_controller']['type'] == \
+        'robodyn_controllers/SlewLimitedEffortController'
+    assert config['effort_controller']['ros__parameters'] == {
+        'joints': list(model.joint_names), 'max_torque_rate': 500.0}
+
+
 def test_the_panda_config_starts_at_the_registry_home_pose():
     """config/panda.yaml's robodyn_sim.q0 is the registry's PANDA_HOME (its one home)."""
     import yaml

@@ -1,0 +1,75 @@
+// robodyn_controllers/SlewLimitedEffortController: forwards effort commands from a topic
+// to the hardware, each cycle's change limited in controller_manager's loop.
+#ifndef ROBODYN_CONTROLLERS__SLEW_LIMITED_EFFORT_CONTROLLER_HPP_
+#define ROBODYN_CONTROLLERS__SLEW_LIMITED_EFFORT_CONTROLLER_HPP_
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+#include "controller_interface/controller_interface.hpp"
+#include "rclcpp_lifecycle/state.hpp"
+#include "realtime_tools/realtime_thread_safe_box.hpp"
+#include "std_msgs/msg/float64_multi_array.hpp"
+
+#include "robodyn_controllers/torque_safety.hpp"
+
+namespace robodyn_controllers
+{
+
+// Subscribes to ~/commands (std_msgs/Float64MultiArray, one effort per joint in `joints`
+// order [N m or N]), as forward_command_controller's ForwardCommandController does, and
+// writes <joint>/effort each cycle: the newest command, moved at most max_torque_rate x
+// min(elapsed, period) from the last one written (torque_safety.hpp's limit_torque: the
+// arithmetic of both of robodyn's paths).
+//
+// Why: on the node path the robodyn node publishes one command per state it answers; a
+// forward controller applies the newest message it holds each cycle, so when its
+// executor takes several of them in one cycle (a loaded machine) the torque the arm is
+// given steps by several of the node's per-message budgets at once. Limiting the step
+// here, in the hardware's own cycle, bounds what the arm is given whatever arrives when.
+// The node's own per-message limit stays: this one is the hardware-side backstop.
+//
+// The first cycle after activation steps from the hardware's effort command (what it was
+// last told, by this controller or another), else the effort it reports, else 0: the same
+// order as ComputedTorqueController. Until a command arrives, and for a non-finite value,
+// the last torque is written again. A command of the wrong size is dropped and counted
+// (logged from the subscription's thread, at most once a second). On deactivation nothing
+// more is written: from there the hardware decides (MujocoLockstepSystem holds the arm;
+// a real arm's driver: docs/real_arm.md).
+// update() allocates nothing, takes no lock it can wait on, logs nothing and throws nothing.
+class SlewLimitedEffortController : public controller_interface::ControllerInterface
+{
+public:
+  controller_interface::CallbackReturn on_init() override;
+  controller_interface::InterfaceConfiguration command_interface_configuration() const override;
+  controller_interface::InterfaceConfiguration state_interface_configuration() const override;
+  controller_interface::CallbackReturn on_configure(
+    const rclcpp_lifecycle::State & previous_state) override;
+  controller_interface::CallbackReturn on_activate(
+    const rclcpp_lifecycle::State & previous_state) override;
+  controller_interface::return_type update(
+    const rclcpp::Time & time, const rclcpp::Duration & period) override;
+
+  // Counts of what the limit changed since activation (tests, diagnostics).
+  const LimitCounts & counts() const noexcept {return counts_;}
+
+private:
+  void on_command(const std_msgs::msg::Float64MultiArray & msg);
+
+  std::vector<std::string> joints_;
+  double max_torque_rate_ = 1000.0;
+  double nominal_period_ = 0.001;
+  rclcpp::Subscription<std_msgs::msg::Float64MultiArray>::SharedPtr subscription_;
+  // The newest command of the right size, handed from the subscription's thread.
+  realtime_tools::RealtimeThreadSafeBox<std::vector<double>> box_;
+  std::atomic<unsigned long> wrong_size_{0};
+  rclcpp::Time last_wrong_size_log_{0, 0, RCL_STEADY_TIME};
+  std::vector<double> target_, last_, out_, no_limit_;
+  bool have_target_ = false;
+  LimitCounts counts_;
+};
+
+}  // namespace robodyn_controllers
+
+#endif  // ROBODYN_CONTROLLERS__SLEW_LIMITED_EFFORT_CONTROLLER_HPP_

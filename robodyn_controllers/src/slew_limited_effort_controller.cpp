@@ -1,0 +1,136 @@
+// robodyn_controllers/SlewLimitedEffortController (see the header for what and why).
+#include "robodyn_controllers/slew_limited_effort_controller.hpp"
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "hardware_interface/types/hardware_interface_type_values.hpp"
+#include "pluginlib/class_list_macros.hpp"
+
+namespace robodyn_controllers
+{
+
+using controller_interface::CallbackReturn;
+using controller_interface::interface_configuration_type;
+using controller_interface::InterfaceConfiguration;
+using controller_interface::return_type;
+using hardware_interface::HW_IF_EFFORT;
+
+// The valid range of max_torque_rate [N m/s], as the node's parameter.
+constexpr double MAX_TORQUE_RATE_HIGH = 1e5;
+
+CallbackReturn SlewLimitedEffortController::on_init()
+{
+  try {
+    auto_declare<std::vector<std::string>>("joints", {});
+    auto_declare<double>("max_torque_rate", 1000.0);
+  } catch (const std::exception & e) {
+    RCLCPP_ERROR(get_node()->get_logger(), "declaring parameters: %s", e.what());
+    return CallbackReturn::ERROR;
+  }
+  return CallbackReturn::SUCCESS;
+}
+
+InterfaceConfiguration SlewLimitedEffortController::command_interface_configuration() const
+{
+  InterfaceConfiguration config{interface_configuration_type::INDIVIDUAL, {}};
+  for (const auto & joint : joints_) {config.names.push_back(joint + "/" + HW_IF_EFFORT);}
+  return config;
+}
+
+InterfaceConfiguration SlewLimitedEffortController::state_interface_configuration() const
+{
+  InterfaceConfiguration config{interface_configuration_type::INDIVIDUAL, {}};
+  for (const auto & joint : joints_) {config.names.push_back(joint + "/" + HW_IF_EFFORT);}
+  return config;
+}
+
+CallbackReturn SlewLimitedEffortController::on_configure(const rclcpp_lifecycle::State &)
+{
+  const auto logger = get_node()->get_logger();
+  joints_ = get_node()->get_parameter("joints").as_string_array();
+  max_torque_rate_ = get_node()->get_parameter("max_torque_rate").as_double();
+  const std::set<std::string> unique(joints_.begin(), joints_.end());
+  if (joints_.empty() || unique.size() != joints_.size()) {
+    RCLCPP_ERROR(logger, "joints: %zu names, %zu distinct; expected at least one, each once",
+      joints_.size(), unique.size());
+    return CallbackReturn::ERROR;
+  }
+  if (!(max_torque_rate_ > 0.0 && max_torque_rate_ <= MAX_TORQUE_RATE_HIGH)) {
+    RCLCPP_ERROR(logger, "max_torque_rate: %g N m/s; valid: > 0, <= %g N m/s",
+      max_torque_rate_, MAX_TORQUE_RATE_HIGH);
+    return CallbackReturn::ERROR;
+  }
+  const unsigned int rate = get_update_rate();
+  nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
+  const std::size_t n = joints_.size();
+  target_.assign(n, 0.0);
+  last_.assign(n, 0.0);
+  out_.assign(n, 0.0);
+  no_limit_.assign(n, std::numeric_limits<double>::infinity());
+  box_.set(std::vector<double>{});
+  subscription_ = get_node()->create_subscription<std_msgs::msg::Float64MultiArray>(
+    "~/commands", rclcpp::SystemDefaultsQoS(),
+    [this](const std_msgs::msg::Float64MultiArray & msg) {on_command(msg);});
+  return CallbackReturn::SUCCESS;
+}
+
+void SlewLimitedEffortController::on_command(const std_msgs::msg::Float64MultiArray & msg)
+{
+  if (msg.data.size() != joints_.size()) {
+    ++wrong_size_;
+    const auto now = get_node()->get_clock()->now();
+    if (now.get_clock_type() != last_wrong_size_log_.get_clock_type() ||
+      (now - last_wrong_size_log_).seconds() >= 1.0)
+    {
+      RCLCPP_ERROR(get_node()->get_logger(), "~/commands: %zu values, expected %zu (one per "
+        "joint); dropped (%lu so far)", msg.data.size(), joints_.size(), wrong_size_.load());
+      last_wrong_size_log_ = now;
+    }
+    return;
+  }
+  box_.set([&msg](std::vector<double> & value) {value = msg.data;});
+}
+
+CallbackReturn SlewLimitedEffortController::on_activate(const rclcpp_lifecycle::State &)
+{
+  for (std::size_t i = 0; i < joints_.size(); ++i) {
+    const auto command = command_interfaces_[i].get_optional();
+    const auto state = state_interfaces_[i].get_optional();
+    if (command.has_value() && std::isfinite(*command)) {
+      last_[i] = *command;
+    } else if (state.has_value() && std::isfinite(*state)) {
+      last_[i] = *state;
+    } else {
+      last_[i] = 0.0;
+    }
+  }
+  box_.set(std::vector<double>{});  // a command from before the activation is stale
+  have_target_ = false;
+  counts_ = LimitCounts{};
+  return CallbackReturn::SUCCESS;
+}
+
+return_type SlewLimitedEffortController::update(
+  const rclcpp::Time &, const rclcpp::Duration & period)
+{
+  const std::size_t n = joints_.size();
+  (void)box_.try_get([this, n](const std::vector<double> & value) {
+      if (value.size() == n) {
+        std::copy(value.begin(), value.end(), target_.begin());
+        have_target_ = true;
+      }
+    });
+  const double * target = have_target_ ? target_.data() : last_.data();
+  (void)limit_torque(target, no_limit_.data(),
+    rate_step(max_torque_rate_, period.seconds() > 0.0 ? period.seconds() : nominal_period_,
+    nominal_period_), n, last_.data(), out_.data(), counts_);
+  for (std::size_t i = 0; i < n; ++i) {(void)command_interfaces_[i].set_value(out_[i]);}
+  return return_type::OK;
+}
+
+}  // namespace robodyn_controllers
+
+PLUGINLIB_EXPORT_CLASS(
+  robodyn_controllers::SlewLimitedEffortController, controller_interface::ControllerInterface)
