@@ -177,7 +177,19 @@ class RecorderNode(Node):
                 + ', '.join(f'{t} {n}' for t, n in sorted(lost.items())))
         self.bag.set_custom_data(CUSTOM_DATA_KEY, self.gaps.to_json())
         self.bag.close()
-        self.sink.destroy_node()
+
+    #: run_node ends the process right after :meth:`close`: the bag is complete, and
+    #: tearing down the DDS entities (rclpy holds the interpreter lock while it destroys a
+    #: subscription) took over 2 s on a loaded machine, past the exit deadline.
+    exit_after_close = True
+
+    def destroy_node(self):
+        """The sink node too (a recorder used in-process; none when the constructor
+        refused a parameter before making it)."""
+        sink = getattr(self, 'sink', None)
+        if sink is not None:
+            sink.destroy_node()
+        super().destroy_node()
 
 
 def main(args=None):
