@@ -17,12 +17,8 @@
 With ``controller:=node``: controller_manager (``ros2_control_node``) with a generated
 controllers YAML for exactly the controller's chain, a ``/robot_description`` publisher,
 the spawner chain
-``joint_state_broadcaster`` + ``effort_controller`` (robodyn_controllers'
-SlewLimitedEffortController on the effort interfaces: it forwards the node's commands,
-each cycle's change limited to the node's max_torque_rate in the hardware's own cycle, so
-messages bunched by a loaded machine still give the arm one step a cycle;
-forward_command_controller's ForwardCommandController without the C++ package) active
-and ``joint_trajectory_controller`` (effort interfaces, PD gains
+``joint_state_broadcaster`` + ``effort_controller`` (forward_command_controller on the
+effort interfaces) active and ``joint_trajectory_controller`` (effort interfaces, PD gains
 in the YAML) loaded inactive, the robodyn controller on ``/effort_controller/commands``
 (started with the stack: it configures while the hardware starts and ramps in at the first
 joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` reads.
@@ -228,15 +224,6 @@ def _recorder(context, topics, sim_time=False):
                               'topics': topics, 'use_sim_time': sim_time}])]
 
 
-def _have_cpp_package():
-    """Whether robodyn_controllers (the C++ controllers) is in the workspace."""
-    try:
-        get_package_share_directory('robodyn_controllers')
-    except Exception:  # noqa: BLE001 - PackageNotFoundError
-        return False
-    return True
-
-
 def _plugin_actions(context, hardware, config_path, params, model, manager_node):
     """controller:=plugin: JTC -> robodyn_controllers/ComputedTorqueController -> hardware,
     inside controller_manager's loop; the configured reference goes to the JTC."""
@@ -244,7 +231,9 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
     from robodyn_ros.io.params_yaml import dump_parameters
     from robodyn_ros.model.ros2_control_urdf import chained_controllers_config
     from robodyn_ros.nodes.reference_sender import SENT_PARAMETERS
-    if not _have_cpp_package():
+    try:
+        get_package_share_directory('robodyn_controllers')
+    except Exception:  # noqa: BLE001 - PackageNotFoundError: say what to do
         raise LaunchArgumentError('controller:=plugin needs the C++ package '
                                   'robodyn_controllers in the workspace (bash '
                                   'scripts/build_workspace.sh WS); or use controller:=node')
@@ -278,17 +267,13 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
 
 def _node_actions(context, hardware, config_path, params, model, manager_node):
     """controller:=node: the robodyn node -> forward effort controller -> hardware."""
-    from robodyn_ros.control.parameters import PARAMETERS
     from robodyn_ros.io.params_yaml import dump_parameters
     from robodyn_ros.model.ros2_control_urdf import controllers_config
     from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
     controllers = os.path.join(manager_node[1], 'controllers.yaml')
-    rate_limit = params.get('max_torque_rate', PARAMETERS['max_torque_rate'].default) \
-        if _have_cpp_package() else None
     with open(controllers, 'w', encoding='utf-8') as handle:
         dump_parameters(controllers_config(model, int(params.get('rate', 1000)),
-                                           joints=params.get('joints'),
-                                           max_torque_rate=rate_limit), handle)
+                                           joints=params.get('joints')), handle)
     active = Node(package='controller_manager', executable='spawner', output='screen',
                   arguments=['joint_state_broadcaster', 'effort_controller'])
     inactive = Node(package='controller_manager', executable='spawner', output='screen',

@@ -260,9 +260,9 @@ def hardware_urdf(source, model, plugin, q0=None, mappings=None):
     return ET.tostring(root, encoding='unicode'), [f'added <ros2_control> for {plugin}']
 
 
-#: The forward controller of the node path: robodyn_controllers' slew-limited one when the
-#: C++ package is built (it limits each cycle's change in the hardware's own cycle), else
-#: ros2_controllers' ForwardCommandController.
+#: The forward controllers of the node path: ros2_controllers' ForwardCommandController,
+#: or robodyn_controllers' slew-limited one (each cycle's change limited in the hardware's
+#: own cycle; it lags after bunched messages: docs/reliability.md).
 SLEW_LIMITED_FORWARD = 'robodyn_controllers/SlewLimitedEffortController'
 FORWARD = 'forward_command_controller/ForwardCommandController'
 

@@ -155,8 +155,9 @@ def test_controllers_config_names_exactly_the_chain_joints(name):
 
 
 def test_with_a_torque_rate_the_effort_controller_limits_each_cycle():
-    """The node path's forward controller: robodyn_controllers' slew-limited one, at the
-    node's max_torque_rate (what the launch writes when the C++ package is built)."""
+    """With a max_torque_rate the node path's forward controller is robodyn_controllers'
+    slew-limited one, at that rate (docs/reliability.md says why the launch does not ask
+    for it)."""
     model = load_urdf(*robot_path('panda'))
     config = controllers_config(model, 1000, max_torque_rate=500.0)
     manager = config['controller_manager']['ros__parameters']

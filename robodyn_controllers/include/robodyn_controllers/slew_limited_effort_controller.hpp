@@ -29,6 +29,11 @@ namespace robodyn_controllers
 // given steps by several of the node's per-message budgets at once. Limiting the step
 // here, in the hardware's own cycle, bounds what the arm is given whatever arrives when.
 // The node's own per-message limit stays: this one is the hardware-side backstop.
+// Its cost: after messages arrive bunched while the node's stream ramps at its own limit,
+// the torque written lags the newest command by the bunch, and the lag persists while the
+// ramp lasts. In the node's closed loop under two CPU hogs that lag let the Panda's hold
+// oscillate in 2 of 5 runs (docs/reliability.md), so ros2_control.launch.py does not use
+// it; it is here for drivers and tests that need the applied bound.
 //
 // The first cycle after activation steps from the hardware's effort command (what it was
 // last told, by this controller or another), else the effort it reports, else 0: the same
