@@ -1,0 +1,156 @@
+// ComputedTorqueController against known interfaces, as ros2_controllers test theirs
+// (test_<controller>.cpp): configure with good and bad parameter files, activate, update()
+// by hand. The files, the description and the expected g(q) come from robodyn_ros
+// (test/controllers/test_gtests.py writes them and names them in the environment):
+//   ROBODYN_GTEST_DIR      folder with robot.urdf, good.yaml, bad_*.yaml (one refusal each)
+//   ROBODYN_GTEST_Q        the joint positions of the state [rad or m], space separated
+//   ROBODYN_GTEST_GRAVITY  g(q) at those positions [N m or N], from robodyn_ros' dynamics
+// Without them every test skips, saying so.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hardware_interface/loaned_command_interface.hpp"
+#include "hardware_interface/loaned_state_interface.hpp"
+#include "lifecycle_msgs/msg/state.hpp"
+#include "rclcpp/rclcpp.hpp"
+
+#include "robodyn_controllers/computed_torque_controller.hpp"
+
+using controller_interface::return_type;
+using hardware_interface::CommandInterface;
+using hardware_interface::StateInterface;
+using lifecycle_msgs::msg::State;
+using robodyn_controllers::ComputedTorqueController;
+
+namespace
+{
+
+std::vector<double> numbers(const char * text)
+{
+  std::vector<double> out;
+  std::istringstream in(text == nullptr ? "" : text);
+  for (double v; in >> v;) {out.push_back(v);}
+  return out;
+}
+
+class ComputedTorqueControllerTest : public ::testing::Test
+{
+protected:
+  static void SetUpTestSuite() {rclcpp::init(0, nullptr);}
+  static void TearDownTestSuite() {rclcpp::shutdown();}
+
+  void SetUp() override
+  {
+    const char * dir = std::getenv("ROBODYN_GTEST_DIR");
+    if (dir == nullptr) {GTEST_SKIP() << "ROBODYN_GTEST_DIR unset: run through test_gtests.py";}
+    dir_ = dir;
+    q_ = numbers(std::getenv("ROBODYN_GTEST_Q"));
+    gravity_ = numbers(std::getenv("ROBODYN_GTEST_GRAVITY"));
+    ASSERT_EQ(q_.size(), gravity_.size());
+    std::ifstream urdf(dir_ / "robot.urdf");
+    std::stringstream text;
+    text << urdf.rdbuf();
+    urdf_ = text.str();
+    ASSERT_FALSE(urdf_.empty());
+  }
+
+  // The controller initialised at 1 kHz with the parameter file `name`.yaml.
+  void init(const std::string & name)
+  {
+    controller_ = std::make_unique<ComputedTorqueController>();
+    controller_interface::ControllerInterfaceParams params;
+    params.controller_name = "robodyn_controller";
+    params.robot_description = urdf_;
+    params.update_rate = 1000;
+    params.controller_manager_update_rate = 1000;
+    params.node_options = controller_->define_custom_node_options();
+    params.node_options.arguments(
+      {"--ros-args", "--params-file", (dir_ / (name + ".yaml")).string()});
+    ASSERT_EQ(controller_->init(params), return_type::OK);
+  }
+
+  // Activate on a state at q_ (at rest, effort `effort` reported) and an effort command
+  // never written (NaN).
+  void activate(double effort)
+  {
+    const std::size_t n = q_.size();
+    position_ = q_;
+    velocity_.assign(n, 0.0);
+    effort_.assign(n, effort);
+    command_.assign(n, std::nan(""));
+    std::vector<hardware_interface::LoanedCommandInterface> commands;
+    std::vector<hardware_interface::LoanedStateInterface> states;
+    const auto names = controller_->command_interface_configuration().names;
+    ASSERT_EQ(names.size(), n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::string joint = names[i].substr(0, names[i].rfind('/'));
+      command_ifs_.push_back(std::make_shared<CommandInterface>(joint, "effort", &command_[i]));
+      commands.emplace_back(command_ifs_.back());
+      for (auto * value : {&position_[i], &velocity_[i], &effort_[i]}) {
+        const char * kind = value == &position_[i] ? "position" :
+          value == &velocity_[i] ? "velocity" : "effort";
+        state_ifs_.push_back(std::make_shared<StateInterface>(joint, kind, value));
+        states.emplace_back(state_ifs_.back());
+      }
+    }
+    ASSERT_EQ(controller_->state_interface_configuration().names.size(), states.size());
+    (void)controller_->export_reference_interfaces();
+    controller_->assign_interfaces(std::move(commands), std::move(states));
+    ASSERT_EQ(controller_->get_node()->activate().id(), State::PRIMARY_STATE_ACTIVE);
+  }
+
+  return_type update()
+  {
+    clock_ += 0.001;
+    return controller_->update(rclcpp::Time(static_cast<int64_t>(clock_ * 1e9), RCL_ROS_TIME),
+             rclcpp::Duration::from_seconds(0.001));
+  }
+
+  std::filesystem::path dir_;
+  std::string urdf_;
+  std::vector<double> q_, gravity_, position_, velocity_, effort_, command_;
+  std::vector<CommandInterface::SharedPtr> command_ifs_;
+  std::vector<StateInterface::SharedPtr> state_ifs_;
+  std::unique_ptr<ComputedTorqueController> controller_;
+  double clock_ = 100.0;
+};
+
+TEST_F(ComputedTorqueControllerTest, WithoutAReferenceItHoldsTheArmWithGravity)
+{
+  ASSERT_NO_FATAL_FAILURE(init("good"));
+  ASSERT_EQ(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE);
+  ASSERT_NO_FATAL_FAILURE(activate(0.0));  // the hardware applies nothing yet: the first command is one step
+  ASSERT_EQ(update(), return_type::OK);
+  for (std::size_t i = 0; i < q_.size(); ++i) {
+    EXPECT_LE(std::abs(command_[i]), 1.0 + 1e-12) << "joint " << i + 1;  // 1000 N m/s x 1 ms
+  }
+  for (int k = 0; k < 200; ++k) {ASSERT_EQ(update(), return_type::OK);}
+  for (std::size_t i = 0; i < q_.size(); ++i) {  // at rest at the hold position: g(q)
+    EXPECT_NEAR(command_[i], gravity_[i], 1e-9) << "joint " << i + 1;
+  }
+}
+
+TEST_F(ComputedTorqueControllerTest, AnImpossibleModelIsRefusedAtConfigure)
+{
+  std::vector<std::string> bad;
+  for (const auto & entry : std::filesystem::directory_iterator(dir_)) {
+    const std::string name = entry.path().stem().string();
+    if (name.rfind("bad_", 0) == 0) {bad.push_back(name);}
+  }
+  ASSERT_FALSE(bad.empty());
+  for (const auto & name : bad) {
+    ASSERT_NO_FATAL_FAILURE(init(name));
+    EXPECT_NE(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE) << name;
+  }
+}
+
+}  // namespace
