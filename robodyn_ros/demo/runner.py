@@ -43,7 +43,8 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
     sim_cfg.update(sim_overrides or {})
     from ..nodes.lock_step import run_lock_step
     recorder = recorder_parameters(ctrl, bag_path, storage,
-                                   truth=any(sim_cfg.get('push_wrench', ()))) \
+                                   truth=any(sim_cfg.get('push_wrench', ())) or
+                                   len(sim_cfg.get('obstacle', ())) > 0) \
         if bag_path else None
     return run_lock_step(ctrl, sim_cfg, int(round(duration * rate)), recorder, hook)
 

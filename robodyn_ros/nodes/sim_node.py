@@ -25,6 +25,7 @@ from ..errors import ConfigError, RobodynError, SimulationError
 from ..sim import MujocoSim
 from ..sim.command_pacer import CommandPacer
 from ..sim.jtc_emulation import JtcEmulator
+from ..sim.mujoco_sim import Obstacle
 from .node_support import declare, declare_robot, model_from_parameters, run_node, to_time
 
 __all__ = ['SimNode', 'main']
@@ -68,6 +69,12 @@ def _declare_parameters(node):
             'published on ~/external_torque (the ground truth of the collision observer)')
     declare(node, 'push_start', 1.0, 'simulated time the push starts [s]')
     declare(node, 'push_duration', 0.5, 'how long the push lasts [s]')
+    declare(node, 'obstacle', [], 'a box fixed in the world: [cx cy cz hx hy hz], '
+            'centre and half sizes in the base frame [m] (empty: none); a sphere of '
+            "tool_radius at the tool strikes it (the only contact), and the contact's joint "
+            'torque is published on ~/external_torque too', dynamic=True)
+    declare(node, 'tool_radius', 0.03, 'radius of the tool sphere that strikes the '
+            'obstacle [m]')
 
 class SimNode(Node):
     """Simulated arm; in ``lockstep`` mode a driver calls :meth:`publish_state` / :meth:`step`."""
@@ -85,7 +92,8 @@ class SimNode(Node):
         self.sim = MujocoSim(model, q0 if len(q0) == model.n else None, p('gravity').value,
                              1.0 / p('rate').value,
                              (p('position_noise').value, p('velocity_noise').value),
-                             brakes=p('brakes').value, dry_friction=p('dry_friction').value)
+                             brakes=p('brakes').value, dry_friction=p('dry_friction').value,
+                             obstacle=_obstacle(p('obstacle').value, p('tool_radius').value))
         for text in (*model.warnings, *self.sim.notes):
             self.get_logger().warning(text)
         self.commands = 0
@@ -122,9 +130,11 @@ class SimNode(Node):
             self.create_timer(1.0 / p('rate').value, self.on_timer)
 
     def _push(self, wrench, start, duration):
-        """Configure the push; its ground-truth publisher, or None without a push."""
+        """Configure the push; the ground-truth publisher, or None without a push or an
+        obstacle."""
         if not any(float(v) for v in wrench):
-            return None
+            return None if self.sim.obstacle is None else \
+                self.create_publisher(JointState, '~/external_torque', 10)
         try:
             self.sim.set_push([float(v) for v in wrench], float(start), float(duration))
         except (RobodynError, TypeError, ValueError) as exc:
@@ -177,7 +187,7 @@ class SimNode(Node):
         if self.truth_pub is not None:
             truth = JointState()
             truth.header.stamp, truth.name = stamp, msg.name
-            truth.effort = self.sim.external_torque().tolist()
+            truth.effort = (self.sim.external_torque() + self.sim.contact()[0]).tolist()
             self.truth_pub.publish(truth)
 
     def step(self):
@@ -202,10 +212,22 @@ class SimNode(Node):
         self.publish_state()
 
     def destroy_node(self):
-        """Say how often the free-running sim waited for its controller, then go."""
-        if self.pacer.waits or self.pacer.timeouts:
-            self.get_logger().info(self.pacer.summary())
+        """Say how often the free-running sim waited for its controller, then go (no
+        pacer: the constructor refused a parameter before making it)."""
+        pacer = getattr(self, 'pacer', None)
+        if pacer is not None and (pacer.waits or pacer.timeouts):
+            self.get_logger().info(pacer.summary())
         super().destroy_node()
+
+
+def _obstacle(values, tool_radius):
+    """The Obstacle of the parameters, None for an empty list; ConfigError naming them."""
+    if len(values) == 0:
+        return None
+    try:
+        return Obstacle.from_values([float(v) for v in values], float(tool_radius))
+    except (RobodynError, TypeError, ValueError) as exc:
+        raise ConfigError(f'obstacle / tool_radius: {exc}') from None
 
 
 def _with_damping(model, damping):

@@ -21,13 +21,15 @@ said in :attr:`MujocoSim.notes`. A diverged step (non-finite state, or MuJoCo's 
 acceleration warning, after which it resets silently) raises SimulationError.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..defaults import GRAVITY
 from ..errors import InputError, SimulationError
 from ..model.kinematics import check_vector
 
-__all__ = ['mjcf_from_model', 'plugin_mjcf', 'MujocoSim', 'STIFF_STEPS',
+__all__ = ['mjcf_from_model', 'plugin_mjcf', 'MujocoSim', 'Obstacle', 'STIFF_STEPS',
            'damping_time_constants']
 
 #: RK4 is kept while every joint's damping time constant is at least this many timesteps
@@ -56,16 +58,24 @@ def damping_time_constants(model, q):
     return np.where(damping > 0, inertia / np.where(damping > 0, damping, 1.0), np.inf)
 
 
-def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True, dry_friction=True):
+def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True, dry_friction=True,
+                    obstacle=None):
     """MJCF XML of the chain (base fixed to the world); ``friction``: URDF damping and,
-    with ``dry_friction``, URDF friction as frictionloss."""
+    with ``dry_friction``, URDF friction as frictionloss. ``obstacle``: an Obstacle (a box
+    fixed in the world, and a sphere at the tool that collides with it: the only contact
+    pair; without it contacts are off)."""
+    flag = '' if obstacle is not None else '<flag contact="disable"/>'
     lines = [f'<mujoco model="{model.name}">',
              f'  <option timestep="{timestep!r}" gravity="{_fmt(gravity)}" '
-             'integrator="RK4"><flag contact="disable"/></option>',
+             f'integrator="RK4">{flag}</option>',
              '  <compiler angle="radian" autolimits="true" balanceinertia="true"/>',
              '  <worldbody>']
+    if obstacle is not None:
+        lines.append(f'    <geom name="obstacle" type="box" pos="{_fmt(obstacle.center)}" '
+                     f'size="{_fmt(obstacle.half_size)}" contype="0" conaffinity="1"/>')
     indent = '    '
-    for joint, body in zip(model.joints, model.bodies):
+    last = len(model.joints) - 1
+    for k, (joint, body) in enumerate(zip(model.joints, model.bodies)):
         pos, quat = joint.origin[:3, 3], _quat(joint.origin[:3, :3])
         lines.append(f'{indent}<body name="{joint.name}_body" pos="{_fmt(pos)}" '
                      f'quat="{_fmt(quat)}">')
@@ -82,12 +92,43 @@ def mjcf_from_model(model, gravity=GRAVITY, timestep=0.001, friction=True, dry_f
                      f'axis="{_fmt(joint.axis)}" damping="{damping!r}" '
                      f'frictionloss="{loss!r}" solreffriction="{2 * timestep!r} 1" '
                      f'{limits}/>')
+        if obstacle is not None and k == last:
+            lines.append(f'{indent}  <geom name="tool" type="sphere" '
+                         f'size="{obstacle.tool_radius!r}" pos="{_fmt(model.tool[:3, 3])}" '
+                         'density="0" contype="1" conaffinity="0"/>')
         indent += '  '
     for _ in model.joints:
         indent = indent[:-2]
         lines.append(f'{indent}</body>')
     lines += ['  </worldbody>', '</mujoco>']
     return '\n'.join(lines)
+
+
+@dataclass(frozen=True)
+class Obstacle:
+    """A box fixed in the world that the tool can strike.
+
+    Attributes:
+        center: the box's centre in the base frame [m], (3,).
+        half_size: its half extents along the base axes [m], (3,), each > 0.
+        tool_radius: the radius of the sphere at the tool point (tip link origin plus the
+            model's tool offset) that collides with it [m]; the arm's links do not.
+    """
+
+    center: tuple[float, float, float]
+    half_size: tuple[float, float, float]
+    tool_radius: float = 0.03
+
+    @classmethod
+    def from_values(cls, values, tool_radius=0.03):
+        """From [cx cy cz hx hy hz] [m]; InputError naming what is wrong."""
+        v = np.asarray(values, dtype=float)
+        if v.shape != (6,) or not np.all(np.isfinite(v)) or not np.all(v[3:] > 0.0) or \
+                not (np.isfinite(tool_radius) and 0.0 < tool_radius <= 1.0):
+            raise InputError(f'obstacle: expected [cx cy cz hx hy hz] [m], finite, half sizes '
+                             f'> 0, and a tool radius in (0, 1] m; got {v.tolist()}, '
+                             f'{tool_radius}')
+        return cls(tuple(v[:3]), tuple(v[3:]), float(tool_radius))
 
 
 class MujocoSim:
@@ -104,16 +145,18 @@ class MujocoSim:
         dry_friction: with ``friction``, the URDF friction too (frictionloss); off, only
             the damping (what a controller compensates exactly: it is linear in qd).
         brakes: hold the joints until the first command (:meth:`set_command`).
+        obstacle: an Obstacle the tool can strike (None: no contacts at all).
     """
 
     def __init__(self, model, q0=None, gravity=GRAVITY, timestep=0.001,
                  noise_std=(0.0, 0.0), seed=0, friction=True, brakes=False,
-                 dry_friction=True):
+                 dry_friction=True, obstacle=None):
         import mujoco
         self.mujoco = mujoco
         self.robot = model
+        self.obstacle = obstacle
         self.mj_model = mujoco.MjModel.from_xml_string(
-            mjcf_from_model(model, gravity, timestep, friction, dry_friction))
+            mjcf_from_model(model, gravity, timestep, friction, dry_friction, obstacle))
         self.data = mujoco.MjData(self.mj_model)
         n = model.n
         if q0 is not None:
@@ -189,6 +232,26 @@ class MujocoSim:
         self.mujoco.mj_applyFT(self.mj_model, self.data, self.push_wrench[:3].copy(),
                                self.push_wrench[3:].copy(), point, body, self._external)
         return self._external.copy()
+
+    def contact(self):
+        """(joint torque [N m or N], normal force [N]) of the tool's contact with the
+        obstacle in the last step: MuJoCo's contact forces mapped through its own
+        constraint Jacobian (the ground truth of a collision observer); zeros without."""
+        torque = np.zeros(self.robot.n)
+        if self.obstacle is None or self.data.ncon == 0:
+            return torque, 0.0
+        m, d = self.mj_model, self.data
+        contact_rows = np.isin(d.efc_type, (
+            self.mujoco.mjtConstraint.mjCNSTR_CONTACT_FRICTIONLESS,
+            self.mujoco.mjtConstraint.mjCNSTR_CONTACT_PYRAMIDAL,
+            self.mujoco.mjtConstraint.mjCNSTR_CONTACT_ELLIPTIC))
+        force = np.where(contact_rows, d.efc_force, 0.0)
+        self.mujoco.mj_mulJacTVec(m, d, torque, force)
+        normal, frame = 0.0, np.zeros(6)
+        for i in range(d.ncon):
+            self.mujoco.mj_contactForce(m, d, i, frame)
+            normal += frame[0]
+        return torque, normal
 
     def step(self):
         """Advance one timestep with the held command (braked: time only) and the push."""

@@ -52,3 +52,58 @@ def test_the_live_estimate_follows_the_push_and_the_contact_is_reported(tmp_path
     lines = [kv.value for msg in said for s in msg.status for kv in s.values
              if kv.key == 'last_collision' and kv.value.startswith('collision')]
     assert lines and 'panda_joint' in lines[-1], lines[-1:]
+
+
+#: A box beside the Panda's tool at home (base frame [m]: centre, half sizes): joint 1
+#: turning by 0.163 rad brings the tool sphere (0.03 m) to its face.
+OBSTACLE = [0.307, 0.18, 0.59, 0.1, 0.1, 0.1]
+#: Joint 1 out by 0.3 rad and back over 2 s (seed 000 eq. 73): the tool meets the box at
+#: about 0.14 m/s.
+TOWARDS = {'reference': 'one_minus_cos', 'amplitudes': [0.15] + [0.0] * 6, 'periods': [2.0]}
+
+
+@pytest.fixture(scope='module')
+def thresholds(tmp_path_factory):
+    """Thresholds derived from a collision-free run of the same motion (no obstacle), as
+    `robodyn contacts --derive` writes them: the largest residual x 2, at least 0.1 N m."""
+    from robodyn_ros.control.collision import derive_thresholds
+    from robodyn_ros.model import load_robot
+    from robodyn_ros.validation.contacts import scan_bag_with_file
+    bag = str(tmp_path_factory.mktemp('free') / 'bag')
+    closed_loop('panda', duration=1.2, bag_path=bag, controller_overrides=dict(TOWARDS),
+                log=lambda *_: None)
+    scan, _, _, _ = scan_bag_with_file(bag, load_robot('panda'), None, gain=GAIN)
+    return [float(v) for v in derive_thresholds(scan.peak, 2.0)]
+
+
+def _strike(thresholds, reaction):
+    """The motion with the box in the way: per step (sim time, contacts, normal force [N],
+    contact declared by the controller, q)."""
+    rows = []
+
+    def hook(step, nodes, executor):
+        sim, core = nodes['sim'].sim, nodes['controller'].core
+        rows.append((sim.time, sim.data.ncon, sim.contact()[1],
+                     core.collision.detector.contact is not None, sim.data.qpos.copy()))
+    closed_loop('panda', duration=2.0, hook=hook, log=lambda *_: None,
+                sim_overrides={'obstacle': OBSTACLE},
+                controller_overrides=dict(TOWARDS, **{
+                    'collision.thresholds': thresholds, 'collision.gain': GAIN,
+                    'collision.reaction': reaction}))
+    t, contacts, force, declared, q = (np.array(c) for c in zip(*rows))
+    first, k = int(np.argmax(contacts > 0)), int(np.argmax(declared))
+    assert contacts.any() and declared.any() and not declared[:first].any()
+    print(f'{reaction}: first contact at {t[first]:.3f} s, declared {1e3 * (t[k] - t[first]):.1f}'
+          f' ms later at {force[k]:.1f} N; largest force after {force[k:].max():.1f} N, '
+          f'largest motion after {np.abs(q[k:] - q[k]).max():.4f} rad')
+    return t[k] - t[first], force[k], force[k:], np.abs(q[k:] - q[k]).max()
+
+
+def test_the_tool_striking_the_obstacle_is_detected_and_held(thresholds):
+    delay, _, _, motion = _strike(thresholds, 'hold')
+    assert delay <= 0.005 and motion <= 0.02
+
+
+def test_compliant_the_arm_yields_to_the_obstacle(thresholds):
+    delay, at_detection, after, _ = _strike(thresholds, 'compliant')
+    assert delay <= 0.005 and after.max() < 2.0 * at_detection and after[-1] < 1.0

@@ -8,7 +8,7 @@ from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.errors import InputError
 from robodyn_ros.model import load_robot
 from robodyn_ros.model.registry import PANDA_HOME
-from robodyn_ros.sim.mujoco_sim import MujocoSim
+from robodyn_ros.sim.mujoco_sim import MujocoSim, Obstacle
 
 PANDA = load_robot('panda')
 Q0 = np.array(PANDA_HOME)
@@ -68,3 +68,31 @@ def test_a_push_at_the_tool_is_the_jacobian_transpose_of_its_wrench_in_mujoco():
         np.testing.assert_allclose(tau, tool_jacobian(model, q).T @ wrench, atol=1e-9)
     with pytest.raises(InputError, match='push'):
         sim.set_push([1.0, 2.0], 0.0, 1.0)
+
+
+@pytest.mark.parametrize('values, radius', [([0.3, 0.0, 0.5, 0.1, 0.1], 0.03),
+                                            ([0.3, 0.0, 0.5, 0.1, 0.0, 0.1], 0.03),
+                                            ([0.3, np.nan, 0.5, 0.1, 0.1, 0.1], 0.03),
+                                            ([0.3, 0.0, 0.5, 0.1, 0.1, 0.1], 0.0)])
+def test_an_impossible_obstacle_is_refused_naming_it(values, radius):
+    with pytest.raises(InputError, match='obstacle: expected'):
+        Obstacle.from_values(values, radius)
+
+
+def test_the_tool_resting_on_the_obstacle_feels_its_weight_through_mujoco():
+    """The box just under the tool of an arm with no torque on its last joint: the
+    contact's joint torque is the constraint Jacobian's transpose of a normal force, and
+    without an obstacle there is none."""
+    model = load_robot('panda')
+    free = MujocoSim(model, PANDA_HOME)
+    free.step()
+    assert not free.contact()[0].any() and free.contact()[1] == 0.0
+    tool = np.array([0.307, 0.0, 0.5903])  # the tool point at PANDA_HOME (x, y, z) [m]
+    sim = MujocoSim(model, PANDA_HOME, obstacle=Obstacle.from_values(
+        [*tool[:2], tool[2] - 0.03 - 0.05 + 0.001, 0.05, 0.05, 0.05]))  # 1 mm overlap
+    g = RigidBodyDynamics(model).gravity_vector(np.array(PANDA_HOME))
+    sim.set_command(g * 0.9)  # the arm sags onto the box
+    for _ in range(200):
+        sim.step()
+    torque, normal = sim.contact()
+    assert normal > 1.0 and np.abs(torque).max() > 0.1
