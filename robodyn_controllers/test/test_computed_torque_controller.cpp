@@ -103,14 +103,16 @@ protected:
       }
     }
     ASSERT_EQ(controller_->state_interface_configuration().names.size(), states.size());
-    (void)controller_->export_reference_interfaces();
+    references_ = controller_->export_reference_interfaces();
     controller_->assign_interfaces(std::move(commands), std::move(states));
     ASSERT_EQ(controller_->get_node()->activate().id(), State::PRIMARY_STATE_ACTIVE);
   }
 
-  return_type update()
+  // One cycle, 1 ms after the last (`advance` false: at the same time, as Gazebo's
+  // controller_manager now and then repeats one).
+  return_type update(bool advance = true)
   {
-    clock_ += 0.001;
+    clock_ += advance ? 0.001 : 0.0;
     return controller_->update(rclcpp::Time(static_cast<int64_t>(clock_ * 1e9), RCL_ROS_TIME),
              rclcpp::Duration::from_seconds(0.001));
   }
@@ -120,6 +122,7 @@ protected:
   std::vector<double> q_, gravity_, position_, velocity_, effort_, command_;
   std::vector<CommandInterface::SharedPtr> command_ifs_;
   std::vector<StateInterface::SharedPtr> state_ifs_;
+  std::vector<CommandInterface::SharedPtr> references_;  // per joint: position, velocity, acc.
   std::unique_ptr<ComputedTorqueController> controller_;
   double clock_ = 100.0;
 };
@@ -136,6 +139,26 @@ TEST_F(ComputedTorqueControllerTest, WithoutAReferenceItHoldsTheArmWithGravity)
   for (int k = 0; k < 200; ++k) {ASSERT_EQ(update(), return_type::OK);}
   for (std::size_t i = 0; i < q_.size(); ++i) {  // at rest at the hold position: g(q)
     EXPECT_NEAR(command_[i], gravity_[i], 1e-9) << "joint " << i + 1;
+  }
+}
+
+TEST_F(ComputedTorqueControllerTest, ACycleWhoseTimeRepeatsTakesTheReferenceOnePeriodOn)
+{
+  ASSERT_NO_FATAL_FAILURE(init("good"));
+  ASSERT_EQ(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE);
+  ASSERT_NO_FATAL_FAILURE(activate(0.0));
+  ASSERT_EQ(references_.size(), 3 * q_.size());
+  // the JointTrajectoryController writes the same sample twice: 0.5 rad/s, 2 rad/s^2
+  for (const bool advance : {true, false}) {
+    for (std::size_t i = 0; i < q_.size(); ++i) {
+      (void)references_[3 * i]->set_value(q_[i]);
+      (void)references_[3 * i + 1]->set_value(0.5);
+      (void)references_[3 * i + 2]->set_value(2.0);
+    }
+    ASSERT_EQ(update(advance), return_type::OK);
+  }
+  for (std::size_t i = 0; i < q_.size(); ++i) {  // q + qd h + qdd h^2 / 2, h = 1 ms
+    EXPECT_NEAR(controller_->reference_position()[i], q_[i] + 0.5e-3 + 1e-6, 1e-15);
   }
 }
 

@@ -285,13 +285,9 @@ def run_node(factory, name, args=None, events_executor=False):
         signal.signal(signum, stop)
     try:
         node = factory()
-    except RobodynError as exc:
-        print(f'{name}: error: {exc}', flush=True)
-        rclpy.try_shutdown()
-        _ignore_signals()
-        return 2
-    except Exception as exc:  # noqa: BLE001 - e.g. a parameter override rclpy refuses
-        print(f'{name}: error: {type(exc).__name__}: {exc}'.splitlines()[0], flush=True)
+    except Exception as exc:  # noqa: BLE001 - also a parameter override rclpy refuses
+        text = str(exc) if isinstance(exc, RobodynError) else f'{type(exc).__name__}: {exc}'
+        print(f'{name}: error: {text}'.splitlines()[0], flush=True)
         rclpy.try_shutdown()
         _ignore_signals()
         return 2
