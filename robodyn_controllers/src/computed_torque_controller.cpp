@@ -291,8 +291,8 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", error.c_str());
     return CallbackReturn::ERROR;
   }
-  for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &raw_q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_,
-      &gravity_, &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_,
+  for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
+      &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_,
       &applied_cmd_})
   {
     v->assign(n_, 0.0);
@@ -605,21 +605,10 @@ bool ComputedTorqueController::take_reference(double period) noexcept
       v[k] = value.has_value() && std::isfinite(*value) ? *value : 0.0;  // absent: 0
       (void)refs[REFERENCES * i + k]->set_value(NaN);
     }
-    unchanged = unchanged && have_reference_ && v[0] == raw_q_ref_[i];
-    raw_q_ref_[i] = q_ref_[i] = v[0];
+    unchanged = unchanged && have_reference_ && v[0] == q_ref_[i];
+    q_ref_[i] = v[0];
     qd_ref_[i] = v[1];
     qdd_ref_[i] = v[2];
-  }
-  // A cycle whose time did not advance (period 0: Gazebo's controller_manager reads a
-  // /clock that arrives a step late now and then, while the physics did step) gets the
-  // JointTrajectoryController's sample of the previous cycle again: the reference one
-  // nominal period on (its Taylor step) is the one the state that came with it belongs to.
-  if (unchanged && period <= 0.0) {
-    const double h = nominal_period_;
-    for (std::size_t i = 0; i < n_; ++i) {
-      q_ref_[i] += (qd_ref_[i] + 0.5 * qdd_ref_[i] * h) * h;
-      qd_ref_[i] += qdd_ref_[i] * h;
-    }
   }
   unchanged_cycles_ = unchanged ? unchanged_cycles_ + 1 : 0;
   // The position stopped changing for AT_REST_CYCLES: the trajectory ended (header). One
