@@ -318,7 +318,7 @@ class ControllerCore:
         if offset is None:
             return None
         t0, c0 = time.perf_counter(), time.thread_time()
-        t = self.clock.reference_time(now, offset)
+        t = self.clock.peek(now, offset)  # remembered below, once the cycle is the fused one's
         reference = self.reference(t)
         q_r, qd_r, qdd_r = reference
         if q_r.dtype is not _F64 or qd_r.dtype is not _F64 or qdd_r.dtype is not _F64:
@@ -330,6 +330,7 @@ class ControllerCore:
         if flags < 0:
             return None
         self.q, self.qd = buffer[1], buffer[2]
+        self.clock.reference_time(now, offset)  # = t: a declined cycle left no trace
         self.clock.take_steady(stamp, offset)
         sup.accept_fused(now, self.q, self.qd, flags)
         fused.cycles += 1
