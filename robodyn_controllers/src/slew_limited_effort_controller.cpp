@@ -32,18 +32,22 @@ CallbackReturn SlewLimitedEffortController::on_init()
   return CallbackReturn::SUCCESS;
 }
 
-InterfaceConfiguration SlewLimitedEffortController::command_interface_configuration() const
+// <joint>/effort of every joint: the commands it writes, and the states it starts from.
+InterfaceConfiguration SlewLimitedEffortController::effort_interfaces() const
 {
   InterfaceConfiguration config{interface_configuration_type::INDIVIDUAL, {}};
   for (const auto & joint : joints_) {config.names.push_back(joint + "/" + HW_IF_EFFORT);}
   return config;
 }
 
+InterfaceConfiguration SlewLimitedEffortController::command_interface_configuration() const
+{
+  return effort_interfaces();
+}
+
 InterfaceConfiguration SlewLimitedEffortController::state_interface_configuration() const
 {
-  InterfaceConfiguration config{interface_configuration_type::INDIVIDUAL, {}};
-  for (const auto & joint : joints_) {config.names.push_back(joint + "/" + HW_IF_EFFORT);}
-  return config;
+  return effort_interfaces();
 }
 
 CallbackReturn SlewLimitedEffortController::on_configure(const rclcpp_lifecycle::State &)

@@ -60,6 +60,7 @@ public:
   const LimitCounts & counts() const noexcept {return counts_;}
 
 private:
+  controller_interface::InterfaceConfiguration effort_interfaces() const;
   void on_command(const std_msgs::msg::Float64MultiArray & msg);
 
   std::vector<std::string> joints_;
