@@ -41,9 +41,7 @@ ALLOWED = {
     'validation': {'validation', 'io', 'control', 'dynamics', 'model'},
     'identification': {'identification', 'io', 'control', 'dynamics', 'model', 'sim'},
     'experiments': {'experiments', 'control', 'dynamics', 'model', 'sim'},
-    'campaign': {'campaign', 'io', 'dynamics', 'model'},
-    'bench': {'bench', 'campaign', 'nodes', 'io', 'control', 'dynamics', 'model',
-              'validation'},
+    'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model', 'validation'},
     'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model'},
 }
 #: generated_docs: below the CLI's commands (the CLI hands it its runner for the sections
@@ -137,16 +135,10 @@ ROS_PACKAGES = ('rclpy', 'std_msgs', 'sensor_msgs', 'trajectory_msgs', 'diagnost
                 'control_msgs', 'builtin_interfaces', 'rcl_interfaces', 'rosgraph_msgs')
 
 
-#: The ROS clients: the packages whose modules may import rclpy or a message package
-#: (nodes/: the ROS nodes; campaign/: the fault campaign, a tool that drives them as
-#: processes and watches them over DDS).
-ROS_CLIENTS = {'nodes', 'campaign'}
-
-
-def test_only_ros_clients_import_rclpy_or_messages_even_inside_functions():
-    """Not only at import time: no module outside the ROS clients imports rclpy or a
-    message package anywhere, a function body included (the benchmark's and the demo's
-    nodes live in nodes/ too)."""
+def test_only_nodes_import_rclpy_or_messages_even_inside_functions():
+    """Not only at import time: no module outside nodes/ imports rclpy or a message
+    package anywhere, a function body included (the benchmark's and the demo's nodes live
+    in nodes/ too)."""
     import ast
     import glob
     import os
@@ -154,7 +146,7 @@ def test_only_ros_clients_import_rclpy_or_messages_even_inside_functions():
                         'robodyn_ros')
     wrong = []
     for path in glob.glob(os.path.join(root, '**', '*.py'), recursive=True):
-        if os.path.relpath(path, root).split(os.sep)[0] in ROS_CLIENTS:
+        if os.path.relpath(path, root).split(os.sep)[0] == 'nodes':
             continue
         for node in ast.walk(ast.parse(open(path, encoding='utf-8').read())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \

@@ -6,7 +6,7 @@ it, and with an empty one."""
 import tempfile
 import time
 
-from ..campaign.probe import Harness
+from ..nodes.faults.probe import Harness
 
 __all__ = ['first_command', 'first_start']
 
