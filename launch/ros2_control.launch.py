@@ -60,6 +60,7 @@ from launch.actions import (
     LogInfo,
     OpaqueFunction,
     RegisterEventHandler,
+    TimerAction,
 )
 from launch.event_handlers import OnProcessExit
 from launch.substitutions import LaunchConfiguration
@@ -80,6 +81,9 @@ COMMAND_TOPIC = '/effort_controller/commands'
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
 CONTROLLER = CONTROLLER_NAME
+#: How long (s) the launch waits for the words of a Gazebo server that ended, and how often
+#: it looks; a server that said nothing is reported by its exit code.
+REASON_WAIT, REASON_POLL = 3.0, 0.1
 
 
 class LaunchArgumentError(ArgumentError):
@@ -94,7 +98,11 @@ def _server_watch(server):
     when the server ends by itself (a description it cannot load: 'Failed to load a
     world'), instead of leaving the spawners waiting for a controller_manager that never
     comes. An exit after Ctrl-C is not one: the wrapper exits 0 only when stopped by a
-    signal (sim/gazebo_server.py), and a terminal's Ctrl-C reaches it as soon as launch."""
+    signal (sim/gazebo_server.py), and a terminal's Ctrl-C reaches it as soon as launch.
+
+    The exit event can overtake the server's last output (launch learns of the exit from
+    the process, of the output from its pipes, and a busy machine delivers them in either
+    order), so the reason is awaited, up to REASON_WAIT s, before the line is written."""
     import re
 
     from launch.event_handlers import OnProcessIO, OnShutdown
@@ -106,15 +114,23 @@ def _server_watch(server):
         said.extend(line.split('Msg:', 1)[1].strip() for line in text.splitlines()
                     if 'Msg:' in line)
 
-    def ended(event, context):
-        if stopping or event.returncode == 0:
+    def report(context, returncode, waited):
+        if stopping:
             return None
+        if not said and waited < REASON_WAIT:
+            return [TimerAction(period=REASON_POLL, actions=[OpaqueFunction(
+                function=lambda c: report(c, returncode, waited + REASON_POLL))])]
         import launch.logging
-        why = '; '.join(dict.fromkeys(said)) or f'exit code {event.returncode}'
+        why = '; '.join(dict.fromkeys(said)) or f'exit code {returncode}'
         launch.logging.get_logger('launch').error(
             f'hardware:=gz: the Gazebo server ended: {why} (a description Gazebo cannot '
             'load); stopping')
         return [EmitEvent(event=Shutdown(reason='the Gazebo server ended'))]
+
+    def ended(event, context):
+        if stopping or event.returncode == 0:
+            return None
+        return report(context, event.returncode, 0.0)
 
     return [RegisterEventHandler(OnProcessIO(target_action=server, on_stderr=note,
                                              on_stdout=note)),
