@@ -81,9 +81,10 @@ COMMAND_TOPIC = '/effort_controller/commands'
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
 CONTROLLER = CONTROLLER_NAME
-#: How long (s) the launch waits for the words of a Gazebo server that ended, and how often
-#: it looks; a server that said nothing is reported by its exit code.
-REASON_WAIT, REASON_POLL = 3.0, 0.1
+#: How long (s) the launch waits for the words of a Gazebo server that ended, at most; how
+#: long its output must have been quiet; how often it looks. A server that said nothing
+#: is reported by its exit code.
+REASON_WAIT, REASON_QUIET, REASON_POLL = 3.0, 0.3, 0.1
 
 
 class LaunchArgumentError(ArgumentError):
@@ -102,26 +103,38 @@ def _server_watch(server):
 
     The exit event can overtake the server's last output (launch learns of the exit from
     the process, of the output from its pipes, and a busy machine delivers them in either
-    order), so the reason is awaited, up to REASON_WAIT s, before the line is written."""
+    order), and the output comes in chunks that can split a line: the reason is read from
+    the whole output once it has been quiet for REASON_QUIET s (at most REASON_WAIT s)."""
     import re
+    import time
 
     from launch.event_handlers import OnProcessIO, OnShutdown
     from launch.events import Shutdown
-    said, stopping = [], []
+    output, heard, stopping = {'stdout': [], 'stderr': []}, [0.0], []
 
-    def note(event):
-        text = re.sub(r'\x1b\[[0-9;]*m', '', event.text.decode(errors='replace'))
-        said.extend(line.split('Msg:', 1)[1].strip() for line in text.splitlines()
-                    if 'Msg:' in line)
+    def note(stream):
+        def take(event):
+            output[stream].append(event.text.decode(errors='replace'))
+            heard[0] = time.monotonic()
+        return take
+
+    def reasons():
+        found = []
+        for chunks in output.values():  # each stream's lines whole: chunks joined first
+            text = re.sub(r'\x1b\[[0-9;]*m', '', ''.join(chunks))
+            found += [line.split('Msg:', 1)[1].strip() for line in text.splitlines()
+                      if 'Msg:' in line]
+        return [r for r in dict.fromkeys(found) if r]
 
     def report(context, returncode, waited):
         if stopping:
             return None
-        if not said and waited < REASON_WAIT:
+        settling = not any(output.values()) or time.monotonic() - heard[0] < REASON_QUIET
+        if settling and waited < REASON_WAIT:
             return [TimerAction(period=REASON_POLL, actions=[OpaqueFunction(
                 function=lambda c: report(c, returncode, waited + REASON_POLL))])]
         import launch.logging
-        why = '; '.join(dict.fromkeys(said)) or f'exit code {returncode}'
+        why = '; '.join(reasons()) or f'exit code {returncode}'
         launch.logging.get_logger('launch').error(
             f'hardware:=gz: the Gazebo server ended: {why} (a description Gazebo cannot '
             'load); stopping')
@@ -132,8 +145,8 @@ def _server_watch(server):
             return None
         return report(context, event.returncode, 0.0)
 
-    return [RegisterEventHandler(OnProcessIO(target_action=server, on_stderr=note,
-                                             on_stdout=note)),
+    return [RegisterEventHandler(OnProcessIO(target_action=server, on_stderr=note('stderr'),
+                                             on_stdout=note('stdout'))),
             RegisterEventHandler(OnShutdown(on_shutdown=lambda *_: stopping.append(1))),
             RegisterEventHandler(OnProcessExit(target_action=server, on_exit=ended))]
 
@@ -184,7 +197,7 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
     if hardware == 'gz':
         return _gazebo_description(model, q0, out, hold)
     from robodyn_ros.sim.mujoco_sim import plugin_mjcf
-    mjcf, notes = plugin_mjcf(model, q0)
+    mjcf, notes = plugin_mjcf(model, q0, obstacle=_obstacle(context, hardware))
     path = os.path.join(out, 'model.xml')
     with open(path, 'w', encoding='utf-8') as handle:
         handle.write(mjcf)
@@ -203,6 +216,23 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
                              params={'mujoco_model': path, 'headless': 'true'},
                              effort0=hold)
     return xml, notes + more, 'mujoco_ros2_control'
+
+
+def _obstacle(context, hardware):
+    """The launch argument ``obstacle`` ('cx cy cz hx hy hz' [m], base frame: a box the
+    tool's 0.03 m sphere can strike) as an Obstacle; None when empty."""
+    from robodyn_ros.sim.mujoco_sim import Obstacle
+    text = LaunchConfiguration('obstacle').perform(context).replace(',', ' ').split()
+    if not text:
+        return None
+    if hardware not in ('mujoco', 'mujoco_ros2_control'):
+        raise LaunchArgumentError(f'obstacle:= is for hardware:=mujoco or mujoco_ros2_control, '
+                                  f'not {hardware!r}')
+    try:
+        return Obstacle.from_values([float(v) for v in text])
+    except ValueError:  # InputError too: one line either way
+        raise LaunchArgumentError(f'obstacle:={" ".join(text)!r}; valid: six finite numbers '
+                                  "'cx cy cz hx hy hz' [m], half sizes > 0") from None
 
 
 def _fault_injection(context):
@@ -380,5 +410,9 @@ def generate_launch_description():
                               description='tests only, hardware:=mujoco: corrupt the states '
                                           'on request (std_msgs/String on '
                                           '/<hardware>/inject_fault, docs/reliability.md)'),
+        DeclareLaunchArgument('obstacle', default_value='',
+                              description="hardware:=mujoco: a box fixed in the world, 'cx cy "
+                                          "cz hx hy hz' [m] (base frame), that a 0.03 m "
+                                          "sphere at the tool strikes (empty: none)"),
         OpaqueFunction(function=_nodes),
     ])

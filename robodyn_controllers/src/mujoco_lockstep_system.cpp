@@ -40,8 +40,19 @@
 // `push_body` (hardware parameter; the tip link's origin as robodyn_ros writes them),
 // applied by MuJoCo's mj_applyFT. Its joint torque over each cycle, the ground truth of a
 // collision observer, goes out on `~/external_torque` (sensor_msgs/JointState, effort;
-// zeros outside a push) with each state, and that state's positions (read()'s time is not
-// the clock the controllers' messages carry: the positions tell which state it was).
+// zeros outside a push) with each state, plus the joint torque of the tool's contact with
+// the obstacle when the MJCF has one (the launch's `obstacle`: contact forces mapped
+// through MuJoCo's own constraint Jacobian, contact rows only), and that state's
+// positions (read()'s time is not the clock the controllers' messages carry: the
+// positions tell which state it was).
+//
+// Test only, with fault injection: `~/applied_step` (sensor_msgs/JointState), the witness
+// of the torque-rate invariant judged from what the hardware applied: after each cycle's
+// physics, per joint, `velocity` the change of the applied torque (MuJoCo's actuator
+// force) in this cycle [N m], `position` the largest such change since the hardware
+// started, `effort` the torque applied. A subscriber that loses messages (a busy test
+// machine) still learns every cycle's worst from the running maximum: the witness does not
+// depend on receiving each cycle, as a recording of /joint_states does.
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -134,6 +145,7 @@ public:
       RCLCPP_WARN(get_logger(), "MujocoLockstepSystem: fault injection enabled on %s "
         "(test only)", injector_->get_topic_name());
       if (!configure_push(hw)) {return CallbackReturn::ERROR;}
+      configure_witness();
     }
     return CallbackReturn::SUCCESS;
   }
@@ -231,7 +243,7 @@ public:
   // meanwhile, as a real arm's does, at most MAX_STEPS; every cycle at least one step, so
   // every command is applied). Without the sum, jittery periods rounded one by one would
   // let the physics drift from the clock the JTC samples its reference on.
-  return_type write(const rclcpp::Time &, const rclcpp::Duration & period) override
+  return_type write(const rclcpp::Time & time, const rclcpp::Duration & period) override
   {
     const double dt = model_->opt.timestep;
     const double elapsed = period.seconds();
@@ -258,6 +270,7 @@ public:
     const int count = static_cast<int>(std::clamp(std::round(lag_ / dt), 1.0, MAX_STEPS));
     lag_ = std::clamp(lag_ - count * dt, -dt, dt);  // beyond MAX_STEPS the world stood still
     take_push();
+    std::fill(contact_torque_.begin(), contact_torque_.end(), 0.0);
     for (int k = 0; k < count; ++k) {
       mj_step1(model_, data_);  // positions and velocities: the bias force of this state
       if (k == 0) {  // the hold, like the controllers' commands, moves once per cycle
@@ -265,7 +278,9 @@ public:
       }
       push();
       mj_step2(model_, data_);
+      if (k == 0) {contact();}  // the contact of this cycle's first step, as its push
     }
+    publish_witness(time);
     return return_type::OK;
   }
 
@@ -350,7 +365,30 @@ private:
     truth_msg_.position.assign(qpos_.size(), 0.0);
     truth_msg_.effort.assign(qpos_.size(), 0.0);
     applied_push_.assign(model_->nv, 0.0);
+    contact_torque_.assign(model_->nv, 0.0);
     return true;
+  }
+
+  // After a step: the joint torque of the contacts in it (MuJoCo's contact rows of
+  // efc_force through its constraint Jacobian, mj_mulJacTVec), for the ground truth.
+  // The forces are copied into a buffer sized once; a step with more constraint rows than
+  // it holds reports NaN (the truth unknown, never a wrong value).
+  void contact()
+  {
+    if (!truth_ || data_->ncon == 0) {return;}
+    const int rows = data_->nefc;
+    if (rows > static_cast<int>(contact_rows_.size())) {
+      std::fill(contact_torque_.begin(), contact_torque_.end(),
+        std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
+    for (int r = 0; r < rows; ++r) {
+      const int type = data_->efc_type[r];
+      const bool is_contact = type == mjCNSTR_CONTACT_FRICTIONLESS ||
+        type == mjCNSTR_CONTACT_PYRAMIDAL || type == mjCNSTR_CONTACT_ELLIPTIC;
+      contact_rows_[r] = is_contact ? data_->efc_force[r] : 0.0;
+    }
+    mj_mulJacTVec(model_, data_, contact_torque_.data(), contact_rows_.data());
   }
 
   // From ~/push (the executor's thread): the wrench and duration, handed to write()
@@ -411,9 +449,44 @@ private:
     truth_msg_.header.stamp = time;
     for (std::size_t i = 0; i < dof_.size(); ++i) {
       truth_msg_.position[i] = data_->qpos[qpos_[i]];  // the state it goes with
-      truth_msg_.effort[i] = applied_push_[dof_[i]];
+      truth_msg_.effort[i] = applied_push_[dof_[i]] + contact_torque_[dof_[i]];
     }
     (void)truth_->try_publish(truth_msg_);
+  }
+
+  // The applied-step witness's publisher and message (see the file's comment).
+  void configure_witness()
+  {
+    witness_topic_ = get_node()->create_publisher<sensor_msgs::msg::JointState>(
+      "~/applied_step", rclcpp::QoS(100).reliable());
+    witness_ = std::make_unique<realtime_tools::RealtimePublisher<sensor_msgs::msg::JointState>>(
+      witness_topic_);
+    for (const auto & joint : get_hardware_info().joints) {
+      witness_msg_.name.push_back(joint.name);
+    }
+    const std::size_t n = actuator_.size();
+    witness_msg_.position.assign(n, 0.0);
+    witness_msg_.velocity.assign(n, 0.0);
+    witness_msg_.effort.assign(n, 0.0);
+    applied_.assign(n, 0.0);
+    for (std::size_t i = 0; i < n; ++i) {applied_[i] = data_->actuator_force[actuator_[i]];}
+  }
+
+  // After a cycle's physics: each joint's applied-torque change, its running maximum, the
+  // torque (non-blocking; no allocation: the message's vectors are sized at configure).
+  void publish_witness(const rclcpp::Time & time)
+  {
+    if (!witness_) {return;}
+    for (std::size_t i = 0; i < applied_.size(); ++i) {
+      const double now = data_->actuator_force[actuator_[i]];
+      const double change = std::abs(now - applied_[i]);
+      applied_[i] = now;
+      witness_msg_.velocity[i] = change;
+      witness_msg_.position[i] = std::max(witness_msg_.position[i], change);
+      witness_msg_.effort[i] = now;
+    }
+    witness_msg_.header.stamp = time;
+    (void)witness_->try_publish(witness_msg_);
   }
 
   // Physics steps of one late cycle, at most: beyond 20 ms the simulated world waits for
@@ -508,10 +581,18 @@ private:
   std::atomic<bool> push_pending_{false};
   double push_until_ = -1.0;
   std::vector<mjtNum> applied_push_;
+  // the obstacle's contact (test only): its joint torque in the last cycle's first step,
+  // and the contact rows of efc_force (room for 4096 constraint rows)
+  std::vector<mjtNum> contact_torque_, contact_rows_ = std::vector<mjtNum>(4096, 0.0);
   rclcpp::Subscription<std_msgs::msg::String>::SharedPtr pusher_;
   rclcpp::Publisher<sensor_msgs::msg::JointState>::SharedPtr truth_topic_;
   std::unique_ptr<realtime_tools::RealtimePublisher<sensor_msgs::msg::JointState>> truth_;
   sensor_msgs::msg::JointState truth_msg_;
+  // the applied-step witness (test only): the torque applied after the last cycle [N m]
+  std::vector<double> applied_;
+  rclcpp::Publisher<sensor_msgs::msg::JointState>::SharedPtr witness_topic_;
+  std::unique_ptr<realtime_tools::RealtimePublisher<sensor_msgs::msg::JointState>> witness_;
+  sensor_msgs::msg::JointState witness_msg_;
   double max_rate_ = 1000.0;
   std::vector<hardware_interface::StateInterface::SharedPtr> position_, velocity_, effort_;
   std::vector<hardware_interface::CommandInterface::SharedPtr> command_;

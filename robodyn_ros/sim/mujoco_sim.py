@@ -279,14 +279,15 @@ class MujocoSim:
         return q, qd, self.command.copy()
 
 
-def plugin_mjcf(model, q0, gravity=GRAVITY, timestep=0.001):
+def plugin_mjcf(model, q0, gravity=GRAVITY, timestep=0.001, obstacle=None):
     """MJCF for mujoco_ros2_control's hardware plugin: the chain as :class:`MujocoSim` has
     it (same integrator choice, balanced inertias), one ``motor`` actuator per joint named
     as the joint (effort = ctrl, unlimited: ros2_control bounds the commands) and the
-    keyframe ``home`` at ``q0``. Returns (xml, notes)."""
+    keyframe ``home`` at ``q0``; ``obstacle`` (an :class:`Obstacle`) as MujocoSim has it.
+    Returns (xml, notes)."""
     import xml.etree.ElementTree as ET
-    sim = MujocoSim(model, q0, gravity, timestep)
-    root = ET.fromstring(mjcf_from_model(model, gravity, timestep))
+    sim = MujocoSim(model, q0, gravity, timestep, obstacle=obstacle)
+    root = ET.fromstring(mjcf_from_model(model, gravity, timestep, obstacle=obstacle))
     if sim.mj_model.opt.integrator != sim.mujoco.mjtIntegrator.mjINT_RK4:
         option = root.find('option')
         assert option is not None  # mjcf_from_model writes one

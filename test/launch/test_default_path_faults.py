@@ -15,7 +15,10 @@ million joint names must not SUCCEED; states
 the hardware corrupts on request (NaN, 10 rad beyond a limit, frozen, a 0.5 rad jump: the
 launch's test-only fault_injection) must be named on /diagnostics and the arm brought to
 rest, and a read() 200 ms late must give no step. Every applied torque step over the run
-stays within max_torque_rate x period.
+stays within max_torque_rate x period: judged from the hardware's own witness
+(`~/applied_step`: each cycle's change of the torque MuJoCo applied and its running
+maximum), so states the recorder loses on a busy machine cannot hide a step, and a stall
+of the loop cannot be mistaken for lost states.
 """
 
 import os
@@ -48,6 +51,8 @@ DRIFT = 0.05  # [rad] over 10 s after a release
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 RELEASED = 'released: held at'
 INJECT = '/robodyneffortsystem/inject_fault'
+#: the hardware's applied-step witness (test only: with fault_injection)
+WITNESS = '/robodyneffortsystem/applied_step'
 #: the middle of each Panda joint's range (its URDF) [rad]
 MIDDLE = np.array([0.0, 0.0, 0.0, -1.5708, 0.0, 1.8675, 0.0])
 #: (request, words the controller's /diagnostics must name); None: no fault expected
@@ -106,6 +111,32 @@ def _worst_step(stamps, effort):
     return float((steps / periods).max()) if steps.size else 0.0
 
 
+def _applied(probe, since=0.0):
+    """The largest applied-torque change in one cycle [N m] among the cycles after
+    ``since`` (receipt time), from the hardware's witness: (worst, witness messages
+    received, the stamp [s] of the message that showed it). A cycle whose message was lost
+    is still counted: when the running maximum rose over the window, the cycle that raised
+    it lies in the window; when it did not, every lost cycle stayed below the maximum at the
+    window's start, which the whole run's check bounds."""
+    before = [msg for t, msg in probe.log[WITNESS] if t < since]
+    inside = [msg for t, msg in probe.log[WITNESS] if t >= since]
+    if not inside:
+        return 0.0, 0, float('nan')
+    start = max(before[-1].position) if before else 0.0
+    worst, stamp = -1.0, float('nan')
+    for msg in inside:
+        step = max(max(msg.velocity), max(msg.position) if max(msg.position) > start else 0.0)
+        if step > worst:
+            worst, stamp = step, _stamp_of(msg)
+    return float(worst), len(inside), stamp
+
+
+def _within_step(applied):
+    """True when a window's witness (``_applied``) was received and stays within STEP."""
+    worst, count, _ = applied
+    return count > 0 and worst <= STEP * 1.001
+
+
 def _largest_steps(stamps, effort, count=3):
     """The ``count`` largest applied steps: (stamp, gap to the state before [s], step)."""
     steps = np.abs(np.diff(effort, axis=0)).max(axis=1)
@@ -138,10 +169,12 @@ def campaign(ros_launch_env):
         probe = Probe(DOMAIN)
         probe.record('/joint_states', JointState, depth=20000)
         probe.record('/diagnostics', DiagnosticArray, depth=5000)
+        probe.record(WITNESS, JointState, depth=20000)
         probe.spin(3.0)
         try:
             _cases(probe, launch, result)
             result['states'] = _series(probe)
+            result['applied'] = _applied(probe)
             result['diagnostics'] = _reasons(probe)
         finally:
             probe.close()
@@ -227,6 +260,7 @@ def _cases(probe, launch, result):
     if handle is not None:
         probe.wait(handle.get_result_async(), 10.0)
     result['stop_window'] = _series(probe, since)
+    result['stop_applied'] = _applied(probe, since)
     probe.spin(1.0)
     _mark(probe, result, 'release')
     # 4. the whole chain deactivated mid-motion
@@ -238,6 +272,7 @@ def _cases(probe, launch, result):
                                            'robodyn_controller'])
     probe.spin(10.0)
     result['release_window'] = _series(probe, released_at)
+    result['release_applied'] = _applied(probe, released_at)
     result['hardware_said'] = launch.wait_for(RELEASED, 1.0)
     _mark(probe, result, 'reload, JTC alone, refused goals')
     _reload_and_jtc_cases(probe, client, result)
@@ -273,6 +308,7 @@ def _reload_and_jtc_cases(probe, client, result):
                                        [])]
     probe.spin(1.0)
     result['reload_window'] = _series(probe, since)
+    result['reload_applied'] = _applied(probe, since)
     q = _q(probe)
     target = q - 0.3 * np.sign(q - MIDDLE)
     handle = probe.wait(client.send_goal_async(_goal(NAMES, [target, target], [3.0, 4.0])))
@@ -283,6 +319,7 @@ def _reload_and_jtc_cases(probe, client, result):
         probe.wait(handle.get_result_async(), 5.0)
     probe.spin(5.0)
     result['jtc_off_window'] = _series(probe, off_at)
+    result['jtc_off_applied'] = _applied(probe, off_at)
     result['jtc_on'] = probe.switch(['joint_trajectory_controller'], [])
     probe.spin(1.0)
     q = _q(probe)
@@ -298,6 +335,7 @@ def _reload_and_jtc_cases(probe, client, result):
     }
     probe.spin(1.0)
     result['refused_window'] = _series(probe, off_at)
+    result['refused_applied'] = _applied(probe, off_at)
     probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
 
 
@@ -329,10 +367,10 @@ def _injected(probe, client, request, launch):
                 said.append((round(t - since, 3), status.message))
             if error is None and status.level == b'\x02':
                 error = (_stamp_of(msg) - _injection_stamp(launch, request), status.message)
-    window = _series(probe, since)
+    window, applied = _series(probe, since), _applied(probe, since)
     probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
     probe.node.destroy_publisher(publisher)
-    return error, (done.status if done else None), window, said
+    return error, (done.status if done else None), window, said, applied
 
 
 def _stamp_of(msg):
@@ -382,8 +420,7 @@ def test_goals_the_arm_cannot_follow_do_not_succeed(campaign):
 
 
 def test_a_stopped_controller_manager_gives_no_step(campaign):
-    stamps, _, effort = campaign['stop_window']
-    assert _worst_step(stamps, effort) <= STEP * 1.001
+    assert _within_step(campaign['stop_applied']), campaign['stop_applied']
 
 
 def test_the_released_arm_stays_where_it_was_released(campaign):
@@ -392,14 +429,18 @@ def test_the_released_arm_stays_where_it_was_released(campaign):
     assert stamps[-1] - stamps[0] > 9.0
     drift = float(np.abs(q - q[0]).max())
     assert drift <= DRIFT, f'drift {drift:.4f} rad over {stamps[-1] - stamps[0]:.1f} s'
-    assert _worst_step(stamps, effort) <= STEP * 1.001
+    assert _within_step(campaign['release_applied']), campaign['release_applied']
     assert campaign['hardware_said']
 
 
 def test_no_applied_step_above_the_limit_over_the_run(campaign):
-    stamps, _, effort = campaign['states']
-    assert _worst_step(stamps, effort) <= STEP * 1.001, \
-        [(_case_of(campaign, t), gap, step) for t, gap, step in _largest_steps(stamps, effort)]
+    """The witness's running maximum over the whole run, whatever messages were lost; and
+    it is alive: the run's moves and trips do change the torque."""
+    worst, count, stamp = campaign['applied']
+    print(f'applied-step witness: worst {worst:.4f} N m in one cycle over the run '
+          f'({count} messages received, worst in case {_case_of(campaign, stamp)!r})')
+    assert _within_step(campaign['applied']), (worst, count, _case_of(campaign, stamp))
+    assert worst > 0.1 * STEP, f'the witness saw no torque change: {worst} N m in {count}'
 
 
 def test_the_launch_exits_within_2_s(campaign):
@@ -408,9 +449,8 @@ def test_the_launch_exits_within_2_s(campaign):
 
 @pytest.mark.parametrize('request_, words', INJECTED)
 def test_corrupted_states_are_named_and_the_arm_brought_to_rest(campaign, request_, words):
-    error, status, (stamps, q, effort), said = campaign['injected'][request_]
-    worst = _worst_step(stamps, effort)
-    assert worst <= STEP * 1.001, (request_, worst, _largest_steps(stamps, effort))
+    error, status, (stamps, q, effort), said, applied = campaign['injected'][request_]
+    assert _within_step(applied), (request_, applied)
     if words is None:  # a late read(): no fault, no step
         assert error is None, error
         return
@@ -427,7 +467,7 @@ def test_corrupted_states_are_named_and_the_arm_brought_to_rest(campaign, reques
 def test_an_unloaded_and_reloaded_controller_gives_no_step(campaign):
     assert all(campaign['reloaded']), campaign['reloaded']
     stamps, q, effort = campaign['reload_window']
-    assert _worst_step(stamps, effort) <= STEP * 1.001, _largest_steps(stamps, effort)
+    assert _within_step(campaign['reload_applied']), campaign['reload_applied']
     assert np.abs(q - q[0]).max() <= DRIFT
 
 
@@ -435,15 +475,14 @@ def test_the_jtc_deactivated_alone_leaves_the_arm_held(campaign):
     """The robodyn controller's reference stops where the JTC left it: at rest there."""
     assert campaign['jtc_off'] and campaign['jtc_on']
     stamps, q, effort = campaign['jtc_off_window']
-    assert _worst_step(stamps, effort) <= STEP * 1.001, _largest_steps(stamps, effort)
+    assert _within_step(campaign['jtc_off_applied']), campaign['jtc_off_applied']
     late = stamps >= stamps[0] + 1.0  # after the switch's reply and the stop
     drift = float(np.abs(q[late] - q[late][0]).max())
     assert drift <= DRIFT, f'{drift:.4f} rad over {stamps[-1] - stamps[late][0]:.1f} s'
 
 
 def test_goals_the_jtc_must_refuse_do_not_succeed_or_step(campaign):
-    stamps, _, effort = campaign['refused_window']
-    assert _worst_step(stamps, effort) <= STEP * 1.001, _largest_steps(stamps, effort)
+    assert _within_step(campaign['refused_applied']), campaign['refused_applied']
     statuses = campaign['refused_goals']
     assert statuses['time_backwards'] != campaign['succeeded']
     assert statuses['million_names'] != campaign['succeeded']
