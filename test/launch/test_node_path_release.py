@@ -16,6 +16,8 @@ from test_default_path_faults import (
     DRIFT,
     MAX_TORQUE_RATE,
     PERIOD,
+    WITNESS,
+    _applied,
     _goal,
     _largest_steps,
     _q,
@@ -49,7 +51,7 @@ def released(ros_launch_env):
     result = {}
     with _Hogs():
         launch = _Launch(ros_launch_env, DOMAIN, 'controller:=node', 'hardware:=mujoco',
-                         'robot:=panda')
+                         'robot:=panda', 'fault_injection:=true')  # the applied-step witness
         try:  # the launch stops whatever happens here (a leaked one loads every later test)
             result['active'] = launch.wait_for('ramp-in complete', 240.0)
             if result['active']:
@@ -57,6 +59,7 @@ def released(ros_launch_env):
                 probe.record('/joint_states', JointState, depth=20000)
                 probe.record('/diagnostics', DiagnosticArray, depth=5000)
                 probe.record(REFERENCE, JointState, depth=20000)
+                probe.record(WITNESS, JointState, depth=20000)
                 probe.spin(3.0)
                 for _ in range(270):  # under load discovery can take longer than 3 s
                     if probe.log['/joint_states']:
@@ -95,6 +98,7 @@ def _release(probe, result):
     result['goal_status'] = done.status if done else None
     probe.spin(10.0)
     result['window'] = _series(probe, since)
+    result['applied'] = _applied(probe, since)
     result['published'] = [m for t, m in probe.log[REFERENCE] if t >= since]
     result['said'] = [(t, s.message, {kv.key: kv.value for kv in s.values})
                       for t, m in probe.log['/diagnostics']
@@ -103,6 +107,7 @@ def _release(probe, result):
     result['activated'] = probe.transition(NODE, 'activate')
     probe.spin(3.0)
     result['back_window'] = _series(probe, back)
+    result['back_applied'] = _applied(probe, back)
     result['back_published'] = [m for t, m in probe.log[REFERENCE] if t >= back]
     # The JTC alone drives the arm for 3 s (its PD on the effort interfaces), then the
     # chain is switched back: the forward controller applies the node's next message.
@@ -115,6 +120,7 @@ def _release(probe, result):
     result['switched_wall'] = time.time()
     probe.spin(3.0)
     result['switch_window'] = _series(probe, returned - 0.5)
+    result['switch_applied'] = _applied(probe, returned - 0.5)
     result['switch_published'] = [m for t, m in probe.log[REFERENCE] if t >= returned]
     result['switch_said'] = [s.values for t, m in probe.log['/diagnostics'] for s in m.status
                              if s.name == 'robodyn_controller' and returned - 2.5 < t < returned]
@@ -165,7 +171,8 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
           f'rad over {stamps[-1] - stamps[0]:.1f} s, worst step '
           f'{_worst_step(*released["window"][::2]):.3f} N m applied '
           f'({_largest_steps(*released["window"][::2], 3)}), '
-          f'{_published_step(released["published"]):.3f} of the budget published')
+          f'{_published_step(released["published"]):.3f} of the budget published; the '
+          f'hardware\'s witness: worst {released["applied"][0]:.3f} N m applied in one cycle')
     assert drift.max() <= DRIFT, f'drift {drift.max():.4f} rad over ' \
         f'{stamps[-1] - stamps[0]:.1f} s; ' + \
         '\n'.join(line[-200:] for line in released['text'].splitlines()
@@ -177,7 +184,8 @@ def test_activated_again_the_node_ramps_in_without_a_step(released):
     assert _published_step(released['back_published']) <= 1.001
     stamps, _, effort = released['back_window']
     print(f'node path, re-activated: worst applied step {_worst_step(stamps, effort):.3f} N m '
-          f'{_largest_steps(stamps, effort, 3)}')
+          f"{_largest_steps(stamps, effort, 3)}; the hardware's witness: "
+          f'{released["back_applied"][0]:.3f} N m')
 
 
 def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
@@ -197,7 +205,8 @@ def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
     print(f'node path, switched back from the JTC alone: worst applied step {at_switch:.3f} '
           f'N m at the switch ({inside.sum()} states), {_worst_step(stamps, effort):.3f} N m '
           f'over the 3.5 s {_largest_steps(stamps, effort, 3)}; published '
-          f'{_published_step(released["switch_published"]):.3f} of the budget')
+          f'{_published_step(released["switch_published"]):.3f} of the budget; the '
+          f'hardware\'s witness: {released["switch_applied"][0]:.3f} N m')
     # What the hardware applies is printed, not bounded, as for the release above: 1.000
     # N m in runs with the hogs, but 60 N m once in a loaded suite, when the node ramped
     # from its copy of the JTC's torque to its own law after the switch and the forward
