@@ -19,7 +19,8 @@ from .options import OPTION_TYPES, InitialOutput, SafeCommand, Trigger
 from .parameters import NODE_ONLY, PARAMETERS, Parameter, config_name
 from .safety.limits import SafetyLimits
 
-__all__ = ['ControllerConfig', 'RULES', 'MODEL_RULES', 'safety_limits', 'velocity_limits']
+__all__ = ['ControllerConfig', 'RULES', 'MODEL_RULES', 'diagnostics_period_or_default',
+           'safety_limits', 'velocity_limits']
 
 #: The final ramp (deactivate, shutdown, SIGINT) must reach the safe command from any output
 #: within this time [s], so a process exits within 2 s of a signal: max_torque_rate must be
@@ -40,6 +41,17 @@ _TOPIC = re.compile(r'^(~/|/)?[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)*$'
 #: Python type of each parameter type (control/parameters.py).
 _TYPE = {'bool': bool, 'int': int, 'float': float, 'str': str, 'float list': tuple,
          'string list': tuple}
+
+
+def diagnostics_period_or_default(period: object) -> float:
+    """The diagnostics timer's period [s]: ``period`` (the parameter's value) when valid,
+    else the default: the node's diagnostics timer starts before configure, which then
+    fails naming the parameter, and the diagnostics say so."""
+    lower, upper = DIAGNOSTICS_PERIOD_RANGE
+    if isinstance(period, (int, float)) and not isinstance(period, bool) and \
+            lower <= period <= upper:
+        return float(period)
+    return ControllerConfig.diagnostics_period
 
 
 def _default(name):

@@ -33,7 +33,7 @@ from std_msgs.msg import Float64MultiArray, String
 from trajectory_msgs.msg import JointTrajectory
 
 from ..control import ControllerConfig, ControllerCore
-from ..control.controller_config import DIAGNOSTICS_PERIOD_RANGE
+from ..control.controller_config import diagnostics_period_or_default
 from ..control.cycle_timer import CycleTimer
 from ..control.events import EventKind, emit
 from ..control.levels import Level
@@ -45,7 +45,7 @@ from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .between_cycles import apply_requests
 from .command_consumer import CommandConsumer
-from .input_gateway import INTERNAL, GatewayProcess, start_gateway
+from .input_gateway import INTERNAL, GatewayProcess, SpareGateway, start_gateway
 from .latest_worker import LatestWorker
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,
@@ -124,6 +124,8 @@ class ControllerNode(LifecycleNode):
         for parameter in PARAMETERS.values():
             declare(self, parameter.name, parameter.default, parameter.description, True,
                     not parameter.runtime)
+        # in DDS while the node configures (SpareGateway: why)
+        self.spare = SpareGateway(self.get_parameter('input_gateway').value is not False)
         self.configuring = False  # during on_configure (read by on_set_parameters)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.parameter_host: ParameterHost | None = ParameterHost(self)
@@ -142,7 +144,8 @@ class ControllerNode(LifecycleNode):
         self.outlets = Outlets()  # every publisher's refused writes, on /diagnostics
         self.diag_pub = self.outlets.wrap(
             self.create_publisher(DiagnosticArray, DIAGNOSTICS_TOPIC, 10))
-        self.create_timer(self._diagnostics_period(), self.on_diagnostics, clock=self.steady)
+        self.create_timer(diagnostics_period_or_default(self.get_parameter(
+            'diagnostics_period').value), self.on_diagnostics, clock=self.steady)
         if not robot_named(self):
             self.create_subscription(String, 'robot_description', self.on_description,
                                      ROBOT_DESCRIPTION_QOS)
@@ -154,16 +157,6 @@ class ControllerNode(LifecycleNode):
                 'autostart is false: waiting to be configured and activated (by a launch '
                 "file's physics_gate, or by hand: `ros2 lifecycle set "
                 f'{self.get_fully_qualified_name()} configure`, then activate)')
-
-    def _diagnostics_period(self):
-        """The diagnostics timer's period [s]: the parameter when valid, else the default
-        (configure then fails, naming the parameter, and diagnostics say so)."""
-        period = self.get_parameter('diagnostics_period').value
-        lower, upper = DIAGNOSTICS_PERIOD_RANGE
-        if isinstance(period, (int, float)) and not isinstance(period, bool) and \
-                lower <= period <= upper:
-            return float(period)
-        return ControllerConfig.diagnostics_period
 
     @property
     def core(self) -> ControllerCore | None:
@@ -202,7 +195,7 @@ class ControllerNode(LifecycleNode):
                                    'urdf_file or robot, or publish robot_description')
             self._check_command_topic(config.command_topic)
             core = ControllerCore(model, config)
-            gateway = start_gateway(self, config, model.n)  # imports while kernels warm
+            gateway = start_gateway(self, config, model.n, self.spare)  # up while kernels warm
             warm = core.warm_up()
             exact = core.verify_model()
             self._continue_output(core)
@@ -383,6 +376,8 @@ class ControllerNode(LifecycleNode):
         input gateway's process), then destroy the node."""
         if getattr(self, 'configured', None) is not None:
             self._destroy_entities()
+        if getattr(self, 'spare', None) is not None:
+            self.spare.close()
         host = getattr(self, 'parameter_host', None)  # None: __init__ failed before it
         if host is not None:
             host.close()

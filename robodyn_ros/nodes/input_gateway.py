@@ -26,6 +26,7 @@ is aborted ('controller stopped').
 """
 
 import faulthandler
+import json
 import os
 import signal
 import subprocess
@@ -38,7 +39,7 @@ from ..control.reference.trajectory_goal import INVALID_GOAL
 from ..errors import BagError, ConfigError
 from ..io.cdr import check_joint_trajectory_size
 
-__all__ = ['GatewayProcess', 'INTERNAL', 'main', 'start_gateway']
+__all__ = ['GatewayProcess', 'INTERNAL', 'SpareGateway', 'main', 'start_gateway']
 
 #: The controller's private namespace for what the gateway forwards (relative to its node).
 INTERNAL = '_inputs'
@@ -61,21 +62,26 @@ class GatewayProcess:
         action: serve FollowJointTrajectory too.
     """
 
-    def __init__(self, node, max_points: int, max_names: int, action: bool):
+    def __init__(self, node, max_points: int, max_names: int, action: bool,
+                 spare: 'SpareGateway | None' = None):
         fqn = node.get_fully_qualified_name()
-        args = [sys.executable, '-m', __name__,
-                '--name', node.get_name() + '_inputs', '--namespace', node.get_namespace(),
+        args = ['--name', node.get_name() + '_inputs', '--namespace', node.get_namespace(),
                 '--trajectory', node.resolve_topic_name('~/joint_trajectory'),
                 '--internal', f'{fqn.rstrip("/")}/{INTERNAL}',
                 '--max-points', str(max_points), '--max-names', str(max_names),
                 '--parent', str(os.getpid())]
         if action:
             args += ['--action', f'{fqn.rstrip("/")}/follow_joint_trajectory']
-        package_root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
-        path = os.environ.get('PYTHONPATH', '')
-        env = dict(os.environ, PYTHONPATH=package_root + (os.pathsep + path if path else ''))
         self.node = node
-        self.proc = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL)
+        proc = spare.take() if spare is not None else None
+        if proc is not None:  # already in DDS discovery: it gets its arguments now
+            assert proc.stdin is not None  # SpareGateway starts it with a pipe
+            proc.stdin.write((json.dumps(args) + '\n').encode())
+            proc.stdin.close()
+            self.proc = proc
+        else:
+            self.proc = subprocess.Popen(_command() + args, env=_environment(),
+                                         stdin=subprocess.DEVNULL)
 
     def wait_ready(self, timeout: float = START_TIMEOUT):
         """Wait until the gateway's ``_inputs/ready`` publisher is seen here, so that an
@@ -120,16 +126,69 @@ class GatewayProcess:
             self.proc.wait(1.0)
 
 
-def start_gateway(node, config, joints: int) -> 'GatewayProcess | None':
+def _command() -> list[str]:
+    return [sys.executable, '-m', __name__]
+
+
+def _environment() -> dict[str, str]:
+    """This process's environment, with this package importable by the gateway."""
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
+    path = os.environ.get('PYTHONPATH', '')
+    return dict(os.environ, PYTHONPATH=package_root + (os.pathsep + path if path else ''))
+
+
+class SpareGateway:
+    """A gateway process started with the controller node, before its configure: it joins
+    DDS at once and waits for its arguments on stdin (:class:`GatewayProcess` gives them).
+
+    Why: DDS discovery between two processes on one host takes 0.2–0.6 s when the second
+    participant appears while the first still sends its initial announcements (Fast DDS:
+    5 in its first 0.5 s), and 2.5 s when it appears later, until the first one's next
+    periodic announcement (measured: a parent 1 s old, half of the starts). A gateway
+    started at configure came after the node's parameters and model, too late; a spare
+    started with the node is discovered while the node configures.
+
+    Args:
+        enabled: start one (the node's ``input_gateway`` parameter); False: none.
+    """
+
+    def __init__(self, enabled: bool) -> None:
+        self.proc: subprocess.Popen | None = None
+        if enabled:
+            self.proc = subprocess.Popen(_command() + ['--spare'], env=_environment(),
+                                         stdin=subprocess.PIPE)
+
+    def take(self) -> 'subprocess.Popen | None':
+        """The spare process, once, if it is still running; else None."""
+        proc, self.proc = self.proc, None
+        return proc if proc is not None and proc.poll() is None else None
+
+    def close(self) -> None:
+        """End an unused spare (it exits when its stdin closes; killed if it does not)."""
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.stdin is not None:
+            proc.stdin.close()
+        try:
+            proc.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(1.0)
+
+
+def start_gateway(node, config, joints: int,
+                  spare: SpareGateway | None = None) -> 'GatewayProcess | None':
     """The gateway process of a controller node being configured with ``config`` (a
-    ControllerConfig) for ``joints`` joints, or None when ``input_gateway`` is off. Started
-    before the kernels warm up, so that its imports overlap them (GatewayProcess.wait_ready
-    then waits less); it serves the action only where the node will
-    (trajectory_interfaces.serves_action)."""
+    ControllerConfig) for ``joints`` joints, or None when ``input_gateway`` is off: the
+    ``spare`` when one is running, else a new one. Started before the kernels warm up, so
+    that its imports overlap them (GatewayProcess.wait_ready then waits less); it serves
+    the action only where the node will (trajectory_interfaces.serves_action)."""
     if not config.input_gateway:
         return None
     from .trajectory_interfaces import serves_action
-    return GatewayProcess(node, config.max_trajectory_points, joints, serves_action(config))
+    return GatewayProcess(node, config.max_trajectory_points, joints, serves_action(config),
+                          spare)
 
 
 def _parse(argv):
@@ -147,8 +206,10 @@ def _parse(argv):
 
 
 def main(argv=None) -> int:
-    """The gateway process: serve until SIGINT/SIGTERM or until the parent is gone."""
-    options = _parse(sys.argv[1:] if argv is None else argv)
+    """The gateway process: serve until SIGINT/SIGTERM or until the parent is gone. With
+    ``--spare`` alone it joins DDS first and then reads its arguments, one JSON list, from
+    stdin (SpareGateway); an end of stdin before them ends it."""
+    argv = sys.argv[1:] if argv is None else argv
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, lambda *_: stop.set())
@@ -158,6 +219,13 @@ def main(argv=None) -> int:
 
     from .node_support import EXIT_DEADLINE, spin_in_thread
     rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)
+    if argv == ['--spare']:
+        line = sys.stdin.readline()
+        if not line.strip():
+            rclpy.try_shutdown()
+            return 0
+        argv = json.loads(line)
+    options = _parse(argv)
     gateway = _Gateway(options)
     executor = MultiThreadedExecutor(num_threads=3)
     executor.add_node(gateway.node)

@@ -126,3 +126,48 @@ def _alive(pid):
             return stat.read().split(')')[-1].split()[0] != 'Z'
     except FileNotFoundError:
         return False
+
+
+def test_a_spare_gateway_ends_when_its_node_gives_it_nothing():
+    """A spare that is never used (the node's input_gateway turned off before configure,
+    or the node destroyed) ends at close(), through its stdin, well within 2 s."""
+    from robodyn_ros.nodes.input_gateway import SpareGateway
+    assert SpareGateway(False).take() is None
+    spare = SpareGateway(True)
+    proc = spare.proc
+    time.sleep(1.0)  # joined DDS, waiting for its arguments
+    assert proc is not None and proc.poll() is None
+    t0 = time.monotonic()
+    spare.close()
+    assert proc.poll() == 0 and time.monotonic() - t0 < 2.0
+
+
+def test_a_spare_gateway_given_its_arguments_forwards(probe):
+    """The spare (started before the node configures) serves as a gateway started with its
+    arguments does: announced, and a trajectory within bounds forwarded."""
+    from robodyn_ros.nodes.input_gateway import GatewayProcess, SpareGateway
+    node, executor = probe
+    spare = SpareGateway(True)
+    forwarded = []
+    node.create_subscription(JointTrajectory, '/spare_probe/_inputs/joint_trajectory',
+                             forwarded.append, 10, raw=True)
+    node.create_subscription(String, '/spare_probe/_inputs/refused', lambda _: None, 10)
+    public = node.create_publisher(JointTrajectory, '/spare_probe_inputs/joint_trajectory', 10)
+    ready = node.create_subscription(Empty, '/spare_probe/_inputs/ready', lambda _: None, 1)
+    fake = type('Node', (), {'get_fully_qualified_name': lambda self: '/spare_probe',
+                             'get_name': lambda self: 'spare_probe',
+                             'get_namespace': lambda self: '/',
+                             'resolve_topic_name': lambda self, n: '/spare_probe_inputs/' +
+                             n.split('/')[-1]})()
+    gateway = GatewayProcess(fake, 10, 7, False, spare)
+    try:
+        assert gateway.proc.args[-1] == '--spare' and spare.take() is None
+        assert _spin_until(executor, lambda: ready.get_publisher_count() > 0 and
+                           public.get_subscription_count() > 0, 20.0), 'gateway not up'
+        for _ in range(50):
+            public.publish(_raw(NAMES, 3))
+            if _spin_until(executor, lambda: forwarded, 0.2):
+                break
+        assert forwarded
+    finally:
+        gateway.close()
