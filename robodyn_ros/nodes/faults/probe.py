@@ -59,7 +59,7 @@ class Harness:
         self.log = tempfile.NamedTemporaryFile('w+b', suffix='.log', delete=False)
         self.witness = StallWitness()  # machine-wide stalls, told from the controller's own
         environment = dict(os.environ, PYTHONUNBUFFERED='1', **(env or {}))
-        self.t_start = time.monotonic()
+        self.t_start, self.wall_start = time.monotonic(), time.time()
         self.proc = subprocess.Popen(
             [sys.executable, '-m', 'robodyn_ros.nodes.controller', '--ros-args', *args,
              *raw_args], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
