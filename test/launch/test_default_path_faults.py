@@ -262,6 +262,23 @@ def _cases(probe, launch, result):
     result['stop_window'] = _series(probe, since)
     result['stop_applied'] = _applied(probe, since)
     probe.spin(1.0)
+    _mark(probe, result, 'broadcaster unloaded')
+    # 3b. the joint_state_broadcaster unloaded and loaded again in a move: the chain reads
+    # the hardware's interfaces itself, so the move goes on without a step
+    q = _q(probe)
+    since = time.monotonic()
+    handle = probe.wait(client.send_goal_async(_goal(NAMES, [q + 0.2, q], [2.0, 4.0],
+                                                     [np.zeros(7)] * 2)))
+    probe.spin(0.5)
+    result['broadcaster'] = [probe.switch([], ['joint_state_broadcaster']),
+                             _manager(probe, 'unload', 'joint_state_broadcaster'),
+                             _manager(probe, 'load', 'joint_state_broadcaster'),
+                             _manager(probe, 'configure', 'joint_state_broadcaster'),
+                             probe.switch(['joint_state_broadcaster'], [])]
+    done = probe.wait(handle.get_result_async(), 10.0) if handle is not None else None
+    result['broadcaster_goal'] = done.status if done else None
+    probe.spin(0.5)
+    result['broadcaster_applied'] = _applied(probe, since)
     _mark(probe, result, 'release')
     # 4. the whole chain deactivated mid-motion
     q = _q(probe)
@@ -421,6 +438,14 @@ def test_goals_the_arm_cannot_follow_do_not_succeed(campaign):
 
 def test_a_stopped_controller_manager_gives_no_step(campaign):
     assert _within_step(campaign['stop_applied']), campaign['stop_applied']
+
+
+def test_the_broadcaster_unloaded_in_a_move_changes_nothing(campaign):
+    """The robodyn controller and the JTC read the hardware's interfaces, not
+    /joint_states: the move goes on to SUCCEEDED, without a step."""
+    assert all(campaign['broadcaster']), campaign['broadcaster']
+    assert campaign['broadcaster_goal'] == campaign['succeeded'], campaign['broadcaster_goal']
+    assert _within_step(campaign['broadcaster_applied']), campaign['broadcaster_applied']
 
 
 def test_the_released_arm_stays_where_it_was_released(campaign):

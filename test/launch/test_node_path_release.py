@@ -20,6 +20,7 @@ from test_default_path_faults import (
     _applied,
     _goal,
     _largest_steps,
+    _manager,
     _q,
     _series,
     _worst_step,
@@ -124,6 +125,18 @@ def _release(probe, result):
     result['switch_published'] = [m for t, m in probe.log[REFERENCE] if t >= returned]
     result['switch_said'] = [s.values for t, m in probe.log['/diagnostics'] for s in m.status
                              if s.name == 'robodyn_controller' and returned - 2.5 < t < returned]
+    # The forward controller unloaded and loaded again: the hardware holds the arm while
+    # no controller claims its efforts; the node's stream meanwhile copies the applied
+    # effort (its consumer inactive), and the reloaded forwarder takes the node's next one.
+    since = time.monotonic()
+    result['forward_reloaded'] = [probe.switch([], ['effort_controller']),
+                                  _manager(probe, 'unload', 'effort_controller'),
+                                  _manager(probe, 'load', 'effort_controller'),
+                                  _manager(probe, 'configure', 'effort_controller'),
+                                  probe.switch(['effort_controller'], [])]
+    probe.spin(3.0)
+    result['forward_window'] = _series(probe, since)
+    result['forward_applied'] = _applied(probe, since)
 
 
 def _published_step(references):
@@ -213,6 +226,18 @@ def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
     # controller's executor took several cycles' messages at once (docs/reliability.md).
     assert inside.sum() > 20
     assert _published_step(released['switch_published']) <= 1.001
+
+
+def test_the_forward_controller_unloaded_leaves_the_arm_held(released):
+    """No unload lets go: the hardware holds the arm while the forward controller is gone
+    (within 0.05 rad over the 3 s); the applied step is printed (this path's limit)."""
+    assert all(released['forward_reloaded']), released['forward_reloaded']
+    stamps, q, _ = released['forward_window']
+    drift = float(np.abs(q - q[0]).max())
+    print(f'node path, forward controller unloaded and loaded again: drift {drift:.4f} rad '
+          f"over {stamps[-1] - stamps[0]:.1f} s; the hardware's witness: "
+          f"{released['forward_applied'][0]:.3f} N m")
+    assert drift <= DRIFT
 
 
 def test_the_launch_exits_within_2_s(released):
