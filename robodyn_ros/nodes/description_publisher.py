@@ -15,6 +15,10 @@ __all__ = ['DescriptionPublisher', 'main']
 class DescriptionPublisher(Node):
     """Latches ``robot_description`` (the parameter: URDF text) on /robot_description."""
 
+    #: run_node ends the process right after a signal: nothing here to save, and tearing
+    #: down its DDS entities has taken past the 2 s exit deadline on a loaded machine.
+    exit_after_close = True
+
     def __init__(self, **kwargs):
         super().__init__('robot_description_publisher', **kwargs)
         declare(self, 'robot_description', '', 'URDF XML to latch on /robot_description')

@@ -36,6 +36,10 @@ CALL_TIMEOUT, CONFIGURE_TIMEOUT = 5.0, 120.0
 class PhysicsGate(Node):
     """pause -> configure -> resume -> activate, one step at a time (see module doc)."""
 
+    #: run_node ends the process right after a signal: nothing here to save, and tearing
+    #: down its DDS entities has taken past the 2 s exit deadline on a loaded machine.
+    exit_after_close = True
+
     def __init__(self, **kwargs):
         super().__init__('robodyn_physics_gate', **kwargs)
         from mujoco_ros2_control_msgs.srv import SetPause

@@ -41,6 +41,10 @@ MAX_SAMPLES = 2500
 class ReferenceSender(Node):
     """Wait for a joint state and an active JTC, send the reference once, finish."""
 
+    #: run_node ends the process right after a signal: nothing here to save, and tearing
+    #: down its DDS entities has taken past the 2 s exit deadline on a loaded machine.
+    exit_after_close = True
+
     def __init__(self, **kwargs):
         super().__init__('robodyn_reference_sender', **kwargs)
         declare_robot(self)

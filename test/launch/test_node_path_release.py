@@ -180,6 +180,7 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     stamps, q = stamps[after:], q[after:]
     assert stamps[-1] - stamps[0] > 9.0
     drift = np.abs(q - hold).max(axis=0)
+    print(f'node path: {held[0][1][:120]!r}')
     print(f'node path, two hogs: deactivated mid-motion, drift per joint {drift.round(4)} '
           f'rad over {stamps[-1] - stamps[0]:.1f} s, worst step '
           f'{_worst_step(*released["window"][::2]):.3f} N m applied '
