@@ -49,9 +49,9 @@ def load_config(robot):
 
 
 def _load(path, base, tip, xacro_args):
-    from ..model import load_urdf
-    return load_urdf(path, base or None, tip or None, mappings=list(xacro_args),
-                     require_effort_limits=False)
+    from ..model import load_robot
+    return load_robot(path, base or None, tip or None, mappings=list(xacro_args),
+                      require_effort_limits=False)
 
 
 def stiff_damping(model, q, period):
