@@ -57,12 +57,15 @@ def gtest_files(tmp_path_factory):
 
 
 @pytest.mark.parametrize('name', GTESTS)
-def test_the_gtest_passes(plugin_library, colcon_install, gtest_files, name):
+def test_the_gtest_passes(plugin_library, colcon_install, ros_launch_env, gtest_files, name):
+    """Each gtest binary, in the environment a launch has (the workspace's install on the
+    ament index: test_load_robodyn_controllers finds the plugins there), on a domain of its
+    own (a controller_manager's node)."""
     exe = colcon_install / 'build' / 'robodyn_controllers' / name
     if not exe.is_file() and os.environ.get('ROBODYN_TEST_WS'):
         pytest.skip(f'{name}: ROBODYN_TEST_WS was built without ROBODYN_BUILD_TESTING=ON')
     assert exe.is_file(), f'{exe}: not built (BUILD_TESTING off?)'
-    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300,
-                         env=dict(os.environ, **gtest_files))
+    env = dict(ros_launch_env, ROS_DOMAIN_ID='91', **gtest_files)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0 and '[  PASSED  ]' in out.stdout, out.stdout[-3000:]
     assert 'SKIPPED' not in out.stdout, out.stdout[-3000:]
