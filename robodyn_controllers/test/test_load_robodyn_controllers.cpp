@@ -1,19 +1,40 @@
 // The package's controllers load through a real controller_manager by their plugin names
 // (pluginlib, the package's plugin description on the ament index), as a launch's spawner
-// loads them; a misspelt type does not. Loading runs on_init only: the parameters and the
-// model come at configure (test_computed_torque_controller.cpp).
+// loads them, with the parameter file `robodyn export` writes (ROBODYN_GTEST_DIR/good.yaml,
+// written by test/controllers/test_gtests.py); a misspelt type does not load. Loading runs
+// on_init: the model is checked at configure (test_computed_torque_controller.cpp).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 
 #include "controller_manager/controller_manager.hpp"
 #include "rclcpp/executors/single_threaded_executor.hpp"
 #include "rclcpp/utilities.hpp"
-#include "ros2_control_test_assets/descriptions.hpp"
-
 namespace
 {
+// One revolute joint on mock_components/GenericSystem (the hardware the launch's
+// hardware:=mock runs), effort in, position, velocity and effort out.
+const char kRobot[] = R"(<?xml version="1.0"?>
+<robot name="one_joint">
+  <link name="base"/>
+  <link name="arm"/>
+  <joint name="joint1" type="revolute">
+    <parent link="base"/><child link="arm"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="10" velocity="1"/>
+  </joint>
+  <ros2_control name="mock" type="system">
+    <hardware><plugin>mock_components/GenericSystem</plugin></hardware>
+    <joint name="joint1">
+      <command_interface name="effort"/>
+      <state_interface name="position"/>
+      <state_interface name="velocity"/>
+      <state_interface name="effort"/>
+    </joint>
+  </ros2_control>
+</robot>)";
+
 class LoadTest : public ::testing::Test
 {
 protected:
@@ -26,8 +47,12 @@ protected:
 
 TEST_F(LoadTest, the_computed_torque_controller_loads_by_its_plugin_name)
 {
+  const char * dir = std::getenv("ROBODYN_GTEST_DIR");
+  if (dir == nullptr) {GTEST_SKIP() << "ROBODYN_GTEST_DIR not set (test_gtests.py sets it)";}
   controller_manager::ControllerManager cm(
-    executor_, ros2_control_test_assets::minimal_robot_urdf, true, "test_load_robodyn");
+    executor_, kRobot, true, "test_load_robodyn");
+  cm.set_parameter(
+    rclcpp::Parameter("robodyn_controller.params_file", std::string(dir) + "/good.yaml"));
   EXPECT_NE(
     cm.load_controller("robodyn_controller", "robodyn_controllers/ComputedTorqueController"),
     nullptr);
@@ -36,7 +61,7 @@ TEST_F(LoadTest, the_computed_torque_controller_loads_by_its_plugin_name)
 TEST_F(LoadTest, the_slew_limited_effort_controller_loads_by_its_plugin_name)
 {
   controller_manager::ControllerManager cm(
-    executor_, ros2_control_test_assets::minimal_robot_urdf, true, "test_load_robodyn");
+    executor_, kRobot, true, "test_load_robodyn");
   EXPECT_NE(
     cm.load_controller("effort_controller", "robodyn_controllers/SlewLimitedEffortController"),
     nullptr);
@@ -45,7 +70,7 @@ TEST_F(LoadTest, the_slew_limited_effort_controller_loads_by_its_plugin_name)
 TEST_F(LoadTest, a_type_the_package_does_not_export_is_not_loaded)
 {
   controller_manager::ControllerManager cm(
-    executor_, ros2_control_test_assets::minimal_robot_urdf, true, "test_load_robodyn");
+    executor_, kRobot, true, "test_load_robodyn");
   EXPECT_EQ(
     cm.load_controller("robodyn_controller", "robodyn_controllers/ComputedTorqueControler"),
     nullptr);

@@ -66,6 +66,10 @@ def test_the_gtest_passes(plugin_library, colcon_install, ros_launch_env, gtest_
         pytest.skip(f'{name}: ROBODYN_TEST_WS was built without ROBODYN_BUILD_TESTING=ON')
     assert exe.is_file(), f'{exe}: not built (BUILD_TESTING off?)'
     env = dict(ros_launch_env, ROS_DOMAIN_ID='91', **gtest_files)
+    lib = str(colcon_install / 'install' / 'robodyn_controllers' / 'lib')  # as the launch
+    env['LD_LIBRARY_PATH'] = os.pathsep.join([lib] + [  # gives ros2_control_node
+        p for p in env.get('LD_LIBRARY_PATH', '').split(os.pathsep) if p])
     out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=300, env=env)
-    assert out.returncode == 0 and '[  PASSED  ]' in out.stdout, out.stdout[-3000:]
+    assert out.returncode == 0 and '[  PASSED  ]' in out.stdout, \
+        out.stdout[-3000:] + out.stderr[-2000:]
     assert 'SKIPPED' not in out.stdout, out.stdout[-3000:]
