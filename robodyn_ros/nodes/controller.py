@@ -114,7 +114,7 @@ class Configured:
 class ControllerNode(LifecycleNode):
     """Computed-torque controller (see the module docstring)."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, spare: SpareGateway | None = None, **kwargs):
         # Parameter services on their own thread (parameter_host.py): a storm must not stall
         super().__init__(CONTROLLER_NAME, start_parameter_services=False, **kwargs)
         sys.setswitchinterval(SWITCH_INTERVAL)
@@ -124,8 +124,8 @@ class ControllerNode(LifecycleNode):
         for parameter in PARAMETERS.values():
             declare(self, parameter.name, parameter.default, parameter.description, True,
                     not parameter.runtime)
-        # in DDS while the node configures (SpareGateway: why)
-        self.spare = SpareGateway(self.get_parameter('input_gateway').value is not False)
+        # in DDS while the node configures (SpareGateway: why; main() starts it earlier)
+        self.spare = spare or SpareGateway(self.get_parameter('input_gateway').value is True)
         self.configuring = False  # during on_configure (read by on_set_parameters)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.parameter_host: ParameterHost | None = ParameterHost(self)
@@ -136,7 +136,7 @@ class ControllerNode(LifecycleNode):
         self.finished = False
         self.log_gate = EventGate()
         self.command_count = 0
-        self.last_output = None  # (joint names, chain-order torque, self.now() time)
+        self.last_output: tuple | None = None  # (joint names, chain-order torque [N m], time)
         self.sim_time = self.get_parameter('use_sim_time').value is True
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.clock_start = SimClockStart(self.get_clock(), self.sim_time,
@@ -587,8 +587,12 @@ def _rearm(timer, period_ns):
 
 
 def main(args=None):
-    """Run the controller node until SIGINT/SIGTERM (the safe command goes out last)."""
-    return run_node(ControllerNode, 'controller', args, events_executor=True)
+    """Run the controller node until SIGINT/SIGTERM (the safe command goes out last). The
+    input gateway's spare joins DDS before this process does (SpareGateway)."""
+    spare = SpareGateway(True)
+    spare.wait_joined()
+    return run_node(lambda: ControllerNode(spare=spare), 'controller', args,
+                    events_executor=True)
 
 
 if __name__ == '__main__':

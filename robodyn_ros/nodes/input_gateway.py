@@ -35,9 +35,7 @@ import threading
 import time
 from typing import Any, cast
 
-from ..control.reference.trajectory_goal import INVALID_GOAL
 from ..errors import BagError, ConfigError
-from ..io.cdr import check_joint_trajectory_size
 
 __all__ = ['GatewayProcess', 'INTERNAL', 'SpareGateway', 'main', 'start_gateway']
 
@@ -46,6 +44,9 @@ INTERNAL = '_inputs'
 #: How long configure waits for the gateway to be up [s] (a Python process importing rclpy
 #: and control_msgs: about 1 s on a busy 2-core machine).
 START_TIMEOUT = 15.0
+#: How long the controller's process waits for a spare gateway to join DDS before it joins
+#: itself [s] (the spare imports rclpy only: about 0.3 s).
+JOIN_TIMEOUT = 1.5
 #: How long the controller waits for the gateway to end before it is killed [s].
 STOP_TIMEOUT = 0.8
 #: How long a goal may wait for the controller's action server to be found [s].
@@ -138,15 +139,17 @@ def _environment() -> dict[str, str]:
 
 
 class SpareGateway:
-    """A gateway process started with the controller node, before its configure: it joins
-    DDS at once and waits for its arguments on stdin (:class:`GatewayProcess` gives them).
+    """A gateway process started before the controller's own process joins DDS: it joins
+    at once, says so, and waits for its arguments on stdin (:class:`GatewayProcess` gives
+    them at configure).
 
     Why: DDS discovery between two processes on one host takes 0.2–0.6 s when the second
     participant appears while the first still sends its initial announcements (Fast DDS:
     5 in its first 0.5 s), and 2.5 s when it appears later, until the first one's next
     periodic announcement (measured: a parent 1 s old, half of the starts). A gateway
-    started at configure came after the node's parameters and model, too late; a spare
-    started with the node is discovered while the node configures.
+    started at configure came after the node's parameters and model, too late; the spare
+    joins first and the controller right after it (:meth:`wait_joined`), so that each
+    hears the other's first announcements.
 
     Args:
         enabled: start one (the node's ``input_gateway`` parameter); False: none.
@@ -154,9 +157,28 @@ class SpareGateway:
 
     def __init__(self, enabled: bool) -> None:
         self.proc: subprocess.Popen | None = None
+        self._joined: int | None = None
         if enabled:
-            self.proc = subprocess.Popen(_command() + ['--spare'], env=_environment(),
-                                         stdin=subprocess.PIPE)
+            read, write = os.pipe()
+            try:
+                self.proc = subprocess.Popen(
+                    _command() + ['--spare', str(write)], env=_environment(),
+                    stdin=subprocess.PIPE, pass_fds=(write,))
+            finally:
+                os.close(write)
+            self._joined = read
+
+    def wait_joined(self, timeout: float = JOIN_TIMEOUT) -> bool:
+        """Wait until the spare has joined DDS (at most ``timeout`` [s]); True if it did."""
+        import select
+        read, self._joined = self._joined, None
+        if read is None:
+            return False
+        try:
+            ready, _, _ = select.select([read], [], [], timeout)
+            return bool(ready) and os.read(read, 1) == b'1'
+        finally:
+            os.close(read)
 
     def take(self) -> 'subprocess.Popen | None':
         """The spare process, once, if it is still running; else None."""
@@ -165,6 +187,9 @@ class SpareGateway:
 
     def close(self) -> None:
         """End an unused spare (it exits when its stdin closes; killed if it does not)."""
+        if self._joined is not None:
+            os.close(self._joined)
+            self._joined = None
         proc, self.proc = self.proc, None
         if proc is None:
             return
@@ -207,8 +232,9 @@ def _parse(argv):
 
 def main(argv=None) -> int:
     """The gateway process: serve until SIGINT/SIGTERM or until the parent is gone. With
-    ``--spare`` alone it joins DDS first and then reads its arguments, one JSON list, from
-    stdin (SpareGateway); an end of stdin before them ends it."""
+    ``--spare [FD]`` it joins DDS first, writes one byte to FD, and then reads its
+    arguments, one JSON list, from stdin (SpareGateway); an end of stdin before them ends
+    it."""
     argv = sys.argv[1:] if argv is None else argv
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -219,7 +245,10 @@ def main(argv=None) -> int:
 
     from .node_support import EXIT_DEADLINE, spin_in_thread
     rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)
-    if argv == ['--spare']:
+    if argv[:1] == ['--spare']:
+        if len(argv) > 1:  # joined: the controller's process may join now
+            os.write(int(argv[1]), b'1')
+            os.close(int(argv[1]))
         line = sys.stdin.readline()
         if not line.strip():
             rclpy.try_shutdown()
@@ -286,6 +315,7 @@ class _Gateway:
     def check(self, raw):
         """None if a JointTrajectory's bytes are within bounds, else why not."""
         try:
+            from ..io.cdr import check_joint_trajectory_size  # numpy: after DDS is joined
             check_joint_trajectory_size(raw, self.options.max_points, self.options.max_names)
         except BagError as exc:
             return str(exc)
@@ -390,6 +420,7 @@ class _ActionRelay:
         self.running.pop(key, None)
         if isinstance(answer, str):  # the controller is gone
             result = FollowJointTrajectory.Result()
+            from ..control.reference.trajectory_goal import INVALID_GOAL
             result.error_code, result.error_string = INVALID_GOAL, answer
             public.abort()
             return result

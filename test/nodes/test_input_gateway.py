@@ -135,7 +135,7 @@ def test_a_spare_gateway_ends_when_its_node_gives_it_nothing():
     assert SpareGateway(False).take() is None
     spare = SpareGateway(True)
     proc = spare.proc
-    time.sleep(1.0)  # joined DDS, waiting for its arguments
+    assert spare.wait_joined(20.0), 'the spare never said it joined DDS'
     assert proc is not None and proc.poll() is None
     t0 = time.monotonic()
     spare.close()
@@ -161,7 +161,7 @@ def test_a_spare_gateway_given_its_arguments_forwards(probe):
                              n.split('/')[-1]})()
     gateway = GatewayProcess(fake, 10, 7, False, spare)
     try:
-        assert gateway.proc.args[-1] == '--spare' and spare.take() is None
+        assert gateway.proc.args[-2] == '--spare' and spare.take() is None
         assert _spin_until(executor, lambda: ready.get_publisher_count() > 0 and
                            public.get_subscription_count() > 0, 20.0), 'gateway not up'
         for _ in range(50):
