@@ -75,14 +75,14 @@ class GatewayProcess:
             args += ['--action', f'{fqn.rstrip("/")}/follow_joint_trajectory']
         self.node = node
         proc = spare.take() if spare is not None else None
-        if proc is not None:  # already in DDS discovery: it gets its arguments now
-            assert proc.stdin is not None  # SpareGateway starts it with a pipe
-            proc.stdin.write((json.dumps(args) + '\n').encode())
-            proc.stdin.close()
-            self.proc = proc
-        else:
-            self.proc = subprocess.Popen(_command() + args, env=_environment(),
-                                         stdin=subprocess.DEVNULL)
+        if proc is not None and proc.stdin is not None:  # in DDS already: its arguments now
+            try:
+                proc.stdin.write((json.dumps(args) + '\n').encode())
+                proc.stdin.close()
+            except OSError:  # it ended meanwhile: a new one below
+                proc = None
+        self.proc = proc if proc is not None else subprocess.Popen(
+            _command() + args, env=_environment(), stdin=subprocess.DEVNULL)
 
     def wait_ready(self, timeout: float = START_TIMEOUT):
         """Wait until the gateway's ``_inputs/ready`` publisher is seen here, so that an
