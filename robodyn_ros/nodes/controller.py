@@ -114,6 +114,8 @@ class Configured:
 class ControllerNode(LifecycleNode):
     """Computed-torque controller (see the module docstring)."""
 
+    exit_after_close = True  #: run_node exits after close(): DDS teardown took > 2 s loaded
+
     def __init__(self, spare: SpareGateway | None = None, **kwargs):
         # Parameter services on their own thread (parameter_host.py): a storm must not stall
         super().__init__(CONTROLLER_NAME, start_parameter_services=False, **kwargs)
@@ -124,7 +126,6 @@ class ControllerNode(LifecycleNode):
         for parameter in PARAMETERS.values():
             declare(self, parameter.name, parameter.default, parameter.description, True,
                     not parameter.runtime)
-        # in DDS while the node configures (SpareGateway: why; main() starts it earlier)
         self.spare = spare or SpareGateway(self.get_parameter('input_gateway').value is True)
         self.configuring = False  # during on_configure (read by on_set_parameters)
         self.add_on_set_parameters_callback(self.on_set_parameters)
@@ -376,8 +377,7 @@ class ControllerNode(LifecycleNode):
         input gateway's process), then destroy the node."""
         if getattr(self, 'configured', None) is not None:
             self._destroy_entities()
-        if getattr(self, 'spare', None) is not None:
-            self.spare.close()
+        getattr(self, 'spare', SpareGateway(False)).close()  # absent: __init__ failed first
         host = getattr(self, 'parameter_host', None)  # None: __init__ failed before it
         if host is not None:
             host.close()
