@@ -9,7 +9,10 @@ import functools
 import os
 from pathlib import Path
 import shutil
+import struct
 from typing import Any
+
+import numpy as np
 
 from ..errors import BagError
 from .bag_recovery import needs_recovery, recover_bag
@@ -147,6 +150,44 @@ class BagReader:
         except Exception as exc:
             raise BagError(f'bag {self.path} is truncated or corrupted: '
                            f'{type(exc).__name__}: {exc}') from None
+        self._check_counts(read)
+
+    def chunks(self, topics: Collection[str]) -> Iterator[tuple[dict[int, str], Any]] | None:
+        """The ``topics``' messages chunk by chunk (:mod:`.mcap_chunks`), or None when
+        the bag is not one indexed, time-ordered MCAP file (read it with :meth:`messages`).
+        Yields ({channel id: topic}, ChunkMessages); BagError as :meth:`messages`."""
+        from .mcap_chunks import UnsupportedLayout, plan_chunks
+        storages = getattr(getattr(self.reader, 'storage', None), 'storages', None)
+        if not storages or len(storages) != 1 or \
+                not str(getattr(storages[0], 'path', '')).endswith('.mcap'):
+            return None
+        ids = {c.id: c.topic for c in self.reader.connections if c.topic in topics}
+        try:
+            bio = open(storages[0].path, 'rb')  # noqa: SIM115 - closed by the generator
+        except OSError:
+            return None
+        try:
+            plan = plan_chunks(bio)
+        except (UnsupportedLayout, OSError, struct.error):
+            bio.close()
+            return None
+        return self._chunk_messages(bio, plan, ids)
+
+    def _chunk_messages(self, bio, plan, ids):
+        from .mcap_chunks import read_chunks
+        read = dict.fromkeys(ids.values(), 0)
+        try:
+            with bio:
+                for chunk in read_chunks(bio, plan, ids):
+                    for cid, count in zip(*np.unique(chunk.channel, return_counts=True)):
+                        read[ids[int(cid)]] += int(count)
+                    yield ids, chunk
+        except (ValueError, OSError, struct.error) as exc:
+            raise BagError(f'bag {self.path} is truncated or corrupted: {exc}') from None
+        self._check_counts(read)
+
+    def _check_counts(self, read: dict[str, int]) -> None:
+        """BagError when fewer messages were read on a topic than the metadata says."""
         lost = {t: self.counts[t] - n for t, n in read.items() if self.counts.get(t, 0) > n}
         if lost:
             topic = max(lost, key=lambda t: lost[t])

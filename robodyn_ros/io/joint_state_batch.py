@@ -19,6 +19,8 @@ import numpy as np
 
 from ..errors import BagError
 from .cdr import JointStateLayout, parse_joint_state
+from .joint_state_kernel import decode_layout
+from .mcap_chunks import byte_rows
 
 __all__ = ['JointStateBatch', 'StateArrays', 'CLOCK_RESET']
 
@@ -26,6 +28,9 @@ _ZERO_STAMP = bytes(8)
 #: A stamp this far [s] behind the latest one is a clock reset, not an out-of-order state
 #: (the controller core uses the same bound).
 CLOCK_RESET = 1.0
+#: Layouts add_many decodes with the kernel per call (a publisher that reorders its names
+#: has a few); messages of further layouts are queued as rows.
+MAX_KERNEL_LAYOUTS = 32
 
 
 class _Layout:
@@ -41,6 +46,33 @@ class _Layout:
         self.batch = []
         self.stamps_ns = []
         self.seq = []
+        # (seq, t [s], bag time [ns], (3, m, k) values) pieces the kernel decoded
+        self.decoded: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+
+
+def _rows(layout: _Layout) -> np.ndarray:
+    """A layout's queued messages as one (m, length) uint8 array, in the order queued:
+    ``batch`` holds single messages (bytes) and blocks of rows (:meth:`add_many`)."""
+    parts: list[np.ndarray] = []
+    singles: list[bytes] = []
+    for piece in layout.batch:
+        if isinstance(piece, np.ndarray):
+            if singles:
+                parts.append(np.frombuffer(b''.join(singles), np.uint8).reshape(
+                    -1, layout.length))
+                singles = []
+            parts.append(piece)
+        else:
+            singles.append(piece)
+    if singles:
+        parts.append(np.frombuffer(b''.join(singles), np.uint8).reshape(-1, layout.length))
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _joined(parts: list[np.ndarray], order: np.ndarray | None) -> np.ndarray:
+    """The parts one after the other, rows in ``order`` (None: as they are)."""
+    joined = parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return joined if order is None else joined[order]
 
 
 class StateArrays(NamedTuple):
@@ -110,6 +142,66 @@ class JointStateBatch:
         self.seq += 1
         self.count += 1
 
+    def add_many(self, data: np.ndarray, start: np.ndarray, length: np.ndarray,
+                 bag_ns: np.ndarray) -> None:
+        """Queue m serialized messages at once: message i is ``data[start[i]:start[i] +
+        length[i]]`` (uint8), received at ``bag_ns[i]``; the same as m calls of :meth:`add`.
+        A layout whose arrays each carry one value per name is decoded here, in one
+        compiled pass (:mod:`.joint_state_kernel`); other messages are queued as rows (a
+        1 kHz topic is 3.6 M messages an hour)."""
+        m = len(start)
+        for size in np.unique(length):
+            at = np.flatnonzero(length == size)
+            left = np.arange(len(at))
+            for _ in range(MAX_KERNEL_LAYOUTS):  # one layout per pass (names reordered)
+                if not left.size:
+                    break
+                done = self._decode_many(data, start[at[left]], int(size), bag_ns[at[left]],
+                                         self.seq + at[left])
+                if not done.any():
+                    break
+                left = left[~done]
+            if left.size:
+                rows = byte_rows(data, start[at][left], int(size))
+                if not self.stamped and rows[:, 4:12].any():
+                    self.stamped = True
+                self._add_rows(rows, bag_ns[at][left], self.seq + at[left])
+        self.seq += m
+        self.count += m
+
+    def _decode_many(self, data, start, size, bag_ns, seq):
+        """Decode the messages that share the first one's layout when it suits the
+        kernel; returns which were decoded (all False: none, the layout does not suit)."""
+        first = data[start[0]:start[0] + size].tobytes()
+        layout = self._layout(first)
+        k = len(layout.names)
+        if any(count != k for _, count in layout.counts) or not k:
+            return np.zeros(len(start), bool)
+        match, t, values = decode_layout(data, start, size, layout.key, layout.counts,
+                                         [off for off, _ in layout.offsets], k)
+        if not match.any():
+            return match
+        if match.all():
+            layout.decoded.append((seq, t, bag_ns, values))
+        else:
+            layout.decoded.append((seq[match], t[match], bag_ns[match], values[:, match]))
+        if not self.stamped and (t[match] != 0.0).any():
+            self.stamped = True
+        return match
+
+    def _add_rows(self, rows, bag_ns, seq):
+        """Rows of one length, sorted into their layouts (same names, same offsets)."""
+        left = np.arange(len(rows))
+        while left.size:
+            layout = self._layout(rows[left[0]].tobytes())
+            key = np.frombuffer(layout.key, np.uint8)
+            same = (rows[left, 12:layout.header_end] == key).all(axis=1)
+            take = left[same]
+            layout.batch.append(rows[take])
+            layout.stamps_ns.extend(bag_ns[take].tolist())
+            layout.seq.extend(seq[take].tolist())
+            left = left[~same]
+
     def __len__(self):
         return self.count
 
@@ -127,46 +219,77 @@ class JointStateBatch:
         """(seq, t, q, qd, effort, known) of a layout's queued messages; None if it has
         none of the wanted joints."""
         joints = self._chain_joints()
-        n = len(joints)
         lookup = {name: i for i, name in enumerate(layout.names)}
         present = [j for j, name in enumerate(joints) if name in lookup]
         if not present:
             return None
-        m = len(layout.batch)
-        data = np.frombuffer(b''.join(layout.batch), dtype=np.uint8).reshape(m, layout.length)
+        data = _rows(layout)
+        m = len(data)
         consistent = np.ones(m, bool)
         for cpos, k in layout.counts:
             consistent &= data[:, cpos:cpos + 4].copy().view('<u4')[:, 0] == k
         if not consistent.all():  # same length and names, other array sizes: one by one
             return self._decode_each(layout)
-        sec = data[:, 4:8].copy().view('<i4')[:, 0].astype(float)
-        nsec = data[:, 8:12].copy().view('<u4')[:, 0].astype(float)
-        t = sec + nsec * 1e-9
-        unstamped = (t == 0.0) & (not self.stamped)
-        t[unstamped] = np.asarray(layout.stamps_ns, dtype=float)[unstamped] * 1e-9
+        stamp = data[:, 4:12].copy().view('<i4')
+        t = stamp[:, 0].astype(float) + stamp[:, 1].view('<u4') * 1e-9
+        values = [None if off is None else data[:, off:off + 8 * k].copy().view('<f8')
+                  for off, k in layout.offsets]
+        return self._columns(layout, np.asarray(layout.seq), t,
+                             np.asarray(layout.stamps_ns), values)
+
+    def _decoded(self, layout):
+        """:meth:`_decode` of what the kernel decoded (None: none of the wanted joints)."""
+        pieces, layout.decoded = layout.decoded, []
+        seq, t, bag_ns = (np.concatenate([p[k] for p in pieces]) for k in range(3))
+        values = np.concatenate([p[3] for p in pieces], axis=1)
+        return self._columns(layout, seq, t, bag_ns,
+                             [None if off is None else values[a]
+                              for a, (off, _) in enumerate(layout.offsets)])
+
+    def _columns(self, layout, seq, t, bag_ns, values):
+        """(seq, t, q, qd, effort, known): each layout's arrays (m, names) into the wanted
+        joints' columns (NaN where absent); known None when every row has every wanted
+        position. An unstamped message takes its bag time."""
+        joints = self._chain_joints()
+        n = len(joints)
+        lookup = {name: i for i, name in enumerate(layout.names)}
+        present = [j for j, name in enumerate(joints) if name in lookup]
+        if not present:
+            return None
+        m = len(t)
+        if not self.stamped:
+            unstamped = t == 0.0
+            if unstamped.any():
+                t[unstamped] = bag_ns.astype(float)[unstamped] * 1e-9
         src = np.array([lookup[joints[j]] for j in present])
+        whole = len(present) == n == len(layout.names) and (src == np.arange(n)).all()
         arrays = []
-        for off, k in layout.offsets:
+        for (off, k), value in zip(layout.offsets, values):
+            if off is not None and k != len(layout.names):
+                raise BagError(f'JointState with {len(layout.names)} names carries an '
+                               f'array of {k} values')
+            if value is not None and whole:  # the usual case: the wanted joints in order
+                arrays.append(value)
+                continue
             out = np.full((m, n), np.nan)
-            if off is not None:
-                if k != len(layout.names):
-                    raise BagError(f'JointState with {len(layout.names)} names carries an '
-                                   f'array of {k} values')
-                out[:, present] = data[:, off:off + 8 * k].copy().view('<f8')[:, src]
+            if value is not None:
+                out[:, present] = value[:, src]
             arrays.append(out)
-        known = np.zeros((m, n), bool)
-        known[:, present] = True
-        if layout.offsets[0][0] is None:  # no positions: nothing to track in it
-            known[:] = False
-        return (np.asarray(layout.seq), t, *arrays, known)
+        if layout.offsets[0][0] is not None and len(present) == n:
+            known = None  # every wanted joint has its position: nothing to merge
+        else:
+            known = np.zeros((m, n), bool)
+            if layout.offsets[0][0] is not None:
+                known[:, present] = True
+        return (seq, t, *arrays, known)
 
     def _decode_each(self, layout):
         """:meth:`_decode` message by message (layouts whose array sizes vary)."""
         joints = self._chain_joints()
         n = len(joints)
         rows = []
-        for raw, bag_ns in zip(layout.batch, layout.stamps_ns):
-            t, names, *arrays = parse_joint_state(raw)
+        for row, bag_ns in zip(_rows(layout), layout.stamps_ns):
+            t, names, *arrays = parse_joint_state(row.tobytes())
             lookup = {name: i for i, name in enumerate(names)}
             present = [j for j, name in enumerate(joints) if name in lookup]
             src = [lookup[joints[j]] for j in present]
@@ -240,19 +363,32 @@ class JointStateBatch:
             if layout.batch:
                 part = self._decode(layout)
                 if part is None:
-                    self.ignored += len(layout.batch)
+                    self.ignored += len(layout.seq)
                 else:
                     parts.append(part)
                 layout.batch, layout.stamps_ns, layout.seq = [], [], []
+            if layout.decoded:
+                count = sum(len(p[0]) for p in layout.decoded)
+                part = self._decoded(layout)
+                if part is None:
+                    self.ignored += count
+                else:
+                    parts.append(part)
         self.count = 0
         if not parts:
             empty = np.zeros((0, n))
             return StateArrays(np.zeros(0), empty, empty.copy(), empty.copy(), np.zeros(0))
-        order = np.argsort(np.concatenate([p[0] for p in parts]), kind='stable')
-        t, q, qd, eff, known = (np.concatenate([p[k] for p in parts])[order]
-                                for k in range(1, 6))
-        merged = self._merge(q, qd, eff, known) if not known.all() else np.ones(len(t), bool)
-        self.ignored += int(np.count_nonzero(~merged))
-        t, q, qd, eff = t[merged], q[merged], qd[merged], eff[merged]
+        seq = np.concatenate([p[0] for p in parts])
+        order = None if (np.diff(seq) > 0).all() else np.argsort(seq, kind='stable')
+        t, q, qd, eff = (_joined([p[k] for p in parts], order) for k in range(1, 5))
+        if any(p[5] is not None for p in parts):
+            m = len(t)
+            known = _joined([np.ones((len(p[1]), n), bool) if p[5] is None else p[5]
+                             for p in parts], order)
+            merged = self._merge(q, qd, eff, known) if not known.all() else np.ones(m, bool)
+            self.ignored += int(np.count_nonzero(~merged))
+            t, q, qd, eff = t[merged], q[merged], qd[merged], eff[merged]
         keep = self._in_order(t)
+        if keep.all():  # the usual case: no copies
+            return StateArrays(t.copy(), q, qd, eff, t)
         return StateArrays(t[keep], q[keep], qd[keep], eff[keep], t)

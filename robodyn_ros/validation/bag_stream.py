@@ -11,6 +11,7 @@ from ..defaults import CONTROLLER_NAME
 from ..errors import BagError
 from ..io.cdr import float64_multi_array, parse_joint_state
 from ..io.joint_state_batch import JointStateBatch
+from ..io.mcap_chunks import byte_rows
 from .alignment import Aligner
 from .metrics import Decimator, TimingStats
 from .references import SampledReference, TrajectoryReference
@@ -21,7 +22,7 @@ JOINT_STATE = 'sensor_msgs/msg/JointState'
 TRAJECTORY = 'trajectory_msgs/msg/JointTrajectory'
 JTC_STATE = 'control_msgs/msg/JointTrajectoryControllerState'
 DIAGNOSTICS = 'diagnostic_msgs/msg/DiagnosticArray'
-CHUNK = 50_000  # states decoded and compared per batch
+CHUNK = 20_000  # states decoded and compared per batch
 EARLY = 1000  # states kept while no reference has named the joints yet
 
 
@@ -110,7 +111,9 @@ class BagStream:
         self.aligner: Aligner | None = None
         self.cmd = CommandStats()
         self.cmd_plot = Decimator()
-        self.cmd_buffer: list[tuple[int, np.ndarray]] = []  # (receive time [ns], values)
+        # (receive times [ns] (m,), values (m, n)) blocks, cmd_buffered messages in all
+        self.cmd_buffer: list[tuple[np.ndarray, np.ndarray]] = []
+        self.cmd_buffered = 0
         self.diagnostics: list[dict[str, str]] = []
         # (bag time [ns], level, message) each time the controller's (state, reason) changed
         self.events: list[tuple[int, int, str, tuple]] = []
@@ -125,6 +128,84 @@ class BagStream:
         routes = dict(state=self._on_state, reference=self._on_reference,
                       command=self._on_command, diagnostics=self._on_diagnostics)
         return {topic: routes[role] for role, topic in self.topics.items() if topic}
+
+    def add_chunk(self, topics: dict[int, str], msgtypes: dict[str, str], chunk) -> None:
+        """One chunk of messages (io.mcap_chunks.ChunkMessages, ``topics`` by channel id):
+        the same as its messages one by one through :attr:`handlers`, to the bit, with the
+        JointState states and references and the commands queued as arrays (cut where the
+        one-by-one path flushes). A JointTrajectory or controller-state reference orders
+        the states around it: then message by message."""
+        roles = {topic: role for role, topic in self.topics.items() if topic}
+        kinds = {c: roles[topics[int(c)]] for c in np.unique(chunk.channel).tolist()}
+        is_state = np.isin(chunk.channel, [c for c, r in kinds.items() if r == 'state'])
+        if self.refs is None or is_state.any() and (
+                self.early or self.states.joints is None or self.joints is None):
+            self._chunk_one_by_one(topics, msgtypes, chunk)
+            return
+        is_ref = np.isin(chunk.channel, [c for c, r in kinds.items() if r == 'reference'])
+        if self.first_ns is None:
+            firsts = np.flatnonzero(is_state | np.isin(
+                chunk.channel, [c for c, r in kinds.items() if r == 'diagnostics']))
+            self.first_ns = int(chunk.log_time[firsts[0]]) if firsts.size else None
+        pos, m = 0, len(chunk.channel)
+        states, refs = np.cumsum(is_state), np.cumsum(is_ref)
+        while pos < m:  # up to where a queue reaches CHUNK (there the one-by-one path flushes)
+            done_s, done_r = (states[pos - 1], refs[pos - 1]) if pos else (0, 0)
+            end = min(m, int(np.searchsorted(states, done_s + CHUNK - self.states.count)) + 1,
+                      int(np.searchsorted(refs, done_r + CHUNK - len(self.refs))) + 1)
+            self._chunk_part(chunk, kinds, slice(pos, end))
+            if self.states.count >= CHUNK or len(self.refs) >= CHUNK:
+                self.flush()
+            pos = end
+
+    def _chunk_part(self, chunk, kinds, part):
+        channel = chunk.channel[part]
+        for c, role in kinds.items():
+            mask = channel == c
+            if not mask.any():
+                continue
+            start, length = chunk.start[part][mask], chunk.length[part][mask]
+            stamps = chunk.log_time[part][mask]
+            if role == 'reference' and self.refs is not None:
+                self.refs.add_many(chunk.data, start, length, stamps)
+            elif role == 'state':
+                self.states.add_many(chunk.data, start, length, stamps)
+                self.states_seen += len(start)
+            elif role == 'command':
+                self._command_block(chunk.data, start, length, stamps)
+            else:
+                for s, n, t in zip(start.tolist(), length.tolist(), stamps.tolist()):
+                    self._on_diagnostics(chunk.data[s:s + n].tobytes(), DIAGNOSTICS, t)
+
+    def _chunk_one_by_one(self, topics, msgtypes, chunk):
+        handlers = self.handlers
+        for c, s, n, t in zip(chunk.channel.tolist(), chunk.start.tolist(),
+                              chunk.length.tolist(), chunk.log_time.tolist()):
+            topic = topics[c]
+            handlers[topic](chunk.data[s:s + n].tobytes(), msgtypes[topic], t)
+
+    def _command_block(self, data, start, length, stamps):
+        """Commands of one length and one layout as one array (else one by one)."""
+        size = int(length[0])
+        first = data[start[0]:start[0] + size].tobytes()
+        n = len(float64_multi_array(first))
+        rows = byte_rows(data, start, size) if (length == size).all() else None
+        head = size - 8 * n
+        if rows is None or not (rows[:, :head] == rows[0, :head]).all() or \
+                not np.array_equal(rows[0, head:].view('<f8'), float64_multi_array(first),
+                                   equal_nan=True):
+            for s, m, t in zip(start.tolist(), length.tolist(), stamps.tolist()):
+                self._on_command(data[s:s + m].tobytes(), None, t)
+            return
+        values = rows[:, head:].copy().view('<f8').reshape(len(rows), n)
+        stamps = np.asarray(stamps, np.int64)
+        while len(stamps):  # flushed where the one-by-one path flushes
+            room = CHUNK - self.cmd_buffered
+            self.cmd_buffer.append((stamps[:room], values[:room]))
+            self.cmd_buffered += len(stamps[:room])
+            stamps, values = stamps[room:], values[room:]
+            if self.cmd_buffered >= CHUNK:
+                self._flush_commands()
 
     def _on_diagnostics(self, raw, msgtype, stamp_ns):
         if self.first_ns is None:
@@ -244,22 +325,23 @@ class BagStream:
 
     # -- commands -----------------------------------------------------------------------
     def _on_command(self, raw, msgtype, stamp_ns):
-        self.cmd_buffer.append((stamp_ns, float64_multi_array(raw)))
-        if len(self.cmd_buffer) >= CHUNK:
+        values = float64_multi_array(raw)
+        self.cmd_buffer.append((np.array([stamp_ns], np.int64), values[None, :]))
+        self.cmd_buffered += 1
+        if self.cmd_buffered >= CHUNK:
             self._flush_commands()
 
     def _flush_commands(self):
         """The buffered commands into CommandStats, one run of equal lengths at a time."""
-        items, self.cmd_buffer = self.cmd_buffer, []
+        items, self.cmd_buffer, self.cmd_buffered = self.cmd_buffer, [], 0
         limits = None if self.model is None else self.model.effort_limits
         start = 0
         while start < len(items):
-            n, end = len(items[start][1]), start + 1
-            while end < len(items) and len(items[end][1]) == n:
+            n, end = items[start][1].shape[1], start + 1
+            while end < len(items) and items[end][1].shape[1] == n:
                 end += 1
-            stamps = np.fromiter((t for t, _ in items[start:end]), np.int64, end - start)
-            values = np.array([v for _, v in items[start:end]], dtype=float).reshape(
-                end - start, n)
+            stamps = np.concatenate([t for t, _ in items[start:end]])
+            values = np.concatenate([v for _, v in items[start:end]]).astype(float)
             self.cmd.add(stamps, values, limits, self.cmd_plot)
             start = end
 
@@ -325,10 +407,12 @@ class BagStream:
 def progress_printer(total):
     """A callable(seen) printing the percentage to stderr (20 steps)."""
     step = max(total // 20, 1)
+    shown = [0]
 
     def show(seen, done=False):
         if done:
             print('\rvalidate: 100.0 %', file=sys.stderr)
-        elif seen % step == 0:
+        elif seen // step > shown[0]:  # a step crossed (seen grows by one or by a chunk)
+            shown[0] = seen // step
             print(f'\rvalidate: {100 * seen / max(total, 1):5.1f} %', end='', file=sys.stderr)
     return show

@@ -121,13 +121,12 @@ class TimingStats:
         gaps = dt[dt > 1.5 * nominal] if nominal > 0 else np.zeros(0)
         dropped = int(np.round(gaps / nominal).sum() - gaps.size) if nominal > 0 else 0
         duration = self.last - self.first
+        # both percentiles from one array of deviations (millions of periods: one copy)
+        p50, p99 = np.percentile(np.abs(dt - nominal), [50, 99]) if dt.size else (0.0, 0.0)
         return dict(messages=int(self.count), duration=float(duration),
                     rate_hz=float((self.count - 1) / duration) if duration > 0 else 0.0,
                     nominal_period_ms=nominal * 1e3,
-                    jitter_p50_ms=float(np.percentile(np.abs(dt - nominal), 50) * 1e3)
-                    if dt.size else 0.0,
-                    jitter_p99_ms=float(np.percentile(np.abs(dt - nominal), 99) * 1e3)
-                    if dt.size else 0.0,
+                    jitter_p50_ms=float(p50 * 1e3), jitter_p99_ms=float(p99 * 1e3),
                     gaps=int(gaps.size), dropped_cycles=dropped,
                     backward_jumps=int(self.backwards))
 

@@ -16,15 +16,39 @@ def _from_zero(t):
     return t - t[0] if len(t) else t
 
 
+#: Points drawn per curve at most: a bucket's smallest and largest sample each (the peaks
+#: stay visible), far more than the figure's pixels across and a fraction of the samples
+#: kept for plotting (40 000 rows draw several times slower).
+BUCKETS = 1500
+
+
+def _envelope(t, values):
+    """(t (p, n), values (p, n)): per column each bucket's smallest and largest sample,
+    in time order; the rows as they are when there are few."""
+    m, n = values.shape
+    width = m // BUCKETS
+    if width < 3:
+        return np.repeat(t[:, None], n, axis=1), values
+    body = values[:BUCKETS * width].reshape(BUCKETS, width, n)
+    base = (np.arange(BUCKETS) * width)[:, None, None]
+    # a NaN is its bucket's argmin and argmax: the curve shows a gap there
+    picks = np.stack([np.argmin(body, axis=1), np.argmax(body, axis=1)], axis=1)
+    rows = np.sort(picks, axis=1) + base  # (BUCKETS, 2, n) row indices
+    rows = np.concatenate([rows.reshape(-1, n),
+                           np.repeat(np.arange(BUCKETS * width, m)[:, None], n, axis=1)])
+    return t[rows], np.take_along_axis(values, rows, axis=0)
+
+
 def _per_joint(plt, joints, t, rows, title, unit, band=None):
     """One axis per joint; ``rows``: [(values (m, n), style, label)]; the worst sample of
     each joint marked (where and when it went wrong)."""
     n = len(joints)
     fig, axes = plt.subplots(n, 1, figsize=(8, 1.6 * n + 1.3), sharex=True, squeeze=False)
     fig.suptitle(title, fontsize=10)
+    curves = [(*_envelope(t, values), style, label) for values, style, label in rows]
     for j, ax in enumerate(axes[:, 0]):
-        for values, style, label in rows:
-            ax.plot(t, values[:, j], style, label=label)
+        for tc, values, style, label in curves:
+            ax.plot(tc[:, j], values[:, j], style, label=label)
         if band is not None:
             ax.axhspan(-band, band, color='green', alpha=0.15,
                        label=f'tolerance band \u00b1{band:g} {unit}' if j == 0 else None)
@@ -42,8 +66,9 @@ def _per_joint(plt, joints, t, rows, title, unit, band=None):
 def _all_joints(plt, labels, t, values, ylabel, xlabel, title):
     """Every joint on one axis, the legend outside it (it would cover the curves)."""
     fig, ax = plt.subplots(figsize=(9, 4))
+    tc, values = _envelope(t, values)
     for j in range(values.shape[1]):
-        ax.plot(t, values[:, j], label=labels[j] if j < len(labels) else str(j))
+        ax.plot(tc[:, j], values[:, j], label=labels[j] if j < len(labels) else str(j))
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.legend(fontsize=6, loc='upper left', bbox_to_anchor=(1.0, 1.0))
     ax.grid(alpha=0.3)
@@ -106,7 +131,8 @@ def write_plots(result, report, out_dir):
     paths = {}
     for name, fig in figures.items():
         paths[name] = os.path.join(out_dir, f'{name}.png')
-        fig.tight_layout()
+        # bbox_inches='tight' takes in the labels and the legend outside the axes (a
+        # tight_layout() as well would draw every figure once more)
         fig.savefig(paths[name], dpi=90, bbox_inches='tight')
         plt.close(fig)
     return paths

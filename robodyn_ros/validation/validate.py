@@ -68,6 +68,17 @@ def _stream(bag, stream, wanted, progress):
     """Every message of the ``wanted`` topics through ``stream``'s handlers, in bag order
     (the percentage on stderr with ``progress``)."""
     show = progress_printer(sum(bag.counts.get(t, 0) for t in wanted)) if progress else None
+    chunks = bag.chunks(wanted)
+    if chunks is not None:  # an indexed MCAP file: whole chunks at a time
+        seen = 0
+        for topics, chunk in chunks:
+            stream.add_chunk(topics, bag.topics, chunk)
+            seen += len(chunk.channel)
+            if show:
+                show(seen)
+        if show:
+            show(0, done=True)
+        return
     handlers = stream.handlers
     for seen, (topic, msgtype, stamp_ns, raw) in enumerate(bag.messages(wanted), 1):
         handlers[topic](raw, msgtype, stamp_ns)
