@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
 command -v "$PY" >/dev/null 2>&1 || PY=python3
 start=$SECONDS
-step() { echo "setup: [$1/8] $2 ($((SECONDS - start)) s so far)"; }
+step() { echo "setup: [$1/9] $2 ($((SECONDS - start)) s so far)"; }
 if [ ! -x .venv/bin/python ]; then
   step 1 'creating .venv'
   "$PY" -m venv .venv
@@ -88,5 +88,18 @@ if [ -f "$wheels/requirements-gazebo.txt" ]; then
     >>"$log" 2>&1 || echo "setup: the Gazebo wheels did not install (see .venv/setup.log)"
 else
   echo "setup: no Gazebo wheels in $wheels: hardware:=gz and its tests skip"
+fi
+# A headless Chromium (Debian's chromium-headless-shell, apt-get as root) renders the fleet
+# report's HTML page in its test; without it that test skips and says so.
+step 9 'a headless browser for the fleet report test (Debian chromium-headless-shell)'
+if ! command -v chromium-headless-shell >/dev/null 2>&1 && ! command -v chromium >/dev/null 2>&1
+then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        --no-install-recommends chromium-headless-shell; } >>"$log" 2>&1 || true
+  fi
+  command -v chromium-headless-shell >/dev/null 2>&1 || echo "setup: no headless" \
+    "Chromium (apt-get install chromium-headless-shell as root): the fleet page's" \
+    "browser test skips"
 fi
 echo "setup: .venv ready ($(.venv/bin/python --version)) in $((SECONDS - start)) s"

@@ -19,7 +19,6 @@ import numpy as np
 
 from ..errors import BagError
 from .cdr import JointStateLayout, parse_joint_state
-from .joint_state_kernel import decode_layout
 from .mcap_chunks import byte_rows
 
 __all__ = ['JointStateBatch', 'StateArrays', 'CLOCK_RESET']
@@ -177,6 +176,7 @@ class JointStateBatch:
         k = len(layout.names)
         if any(count != k for _, count in layout.counts) or not k:
             return np.zeros(len(start), bool)
+        from .joint_state_kernel import decode_layout  # numba: only when there is work
         match, t, values = decode_layout(data, start, size, layout.key, layout.counts,
                                          [off for off, _ in layout.offsets], k)
         if not match.any():
