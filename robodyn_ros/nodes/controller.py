@@ -45,7 +45,8 @@ from ..errors import ConfigError, RobodynError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
 from .between_cycles import apply_requests
 from .command_consumer import CommandConsumer
-from .input_gateway import INTERNAL, GatewayProcess, SpareGateway, start_gateway
+from .gateway_process import GatewayProcess, SpareGateway, start_gateway
+from .input_gateway import INTERNAL
 from .latest_worker import LatestWorker
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,

@@ -9,7 +9,7 @@ the interpreter lock is held (0.3 s for a million names). In the controller's pr
 stops the 1 kHz loop for tens to hundreds of milliseconds. Here they cost this process, and
 the controller only ever receives inputs within its bounds.
 
-The gateway, started by the configured controller node (:class:`GatewayProcess`), serves the
+The gateway, started by the configured controller node (:mod:`.gateway_process`), serves the
 public names and forwards to the controller's private ones under ``<controller>/_inputs``:
 
 * ``~/joint_trajectory``: the CDR bytes are counted (names and points, nothing decoded),
@@ -29,191 +29,19 @@ import faulthandler
 import json
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
 from typing import Any, cast
 
-from ..errors import BagError, ConfigError
+from ..errors import BagError
 
-__all__ = ['GatewayProcess', 'INTERNAL', 'SpareGateway', 'main', 'start_gateway']
+__all__ = ['INTERNAL', 'main']
 
 #: The controller's private namespace for what the gateway forwards (relative to its node).
 INTERNAL = '_inputs'
-#: How long configure waits for the gateway to be up [s] (a Python process importing rclpy
-#: and control_msgs: about 1 s on a busy 2-core machine).
-START_TIMEOUT = 15.0
-#: How long the controller's process waits for a spare gateway to join DDS before it joins
-#: itself [s] (the spare imports rclpy only: about 0.3 s).
-JOIN_TIMEOUT = 1.5
-#: How long the controller waits for the gateway to end before it is killed [s].
-STOP_TIMEOUT = 0.8
 #: How long a goal may wait for the controller's action server to be found [s].
 ANSWER_TIMEOUT = 2.0
-
-
-class GatewayProcess:
-    """The gateway process of one configured controller (parent side).
-
-    Args:
-        node: the controller node (resolves the public and private names).
-        max_points: the largest trajectory forwarded [points].
-        max_names: the most joint names forwarded (the chain's joint count).
-        action: serve FollowJointTrajectory too.
-    """
-
-    def __init__(self, node, max_points: int, max_names: int, action: bool,
-                 spare: 'SpareGateway | None' = None):
-        fqn = node.get_fully_qualified_name()
-        args = ['--name', node.get_name() + '_inputs', '--namespace', node.get_namespace(),
-                '--trajectory', node.resolve_topic_name('~/joint_trajectory'),
-                '--internal', f'{fqn.rstrip("/")}/{INTERNAL}',
-                '--max-points', str(max_points), '--max-names', str(max_names),
-                '--parent', str(os.getpid())]
-        if action:
-            args += ['--action', f'{fqn.rstrip("/")}/follow_joint_trajectory']
-        self.node = node
-        proc = spare.take() if spare is not None else None
-        if proc is not None and proc.stdin is not None:  # in DDS already: its arguments now
-            try:
-                proc.stdin.write((json.dumps(args) + '\n').encode())
-                proc.stdin.close()
-            except OSError:  # it ended meanwhile: a new one below
-                proc = None
-        self.proc = proc if proc is not None else subprocess.Popen(
-            _command() + args, env=_environment(), stdin=subprocess.DEVNULL)
-
-    def wait_ready(self, timeout: float = START_TIMEOUT):
-        """Wait until the gateway's ``_inputs/ready`` publisher is seen here, so that an
-        input sent once the controller is configured is not lost to a gateway still starting.
-
-        The gateway creates that publisher only after its own writers and action client have
-        matched the controller's endpoints (:meth:`_Gateway.matched`): discovery runs per
-        side, and the controller seeing a gateway writer does not mean that writer has seen
-        the controller's reader yet (its first message would go nowhere).
-
-        Raises:
-            ConfigError: the gateway exited, or was not up within ``timeout`` [s].
-        """
-        from std_msgs.msg import Empty
-        ready = self.node.create_subscription(Empty, f'~/{INTERNAL}/ready', lambda _: None, 1)
-        deadline = time.monotonic() + timeout
-        try:
-            while ready.get_publisher_count() == 0:
-                code = self.proc.poll()
-                if code is not None:
-                    raise ConfigError(f'input_gateway: its process exited with code {code}; '
-                                      'set input_gateway false to receive inputs in this '
-                                      'process')
-                if time.monotonic() > deadline:
-                    self.close()
-                    raise ConfigError(f'input_gateway: its process was not up within '
-                                      f'{timeout:g} s; set input_gateway false to receive '
-                                      'inputs in this process')
-                time.sleep(0.01)
-        finally:
-            self.node.destroy_subscription(ready)
-
-    def close(self):
-        """Stop the gateway: SIGINT, then SIGKILL after STOP_TIMEOUT."""
-        if self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGINT)
-        try:
-            self.proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(1.0)
-
-
-def _command() -> list[str]:
-    return [sys.executable, '-m', __name__]
-
-
-def _environment() -> dict[str, str]:
-    """This process's environment, with this package importable by the gateway."""
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(__file__)))
-    path = os.environ.get('PYTHONPATH', '')
-    return dict(os.environ, PYTHONPATH=package_root + (os.pathsep + path if path else ''))
-
-
-class SpareGateway:
-    """A gateway process started before the controller's own process joins DDS: it joins
-    at once, says so, and waits for its arguments on stdin (:class:`GatewayProcess` gives
-    them at configure).
-
-    Why: DDS discovery between two processes on one host takes 0.2–0.6 s when the second
-    participant appears while the first still sends its initial announcements (Fast DDS:
-    5 in its first 0.5 s), and 2.5 s when it appears later, until the first one's next
-    periodic announcement (measured: a parent 1 s old, half of the starts). A gateway
-    started at configure came after the node's parameters and model, too late; the spare
-    joins first and the controller right after it (:meth:`wait_joined`), so that each
-    hears the other's first announcements.
-
-    Args:
-        enabled: start one (the node's ``input_gateway`` parameter); False: none.
-    """
-
-    def __init__(self, enabled: bool) -> None:
-        self.proc: subprocess.Popen | None = None
-        self._joined: int | None = None
-        if enabled:
-            read, write = os.pipe()
-            try:
-                self.proc = subprocess.Popen(
-                    _command() + ['--spare', str(write)], env=_environment(),
-                    stdin=subprocess.PIPE, pass_fds=(write,))
-            finally:
-                os.close(write)
-            self._joined = read
-
-    def wait_joined(self, timeout: float = JOIN_TIMEOUT) -> bool:
-        """Wait until the spare has joined DDS (at most ``timeout`` [s]); True if it did."""
-        import select
-        read, self._joined = self._joined, None
-        if read is None:
-            return False
-        try:
-            ready, _, _ = select.select([read], [], [], timeout)
-            return bool(ready) and os.read(read, 1) == b'1'
-        finally:
-            os.close(read)
-
-    def take(self) -> 'subprocess.Popen | None':
-        """The spare process, once, if it is still running; else None."""
-        proc, self.proc = self.proc, None
-        return proc if proc is not None and proc.poll() is None else None
-
-    def close(self) -> None:
-        """End an unused spare (it exits when its stdin closes; killed if it does not)."""
-        if self._joined is not None:
-            os.close(self._joined)
-            self._joined = None
-        proc, self.proc = self.proc, None
-        if proc is None:
-            return
-        if proc.stdin is not None:
-            proc.stdin.close()
-        try:
-            proc.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(1.0)
-
-
-def start_gateway(node, config, joints: int,
-                  spare: SpareGateway | None = None) -> 'GatewayProcess | None':
-    """The gateway process of a controller node being configured with ``config`` (a
-    ControllerConfig) for ``joints`` joints, or None when ``input_gateway`` is off: the
-    ``spare`` when one is running, else a new one. Started before the kernels warm up, so
-    that its imports overlap them (GatewayProcess.wait_ready then waits less); it serves
-    the action only where the node will (trajectory_interfaces.serves_action)."""
-    if not config.input_gateway:
-        return None
-    from .trajectory_interfaces import serves_action
-    return GatewayProcess(node, config.max_trajectory_points, joints, serves_action(config),
-                          spare)
 
 
 def _parse(argv):
@@ -233,8 +61,8 @@ def _parse(argv):
 def main(argv=None) -> int:
     """The gateway process: serve until SIGINT/SIGTERM or until the parent is gone. With
     ``--spare [FD]`` it joins DDS first, writes one byte to FD, and then reads its
-    arguments, one JSON list, from stdin (SpareGateway); an end of stdin before them ends
-    it."""
+    arguments, one JSON list, from stdin (gateway_process.SpareGateway); an end of stdin
+    before them ends it."""
     argv = sys.argv[1:] if argv is None else argv
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -246,14 +74,10 @@ def main(argv=None) -> int:
     from .node_support import EXIT_DEADLINE, spin_in_thread
     rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)
     if argv[:1] == ['--spare']:
-        if len(argv) > 1:  # joined: the controller's process may join now
-            os.write(int(argv[1]), b'1')
-            os.close(int(argv[1]))
-        line = sys.stdin.readline()
-        if not line.strip():
+        argv = _spare_arguments(argv[1:])
+        if argv is None:
             rclpy.try_shutdown()
             return 0
-        argv = json.loads(line)
     options = _parse(argv)
     gateway = _Gateway(options)
     executor = MultiThreadedExecutor(num_threads=3)
@@ -272,6 +96,26 @@ def main(argv=None) -> int:
     thread.join(timeout=0.3)
     rclpy.try_shutdown()
     return 0
+
+
+def _spare_arguments(fd: list[str]) -> list[str] | None:
+    """A spare's arguments: say it joined on the pipe ``fd`` (when given), then read one
+    JSON list from stdin; None when none come (stdin closed: the controller did not use
+    it, or ended). A controller that stopped waiting for the byte (JOIN_TIMEOUT on a busy
+    machine) has closed the pipe's other end: it may still hand the spare its arguments."""
+    if fd:
+        try:
+            os.write(int(fd[0]), b'1')
+        except OSError:  # EPIPE: nobody waits for the byte any more
+            pass
+        finally:
+            os.close(int(fd[0]))
+    try:
+        line = sys.stdin.readline()
+        argv = json.loads(line) if line.strip() else None
+    except (OSError, ValueError):
+        return None
+    return argv if isinstance(argv, list) else None
 
 
 class _Gateway:

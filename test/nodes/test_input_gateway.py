@@ -131,7 +131,7 @@ def _alive(pid):
 def test_a_spare_gateway_ends_when_its_node_gives_it_nothing():
     """A spare that is never used (the node's input_gateway turned off before configure,
     or the node destroyed) ends at close(), through its stdin, well within 2 s."""
-    from robodyn_ros.nodes.input_gateway import SpareGateway
+    from robodyn_ros.nodes.gateway_process import SpareGateway
     assert SpareGateway(False).take() is None
     spare = SpareGateway(True)
     proc = spare.proc
@@ -145,7 +145,7 @@ def test_a_spare_gateway_ends_when_its_node_gives_it_nothing():
 def test_a_spare_gateway_given_its_arguments_forwards(probe):
     """The spare (started before the node configures) serves as a gateway started with its
     arguments does: announced, and a trajectory within bounds forwarded."""
-    from robodyn_ros.nodes.input_gateway import GatewayProcess, SpareGateway
+    from robodyn_ros.nodes.gateway_process import GatewayProcess, SpareGateway
     node, executor = probe
     spare = SpareGateway(True)
     forwarded = []
@@ -171,3 +171,20 @@ def test_a_spare_gateway_given_its_arguments_forwards(probe):
         assert forwarded
     finally:
         gateway.close()
+
+
+def test_a_spare_whose_controller_stopped_waiting_ends_quietly():
+    """On a busy machine the controller stops waiting for the spare's byte (JOIN_TIMEOUT)
+    and closes its end of the pipe: the spare's byte then finds no reader. It carries on
+    to its arguments and, when none come (the controller ended), exits 0 without a
+    traceback."""
+    read, write = os.pipe()
+    os.close(read)  # the controller gave up waiting before the spare joined
+    try:
+        proc = subprocess.Popen([sys.executable, '-m', 'robodyn_ros.nodes.input_gateway',
+                                 '--spare', str(write)], stdin=subprocess.PIPE,
+                                stderr=subprocess.PIPE, pass_fds=(write,))
+    finally:
+        os.close(write)
+    _, err = proc.communicate(b'', timeout=30)  # stdin closed: no arguments
+    assert proc.returncode == 0 and b'Traceback' not in err, err.decode()[-2000:]
