@@ -16,7 +16,7 @@ import tempfile
 
 import numpy as np
 
-from ...dynamics import RigidBodyDynamics
+from ..dynamics import RigidBodyDynamics
 from .fixtures import PANDA_Q0, model
 from .probe import Harness
 
