@@ -11,12 +11,9 @@ event per second, and (where the script ends the process) an exit within 2 s.
 from dataclasses import dataclass, field
 import signal
 import tempfile
-import time
 from typing import Callable
 
-import numpy as np
-
-from .fixtures import PANDA_Q0, model
+from . import bad_inputs, scripts
 
 __all__ = ['Case', 'CASES', 'FAST']
 
@@ -40,554 +37,104 @@ class Case:
     exit_code: int = 2  # the command's expected exit (not 2: ``words`` in its output)
 
 
-def _start(h, result, count=300):
-    """Stream states (once the probe hears the controller) and wait for ``count``
-    commands."""
-    h.wait_command_publisher()
-    h.feed()
-    ok = h.wait_commands(count)
-    result.check('commands flow', ok, f'{len(h.commands)} commands; '
-                 f'output: {h.output()[-300:]}' if not ok else '')
-    return ok
-
-
-def _configure_fails(words):
-    """Script: configure fails with one line naming ``words``; diagnostics ERROR; no
-    command; the process stays up."""
-    def script(h, result):
-        h.feed()
-        ok = h.wait_output('configure failed', 60.0)
-        deadline = time.monotonic() + 5.0  # diagnostics: discovery may take a moment
-        while time.monotonic() < deadline and not any(d[1] == 2 for d in h.diagnostics):
-            time.sleep(0.05)
-        out = h.output()
-        lines = [line for line in out.splitlines() if 'configure failed' in line]
-        result.check('one configure line naming the parameter',
-                     ok and len(lines) == 1 and all(w in lines[0] for w in words),
-                     lines[0] if lines else out[-300:])
-        errors = [d for d in h.diagnostics if d[1] == 2 and 'configure failed' in d[2]]
-        result.check('diagnostics ERROR', bool(errors),
-                     f'{h.diagnostics[-1] if h.diagnostics else "no diagnostics"}')
-        result.check('no command', not h.commands, f'{len(h.commands)} commands')
-        result.check('process alive', h.proc.poll() is None, 'exited')
-    return script
-
-
-def _big_trajectory(points, accepted):
-    def script(h, result):
-        from rclpy.serialization import serialize_message
-        # Serialized before the stream starts: rclpy's serializer holds this process's
-        # interpreter lock for the whole message, which would stall the probe's stream.
-        raw = serialize_message(h.trajectory(points, 4.0, lead=0.5))
-        if not _start(h, result):
-            return
-        n_quiet, t_quiet = len(h.commands), time.monotonic()
-        time.sleep(1.5)  # the node's own answer rate on this machine, loaded as it is now
-        n0, t0 = len(h.commands), time.monotonic()
-        quiet = h.answered(n_quiet, t_quiet, t0)  # (its command count ends now)
-        h.publish_trajectory(raw)
-        time.sleep(3.0)
-        t1 = time.monotonic()
-        busy = h.answered(n0, t0, t1)
-        out = h.output()
-        text = 'following a' if accepted else 'more than max_trajectory_points'
-        result.check('trajectory ' + ('followed' if accepted else 'refused'), text in out,
-                     out[-300:])
-        # Against the node's own rate before (the load is the machine's, not the package's)
-        rate_quiet, rate_busy = (c / max(s, 1) for c, s in (quiet, busy))
-        result.check('commands keep flowing (>= 0.65 x before)',
-                     rate_busy >= 0.65 * rate_quiet,
-                     f'{busy[0]} commands for {busy[1]} states in {t1 - t0:.1f} s '
-                     f'({rate_busy:.0%}); {quiet[0]} for {quiet[1]} before ({rate_quiet:.0%})')
-        h.mark_stop()
-    return script
-
-
-def _action_big(points):
-    def script(h, result):
-        if not _start(h, result):
-            return
-        client = h.action_client()
-        handle, future = h.send_goal(client, h.trajectory(points, 2.0, lead=0.5))
-        ok = future is not None and h.wait_future(future, 15.0)
-        result.check('goal gets a result', ok, 'no result')
-        if ok:
-            code = future.result().result.error_code  # the fake arm does not follow:
-            result.check('goal ended with a FollowJointTrajectory code',  # any code is fine
-                         code in (0, -1, -2, -3, -4, -5), future.result().result.error_string)
-        h.mark_stop()
-    return script
-
-
-def _aborted_goal_never_moves(h, result):
-    """A goal sent while no states arrive is refused; it must never run later."""
-    if not _start(h, result):
-        return
-    client = h.action_client()
-    h.feed(False)
-    h.mark_stop()  # the watchdog's own silence is stall_and_recovery's to check
-    time.sleep(0.2)
-    target = h.trajectory(3, 1.0, delta=0.3)
-    _, future = h.send_goal(client, target)
-    ok = future is not None and h.wait_future(future, 10.0)
-    code = future.result().result.error_code if ok else None
-    result.check('goal refused', ok and code != 0, f'code {code}')
-    n0 = len(h.references)
-    h.feed(True)
-    time.sleep(2.0)
-    last = [r[2] for r in h.references[n0:]]
-    moved = max((float(np.max(np.abs(q - PANDA_Q0))) for q in last), default=0.0)
-    result.check('refused goal never executed', moved < 0.25,
-                 f'reference reached {moved:.3f} rad from Q0 (goal: +0.3)')
-
-
-def _goal_result_is_final(h, result):
-    """A goal the controller converts for longer than the action's wait (20 000 points, the
-    most max_trajectory_points allows, raised to it): whatever its result, the reference
-    must not start following it after the client was told the result."""
-    if not _start(h, result):
-        return
-    sent = time.monotonic()
-    before = h.references[-1][2] if h.references else None
-    proc = h.goal_process(20000, 8.0, 0.3)
-    line = proc.communicate(timeout=90)[0].strip()
-    answered = time.monotonic()
-    time.sleep(3.0)
-    h.mark_stop()
-    result.check('goal answered', line.startswith(('result', 'refused')), line)
-    moved = [t for t, _, q in h.references
-             if t > sent and before is not None and np.max(np.abs(q - before)) > 0.02]
-    late = moved and moved[0] > answered
-    result.check('no motion after the result', not late,
-                 f'{line!r}; reference left its value {moved[0] - answered:.2f} s after the '
-                 'result' if late else line)
-
-
-def _runtime_payload(name, value):
-    def script(h, result):
-        if not _start(h, result):
-            return
-        ok, reason = h.set_parameter(name, value)
-        result.check('payload refused with a reason', not ok and reason, reason)
-        time.sleep(0.5)
-    return script
-
-
-def _two_sources(h, result):
-    h.second_source()
-    if not _start(h, result):
-        return
-    time.sleep(0.3)  # the controller has counted the two publishers (diagnostics rate)
-    h.feed_mode = 'two_sources'
-    time.sleep(1.5)
-    diag = [d for d in h.diagnostics[-5:]]
-    result.check('diagnostics ERROR naming the sources',
-                 any(d[1] == 2 and 'disagree' in d[2] for d in diag), str(diag[-1:]))
-    late = np.diff(np.array([c for t, c in h.commands[-500:]]), axis=0)
-    flips = 0
-    for column in late.T:  # sign reversals of each joint's changes (chatter), zeros skipped
-        signs = np.sign(column[np.abs(column) > 1e-9])
-        flips += int(np.sum(signs[1:] != signs[:-1]))
-    result.check('no chatter', flips < 20, f'{flips} reversals in the last 500 commands')
-
-
-def _reconfigure(h, result):
-    if not _start(h, result):
-        return
-    for label in ('deactivate', 'cleanup', 'configure', 'activate'):
-        if label == 'deactivate':
-            h.pause()
-        result.check(f'{label} succeeds', h.transition(label, 30.0), label)
-    h.resume()
-    h.wait_commands(len(h.commands) + 500)
-    h.mark_stop()
-
-
-def _running_goal(h, result):
-    """Stream states, send a 4 s goal and let it run 0.5 s: (commands flow, the goal's
-    result future or None when it was not accepted)."""
-    if not _start(h, result):
-        return False, None
-    _, future = h.send_goal(h.action_client(), h.trajectory(4, 4.0, delta=0.1))
-    time.sleep(0.5)
-    return True, future
-
-
-def _signal_during_goal(h, result):
-    started, future = _running_goal(h, result)
-    if not started:
-        return
-    h.signal(signal.SIGINT)
-    ok = future is not None and h.wait_future(future, 2.0)
-    result.check('goal gets a result', ok, 'no result')
-
-
-def _goal_then(labels):
-    """Script: a goal runs, then the transitions ``labels``: it gets a result within 2 s."""
-    def script(h, result):
-        started, future = _running_goal(h, result)
-        if not started:
-            return
-        h.mark_stop()
-        t0 = time.monotonic()
-        for label in labels:
-            result.check(f'{label} succeeds', h.transition(label, 10.0), label)
-        ok = future is not None and h.wait_future(future, 2.0 - (time.monotonic() - t0))
-        result.check('goal gets a result within 2 s', ok, 'no result')
-    return script
-
-
-def _shutdown_transition(h, result):
-    if not _start(h, result):
-        return
-    h.mark_stop()
-    t0 = time.monotonic()
-    result.check('shutdown succeeds', h.transition('shutdown'), 'failed')
-    try:
-        h.proc.wait(timeout=5.0)
-        h.exit_time = time.monotonic() - t0
-    except Exception:  # noqa: BLE001 - still alive: the check below fails
-        pass
-
-
-def _signal_cold_configure(h, result):
-    h.feed()
-    time.sleep(4.0)  # numba compiling into an empty cache
-    h.signal(signal.SIGINT)
-
-
-def _signal_at(phase, signum):
-    def script(h, result):
-        if phase == 'active':
-            if not _start(h, result):
-                return
-        else:
-            h.wait_output('autostart is false' if phase == 'idle' else 'configured', 60.0)
-        if phase == 'active':
-            h.feed(False)  # the last state published is the last valid one
-            h.mark_stop()  # from here the exit is checked (the watchdog: stall_and_recovery)
-            time.sleep(0.05)
-        h.signal(signum)
-        if phase == 'active' and h.commands:
-            last = h.commands[-1][1]
-            q = h.state_log[-1][1]
-            hold = _hold(q)
-            result.check('safe command published last', np.max(np.abs(last - hold)) < 0.05,
-                         f'{np.max(np.abs(last - hold)):.3g} N m from g(q)')
-    return script
-
-
-def _hold(q):
-    from robodyn_ros.dynamics import RigidBodyDynamics
-    return RigidBodyDynamics(model()).gravity_vector(q)
-
-
-def _flood(mode, seconds=2.0):
-    def script(h, result):
-        if not _start(h, result):
-            return
-        h.feed_mode = mode
-        time.sleep(seconds)
-    return script
-
-
-def _zero_stamp(h, result):
-    if not _start(h, result, 1000):
-        return
-    out = h.output()
-    result.check('no clock jump logged', 'clock jumped' not in out, out[-200:])
-    stamps = [s for _, s, _ in h.references]
-    result.check("reference stamps on the states' time base (from 0)",
-                 stamps and max(stamps) < 100.0 and min(np.diff(stamps)) >= 0,
-                 f'{min(stamps):.3f}..{max(stamps):.3f} s' if stamps else 'none')
-
-
-def _nan_and_stall(h, result):
-    if not _start(h, result):
-        return
-    h.feed(False)
-    time.sleep(0.3)
-    h.feed(True)
-    time.sleep(1.0)
-
-
-def _refused_topic_trajectory(kind, words):
-    """Script: a hostile trajectory on the topic is refused with one line naming
-    ``words``; the reference never leaves the limits (checked on every case with
-    references); commands keep flowing."""
-    def script(h, result):
-        if not _start(h, result):
-            return
-        n0 = len(h.commands)
-        # From a process of its own, as a real sender is: sending 10.9 MB holds the
-        # sender's interpreter lock, and the probe's receipt times must not pause with it.
-        line = h.goal_process(1, 1.0, 0.1, kind, 'topic').communicate(timeout=60)[0].strip()
-        result.check('trajectory sent', line == 'published', line)
-        time.sleep(2.0)
-        lines = [line for line in h.output().splitlines() if 'trajectory rejected' in line]
-        result.check('refused with one line naming the fault',
-                     len(lines) == 1 and all(w in lines[0] for w in words) and
-                     len(lines[0]) < 1000, lines[0][:300] if lines else h.output()[-300:])
-        result.check('commands keep flowing', len(h.commands) - n0 > 1000,
-                     f'{len(h.commands) - n0} commands in 2 s')
-        h.mark_stop()
-    return script
-
-
-def _refused_goal(kind):
-    """Script: a hostile FollowJointTrajectory goal gets one final, failing result."""
-    def script(h, result):
-        if not _start(h, result):
-            return
-        proc = h.goal_process(1, 1.0, 0.1, kind)
-        line = proc.communicate(timeout=120)[0].strip()
-        time.sleep(1.0)
-        h.mark_stop()
-        result.check('goal refused or failed', line == 'refused' or
-                     (line.startswith('result') and not line.startswith('result 0 ')), line)
-        long_lines = [x for x in h.output().splitlines() if len(x) > 1000]
-        result.check('no log line above 1000 characters', not long_lines,
-                     f'{len(long_lines)} lines, longest {max(map(len, long_lines), default=0)}')
-    return script
-
-
-def _tracking_guard(h, result):
-    """The arm does not follow (the fake arm ignores the commands, as a paused simulation
-    does): the tracking guard holds the position, says why, at rate."""
-    if not _start(h, result):
-        return
-    time.sleep(2.5)  # the fake arm swings 0.2 rad: beyond the guard's 0.1
-    errors = [d for d in h.diagnostics if d[1] == 2 and 'tracking error' in d[2]]
-    result.check('diagnostics ERROR naming the tracking error and the hold',
-                 bool(errors) and 'position hold' in errors[-1][2],
-                 str(h.diagnostics[-1:]))
-    h.mark_stop()
-
-
-def _catching_up(h, result):
-    """One publisher whose stamps lag its motion (bursts of 19 mrad per ms): accepted and
-    said, never 'two publishers that disagree', never safe mode."""
-    if not _start(h, result):
-        return
-    time.sleep(0.5)  # the controller has counted the publishers (diagnostics rate)
-    h.feed_mode = 'catching_up'
-    time.sleep(3.0)
-    h.feed_mode = 'normal'
-    time.sleep(0.3)
-    out = h.output()
-    result.check('no two-publisher fault', 'disagree' not in out,
-                 out[out.find('disagree') - 200:][:300] if 'disagree' in out else '')
-    result.check('the lag named', 'stamps lag its motion' in out, out[-300:])
-    result.check('not in safe mode', bool(h.diagnostics) and h.diagnostics[-1][1] == 0,
-                 str(h.diagnostics[-1:]))
-
-
-def _payload_storm(h, result):
-    """payload.mass set 0.5 / 1.0 alternately at 100 per second for 5 s: the commands
-    keep their rate (silences checked on every case)."""
-    if not _start(h, result):
-        return
-    n_quiet, t_quiet = len(h.commands), time.monotonic()
-    time.sleep(2.0)  # the node's own answer rate on this machine, as loaded as it is now
-    n0, t0 = len(h.commands), time.monotonic()
-    quiet = h.answered(n_quiet, t_quiet, t0)
-    refused = 0
-    for k in range(500):
-        ok, _ = h.set_parameter('payload.mass', 0.5 if k % 2 else 1.0)
-        refused += not ok
-        time.sleep(max(0.0, t0 + (k + 1) * 0.01 - time.monotonic()))
-    t1 = time.monotonic()
-    time.sleep(0.05)  # the last answers arrive
-    h.mark_stop()
-    storm = h.answered(n0, t0, t1)
-    result.check('every set answered and accepted', refused == 0, f'{refused} refused')
-    # Judged against the same node's answer rate just before the storm, so the check
-    # measures the package, not the machine's load: a state arriving before the last was
-    # taken replaces it (keep-last 1), so even a quiet run answers 95 %, and two CPU hogs
-    # take it lower. In the storm the probe's 100 calls a second, the parameter thread and
-    # the payload worker share the 2 cores: 0.74 to 0.89 of the quiet rate measured; 0.56
-    # when the control thread rebuilt the model on every set.
-    rate_quiet = quiet[0] / max(quiet[1], 1)
-    rate_storm = storm[0] / max(storm[1], 1)
-    result.check('states answered during the storm (>= 0.65 x before it)',
-                 rate_storm >= 0.65 * rate_quiet,
-                 f'{storm[0]} commands for {storm[1]} states over {t1 - t0:.1f} s '
-                 f'({rate_storm:.0%}); {quiet[0]} for {quiet[1]} before ({rate_quiet:.0%})')
-
-
-def _cleanup_while_streaming(h, result):
-    """deactivate -> cleanup -> configure -> activate five times while states stream: no
-    internal error (a state taken just before cleanup)."""
-    if not _start(h, result):
-        return
-    for _ in range(5):
-        h.pause()
-        for label in ('deactivate', 'cleanup', 'configure', 'activate'):
-            result.check(f'{label} succeeds', h.transition(label, 30.0), label)
-        h.resume()
-        time.sleep(0.3)
-    out = h.output()
-    result.check('no internal error', 'internal error' not in out,
-                 out[out.find('internal error') - 100:][:300] if 'internal error' in out
-                 else '')
-    h.mark_stop()
-
-
-def _bad_argument(h, result):
-    """An argument rcl refuses (an empty value): exit 2 with one line naming it."""
-    try:
-        code = h.proc.wait(timeout=30.0)
-    except Exception:  # noqa: BLE001 - still running: the check below fails
-        code = None
-    lines = [line for line in h.output().splitlines() if line.strip()]
-    ours = [line for line in lines if line.startswith('controller: error')]
-    result.check('exit 2', code == 2, f'exit {code}')
-    result.check('one line naming the argument', len(ours) == 1 and
-                 'command_topic' in ours[0] and len(lines) <= 2, '\n'.join(lines)[-300:])
-
-
-def _damaged_bag(folder):
-    """A recorded bag with 4 KB zeroed in the middle, as a disk error leaves it."""
-    from pathlib import Path
-
-    from robodyn_ros.io.synthetic_bags import write_tracking_bag
-    bag = Path(folder) / 'bag'
-    write_tracking_bag(bag, duration=2.0)
-    mcap = next(bag.glob('*.mcap'))
-    data = bytearray(mcap.read_bytes())
-    middle = int(len(data) * 0.45)
-    data[middle:middle + 4096] = bytes(4096)
-    mcap.write_bytes(bytes(data))
-    return str(bag)
-
-
-def _foreign_bag(folder):
-    from robodyn_ros.io.synthetic_bags import write_tracking_bag
-    write_tracking_bag(f'{folder}/bag', duration=1.0, joints=list('abcdefg'))
-    return f'{folder}/bag'
-
-
-def _bag_without_commands(folder):
-    from robodyn_ros.io.synthetic_bags import write_tracking_bag
-    write_tracking_bag(f'{folder}/bag', duration=1.0)
-    return f'{folder}/bag'
-
-
-def _self_including(folder):
-    path = f'{folder}/self.urdf.xacro'
-    with open(path, 'w') as handle:
-        handle.write('<?xml version="1.0"?>\n<robot xmlns:xacro="http://www.ros.org/wiki/'
-                     'xacro" name="r"><xacro:include filename="self.urdf.xacro"/></robot>\n')
-    return path
-
-
-def _symlink_loop(folder):
-    import os
-    os.symlink(f'{folder}/b.urdf', f'{folder}/a.urdf')
-    os.symlink(f'{folder}/a.urdf', f'{folder}/b.urdf')
-    return f'{folder}/a.urdf'
-
-
-def _fifo(folder):
-    import os
-    os.mkfifo(f'{folder}/f.urdf')
-    return f'{folder}/f.urdf'
-
-
 _COLD = {'NUMBA_CACHE_DIR': tempfile.mkdtemp(prefix='robodyn_cold_')}
 
 CASES = [
-    Case('trajectory_10000_points', '1', _big_trajectory(10000, True)),
-    Case('trajectory_100000_points', '1', _big_trajectory(100000, False)),
-    Case('action_goal_5000_points', '1', _action_big(5000)),
-    Case('refused_goal_never_runs', '2', _aborted_goal_never_moves, references=True),
+    Case('trajectory_10000_points', '1', scripts.big_trajectory(10000, True)),
+    Case('trajectory_100000_points', '1', scripts.big_trajectory(100000, False)),
+    Case('action_goal_5000_points', '1', scripts.action_big(5000)),
+    Case('refused_goal_never_runs', '2', scripts.aborted_goal_never_moves, references=True),
     # The largest goal max_trajectory_points allows: rclpy decodes it in the controller's
     # process holding the interpreter lock, within the silence bound.
-    Case('slow_goal_result_is_final', '2', _goal_result_is_final,
+    Case('slow_goal_result_is_final', '2', scripts.goal_result_is_final,
          {'max_trajectory_points': 20000}, references=True),
-    Case('rate_0.001', '3', _configure_fails(['rate', '0.001']), {'rate': 0.001}),
-    Case('max_torque_rate_1e300', '3', _configure_fails(['max_torque_rate']),
+    Case('rate_0.001', '3', scripts.configure_fails(['rate', '0.001']), {'rate': 0.001}),
+    Case('max_torque_rate_1e300', '3', scripts.configure_fails(['max_torque_rate']),
          {'max_torque_rate': 1e300}),
-    Case('gravity_-981', '4', _configure_fails(['gravity', '981']),
+    Case('gravity_-981', '4', scripts.configure_fails(['gravity', '981']),
          {'gravity': [0.0, 0.0, -981.0]}),
-    Case('gravity_1e300', '4', _configure_fails(['gravity']), {'gravity': [0.0, 0.0, 1e300]}),
-    Case('payload_mass_1e300', '4', _runtime_payload('payload.mass', 1e300)),
-    Case('payload_com_100m', '4', _runtime_payload('payload.com', [100.0, 0.0, 0.0])),
-    Case('two_disagreeing_publishers', '5', _two_sources),
-    Case('cleanup_configure_activate', '6', _reconfigure),
-    Case('sigint_during_goal', '7', _signal_during_goal, expect_exit=True),
-    Case('goal_then_deactivate', '8', _goal_then(['deactivate'])),
-    Case('goal_then_deactivate_cleanup', '8', _goal_then(['deactivate', 'cleanup'])),
-    Case('active_shutdown', '9', _shutdown_transition, expect_exit=True),
-    Case('sigint_cold_configure', '10', _signal_cold_configure, env=_COLD, expect_exit=True),
-    Case('command_topic_empty', '11', _configure_fails(['command_topic']),
+    Case('gravity_1e300', '4', scripts.configure_fails(['gravity']),
+         {'gravity': [0.0, 0.0, 1e300]}),
+    Case('payload_mass_1e300', '4', scripts.runtime_payload('payload.mass', 1e300)),
+    Case('payload_com_100m', '4', scripts.runtime_payload('payload.com', [100.0, 0.0, 0.0])),
+    Case('two_disagreeing_publishers', '5', scripts.two_sources),
+    Case('cleanup_configure_activate', '6', scripts.reconfigure),
+    Case('sigint_during_goal', '7', scripts.signal_during_goal, expect_exit=True),
+    Case('goal_then_deactivate', '8', scripts.goal_then(['deactivate'])),
+    Case('goal_then_deactivate_cleanup', '8', scripts.goal_then(['deactivate', 'cleanup'])),
+    Case('active_shutdown', '9', scripts.shutdown_transition, expect_exit=True),
+    Case('sigint_cold_configure', '10', scripts.signal_cold_configure, env=_COLD,
+         expect_exit=True),
+    Case('command_topic_empty', '11', scripts.configure_fails(['command_topic']),
          {'command_topic': "''"}),
-    Case('command_topic_invalid', '11', _configure_fails(['command_topic']),
+    Case('command_topic_invalid', '11', scripts.configure_fails(['command_topic']),
          {'command_topic': 'bad_topic!!'}),
-    Case('command_topic_own', '11', _configure_fails(['command_topic', 'own topics']),
+    Case('command_topic_own', '11', scripts.configure_fails(['command_topic', 'own topics']),
          {'command_topic': '/robodyn_controller/joint_trajectory'}),
-    Case('state_timeout_1e300', '11', _configure_fails(['state_timeout']),
+    Case('state_timeout_1e300', '11', scripts.configure_fails(['state_timeout']),
          {'state_timeout': 1e300}),
-    Case('xacro_args_5', '11', _configure_fails(['xacro_args']), {'xacro_args': 5}),
-    Case('trigger_5', '12', _configure_fails(['trigger']), {'trigger': 5}),
-    Case('include_gravity_1', '12', _configure_fails(['include_gravity']),
+    Case('xacro_args_5', '11', scripts.configure_fails(['xacro_args']), {'xacro_args': 5}),
+    Case('trigger_5', '12', scripts.configure_fails(['trigger']), {'trigger': 5}),
+    Case('include_gravity_1', '12', scripts.configure_fails(['include_gravity']),
          {'include_gravity': 1}),
-    Case('include_friction_1', '12', _configure_fails(['include_friction']),
+    Case('include_friction_1', '12', scripts.configure_fails(['include_friction']),
          {'include_friction': 1}),
-    Case('follow_joint_trajectory_x', '12', _configure_fails(['follow_joint_trajectory']),
+    Case('follow_joint_trajectory_x', '12', scripts.configure_fails(['follow_joint_trajectory']),
          {'follow_joint_trajectory': 'x'}),
-    Case('diagnostics_period_1e300', '12', _configure_fails(['diagnostics_period']),
+    Case('diagnostics_period_1e300', '12', scripts.configure_fails(['diagnostics_period']),
          {'diagnostics_period': 1e300}),
-    Case('effort_limits_1e300', '12', _configure_fails(['effort_limits', '1e+300']),
+    Case('effort_limits_1e300', '12', scripts.configure_fails(['effort_limits', '1e+300']),
          {'effort_limits': [1e300]}),
-    Case('alternating_clocks', '14', _flood('alternating_clock')),
-    Case('alternating_rejections', '14', _flood('alternating_rejects')),
-    Case('state_timeout_1e-9', '14', _configure_fails(['state_timeout']),
+    Case('alternating_clocks', '14', scripts.flood('alternating_clock')),
+    Case('alternating_rejections', '14', scripts.flood('alternating_rejects')),
+    Case('state_timeout_1e-9', '14', scripts.configure_fails(['state_timeout']),
          {'state_timeout': 1e-9}),
-    Case('stamp_zero_at_start', '15', _zero_stamp, stamp_start=0.0, references=True),
-    Case('validate_damaged_bag', '16', None, cli=lambda d: ['validate', _damaged_bag(d)],
+    Case('stamp_zero_at_start', '15', scripts.zero_stamp, stamp_start=0.0, references=True),
+    Case('validate_damaged_bag', '16', None, cli=lambda d: ['validate', bad_inputs.damaged_bag(d)],
          words=('damaged', 'unreadable')),
     Case('identify_foreign_joints', '17', None,
-         cli=lambda d: ['identify', _foreign_bag(d), '--robot', 'panda', '--out', f'{d}/o'],
+         cli=lambda d: ['identify', bad_inputs.foreign_bag(d), '--robot', 'panda',
+                        '--out', f'{d}/o'],
          words=('panda_joint1',)),
     Case('reproduce_unwritable_out', '18', None,
          cli=lambda d: ['reproduce', '--duration', '0.2', '--out', '/proc/robodyn/out'],
          words=('/proc/robodyn',)),
-    Case('self_including_xacro', '18', None, cli=lambda d: ['inspect', _self_including(d)],
+    Case('self_including_xacro', '18', None,
+         cli=lambda d: ['inspect', bad_inputs.self_including(d)],
          words=('recursion',)),
     Case('check_seed_negative', '18', None, cli=lambda d: ['check', 'panda', '--seed', '-1'],
          words=('--seed',)),
     Case('loop_seconds_nan', '18', None,
          cli=lambda d: ['bench', '--loop', '--loop-seconds', 'nan'], words=('--loop-seconds',)),
-    Case('symlink_loop', '18', None, cli=lambda d: ['inspect', _symlink_loop(d)],
+    Case('symlink_loop', '18', None, cli=lambda d: ['inspect', bad_inputs.symlink_loop(d)],
          words=('symbolic link',)),
-    Case('fifo_description', '18', None, cli=lambda d: ['inspect', _fifo(d)],
+    Case('fifo_description', '18', None, cli=lambda d: ['inspect', bad_inputs.fifo(d)],
          words=('not a regular file',)),
-    Case('sigint_active', '', _signal_at('active', signal.SIGINT), expect_exit=True),
-    Case('sigterm_active', '', _signal_at('active', signal.SIGTERM), expect_exit=True),
-    Case('sigint_idle_unconfigured', '', _signal_at('idle', signal.SIGINT),
+    Case('sigint_active', '', scripts.signal_at('active', signal.SIGINT), expect_exit=True),
+    Case('sigterm_active', '', scripts.signal_at('active', signal.SIGTERM), expect_exit=True),
+    Case('sigint_idle_unconfigured', '', scripts.signal_at('idle', signal.SIGINT),
          {'autostart': False}, expect_exit=True),
-    Case('stall_and_recovery', '', _nan_and_stall),
-    Case('trajectory_velocities_10', '19', _refused_topic_trajectory(
+    Case('stall_and_recovery', '', scripts.nan_and_stall),
+    Case('trajectory_velocities_10', '19', scripts.refused_topic_trajectory(
         'velocities_10', ('leaves the admissible range',)), references=True),
-    Case('trajectory_velocities_1e6', '19', _refused_topic_trajectory(
+    Case('trajectory_velocities_1e6', '19', scripts.refused_topic_trajectory(
         'velocities', ('leaves the admissible range',)), references=True),
-    Case('goal_velocities_1e6', '19', _refused_goal('velocities'), references=True),
-    Case('arm_not_following', '21', _tracking_guard, {'max_tracking_error': 0.1}),
-    Case('trajectory_million_names', '23', _refused_topic_trajectory(
+    Case('goal_velocities_1e6', '19', scripts.refused_goal('velocities'), references=True),
+    Case('arm_not_following', '21', scripts.tracking_guard, {'max_tracking_error': 0.1}),
+    Case('trajectory_million_names', '23', scripts.refused_topic_trajectory(
         'names', ('1000000 names',))),
     # The input gateway's process takes these 10.9 MB (rclpy decodes a goal holding the
     # interpreter lock: 0.3 s) and refuses them; the controller's loop never sees them.
-    Case('goal_million_names', '23', _refused_goal('names')),
-    Case('payload_storm', '24', _payload_storm),
-    Case('cleanup_while_streaming', '25', _cleanup_while_streaming),
-    Case('one_publisher_catching_up', '26', _catching_up),
-    Case('trajectory_negative_time', '28', _refused_topic_trajectory(
+    Case('goal_million_names', '23', scripts.refused_goal('names')),
+    Case('payload_storm', '24', scripts.payload_storm),
+    Case('cleanup_while_streaming', '25', scripts.cleanup_while_streaming),
+    Case('one_publisher_catching_up', '26', scripts.catching_up),
+    Case('trajectory_negative_time', '28', scripts.refused_topic_trajectory(
         'negative_time', ('negative',))),
     Case('validate_bag_without_commands', '27', None,
-         cli=lambda d: ['validate', _bag_without_commands(d), '--max-rms', '1'],
+         cli=lambda d: ['validate', bad_inputs.bag_without_commands(d), '--max-rms', '1'],
          words=('no effort command topic', 'no /diagnostics'), exit_code=0),
-    Case('command_topic_empty_argument', '28', _bad_argument,
+    Case('command_topic_empty_argument', '28', scripts.bad_argument,
          raw_args=('-p', 'command_topic:='), may_exit=True),
 ]
 
