@@ -130,6 +130,7 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
 #: estimate of it (with collision detection).
 TRUTH_TOPIC = '/robodyn_sim/external_torque'
 ESTIMATE_TOPIC = '/robodyn_controller/external_torque'
+WRENCH_TOPIC = '/robodyn_controller/tool_wrench'
 
 
 def recorder_parameters(ctrl, bag_path, storage, truth=False):
@@ -145,5 +146,6 @@ def recorder_parameters(ctrl, bag_path, storage, truth=False):
         topics[TRUTH_TOPIC] = 'sensor_msgs/msg/JointState'
     if ctrl.get('collision.thresholds'):
         topics[ESTIMATE_TOPIC] = 'sensor_msgs/msg/JointState'
+        topics[WRENCH_TOPIC] = 'geometry_msgs/msg/WrenchStamped'
     return dict(topics=list(topics), types=[f'{t}={m}' for t, m in topics.items()],
                 bag_path=bag_path, storage=storage, use_sim_time=True, nice=0)

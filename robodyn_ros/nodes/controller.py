@@ -73,9 +73,9 @@ STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: The controller's own topics (relative names): command_topic must differ from each.
 OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_state',
               'robot_description', DIAGNOSTICS_TOPIC, '~/follow_joint_trajectory',
-              f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused', '~/external_torque')
-#: The interpreter's switch interval [s] in the controller: a worker thread (trajectory
-#: conversion, the action) gives the lock back to the control thread this often.
+              f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused', '~/external_torque',
+              '~/tool_wrench')
+#: The interpreter's switch interval [s]: a worker thread gives the lock back this often.
 SWITCH_INTERVAL = 5e-4
 #: Shortest time between two payload preparations [s]: a storm of parameter sets is
 #: coalesced to the newest, at most 5 per second (a preparation holds the interpreter

@@ -1,7 +1,8 @@
 """The controller's outputs beside its command: the JTC-compatible interfaces, when
 control_msgs is installed (FollowJointTrajectory, see follow_joint_trajectory, and
-~/controller_state), and with collision detection ~/external_torque."""
+~/controller_state), and with collision detection ~/external_torque and ~/tool_wrench."""
 
+import numpy as np
 from sensor_msgs.msg import JointState
 
 from .node_support import float_array, to_time
@@ -39,6 +40,7 @@ class TrajectoryInterfaces:
                 self.external = node.outlets.wrap(
                     node.create_publisher(JointState, '~/external_torque', 10))
                 self.external_msg = JointState(name=list(core.model.joint_names))
+                self._tool_wrench_publisher(node, core.model)
         try:
             from control_msgs.msg import JointTrajectoryControllerState
 
@@ -58,6 +60,29 @@ class TrajectoryInterfaces:
             self.publisher = node.outlets.wrap(node.create_publisher(
                 JointTrajectoryControllerState, '~/controller_state', 10))
 
+    def _tool_wrench_publisher(self, node, model):
+        """~/tool_wrench: the wrench at the tool that explains the estimate, if the contact
+        is at the tool (dynamics.contact_wrench: least squares through the tool Jacobian;
+        frame base_link, the moment about the tip_link origin)."""
+        from geometry_msgs.msg import WrenchStamped
+        self.wrench = node.outlets.wrap(node.create_publisher(WrenchStamped, '~/tool_wrench',
+                                                              10))
+        self.wrench_msg = WrenchStamped()
+        self.wrench_msg.header.frame_id = model.base_link
+
+    def _send_wrench(self, stamp, q, residual):
+        from ..dynamics.contact_wrench import tool_wrench
+        force_moment = tool_wrench(self.core.model, q, residual).wrench
+        if not np.isfinite(force_moment).all():
+            return  # nothing non-finite on the wire (a singular pose: no estimate)
+        msg = self.wrench_msg
+        msg.header.stamp = stamp
+        msg.wrench.force.x, msg.wrench.force.y, msg.wrench.force.z = map(
+            float, force_moment[:3])
+        msg.wrench.torque.x, msg.wrench.torque.y, msg.wrench.torque.z = map(
+            float, force_moment[3:])
+        self.wrench.send(msg)
+
     def after_command(self, command, q, qd, effort):
         """Hand a published Command (``effort`` in chain order) and the state it answered
         (q, qd, the core's buffers) to the action and, every ``every`` commands, to
@@ -68,9 +93,11 @@ class TrajectoryInterfaces:
             self.countdown = self.every
         external = getattr(self, 'external', None)  # tests build the object bare
         if due and external is not None:  # stamped with the state it answered
+            residual = self.core.collision.observer.residual
             self.external_msg.header.stamp = to_time(command.t_ref)
-            self.external_msg.effort = float_array(self.core.collision.observer.residual)
+            self.external_msg.effort = float_array(residual)
             external.send(self.external_msg)
+            self._send_wrench(self.external_msg.header.stamp, q, residual)
         if self.message is None:
             return
         bridge = self.bridge
@@ -88,6 +115,7 @@ class TrajectoryInterfaces:
         """Stop the action's thread (the node destroys ~/controller_state's publisher)."""
         if self.external is not None:
             self.node.destroy_publisher(self.external.publisher)
+            self.node.destroy_publisher(self.wrench.publisher)
             self.external = None
         if self.bridge is not None:
             self.bridge.close()

@@ -7,7 +7,7 @@ import pytest
 
 pytest.importorskip('rclpy')
 
-from robodyn_ros.demo.config import ESTIMATE_TOPIC, TRUTH_TOPIC  # noqa: E402
+from robodyn_ros.demo.config import ESTIMATE_TOPIC, TRUTH_TOPIC, WRENCH_TOPIC  # noqa: E402
 from robodyn_ros.demo.runner import closed_loop  # noqa: E402
 from robodyn_ros.io import BagReader, parse_joint_state  # noqa: E402
 
@@ -24,6 +24,23 @@ def _series(bag, topic):
             stamp, _, _, _, effort = parse_joint_state(raw)
             out[round(stamp, 6)] = effort
     return out
+
+
+def _the_live_tool_wrench_is_the_push(bag, start, end):
+    """~/tool_wrench, live, three observer time constants into the push: the pushed force
+    (20, 0, -10) N within 10 % of its size."""
+    with BagReader(bag) as reader:
+        wrenches = [reader.deserialize(raw, kind) for _, kind, _, raw in
+                    reader.messages([WRENCH_TOPIC])]
+    pushed = np.array([20.0, 0.0, -10.0])
+    inside = [np.array([w.wrench.force.x, w.wrench.force.y, w.wrench.force.z])
+              for w in wrenches
+              if start <= w.header.stamp.sec + 1e-9 * w.header.stamp.nanosec <= end]
+    worst = max(float(np.linalg.norm(f - pushed)) for f in inside)
+    print(f'node path, live tool wrench: {len(inside)} estimates in the push, worst force '
+          f'error {worst:.2f} N ({100 * worst / np.linalg.norm(pushed):.1f} % of |f|)')
+    assert len(inside) > 100 and worst < 0.1 * np.linalg.norm(pushed), worst
+    assert wrenches[0].header.frame_id == 'panda_link0'
 
 
 def test_the_live_estimate_follows_the_push_and_the_contact_is_reported(tmp_path):
@@ -46,6 +63,7 @@ def test_the_live_estimate_follows_the_push_and_the_contact_is_reported(tmp_path
     assert peak > 2.0 and settled < 0.05 * peak, (settled, peak)
     free = max(float(np.abs(estimate[t]).max()) for t in both if t < onset)
     assert free < 0.1, free  # nothing before the push
+    _the_live_tool_wrench_is_the_push(bag, onset + 3.0 / GAIN, end)
     with BagReader(bag) as reader:
         said = [reader.deserialize(raw, kind) for _, kind, _, raw in
                 reader.messages(['/diagnostics'])]
