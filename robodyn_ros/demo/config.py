@@ -129,8 +129,8 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
 #: The simulator's ground truth of a push (nodes/sim_node.py), and the controller's
 #: estimate of it (with collision detection).
 TRUTH_TOPIC = '/robodyn_sim/external_torque'
-ESTIMATE_TOPIC = '/robodyn_controller/external_torque'
-WRENCH_TOPIC = '/robodyn_controller/tool_wrench'
+ESTIMATE_TOPIC = f'/{CONTROLLER_NAME}/external_torque'
+WRENCH_TOPIC = f'/{CONTROLLER_NAME}/tool_wrench'
 
 
 def recorder_parameters(ctrl, bag_path, storage, truth=False):

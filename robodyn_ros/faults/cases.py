@@ -13,6 +13,7 @@ import signal
 import tempfile
 from typing import Callable
 
+from ..defaults import CONTROLLER_NAME
 from . import bad_inputs, scripts
 
 __all__ = ['Case', 'CASES', 'FAST']
@@ -70,7 +71,7 @@ CASES = [
     Case('command_topic_invalid', '11', scripts.configure_fails(['command_topic']),
          {'command_topic': 'bad_topic!!'}),
     Case('command_topic_own', '11', scripts.configure_fails(['command_topic', 'own topics']),
-         {'command_topic': '/robodyn_controller/joint_trajectory'}),
+         {'command_topic': f'/{CONTROLLER_NAME}/joint_trajectory'}),
     Case('state_timeout_1e300', '11', scripts.configure_fails(['state_timeout']),
          {'state_timeout': 1e300}),
     Case('xacro_args_5', '11', scripts.configure_fails(['xacro_args']), {'xacro_args': 5}),

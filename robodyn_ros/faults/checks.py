@@ -16,6 +16,7 @@ import tempfile
 
 import numpy as np
 
+from ..defaults import CONTROLLER_NAME
 from ..dynamics import RigidBodyDynamics
 from .fixtures import PANDA_Q0, model
 from .probe import Harness
@@ -277,7 +278,8 @@ def _probe_pause(h, start, stop):
     return float(np.diff(edges).max()) if len(edges) > 1 else float(stop - start)
 
 
-_LOG = re.compile(r'^\[(INFO|WARN|ERROR)\] \[(\d+)\.\d+\] \[robodyn_controller\]: (.*)$')
+_LOG = re.compile(r'^\[(INFO|WARN|ERROR)\] \[(\d+)\.\d+\] \[' + CONTROLLER_NAME +
+                  r'\]: (.*)$')
 
 
 def _check_log_rate(result, output):

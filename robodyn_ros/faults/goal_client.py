@@ -18,6 +18,7 @@ from typing import Any
 import rclpy
 from rclpy.action import ActionClient
 
+from robodyn_ros.defaults import CONTROLLER_NAME
 from robodyn_ros.faults.fixtures import hostile_trajectory, trajectory
 
 
@@ -28,7 +29,7 @@ def publish(message):
     rclpy.init()
     node = rclpy.create_node('fault_trajectory_client')
     try:
-        pub = node.create_publisher(JointTrajectory, '/robodyn_controller/joint_trajectory', 10)
+        pub = node.create_publisher(JointTrajectory, f'/{CONTROLLER_NAME}/joint_trajectory', 10)
         deadline = time.monotonic() + 10.0
         while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -50,7 +51,7 @@ def main(points, duration, delta, kind='plain', where='goal'):
     rclpy.init()
     node = rclpy.create_node('fault_goal_client')
     client: Any = ActionClient(node, FollowJointTrajectory,
-                          '/robodyn_controller/follow_joint_trajectory')
+                          f'/{CONTROLLER_NAME}/follow_joint_trajectory')
     try:
         if not client.wait_for_server(timeout_sec=10.0):
             print('refused no server', flush=True)

@@ -16,7 +16,7 @@ import numpy as np
 import rclpy
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
-from ..defaults import CONTROLLER_NAME
+from ..defaults import CONTROLLER_NAME, REFERENCE_TOPIC
 from ..io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
 from .fixtures import NAMES, PANDA_Q0, trajectory
 from .stall_witness import StallWitness
@@ -61,7 +61,7 @@ class Harness:
         environment = dict(os.environ, PYTHONUNBUFFERED='1', **(env or {}))
         self.t_start, self.wall_start = time.monotonic(), time.time()
         self.proc = subprocess.Popen(
-            [sys.executable, '-m', 'robodyn_ros.nodes.controller', '--ros-args', *args,
+            [sys.executable, '-m', 'robodyn_ros.nodes.controller_main', '--ros-args', *args,
              *raw_args], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
         self.context = rclpy.Context()
         rclpy.init(context=self.context)
@@ -116,7 +116,7 @@ class Harness:
                 depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT), raw=True)
         node.create_subscription(DiagnosticArray, '/diagnostics', self._on_diagnostics, 100)
         if references:  # 1 kHz: only where a case needs them (the probe must keep up)
-            node.create_subscription(JointState, '/robodyn_controller/reference',
+            node.create_subscription(JointState, REFERENCE_TOPIC,
                                      self._on_reference, reliable, raw=True)
 
     def _on_command(self, raw, info):
@@ -270,7 +270,7 @@ class Harness:
     def publish_trajectory(self, msg):
         """Publish on the controller's ~/joint_trajectory (reliable)."""
         from trajectory_msgs.msg import JointTrajectory
-        pub = self.node.create_publisher(JointTrajectory, '/robodyn_controller/joint_trajectory',
+        pub = self.node.create_publisher(JointTrajectory, f'/{CONTROLLER_NAME}/joint_trajectory',
                                          10)
         deadline = time.monotonic() + 5.0
         while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
@@ -287,7 +287,7 @@ class Harness:
                'deactivate': Transition.TRANSITION_DEACTIVATE,
                'cleanup': Transition.TRANSITION_CLEANUP,
                'shutdown': Transition.TRANSITION_ACTIVE_SHUTDOWN}
-        client: Any = self.node.create_client(ChangeState, '/robodyn_controller/change_state')
+        client: Any = self.node.create_client(ChangeState, f'/{CONTROLLER_NAME}/change_state')
         if not client.wait_for_service(timeout_sec=timeout):
             return False
         future = client.call_async(ChangeState.Request(transition=Transition(id=ids[label])))
@@ -300,7 +300,7 @@ class Harness:
         from rclpy.parameter import Parameter
         if getattr(self, 'parameter_client', None) is None:  # one client: a new one per call
             self.parameter_client: Any = self.node.create_client(  # is a discovery storm
-                SetParameters, '/robodyn_controller/set_parameters')
+                SetParameters, f'/{CONTROLLER_NAME}/set_parameters')
         client = self.parameter_client
         if not client.wait_for_service(timeout_sec=timeout):
             return False, 'no service'
@@ -326,7 +326,7 @@ class Harness:
         from control_msgs.action import FollowJointTrajectory
         from rclpy.action import ActionClient
         client: Any = ActionClient(self.node, FollowJointTrajectory,
-                              '/robodyn_controller/follow_joint_trajectory')
+                              f'/{CONTROLLER_NAME}/follow_joint_trajectory')
         client.wait_for_server(timeout_sec=10.0)
         return client
 

@@ -24,6 +24,7 @@ from lifecycle_msgs.srv import ChangeState, GetState
 from rclpy.client import Client
 from rclpy.node import Node
 
+from ..defaults import CONTROLLER_NAME
 from .node_support import declare, run_node
 
 __all__ = ['PhysicsGate', 'main']
@@ -46,7 +47,7 @@ class PhysicsGate(Node):
         self.request = SetPause.Request
         service = declare(self, 'service', '/mujoco_ros2_control_node/set_pause',
                           "the hardware plugin's set_pause service")
-        controller = declare(self, 'controller', '/robodyn_controller',
+        controller = declare(self, 'controller', f'/{CONTROLLER_NAME}',
                              'the lifecycle controller to configure and activate')
         self.pause_wait = float(declare(self, 'pause_wait', 30.0,
                                         'seconds to wait for the set_pause service'))
