@@ -76,7 +76,7 @@ setup(
     entry_points={
         'console_scripts': [
             'robodyn = robodyn_ros.cli:main',
-            'controller = robodyn_ros.nodes.controller_main:main',
+            'controller = robodyn_ros.nodes.controller:main',
             'sim = robodyn_ros.nodes.sim_node:main',
             'recorder = robodyn_ros.nodes.recorder:main',
             'jtc_feedforward = robodyn_ros.nodes.feedforward_node:main',

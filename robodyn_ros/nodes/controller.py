@@ -587,10 +587,10 @@ def _rearm(timer, period_ns):
         timer.reset()
 
 
-def main(args=None, spare: SpareGateway | None = None):
-    """Run the controller node until SIGINT/SIGTERM (the safe command goes out last); the
-    gateway's ``spare`` (controller_main started it, or here) joins DDS before it does."""
-    spare = spare or SpareGateway(True)
+def main(args=None):
+    """Run the controller node until SIGINT/SIGTERM (the safe command goes out last). The
+    input gateway's spare joins DDS before this process does (SpareGateway)."""
+    spare = SpareGateway(True)
     spare.wait_joined()
     return run_node(lambda: ControllerNode(spare=spare), 'controller', args,
                     events_executor=True)
