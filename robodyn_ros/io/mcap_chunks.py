@@ -29,7 +29,7 @@ _MESSAGE, _CHUNK, _INDEX, _DATA_END, _FOOTER = 0x05, 0x06, 0x07, 0x0F, 0x02
 #: time, publish time.
 _MESSAGE_HEAD = 1 + 8 + 2 + 4 + 8 + 8
 #: Messages gathered before a batch is yielded (a chunk of 1 MiB holds about 3 000 1 kHz
-#: JointStates; a batch of 30 000 is about 10 MB and keeps the per-batch work small).
+#: JointStates; a batch of 20 000 is about 7 MB and keeps the per-batch work small).
 BATCH = 20_000
 
 
@@ -38,7 +38,7 @@ class UnsupportedLayout(Exception):
 
 
 class ChunkMessages(NamedTuple):
-    """One chunk's wanted messages in bag order: ``data`` the chunk's records (uint8),
+    """A batch of chunks' wanted messages in bag order: ``data`` their records (uint8),
     and per message its channel id, log time [ns], and where its serialized bytes are in
     ``data`` (start, length)."""
 
