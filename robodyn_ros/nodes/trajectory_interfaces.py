@@ -9,6 +9,10 @@ from .node_support import float_array, to_time
 
 __all__ = ['TrajectoryInterfaces', 'serves_action']
 
+#: Shortest time between two tool wrenches [s] (each is about 1 ms of Python on a worker
+#: thread, which takes the interpreter's lock from the control thread meanwhile).
+WRENCH_INTERVAL = 0.01
+
 
 def serves_action(config) -> bool:
     """True when a node configured with ``config`` (a ControllerConfig) serves
@@ -63,12 +67,19 @@ class TrajectoryInterfaces:
     def _tool_wrench_publisher(self, node, model):
         """~/tool_wrench: the wrench at the tool that explains the estimate, if the contact
         is at the tool (dynamics.contact_wrench: least squares through the tool Jacobian;
-        frame base_link, the moment about the tip_link origin)."""
+        frame base_link, the moment about the tip_link origin). About 1 ms of Python a
+        wrench: computed and published on a worker thread, the newest state first, at most
+        every WRENCH_INTERVAL, never in the control cycle."""
         from geometry_msgs.msg import WrenchStamped
+
+        from .latest_worker import LatestWorker
         self.wrench = node.outlets.wrap(node.create_publisher(WrenchStamped, '~/tool_wrench',
                                                               10))
         self.wrench_msg = WrenchStamped()
         self.wrench_msg.header.frame_id = model.base_link
+        self.wrench_worker = LatestWorker(lambda args: self._send_wrench(*args),
+                                          lambda exc: None, 'robodyn_tool_wrench',
+                                          WRENCH_INTERVAL)
 
     def _send_wrench(self, stamp, q, residual):
         from ..dynamics.contact_wrench import tool_wrench
@@ -97,7 +108,7 @@ class TrajectoryInterfaces:
             self.external_msg.header.stamp = to_time(command.t_ref)
             self.external_msg.effort = float_array(residual)
             external.send(self.external_msg)
-            self._send_wrench(self.external_msg.header.stamp, q, residual)
+            self.wrench_worker.submit((to_time(command.t_ref), q.copy(), residual.copy()))
         if self.message is None:
             return
         bridge = self.bridge
@@ -114,6 +125,7 @@ class TrajectoryInterfaces:
     def close(self):
         """Stop the action's thread (the node destroys ~/controller_state's publisher)."""
         if self.external is not None:
+            self.wrench_worker.close()
             self.node.destroy_publisher(self.external.publisher)
             self.node.destroy_publisher(self.wrench.publisher)
             self.external = None

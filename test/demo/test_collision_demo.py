@@ -27,7 +27,8 @@ def _series(bag, topic):
 
 
 def _the_live_tool_wrench_is_the_push(bag, start, end):
-    """~/tool_wrench, live, three observer time constants into the push: the pushed force
+    """~/tool_wrench, live, three observer time constants into the push (at most 100 a
+    second of wall time, trajectory_interfaces.WRENCH_INTERVAL): the pushed force
     (20, 0, -10) N within 10 % of its size."""
     with BagReader(bag) as reader:
         wrenches = [reader.deserialize(raw, kind) for _, kind, _, raw in
@@ -39,7 +40,7 @@ def _the_live_tool_wrench_is_the_push(bag, start, end):
     worst = max(float(np.linalg.norm(f - pushed)) for f in inside)
     print(f'node path, live tool wrench: {len(inside)} estimates in the push, worst force '
           f'error {worst:.2f} N ({100 * worst / np.linalg.norm(pushed):.1f} % of |f|)')
-    assert len(inside) > 100 and worst < 0.1 * np.linalg.norm(pushed), worst
+    assert len(inside) >= 10 and worst < 0.1 * np.linalg.norm(pushed), (len(inside), worst)
     assert wrenches[0].header.frame_id == 'panda_link0'
 
 
