@@ -4,8 +4,8 @@ process)."""
 
 import numpy as np
 
-from ..model import load_urdf
-from ..model.registry import PANDA_HOME, robot_path
+from ...model import load_urdf
+from ...model.registry import PANDA_HOME, robot_path
 
 __all__ = ['PANDA_Q0', 'NAMES', 'model', 'trajectory', 'hostile_trajectory']
 
