@@ -293,7 +293,7 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   }
   for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
       &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_,
-      &applied_cmd_})
+      &applied_cmd_, &hold_w_, &hold_acc_, &zero_qd_})
   {
     v->assign(n_, 0.0);
   }
@@ -301,6 +301,7 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   if (hold_kd_.empty()) {hold_kd_.assign(n_, NaN);}
   derived_kp_ = std::isnan(hold_kp_[0]);
   derived_kd_ = std::isnan(hold_kd_[0]);
+  decoupled_hold_ = derived_kp_ && derived_kd_;
   auto node = get_node();
   reference_topic_ = node->create_publisher<JointStateMsg>("~/reference", 10);
   commands_topic_ = node->create_publisher<CommandsMsg>("~/commands", 10);
@@ -680,9 +681,23 @@ void ComputedTorqueController::compute_law() noexcept
   }
 }
 
-// The position hold: g(q) + Kp (q_hold - q) - Kd qd.
+// The position hold. Derived: g(q) + M(q) a, a_i = w_i^2 (q_hold - q) - 2 w_i qd, the
+// inverse dynamics at zero velocity (seed 000 eq. 29 with qd = 0, qdd = a; without g when
+// the law leaves gravity to the robot). Given gains: g(q) + Kp (q_hold - q) - Kd qd.
 void ComputedTorqueController::compute_hold() noexcept
 {
+  if (decoupled_hold_) {
+    for (std::size_t i = 0; i < n_; ++i) {
+      hold_acc_[i] = hold_w_[i] * hold_w_[i] * (hold_q_[i] - q_[i]) -
+        2.0 * hold_w_[i] * qd_[i];
+    }
+    dynamics_.inverse_dynamics(q_.data(), zero_qd_.data(), hold_acc_.data(), tau_.data());
+    if (!params_.include_gravity) {
+      dynamics_.gravity(q_.data(), hold_acc_.data());
+      for (std::size_t i = 0; i < n_; ++i) {tau_[i] -= hold_acc_[i];}
+    }
+    return;
+  }
   if (params_.include_gravity) {
     dynamics_.gravity(q_.data(), tau_.data());
   } else {
@@ -720,6 +735,12 @@ void ComputedTorqueController::enter_hold(const char * reason) noexcept
   if (!derived_kp_ && !derived_kd_) {return;}
   dynamics_.mass_diagonal(hold_q_.data(), inertia_.data());
   for (std::size_t i = 0; i < n_; ++i) {
+    if (decoupled_hold_) {  // one cycle of latency: the loop closes in the hardware's cycle
+      hold_w_[i] = hold_bandwidth(effort_limit_[i], inertia_[i], 0.0);
+      hold_kp_[i] = inertia_[i] * hold_w_[i] * hold_w_[i];  // on the joint alone (reported)
+      hold_kd_[i] = 2.0 * inertia_[i] * hold_w_[i];
+      continue;
+    }
     if (derived_kp_) {hold_kp_[i] = hold_stiffness(effort_limit_[i], inertia_[i]);}
     if (derived_kd_) {hold_kd_[i] = critical_damping(hold_kp_[i], inertia_[i]);}
   }

@@ -96,14 +96,13 @@ void robodyn_limit_torque(
   }
 }
 
-// The derived position hold's gains for each of n joints: kp[j] = hold_stiffness(effort[j],
-// inertia[j]), kd[j] = critical_damping(kp[j], inertia[j]).
-void robodyn_hold_gains(
-  int n, const double * effort, const double * inertia, double * kp, double * kd)
+// The derived position hold's bandwidth for each of n joints [rad/s]: w[j] =
+// hold_bandwidth(effort[j], inertia[j], latency) (robodyn_ros' hold_bandwidths).
+void robodyn_hold_bandwidths(
+  int n, const double * effort, const double * inertia, double latency, double * w)
 {
   for (int j = 0; j < n; ++j) {
-    kp[j] = robodyn_controllers::hold_stiffness(effort[j], inertia[j]);
-    kd[j] = robodyn_controllers::critical_damping(kp[j], inertia[j]);
+    w[j] = robodyn_controllers::hold_bandwidth(effort[j], inertia[j], latency);
   }
 }
 

@@ -65,8 +65,9 @@ CallbackReturn MujocoLockstepSystem::on_init(
   handover_.assign(n, 0);
   waiting_.assign(n, false);
   hold_q_.assign(n, 0.0);
-  hold_kp_.assign(n, 0.0);
-  hold_kd_.assign(n, 0.0);
+  hold_w_.assign(n, 0.0);
+  hold_acc_.assign(model_->nv, 0.0);
+  hold_force_.assign(model_->nv, 0.0);
   for (std::size_t i = 0; i < n; ++i) {start_hold(i);}
   frozen_.assign(3 * n, 0.0);
   const auto inject = hw.find("fault_injection");
@@ -95,8 +96,8 @@ return_type MujocoLockstepSystem::perform_command_mode_switch(
       claimed_[i] = false;
       start_hold(i);
       RCLCPP_INFO(get_logger(), "MujocoLockstepSystem: %s released: held at %.4f by the "
-        "hardware (kp %.4g, kd %.4g, bias force)", joints[i].name.c_str(), hold_q_[i],
-        hold_kp_[i], hold_kd_[i]);
+        "hardware (bias force + M a, a critically damped at %.4g rad/s)",
+        joints[i].name.c_str(), hold_q_[i], hold_w_[i]);
     } else if (starts) {
       // The command interface starts at the torque applied now (the hardware's hold, or
       // the last command): a controller that starts from it, or writes nothing in its
@@ -408,21 +409,33 @@ void MujocoLockstepSystem::start_hold(std::size_t i)
 {
   hold_q_[i] = data_->qpos[qpos_[i]];
   const int dof = dof_[i];
-  std::vector<mjtNum> unit(model_->nv, 0.0), column(model_->nv, 0.0);
-  unit[dof] = 1.0;
-  mj_mulM(model_, data_, column.data(), unit.data());  // M e_dof: its diagonal entry
-  const double inertia = column[dof];
-  hold_kp_[i] = hold_stiffness(effort_max_[i], inertia);
-  hold_kd_[i] = critical_damping(hold_kp_[i], inertia);
+  std::fill(hold_acc_.begin(), hold_acc_.end(), 0.0);
+  hold_acc_[dof] = 1.0;
+  mj_mulM(model_, data_, hold_force_.data(), hold_acc_.data());  // M e_dof: M_dof,dof
+  hold_w_[i] = hold_bandwidth(effort_max_[i], hold_force_[dof], 0.0);
+  hold_acc_[dof] = 0.0;
 }
 
+// The controllers' hold (torque_safety.hpp) on the joints no controller drives: the bias
+// force (C qd + g, MuJoCo's own) + (M a) of a_i = w_i^2 (q_hold - q) - 2 w_i qd on those
+// joints (0 on the others), so that the held joints decouple whatever the pose.
 void MujocoLockstepSystem::hold(double step)
 {
+  bool any = false;
+  for (std::size_t i = 0; i < claimed_.size(); ++i) {
+    const int dof = dof_[i];
+    hold_acc_[dof] = 0.0;
+    if (claimed_[i] && !waiting_[i]) {continue;}
+    any = true;
+    hold_acc_[dof] = hold_w_[i] * hold_w_[i] * (hold_q_[i] - data_->qpos[qpos_[i]]) -
+      2.0 * hold_w_[i] * data_->qvel[dof];
+  }
+  if (!any) {return;}
+  mj_mulM(model_, data_, hold_force_.data(), hold_acc_.data());
   for (std::size_t i = 0; i < claimed_.size(); ++i) {
     if (claimed_[i] && !waiting_[i]) {continue;}
     const int dof = dof_[i];
-    const double target = data_->qfrc_bias[dof] + hold_kp_[i] * (hold_q_[i] -
-      data_->qpos[qpos_[i]]) - hold_kd_[i] * data_->qvel[dof];
+    const double target = data_->qfrc_bias[dof] + hold_force_[dof];
     double & ctrl = data_->ctrl[actuator_[i]];
     const double clamped = std::clamp(target, -effort_max_[i], effort_max_[i]);
     ctrl += std::clamp(clamped - ctrl, -step, step);

@@ -47,6 +47,16 @@ TEST(HoldGains, StiffnessIsTheLowerBoundAndDampingCritical)
   EXPECT_DOUBLE_EQ(robodyn_controllers::critical_damping(4.0, 1.0), 4.0);
 }
 
+TEST(HoldGains, BandwidthIsTheLowestOfItsThreeBounds)
+{
+  using robodyn_controllers::hold_bandwidth;
+  const double w = 2.0 * M_PI * 5.0;
+  EXPECT_DOUBLE_EQ(hold_bandwidth(87.0, 0.01, 0.0), w);  // 5 Hz
+  EXPECT_DOUBLE_EQ(hold_bandwidth(87.0, 2.0, 0.0), std::sqrt(87.0 / (0.5 * 2.0)));  // reach
+  EXPECT_DOUBLE_EQ(hold_bandwidth(87.0, 0.01, 0.1), 0.32 / 0.1);  // the loop's latency
+  EXPECT_DOUBLE_EQ(hold_bandwidth(87.0, 0.0, 0.0), 0.0);  // no inertia, no stiffness
+}
+
 TEST(DhDynamics, PendulumGravityAndInertia)
 {
   DhLink link;  // a point-like 2 kg mass 0.5 m along x of a joint about z, gravity along -y

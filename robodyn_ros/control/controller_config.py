@@ -99,6 +99,7 @@ class ControllerConfig:
     initial_output: InitialOutput = _default('initial_output')
     damping: tuple[float, ...] = _default('damping')
     hold_kp: tuple[float, ...] = _default('hold_kp')
+    hold_latency: float = _default('hold_latency')
     hold_kd: tuple[float, ...] = _default('hold_kd')
     viscous: tuple[float, ...] = _default('viscous')
     coulomb: tuple[float, ...] = _default('coulomb')
@@ -354,4 +355,5 @@ def safety_limits(model, config: ControllerConfig) -> SafetyLimits:
         velocity=velocity, damping=cfg.per_joint('damping', n),
         safe_command=cfg.safe_command, initial_output=cfg.initial_output,
         hold_kp=cfg.per_joint('hold_kp', n, np.full(n, np.nan)),
-        hold_kd=cfg.per_joint('hold_kd', n, np.full(n, np.nan)))
+        hold_kd=cfg.per_joint('hold_kd', n, np.full(n, np.nan)),
+        loop_latency=cfg.hold_latency)

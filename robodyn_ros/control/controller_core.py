@@ -106,7 +106,7 @@ class ControllerCore:
         self.supervisor = SafetySupervisor(safety_limits(model, config),
                                            self.dyn.gravity_vector
                                            if config.include_gravity else None,
-                                           self._mass_diagonal)
+                                           self._mass_matrix)
         margin = config.reference_margin
         self.reference = ReferenceManager(self.joint_map, model.lower + margin,
                                           model.upper - margin, config.interpolation,
@@ -128,10 +128,9 @@ class ControllerCore:
         #: tells two sources that disagree from one whose stamps lag its motion.
         self.state_publishers: int | None = None
 
-    def _mass_diagonal(self, q):
-        """diag M(q) of the current dynamics (payload included): the position hold's
-        derived gains."""
-        return np.diag(self.dyn.mass_matrix(q))
+    def _mass_matrix(self, q):
+        """M(q) of the current dynamics (payload included): the position hold's."""
+        return self.dyn.mass_matrix(q)
 
     def _gravity_norm(self):
         return float(np.linalg.norm(self.config.gravity))

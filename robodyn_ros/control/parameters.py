@@ -149,10 +149,15 @@ _CONTROLLER = (
     _p('damping', 'float list', [1.0], 'D of the gravity + damping hold (state not '
        'trusted), 1 or n [N m s/rad]', low=0.0, min_length=1),
     _p('hold_kp', 'float list', [], 'stiffness of the position hold, 1 or n [N m/rad] '
-       '(empty: per joint the lower of effort limit / 0.5 rad and M_jj (2 pi 5 Hz)^2 at the '
-       'held position)', low=0.0, high=1e5),
+       '(empty with hold_kd empty: the derived hold g(q) + M(q) (w^2 (q_h - q) - 2 w qd), '
+       'w per joint the lowest of 2 pi 5 Hz, sqrt(effort limit / (0.5 rad M_jj)) and 0.32 / '
+       'hold_latency)', low=0.0, high=1e5),
     _p('hold_kd', 'float list', [], 'damping of the position hold, 1 or n [N m s/rad] '
        '(empty: critical, 2 sqrt(hold_kp M_jj))', low=0.0, high=1e4),
+    _p('hold_latency', 'float', 0.03, 'loop latency the derived position hold tolerates '
+       '(state to applied torque over the topics) [s]: its bandwidth is at most 0.32 / '
+       'hold_latency rad/s, stable to about twice this latency; 0: one cycle, as the C++ '
+       'controller (stiffer, for a quiet real-time machine)', low=0.0, high=0.5, unit='s'),
     _p('viscous', 'float list', [], 'viscous friction override, 1 or n [N m s/rad] (empty: '
        'URDF damping; robodyn identify writes it)', low=0.0),
     _p('coulomb', 'float list', [], 'Coulomb friction override, 1 or n [N m] (empty: URDF '

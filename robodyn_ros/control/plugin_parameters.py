@@ -44,6 +44,8 @@ NOT_EXPORTED = {
     'cross_check_every': 'the model was checked against Pinocchio here, and the plugin '
                          'checks it against robot_description at configure',
     'cross_check_tolerance': 'as cross_check_every',
+    'hold_latency': 'the plugin closes its loop in one hardware cycle: its hold is built '
+                    'for that latency',
 }
 #: Node settings that on the C++ path belong to controller_manager (rate, spawning) or the
 #: JointTrajectoryController (the reference, goals and their tolerances): one note for all.

@@ -58,14 +58,15 @@ def test_without_contact_nothing_is_detected():
 
 @pytest.mark.parametrize('packed', [False, True], ids=['general', 'fused'])
 def test_hold_stops_within_ten_ms_of_the_push_at_the_detection_point(packed):
-    core, rows, _ = _loop(0.8, packed=packed)
+    core, rows, _ = _loop(1.5, packed=packed)
     assert packed is False or core.fused_cycle.cycles > 200
     sup = core.supervisor
     assert sup.state == SAFE and 'collision' in sup.reason and 'position hold' in sup.reason
     assert ONSET < _tripped(rows) <= ONSET + 0.010, _tripped(rows)
     detected = next(q for t, q, state in rows if state == SAFE)
     # a 50 ms push, then the hold brings the arm back (a lasting push deflects it by
-    # tau_ext / hold_kp: the hold's stiffness is finite)
+    # tau_ext / hold_kp: the hold's stiffness is finite; the node path's hold, built for
+    # 40 ms of loop latency, settles the wrist in about 0.6 s: safety/hold.py)
     assert np.max(np.abs(rows[-1][1] - sup.hold_q)) < 0.02
     np.testing.assert_allclose(sup.hold_q, detected, atol=2e-3)
 

@@ -17,8 +17,7 @@ from robodyn_ros.control.safety.kernels import (
     position_jump,
     rate_step,
 )
-from robodyn_ros.control.safety.limits import SafetyLimits
-from robodyn_ros.control.safety.supervisor import SafetySupervisor
+from robodyn_ros.control.safety.hold import hold_bandwidths
 
 pytestmark = pytest.mark.integration  # needs the colcon-built C++ package
 
@@ -92,23 +91,21 @@ def test_a_late_cycle_moves_one_period_not_more(plugin_library):
     assert flags[0] == 3  # rate limited and clamped
 
 
-def test_the_hold_gains_are_the_same_numbers(plugin_library):
+def test_the_hold_bandwidths_are_the_same_numbers(plugin_library):
+    """torque_safety.hpp's hold_bandwidth and hold.hold_bandwidths: the same w, bit for
+    bit, for efforts, inertias (0 included) and loop latencies across their ranges."""
     lib = ctypes.CDLL(str(plugin_library))
     rng = np.random.default_rng(5)
     effort = rng.uniform(1.0, 300.0, 50)
     inertia = 10.0 ** rng.uniform(-4, 1, 50)
-    kp, kd = np.zeros(50), np.zeros(50)
-    lib.robodyn_hold_gains(ctypes.c_int(50), effort.ctypes.data_as(_D),
-                           inertia.ctypes.data_as(_D), kp.ctypes.data_as(_D),
-                           kd.ctypes.data_as(_D))
-    n = 50
-    limits = SafetyLimits(effort=effort, max_torque_rate=RATE, period=PERIOD, ramp_time=0.2,
-                          state_timeout=0.05, lower=np.full(n, -3.0), upper=np.full(n, 3.0),
-                          velocity=np.full(n, 2.0), damping=np.ones(n))
-    supervisor = SafetySupervisor(limits, mass_diagonal=lambda q: inertia)
-    py_kp, py_kd = supervisor.hold_gains(np.zeros(n))
-    np.testing.assert_allclose(kp, py_kp, rtol=1e-15)
-    np.testing.assert_allclose(kd, py_kd, rtol=1e-15)
+    inertia[7] = 0.0
+    for latency in (0.0, 0.001, 0.03, 0.5):
+        w = np.zeros(50)
+        lib.robodyn_hold_bandwidths(ctypes.c_int(50), effort.ctypes.data_as(_D),
+                                    inertia.ctypes.data_as(_D), ctypes.c_double(latency),
+                                    w.ctypes.data_as(_D))
+        np.testing.assert_allclose(w, hold_bandwidths(effort, inertia, latency), rtol=1e-15)
+        assert w[7] == 0.0
 
 
 def _states(n=3, count=1200, seed=3):

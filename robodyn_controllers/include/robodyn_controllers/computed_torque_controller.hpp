@@ -138,6 +138,10 @@ private:
   std::chrono::steady_clock::time_point release_time_{};
   bool released_ = false;
   std::vector<double> inertia_;  // M_jj at the hold position
+  // the derived hold (torque_safety.hpp): bandwidth per joint [rad/s], its acceleration and
+  // a zero velocity for the inverse dynamics that gives M(q) a + g(q)
+  std::vector<double> hold_w_, hold_acc_, zero_qd_;
+  bool decoupled_hold_ = true;  // neither hold_kp nor hold_kd given
   std::vector<double> effort_limit_, velocity_limit_, acceleration_limit_, lower_, upper_;
   std::vector<DhLink> links_;  // the rows as loaded (acceleration limits are derived on them)
   Law law_ = Law::COMPUTED_TORQUE;

@@ -16,8 +16,8 @@
 // the first controller activates, and from the moment a controller releases it:
 // deactivate, switch, unload, error) is held by the hardware itself, as a brake or a
 // driver's own servo would, at the position where it was released: MuJoCo's bias force
-// (g(q) + C(q, qd) qd) plus a critically damped PD with the controllers' derived hold gains
-// (torque_safety.hpp), clamped to the command interface's max and moving at most
+// (g(q) + C(q, qd) qd) plus M(q) a, a the controllers' derived hold acceleration
+// (torque_safety.hpp: critically damped, each held joint decoupled), clamped to the command interface's max and moving at most
 // max_torque_rate x min(elapsed, timestep) per control cycle (a late cycle's further physics
 // steps keep it, as they keep the controllers' commands) from the torque applied when it was
 // released. When one controller hands the joint over to another in one switch, for 0.1 s
@@ -183,7 +183,9 @@ private:
   // meanwhile; the new controller's commands are slewed at max_torque_rate.
   std::vector<int> handover_;
   std::vector<bool> waiting_;  // this cycle: held, the new controller has not written yet
-  std::vector<double> hold_q_, hold_kp_, hold_kd_, effort_max_;
+  std::vector<double> hold_q_, hold_w_, effort_max_;
+  // the hold's acceleration and M times it, per MuJoCo dof (sized nv at configure)
+  std::vector<mjtNum> hold_acc_, hold_force_;
   double lag_ = 0.0;  // controller_manager's time not yet stepped by the physics [s]
   // fault injection (test only): the request, the fault running and its cycles left
   rclcpp::Subscription<std_msgs::msg::String>::SharedPtr injector_;

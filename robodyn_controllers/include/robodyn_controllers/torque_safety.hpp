@@ -10,10 +10,17 @@
 namespace robodyn_controllers
 {
 
-// The derived position hold: full effort at this error [rad or m], at most this bandwidth
-// [Hz] on the joint's own inertia, critically damped (as robodyn_ros' supervisor).
+// The derived position hold (robodyn_ros.control.safety.hold, the same numbers): at the
+// state (q, qd), tau = g(q) + M(q) a with a_j = w_j^2 (q_h,j - q_j) - 2 w_j qd_j, the
+// inverse dynamics of a critically damped acceleration towards q_h at zero velocity, so the
+// joints decouple whatever the pose (a diagonal PD does not: where two axes align, a joint
+// with the others free feels far less than M_jj, and the hold rings). w_j is the lowest of
+// 2 pi HOLD_BANDWIDTH, sqrt(effort_j / (HOLD_REACH M_jj)) (full effort at HOLD_REACH of
+// error) and HOLD_DELAY_MARGIN / latency (half the w L = 0.65 at which a critically damped
+// 1 kHz loop with L of transport latency loses its stability).
 constexpr double HOLD_REACH = 0.5;
 constexpr double HOLD_BANDWIDTH = 5.0;
+constexpr double HOLD_DELAY_MARGIN = 0.32;
 
 // A joint may move this much [rad or m] between two states beyond what its velocity limit
 // allows in the time between them (sensor noise, quantisation, jitter); as robodyn_ros'
@@ -125,7 +132,19 @@ inline bool frozen_state(
   return frozen_for >= seconds && fastest * frozen_for > FROZEN_MOTION;
 }
 
-// Stiffness of the derived hold for joint j: min(effort / HOLD_REACH, M_jj (2 pi f)^2).
+// Bandwidth w_j [rad/s] of the derived hold of joint j (see HOLD_REACH), for a loop of
+// `latency` [s] beyond its cycle (<= 0: none); 0 for a joint without positive inertia.
+inline double hold_bandwidth(double effort_limit, double inertia, double latency) noexcept
+{
+  if (!(inertia > 0.0)) {return 0.0;}
+  double w = std::min(2.0 * M_PI * HOLD_BANDWIDTH, std::sqrt(effort_limit /
+    (HOLD_REACH * inertia)));
+  if (latency > 0.0) {w = std::min(w, HOLD_DELAY_MARGIN / latency);}
+  return w;
+}
+
+// Stiffness of a hold for joint j on its own: min(effort / HOLD_REACH, M_jj (2 pi f)^2)
+// (a given hold_kd without hold_kp; the decoupled hold's equivalent is M_jj w_j^2).
 inline double hold_stiffness(double effort_limit, double inertia) noexcept
 {
   const double w = 2.0 * M_PI * HOLD_BANDWIDTH;

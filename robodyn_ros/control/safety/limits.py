@@ -30,6 +30,8 @@ class SafetyLimits:
         initial_output: where the rate limit starts at the first activation: 'hold' (the
             hold command at the first valid state: the torque that keeps the arm where its
             brakes held it, zero when the robot compensates gravity) or 'zero'.
+        loop_latency: transport latency [s] of the loop the supervisor closes (state to
+            applied torque) that the derived hold must tolerate (hold.py); 0: one cycle.
     """
 
     effort: np.ndarray
@@ -45,6 +47,7 @@ class SafetyLimits:
     initial_output: InitialOutput = InitialOutput.HOLD
     hold_kp: np.ndarray | None = None
     hold_kd: np.ndarray | None = None
+    loop_latency: float = 0.0
 
     @property
     def stale_after(self):

@@ -17,8 +17,9 @@ States::
 * Safe command ``hold``, two kinds, the active one named in the reason and diagnostics:
 
   - *position hold* while the state is trusted (a guard, the law or the cross-check
-    tripped): g(q) + Kp (q_h - q) - Kd qd, holding q_h, the position at the trip, with
-    gains the arm tolerates (:meth:`SafetySupervisor.hold_gains`);
+    tripped): g(q) + M(q) (w^2 (q_h - q) - 2 w qd), holding q_h, the position at the
+    trip, each joint a critically damped loop of a bandwidth w the arm and the loop's
+    latency tolerate (hold.py); with hold_kp / hold_kd given, g(q) + Kp (q_h - q) - Kd qd;
   - *gravity + damping* g(q_v) - D qd_v at the last valid state when the state is not
     trusted (stale: the watchdog; two sources that disagree); damping only while that
     state is fresh.
@@ -53,6 +54,13 @@ from .kernels import (
     position_jump,
     rate_step,
 )
+from .hold import (
+    HOLD_BANDWIDTH,
+    HOLD_REACH,
+    equivalent_gains,
+    hold_acceleration,
+    hold_bandwidths,
+)
 from .limits import SafetyLimits
 
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'SupervisorState', 'HoldKind', 'FusedInputs',
@@ -80,9 +88,6 @@ INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE, HELD = SupervisorState
 #: This many position jumps (see :meth:`SafetySupervisor.jump`) within JUMP_WINDOW [s]:
 #: two joint_states sources disagree.
 JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
-#: The derived position hold (hold_kp / hold_kd empty): full effort at this error [rad or
-#: m], at most this bandwidth [Hz] on the joint's own inertia, critically damped.
-HOLD_REACH, HOLD_BANDWIDTH = 0.5, 5.0
 
 
 class HoldKind(StrEnum):
@@ -125,18 +130,19 @@ class SafetySupervisor:
         limits: SafetyLimits.
         gravity: callable q -> g(q) (n,) for the hold command, or None (gravity not in
             the law: the robot compensates it).
-        mass_diagonal: callable q -> diag M(q) (n,) for the derived position-hold gains,
-            or None (then hold_kp / hold_kd must be given, else the hold is gravity +
-            damping).
+        mass_matrix: callable q -> M(q) (n, n) for the derived position hold, or None
+            (then hold_kp / hold_kd must be given, else the hold is gravity + damping).
     """
 
-    def __init__(self, limits, gravity=None, mass_diagonal=None):
+    def __init__(self, limits, gravity=None, mass_matrix=None):
         self.limits = limits
         self.gravity = gravity
-        self.mass_diagonal = mass_diagonal
+        self.mass_matrix = mass_matrix
         self.hold_q: np.ndarray | None = None  # the position hold's target, or None
         self.hold_where = 'the trip position'  # what hold_q was, as diagnostics say it
         self.hold_kp = self.hold_kd = np.zeros(len(limits.effort))
+        #: the derived hold's bandwidth per joint [rad/s] (hold.py), None with given gains
+        self.hold_w: np.ndarray | None = None
         n = len(limits.effort)
         self.n = n
         self.state = INACTIVE
@@ -228,27 +234,41 @@ class SafetySupervisor:
             self.hold_kp, self.hold_kd = gains
             self.hold_q = np.array(self.q_valid, dtype=float)
 
-    def hold_gains(self, q):
-        """(Kp, Kd) of the position hold at ``q``, or None when they cannot be had.
+    def _inertia(self, q):
+        """M(q) when it can be had (finite, positive diagonal), else None."""
+        if self.mass_matrix is None:
+            return None
+        m = np.asarray(self.mass_matrix(q), dtype=float)
+        if not (np.all(np.isfinite(m)) and np.all(np.diag(m) > 0)):
+            return None
+        return m
 
-        Given (hold_kp, hold_kd) are used as they are. Derived ones: Kp_j the lower of
-        effort_j / HOLD_REACH (full effort at 0.5 rad) and M_jj (2 pi HOLD_BANDWIDTH)^2 (a
-        5 Hz loop on the joint's own inertia: slow against the 1 kHz cycle and a few ms of
-        transport), Kd_j = 2 sqrt(Kp_j M_jj) (critical damping).
+    def hold_gains(self, q):
+        """(Kp, Kd) of the position hold at ``q`` on each joint alone, or None when they
+        cannot be had; sets :attr:`hold_w`.
+
+        Given (hold_kp, hold_kd): a diagonal PD, used as given (a missing one of the two:
+        Kp_j = min(effort_j / HOLD_REACH, M_jj (2 pi HOLD_BANDWIDTH)^2), Kd_j =
+        2 sqrt(Kp_j M_jj)). Derived (neither given):
+        the decoupled hold of bandwidth w_j (hold.hold_bandwidths at the limits'
+        loop_latency), whose gains on each joint alone are (M_jj w_j^2, 2 M_jj w_j).
         """
         lim = self.limits
         kp = lim.hold_kp if lim.hold_kp is not None else np.full(self.n, np.nan)
         kd = lim.hold_kd if lim.hold_kd is not None else np.full(self.n, np.nan)
-        if np.isnan(kp).any() or np.isnan(kd).any():
-            if self.mass_diagonal is None:
-                return None
-            m = np.asarray(self.mass_diagonal(q), dtype=float)
-            if not (np.all(np.isfinite(m)) and np.all(m > 0)):
-                return None
-            kp = np.where(np.isnan(kp), np.minimum(lim.effort / HOLD_REACH,
-                                                   m * (2 * np.pi * HOLD_BANDWIDTH) ** 2), kp)
-            kd = np.where(np.isnan(kd), 2.0 * np.sqrt(kp * m), kd)
-        return kp, kd
+        self.hold_w = None
+        if not (np.isnan(kp).any() or np.isnan(kd).any()):
+            return kp, kd
+        m = self._inertia(q)
+        if m is None:
+            return None
+        diagonal = np.diag(m)
+        if np.isnan(kp).all() and np.isnan(kd).all():
+            self.hold_w = hold_bandwidths(lim.effort, diagonal, lim.loop_latency)
+            return equivalent_gains(self.hold_w, diagonal)
+        kp = np.where(np.isnan(kp), np.minimum(lim.effort / HOLD_REACH, diagonal * (
+            2.0 * np.pi * HOLD_BANDWIDTH) ** 2), kp)
+        return kp, np.where(np.isnan(kd), 2.0 * np.sqrt(kp * diagonal), kd)
 
     @property
     def hold_kind(self):
@@ -421,10 +441,20 @@ class SafetySupervisor:
             return tau
         qd = np.asarray(self.qd_valid, dtype=float)
         if self.hold_q is not None and self.state in (SAFE, HELD):
-            tau += self.hold_kp * (self.hold_q - self.q_valid) - self.hold_kd * qd
+            tau += self._hold_torque(qd)
         else:
             tau -= self.limits.damping * qd
         return tau
+
+    def _hold_torque(self, qd):
+        """The position hold's torque beyond gravity at the last valid state: M(q) a of
+        the derived hold (hold.py), else the given diagonal PD (also when M(q) cannot be
+        had at this state)."""
+        q = self.q_valid
+        m = self._inertia(q) if self.hold_w is not None else None
+        if m is None:
+            return self.hold_kp * (self.hold_q - q) - self.hold_kd * qd
+        return m @ hold_acceleration(self.hold_w, self.hold_q, q, qd)
 
     def command(self, now, law_tau=None):
         """The torque to publish at ``now``: law (blended in ramp_in) or safe, limited."""

@@ -1,0 +1,68 @@
+"""The position hold's arithmetic: where the safe command holds a trusted arm.
+
+The derived hold (no ``hold_kp`` / ``hold_kd`` given) commands, at the state (q, qd),
+
+    tau = g(q) + M(q) a,    a_j = w_j^2 (q_h,j - q_j) - 2 w_j qd_j,
+
+the inverse dynamics tau = M qdd + C qd + g (seed 000 eq. 29) of the acceleration a at
+zero velocity: a computed-torque law with a fixed target. With the model's M the joints
+decouple: each is a critically damped second-order loop of bandwidth w_j [rad/s] whatever
+the pose (the C qd term left out is second order in a velocity the hold brings to 0). A diagonal PD
+(Kp_j = M_jj w^2 on each joint alone) does not decouple: where two axes align (the Panda's
+joints 1 and 3 at q_2 = 0) the inertia a joint feels with the others free, 1 / (M^-1)_jj,
+is 40 times below M_jj, and such a hold rings at 1 kHz with one cycle of transport delay.
+
+The bandwidth of joint j is the lowest of
+
+* HOLD_BANDWIDTH [Hz]: slow against the 1 kHz cycle;
+* sqrt(effort_j / (HOLD_REACH M_jj)): full effort at HOLD_REACH [rad or m] of error, so a
+  small error never saturates the joint (the stiffness M_jj w_j^2 is at most
+  effort_j / HOLD_REACH, as the diagonal hold's was);
+* HOLD_DELAY_MARGIN / latency: the loop's transport latency [s] (state to applied torque)
+  eats phase. A critically damped loop at w goes unstable at w L = 0.65 (1 kHz, discrete;
+  docs/reliability.md); the margin is half of it. The C++ controller closes its loop in
+  one cycle; the node path over two topics, whose latency a loaded machine stretches, so
+  its hold is built for the parameter hold_latency (0.03 s: w <= 10.7 rad/s, 1.7 Hz;
+  stable in closed loop on MuJoCo to 40 ms at every pose tried, where the diagonal hold
+  of before diverged at 3 ms at four of six).
+
+The C++ controller and the lock-step hardware use the same numbers
+(robodyn_controllers/torque_safety.hpp: hold_bandwidth; a test compares them).
+"""
+
+import numpy as np
+
+__all__ = ['HOLD_REACH', 'HOLD_BANDWIDTH', 'HOLD_DELAY_MARGIN', 'hold_bandwidths', 'hold_acceleration', 'equivalent_gains']
+
+#: Full effort at this error [rad or m]; at most this bandwidth [Hz].
+HOLD_REACH, HOLD_BANDWIDTH = 0.5, 5.0
+#: w L of the hold's bandwidth w [rad/s] and the loop's latency L [s]: half of 0.65, where
+#: a critically damped loop sampled at 1 kHz loses its stability.
+HOLD_DELAY_MARGIN = 0.32
+
+
+def hold_bandwidths(effort: np.ndarray, inertia: np.ndarray, latency: float) -> np.ndarray:
+    """Bandwidth w_j [rad/s] of each joint's hold (module docstring): ``effort`` [N m or N]
+    and ``inertia`` M_jj [kg m^2 or kg] per joint, ``latency`` [s] of the loop (<= 0: none
+    beyond the cycle). A joint with no positive inertia gets 0 (no hold stiffness)."""
+    inertia = np.asarray(inertia, dtype=float)
+    reach = np.sqrt(np.asarray(effort, dtype=float) /
+                    (HOLD_REACH * np.where(inertia > 0.0, inertia, np.inf)))
+    w = np.minimum(2.0 * np.pi * HOLD_BANDWIDTH, reach)
+    if latency > 0.0:
+        w = np.minimum(w, HOLD_DELAY_MARGIN / latency)
+    return np.where(inertia > 0.0, w, 0.0)
+
+
+def hold_acceleration(w: np.ndarray, hold_q: np.ndarray, q: np.ndarray,
+                      qd: np.ndarray) -> np.ndarray:
+    """a = w^2 (q_h - q) - 2 w qd [rad/s^2 or m/s^2]: the critically damped acceleration
+    towards the hold position q_h; the hold torque is M(q) a + g(q)."""
+    return w * w * (hold_q - q) - 2.0 * w * qd
+
+
+def equivalent_gains(w: np.ndarray, inertia: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Kp, Kd) = (M_jj w^2, 2 M_jj w): the diagonal gains the hold has on each joint alone
+    [N m/rad, N m s/rad] (diagnostics, the collision watch's stiffness)."""
+    inertia = np.maximum(np.asarray(inertia, dtype=float), 0.0)
+    return inertia * w * w, 2.0 * inertia * w
