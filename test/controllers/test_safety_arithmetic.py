@@ -10,6 +10,7 @@ import ctypes
 import numpy as np
 import pytest
 
+from robodyn_ros.control.safety.hold import hold_bandwidths
 from robodyn_ros.control.safety.kernels import (
     JUMP_TOLERANCE,
     frozen_state,
@@ -17,7 +18,6 @@ from robodyn_ros.control.safety.kernels import (
     position_jump,
     rate_step,
 )
-from robodyn_ros.control.safety.hold import hold_bandwidths
 
 pytestmark = pytest.mark.integration  # needs the colcon-built C++ package
 

@@ -32,7 +32,8 @@ The C++ controller and the lock-step hardware use the same numbers
 
 import numpy as np
 
-__all__ = ['HOLD_REACH', 'HOLD_BANDWIDTH', 'HOLD_DELAY_MARGIN', 'hold_bandwidths', 'hold_acceleration', 'equivalent_gains']
+__all__ = ['HOLD_REACH', 'HOLD_BANDWIDTH', 'HOLD_DELAY_MARGIN', 'hold_bandwidths',
+           'hold_acceleration', 'equivalent_gains']
 
 #: Full effort at this error [rad or m]; at most this bandwidth [Hz].
 HOLD_REACH, HOLD_BANDWIDTH = 0.5, 5.0

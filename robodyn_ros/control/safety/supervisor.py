@@ -42,6 +42,13 @@ import numpy as np
 from ..events import Event, EventKind, emit
 from ..levels import Level
 from ..options import InitialOutput, SafeCommand
+from .hold import (
+    HOLD_BANDWIDTH,
+    HOLD_REACH,
+    equivalent_gains,
+    hold_acceleration,
+    hold_bandwidths,
+)
 from .kernels import (
     CLAMPED,
     FROZEN_SECONDS,
@@ -53,13 +60,6 @@ from .kernels import (
     limit_into,
     position_jump,
     rate_step,
-)
-from .hold import (
-    HOLD_BANDWIDTH,
-    HOLD_REACH,
-    equivalent_gains,
-    hold_acceleration,
-    hold_bandwidths,
 )
 from .limits import SafetyLimits
 
@@ -450,11 +450,12 @@ class SafetySupervisor:
         """The position hold's torque beyond gravity at the last valid state: M(q) a of
         the derived hold (hold.py), else the given diagonal PD (also when M(q) cannot be
         had at this state)."""
-        q = self.q_valid
-        m = self._inertia(q) if self.hold_w is not None else None
-        if m is None:
-            return self.hold_kp * (self.hold_q - q) - self.hold_kd * qd
-        return m @ hold_acceleration(self.hold_w, self.hold_q, q, qd)
+        q, hold_q, w = np.asarray(self.q_valid, dtype=float), self.hold_q, self.hold_w
+        assert hold_q is not None  # safe_target's caller checked
+        m = self._inertia(q) if w is not None else None
+        if w is None or m is None:
+            return self.hold_kp * (hold_q - q) - self.hold_kd * qd
+        return m @ hold_acceleration(w, hold_q, q, qd)
 
     def command(self, now, law_tau=None):
         """The torque to publish at ``now``: law (blended in ramp_in) or safe, limited."""
