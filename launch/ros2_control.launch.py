@@ -17,8 +17,9 @@
 With ``controller:=node``: controller_manager (``ros2_control_node``) with a generated
 controllers YAML for exactly the controller's chain, a ``/robot_description`` publisher,
 the spawner chain
-``joint_state_broadcaster`` + ``effort_controller`` (forward_command_controller on the
-effort interfaces) active and ``joint_trajectory_controller`` (effort interfaces, PD gains
+``joint_state_broadcaster`` + ``effort_controller`` (robodyn_controllers'
+SlewLimitedEffortController on the effort interfaces: the node's max_torque_rate per
+cycle, and deactivated when the node's commands stop for 4 state timeouts) active and ``joint_trajectory_controller`` (effort interfaces, PD gains
 in the YAML) loaded inactive, the robodyn controller on ``/effort_controller/commands``
 (started with the stack: it configures while the hardware starts and ramps in at the first
 joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` reads.
@@ -77,6 +78,10 @@ HARDWARE = ('mujoco', 'mujoco_ros2_control', 'mock', 'gz', 'robot')
 #: tracking guard (which would trip at once) is off there.
 MOCK_OVERRIDES = {'mock': [{'max_tracking_error': 0.0}]}
 COMMAND_TOPIC = '/effort_controller/commands'
+#: The node path's forward controller stops applying commands that stopped after this many
+#: of the node's state timeouts (0.2 s by default): a node that is late recovers within its
+#: own watchdog's time; one this late has stopped.
+COMMAND_TIMEOUTS = 4
 #: plugin: JTC -> the C++ robodyn_controllers controller in controller_manager's loop;
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
@@ -311,6 +316,17 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
                                 '/robot_description'])
 
 
+def _forward_limits(params):
+    """The node path's forward controller (robodyn_controllers' slew-limited one): the
+    node's max_torque_rate, applied again in the hardware's cycle, and a command timeout of
+    COMMAND_TIMEOUTS state timeouts, after which commands that stopped (a node stalled or
+    gone) deactivate it and the hardware holds the arm."""
+    from robodyn_ros.control.parameters import PARAMETERS
+    rate = params.get('max_torque_rate', PARAMETERS['max_torque_rate'].default)
+    timeout = params.get('state_timeout', PARAMETERS['state_timeout'].default)
+    return {'max_torque_rate': float(rate), 'command_timeout': COMMAND_TIMEOUTS * float(timeout)}
+
+
 def _node_actions(context, hardware, config_path, params, model, manager_node):
     """controller:=node: the robodyn node -> forward effort controller -> hardware."""
     from robodyn_ros.io.params_yaml import dump_parameters
@@ -319,7 +335,8 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
     controllers = os.path.join(manager_node[1], 'controllers.yaml')
     with open(controllers, 'w', encoding='utf-8') as handle:
         dump_parameters(controllers_config(model, int(params.get('rate', 1000)),
-                                           joints=params.get('joints')), handle)
+                                           joints=params.get('joints'),
+                                           **_forward_limits(params)), handle)
     active = Node(package='controller_manager', executable='spawner', output='screen',
                   arguments=['joint_state_broadcaster', 'effort_controller'])
     inactive = Node(package='controller_manager', executable='spawner', output='screen',

@@ -19,12 +19,15 @@ using hardware_interface::HW_IF_EFFORT;
 
 // The valid range of max_torque_rate [N m/s], as the node's parameter.
 constexpr double MAX_TORQUE_RATE_HIGH = 1e5;
+// The valid range of command_timeout [s] (0: off).
+constexpr double COMMAND_TIMEOUT_HIGH = 10.0;
 
 CallbackReturn SlewLimitedEffortController::on_init()
 {
   try {
     auto_declare<std::vector<std::string>>("joints", {});
     auto_declare<double>("max_torque_rate", 1000.0);
+    auto_declare<double>("command_timeout", 0.2);
   } catch (const std::exception & e) {
     RCLCPP_ERROR(get_node()->get_logger(), "declaring parameters: %s", e.what());
     return CallbackReturn::ERROR;
@@ -66,6 +69,12 @@ CallbackReturn SlewLimitedEffortController::on_configure(const rclcpp_lifecycle:
       max_torque_rate_, MAX_TORQUE_RATE_HIGH);
     return CallbackReturn::ERROR;
   }
+  command_timeout_ = get_node()->get_parameter("command_timeout").as_double();
+  if (!(command_timeout_ >= 0.0 && command_timeout_ <= COMMAND_TIMEOUT_HIGH)) {
+    RCLCPP_ERROR(logger, "command_timeout: %g s; valid: 0 (off) to %g s", command_timeout_,
+      COMMAND_TIMEOUT_HIGH);
+    return CallbackReturn::ERROR;
+  }
   const unsigned int rate = get_update_rate();
   nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
   const std::size_t n = joints_.size();
@@ -95,6 +104,7 @@ void SlewLimitedEffortController::on_command(const std_msgs::msg::Float64MultiAr
     return;
   }
   box_.set([&msg](std::vector<double> & value) {value = msg.data;});
+  received_.fetch_add(1, std::memory_order_release);
 }
 
 CallbackReturn SlewLimitedEffortController::on_activate(const rclcpp_lifecycle::State &)
@@ -113,13 +123,56 @@ CallbackReturn SlewLimitedEffortController::on_activate(const rclcpp_lifecycle::
   box_.set(std::vector<double>{});  // a command from before the activation is stale
   have_target_ = false;
   counts_ = LimitCounts{};
+  seen_ = received_.load(std::memory_order_acquire);
+  armed_ = timed_out_ = false;
+  silent_cycles_ = 0;
   return CallbackReturn::SUCCESS;
 }
 
+CallbackReturn SlewLimitedEffortController::on_deactivate(const rclcpp_lifecycle::State &)
+{
+  if (timed_out_) {  // once, on the way out (update() itself never logs)
+    RCLCPP_ERROR(get_node()->get_logger(), "no command on ~/commands for %.3f s "
+      "(command_timeout %.3f s, %lu cycles): deactivated; what holds the arm now is the "
+      "hardware's (MujocoLockstepSystem holds it; a real arm's driver: docs/real_arm.md) or "
+      "a fallback controller's", silent_for_, command_timeout_, silent_cycles_);
+  }
+  return CallbackReturn::SUCCESS;
+}
+
+// True when commands stopped: no new one for more than command_timeout on the controller's
+// clock (sim time in simulation) and for at least as many cycles (a late cycle alone, which
+// the subscription had no chance to follow, is not a stop). Armed by the first command
+// after the activation: until then the hardware's own command is written.
+bool SlewLimitedEffortController::commands_stopped(const rclcpp::Time & time)
+{
+  const unsigned long received = received_.load(std::memory_order_acquire);
+  if (received != seen_) {
+    seen_ = received;
+    last_command_time_ = time;
+    armed_ = true;
+    silent_cycles_ = 0;
+    return false;
+  }
+  if (!armed_ || command_timeout_ <= 0.0 ||
+    time.get_clock_type() != last_command_time_.get_clock_type())
+  {
+    return false;
+  }
+  ++silent_cycles_;
+  silent_for_ = (time - last_command_time_).seconds();
+  return silent_for_ > command_timeout_ &&
+         static_cast<double>(silent_cycles_) * nominal_period_ >= command_timeout_;
+}
+
 return_type SlewLimitedEffortController::update(
-  const rclcpp::Time &, const rclcpp::Duration & period)
+  const rclcpp::Time & time, const rclcpp::Duration & period)
 {
   const std::size_t n = joints_.size();
+  if (commands_stopped(time)) {
+    timed_out_ = true;  // controller_manager deactivates a controller whose update fails
+    return return_type::ERROR;
+  }
   (void)box_.try_get([this, n](const std::vector<double> & value) {
       if (value.size() == n) {
         std::copy(value.begin(), value.end(), target_.begin());

@@ -31,7 +31,8 @@ protected:
   static void TearDownTestSuite() {rclcpp::shutdown();}
 
   // The controller with these parameters, initialised at 1 kHz.
-  void init(double rate, std::vector<std::string> joints = {"j1", "j2"})
+  void init(
+    double rate, std::vector<std::string> joints = {"j1", "j2"}, double timeout = 0.2)
   {
     controller_ = std::make_unique<SlewLimitedEffortController>();
     controller_interface::ControllerInterfaceParams params;
@@ -40,7 +41,8 @@ protected:
     params.controller_manager_update_rate = 1000;
     params.node_options = controller_->define_custom_node_options();
     params.node_options.parameter_overrides(
-      {rclcpp::Parameter("joints", joints), rclcpp::Parameter("max_torque_rate", rate)});
+      {rclcpp::Parameter("joints", joints), rclcpp::Parameter("max_torque_rate", rate),
+        rclcpp::Parameter("command_timeout", timeout)});
     ASSERT_EQ(controller_->init(params), return_type::OK);
   }
 
@@ -86,6 +88,13 @@ protected:
   {
     return controller_->update(rclcpp::Time(0, 0, RCL_STEADY_TIME),
              rclcpp::Duration::from_seconds(seconds));
+  }
+
+  // update() at `seconds` on the controller's clock, `period` after the cycle before.
+  return_type update_at(double seconds, double period = 0.001)
+  {
+    return controller_->update(rclcpp::Time(static_cast<int64_t>(seconds * 1e9), RCL_ROS_TIME),
+             rclcpp::Duration::from_seconds(period));
   }
 
   std::unique_ptr<SlewLimitedEffortController> controller_;
@@ -140,6 +149,48 @@ TEST_F(SlewLimitedEffortControllerTest, BadParametersAreRefusedAtConfigure)
   }
   init(1000.0, {"j1", "j1"});
   EXPECT_EQ(controller_->configure().id(), lifecycle_msgs::msg::State::PRIMARY_STATE_UNCONFIGURED);
+  for (const double timeout : {-0.1, 11.0, std::nan("")}) {
+    init(1000.0, {"j1", "j2"}, timeout);
+    EXPECT_EQ(controller_->configure().id(),
+      lifecycle_msgs::msg::State::PRIMARY_STATE_UNCONFIGURED) << timeout;
+  }
+}
+
+TEST_F(SlewLimitedEffortControllerTest, CommandsThatStopEndInAnErrorAfterTheTimeout)
+{
+  init(1000.0);  // command_timeout 0.2 s
+  start(0.0, 0.0);
+  send({1.0, 1.0});
+  ASSERT_EQ(update_at(0.0), return_type::OK);  // the command arrives: armed
+  for (int k = 1; k <= 200; ++k) {ASSERT_EQ(update_at(k * 1e-3), return_type::OK) << k;}
+  EXPECT_EQ(update_at(0.201), return_type::ERROR);  // 201 silent cycles, 0.201 s
+}
+
+TEST_F(SlewLimitedEffortControllerTest, ALateCycleAloneIsNotAStop)
+{
+  init(1000.0);
+  start(0.0, 0.0);
+  send({1.0, 1.0});
+  ASSERT_EQ(update_at(0.0), return_type::OK);
+  EXPECT_EQ(update_at(0.5, 0.5), return_type::OK);  // one cycle, 0.5 s late
+  send({2.0, 2.0});  // the subscription catches up
+  for (int k = 1; k <= 300; ++k) {
+    ASSERT_EQ(update_at(0.5 + k * 1e-3), return_type::OK) << k;
+    if (k % 100 == 0) {send({2.0, 2.0});}
+  }
+}
+
+TEST_F(SlewLimitedEffortControllerTest, UnarmedOrOffItNeverTimesOut)
+{
+  init(1000.0);
+  start(0.0, 0.0);  // no command since the activation: the hardware's own is written
+  for (int k = 0; k <= 1000; ++k) {ASSERT_EQ(update_at(k * 1e-3), return_type::OK) << k;}
+  init(1000.0, {"j1", "j2"}, 0.0);  // command_timeout 0: off
+  command_ifs_.clear();
+  state_ifs_.clear();
+  start(0.0, 0.0);
+  send({1.0, 1.0});
+  for (int k = 0; k <= 1000; ++k) {ASSERT_EQ(update_at(k * 1e-3), return_type::OK) << k;}
 }
 
 }  // namespace

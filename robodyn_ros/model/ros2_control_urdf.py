@@ -260,15 +260,15 @@ def hardware_urdf(source, model, plugin, q0=None, mappings=None):
     return ET.tostring(root, encoding='unicode'), [f'added <ros2_control> for {plugin}']
 
 
-#: The forward controllers of the node path: ros2_controllers' ForwardCommandController,
-#: or robodyn_controllers' slew-limited one (each cycle's change limited in the hardware's
-#: own cycle; it lags after bunched messages: docs/reliability.md).
+#: The forward controllers of the node path: robodyn_controllers' slew-limited one (each
+#: cycle's change limited in the hardware's own cycle, and deactivated when the commands
+#: stop: docs/reliability.md), or ros2_controllers' ForwardCommandController.
 SLEW_LIMITED_FORWARD = 'robodyn_controllers/SlewLimitedEffortController'
 FORWARD = 'forward_command_controller/ForwardCommandController'
 
 
 def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
-                       max_torque_rate=None):
+                       max_torque_rate=None, command_timeout=None):
     """controller_manager parameters (a dict for dump_parameters) for exactly the chain's
     joints: joint_state_broadcaster, ``effort_controller`` (forward effort commands, what
     the robodyn controller publishes to) and ``joint_trajectory_controller`` (effort
@@ -277,7 +277,9 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
     command (the robodyn controller's ``joints`` parameter; default the chain's order):
     the forward controller assigns a command's values in this order. ``max_torque_rate``
     [N m/s]: the effort controller is SLEW_LIMITED_FORWARD with this limit per cycle (the
-    robodyn node's own: a message it publishes never needs more); None: FORWARD."""
+    robodyn node's own: a message it publishes never needs more) and ``command_timeout``
+    [s] (None: its default, 0.2; 0: off), after which commands that stopped deactivate it
+    and the hardware holds the arm; None: FORWARD."""
     if joints:
         if sorted(joints) != sorted(model.joint_names):
             raise ModelError(f'joints {list(joints)}: expected an order of the chain joints '
@@ -303,7 +305,7 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
         'effort_controller': {'ros__parameters': {'joints': joints,
                                                   'interface_name': 'effort'}
                               if max_torque_rate is None else
-                              {'joints': joints, 'max_torque_rate': float(max_torque_rate)}},
+                              _slew_limited(joints, max_torque_rate, command_timeout)},
         'joint_trajectory_controller': {'ros__parameters': {
             'joints': joints, 'command_interfaces': ['effort'],
             'state_interfaces': ['position', 'velocity'],
@@ -311,6 +313,13 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
                       for j, p, d in zip(joints, kp, kd)},
         }},
     }
+
+
+def _slew_limited(joints, max_torque_rate, command_timeout):
+    values = {'joints': joints, 'max_torque_rate': float(max_torque_rate)}
+    if command_timeout is not None:
+        values['command_timeout'] = float(command_timeout)
+    return values
 
 
 #: The JointTrajectoryController's default tolerances on an arm that moves: a goal whose

@@ -12,6 +12,7 @@ ramps back in without a published step.
 import numpy as np
 import pytest
 from ros2_control_probe import Probe
+from ros_helpers import stall
 from test_default_path_faults import (
     DRIFT,
     MAX_TORQUE_RATE,
@@ -68,6 +69,7 @@ def released(ros_launch_env):
                     probe.spin(0.1)
                 try:
                     _release(probe, result)
+                    _stop_the_node(probe, result, launch.proc.pid)
                 finally:
                     probe.close()
         finally:
@@ -137,6 +139,57 @@ def _release(probe, result):
     probe.spin(3.0)
     result['forward_window'] = _series(probe, since)
     result['forward_applied'] = _applied(probe, since)
+
+
+def _node_pid(group):
+    """The robodyn node's process among the launch's (process group ``group``)."""
+    import os
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            if os.getpgid(int(entry)) != group:
+                continue
+            with open(f'/proc/{entry}/cmdline', 'rb') as handle:
+                if b'__node:=robodyn_controller' in handle.read():
+                    return int(entry)
+        except OSError:  # gone meanwhile
+            continue
+    raise AssertionError('no robodyn_controller process in the launch')
+
+
+def _controller_states(probe):
+    """{controller name: state} from controller_manager's list_controllers."""
+    from controller_manager_msgs.srv import ListControllers
+    client = probe.node.create_client(ListControllers, '/controller_manager/list_controllers')
+    try:
+        if not client.wait_for_service(timeout_sec=10.0):
+            return {}
+        response = probe.wait(client.call_async(ListControllers.Request()))
+        return {c.name: c.state for c in response.controller} if response else {}
+    finally:
+        probe.node.destroy_client(client)
+
+
+def _stop_the_node(probe, result, group):
+    """The node stopped (SIGSTOP, 0.6 s) while it drives the arm through a goal: its
+    forward controller stops applying the last command after command_timeout (0.2 s) by
+    deactivating itself, and the hardware holds the arm."""
+    import time
+
+    from control_msgs.action import FollowJointTrajectory
+    from rclpy.action import ActionClient
+    client = ActionClient(probe.node, FollowJointTrajectory, ROBODYN_ACTION)
+    client.wait_for_server(timeout_sec=10.0)
+    q = _q(probe)
+    result['stop_goal'] = probe.wait(client.send_goal_async(
+        _goal(NAMES, [q + 0.2, q], [4.0, 8.0])), 30.0) is not None
+    probe.spin(1.5)
+    since = time.monotonic()
+    stall(_node_pid(group), 0.6)
+    probe.spin(2.0)
+    result['stop_window'] = _series(probe, since)
+    result['stop_states'] = _controller_states(probe)
 
 
 def _published_step(references):
@@ -238,6 +291,21 @@ def test_the_forward_controller_unloaded_leaves_the_arm_held(released):
     print(f'node path, forward controller unloaded and loaded again: drift {drift:.4f} rad '
           f"over {stamps[-1] - stamps[0]:.1f} s; the hardware's witness: "
           f"{released['forward_applied'][0]:.3f} N m")
+    assert drift <= DRIFT
+
+
+def test_a_stopped_node_is_not_followed_for_ever(released):
+    """SIGSTOP of the node mid-goal: the forward controller deactivates itself after
+    command_timeout (0.2 s of no command) and the hardware holds the arm; the arm stays
+    within 0.05 rad of where the node stopped."""
+    assert released['stop_goal']
+    assert released['stop_states'].get('effort_controller') == 'inactive', \
+        released['stop_states']
+    stamps, q, _ = released['stop_window']
+    drift = float(np.abs(q - q[0]).max())
+    print(f'node path, the node stopped 0.6 s mid-goal: the forward controller '
+          f"{released['stop_states'].get('effort_controller')}, drift {drift:.4f} rad over "
+          f'{stamps[-1] - stamps[0]:.1f} s')
     assert drift <= DRIFT
 
 

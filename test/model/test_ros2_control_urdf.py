@@ -156,8 +156,8 @@ def test_controllers_config_names_exactly_the_chain_joints(name):
 
 def test_with_a_torque_rate_the_effort_controller_limits_each_cycle():
     """With a max_torque_rate the node path's forward controller is robodyn_controllers'
-    slew-limited one, at that rate (docs/reliability.md says why the launch does not ask
-    for it)."""
+    slew-limited one, at that rate, with the command timeout when one is given (the
+    launch gives both: docs/reliability.md)."""
     model = load_urdf(*robot_path('panda'))
     config = controllers_config(model, 1000, max_torque_rate=500.0)
     manager = config['controller_manager']['ros__parameters']
@@ -165,6 +165,12 @@ def test_with_a_torque_rate_the_effort_controller_limits_each_cycle():
         'robodyn_controllers/SlewLimitedEffortController'
     assert config['effort_controller']['ros__parameters'] == {
         'joints': list(model.joint_names), 'max_torque_rate': 500.0}
+    timed = controllers_config(model, 1000, max_torque_rate=500.0, command_timeout=0.2)
+    assert timed['effort_controller']['ros__parameters']['command_timeout'] == 0.2
+    plain = controllers_config(model, 1000)['controller_manager']['ros__parameters']
+    assert plain['effort_controller']['type'] == \
+        'forward_command_controller/ForwardCommandController'
+
 
 
 def test_the_panda_config_starts_at_the_registry_home_pose():

@@ -31,9 +31,15 @@ namespace robodyn_controllers
 // The node's own per-message limit stays: this one is the hardware-side backstop.
 // Its cost: after messages arrive bunched while the node's stream ramps at its own limit,
 // the torque written lags the newest command by the bunch, and the lag persists while the
-// ramp lasts. In the node's closed loop under two CPU hogs that lag let the Panda's hold
-// oscillate in 2 of 5 runs (docs/reliability.md), so ros2_control.launch.py does not use
-// it; it is here for drivers and tests that need the applied bound.
+// ramp lasts: a loop latency the node's position hold is built to tolerate (hold_latency;
+// docs/reliability.md).
+//
+// Commands that stop are not applied for ever: with `command_timeout` [s] > 0 (default 0.2,
+// four of the node's state timeouts), once no new command has arrived for that long on the
+// controller's clock and for as many cycles, update() returns ERROR and controller_manager
+// deactivates the controller (and activates its `fallback_controllers`, if any): from there
+// what holds the arm is the hardware's (MujocoLockstepSystem holds every released joint)
+// or the fallback's. Armed by the first command after each activation.
 //
 // The first cycle after activation steps from the hardware's effort command (what it was
 // last told, by this controller or another), else the effort it reports, else 0: the same
@@ -53,6 +59,8 @@ public:
     const rclcpp_lifecycle::State & previous_state) override;
   controller_interface::CallbackReturn on_activate(
     const rclcpp_lifecycle::State & previous_state) override;
+  controller_interface::CallbackReturn on_deactivate(
+    const rclcpp_lifecycle::State & previous_state) override;
   controller_interface::return_type update(
     const rclcpp::Time & time, const rclcpp::Duration & period) override;
 
@@ -62,6 +70,7 @@ public:
 private:
   controller_interface::InterfaceConfiguration effort_interfaces() const;
   void on_command(const std_msgs::msg::Float64MultiArray & msg);
+  bool commands_stopped(const rclcpp::Time & time);
 
   std::vector<std::string> joints_;
   double max_torque_rate_ = 1000.0;
@@ -70,6 +79,12 @@ private:
   // The newest command of the right size, handed from the subscription's thread.
   realtime_tools::RealtimeThreadSafeBox<std::vector<double>> box_;
   std::atomic<unsigned long> wrong_size_{0};
+  // commands of the right size received (the subscription's thread counts, update() reads)
+  std::atomic<unsigned long> received_{0};
+  unsigned long seen_ = 0, silent_cycles_ = 0;
+  double command_timeout_ = 0.2, silent_for_ = 0.0;
+  rclcpp::Time last_command_time_{0, 0, RCL_ROS_TIME};
+  bool armed_ = false, timed_out_ = false;
   rclcpp::Time last_wrong_size_log_{0, 0, RCL_STEADY_TIME};
   std::vector<double> target_, last_, out_, no_limit_;
   bool have_target_ = false;

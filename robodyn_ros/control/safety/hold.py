@@ -30,10 +30,14 @@ The C++ controller and the lock-step hardware use the same numbers
 (robodyn_controllers/torque_safety.hpp: hold_bandwidth; a test compares them).
 """
 
+from collections.abc import Callable
+
 import numpy as np
 
+from .limits import SafetyLimits
+
 __all__ = ['HOLD_REACH', 'HOLD_BANDWIDTH', 'HOLD_DELAY_MARGIN', 'hold_bandwidths',
-           'hold_acceleration', 'equivalent_gains']
+           'hold_acceleration', 'equivalent_gains', 'PositionHold']
 
 #: Full effort at this error [rad or m]; at most this bandwidth [Hz].
 HOLD_REACH, HOLD_BANDWIDTH = 0.5, 5.0
@@ -67,3 +71,82 @@ def equivalent_gains(w: np.ndarray, inertia: np.ndarray) -> tuple[np.ndarray, np
     [N m/rad, N m s/rad] (diagnostics, the collision watch's stiffness)."""
     inertia = np.maximum(np.asarray(inertia, dtype=float), 0.0)
     return inertia * w * w, 2.0 * inertia * w
+
+
+class PositionHold:
+    """Where the position hold holds and how stiffly: the target ``q`` [rad or m] (None: no
+    position hold), what it was (``where``, as diagnostics say it), the derived bandwidths
+    ``w`` or the given gains.
+
+    Args:
+        limits: SafetyLimits (effort, hold_kp / hold_kd, loop_latency).
+        mass_matrix: callable q -> M(q) (n, n), or None (then hold_kp / hold_kd must be
+            given, else no position hold can be had).
+    """
+
+    def __init__(self, limits: SafetyLimits,
+                 mass_matrix: Callable[[np.ndarray], np.ndarray] | None) -> None:
+        self.limits = limits
+        self.mass_matrix = mass_matrix
+        n = len(limits.effort)
+        self.n = n
+        self.q: np.ndarray | None = None
+        self.where = 'the trip position'
+        self.kp = self.kd = np.zeros(n)
+        #: the derived hold's bandwidth per joint [rad/s], None with given gains
+        self.w: np.ndarray | None = None
+
+    def inertia(self, q: np.ndarray) -> np.ndarray | None:
+        """M(q) when it can be had (finite, positive diagonal), else None."""
+        if self.mass_matrix is None:
+            return None
+        m = np.asarray(self.mass_matrix(q), dtype=float)
+        if not (np.all(np.isfinite(m)) and np.all(np.diag(m) > 0)):
+            return None
+        return m
+
+    def gains(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(Kp, Kd) of the hold at ``q`` on each joint alone, or None when they cannot be
+        had; sets :attr:`w`.
+
+        Given (hold_kp, hold_kd): a diagonal PD, used as given (a missing one of the two:
+        Kp_j = min(effort_j / HOLD_REACH, M_jj (2 pi HOLD_BANDWIDTH)^2), Kd_j =
+        2 sqrt(Kp_j M_jj)). Derived (neither given): the decoupled hold of bandwidth w_j
+        (hold_bandwidths at the limits' loop_latency), whose gains on each joint alone are
+        (M_jj w_j^2, 2 M_jj w_j).
+        """
+        lim = self.limits
+        kp = lim.hold_kp if lim.hold_kp is not None else np.full(self.n, np.nan)
+        kd = lim.hold_kd if lim.hold_kd is not None else np.full(self.n, np.nan)
+        self.w = None
+        if not (np.isnan(kp).any() or np.isnan(kd).any()):
+            return kp, kd
+        m = self.inertia(q)
+        if m is None:
+            return None
+        diagonal = np.diag(m)
+        if np.isnan(kp).all() and np.isnan(kd).all():
+            self.w = hold_bandwidths(lim.effort, diagonal, lim.loop_latency)
+            return equivalent_gains(self.w, diagonal)
+        kp = np.where(np.isnan(kp), np.minimum(lim.effort / HOLD_REACH, diagonal * (
+            2.0 * np.pi * HOLD_BANDWIDTH) ** 2), kp)
+        return kp, np.where(np.isnan(kd), 2.0 * np.sqrt(kp * diagonal), kd)
+
+    def start(self, q: np.ndarray, where: str) -> None:
+        """Hold ``q`` (``where`` names it) when gains can be had there, else no position
+        hold (:attr:`q` None)."""
+        self.q, self.where = None, where
+        gains = self.gains(q)
+        if gains is not None:
+            self.kp, self.kd = gains
+            self.q = np.array(q, dtype=float)
+
+    def torque(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """The hold's torque beyond gravity at the state (q, qd) [N m or N]: M(q) a of the
+        derived hold, else the given diagonal PD (also when M(q) cannot be had there)."""
+        q, target, w = np.asarray(q, dtype=float), self.q, self.w
+        assert target is not None, 'no position hold started'
+        m = self.inertia(q) if w is not None else None
+        if w is None or m is None:
+            return self.kp * (target - q) - self.kd * qd
+        return m @ hold_acceleration(w, target, q, qd)

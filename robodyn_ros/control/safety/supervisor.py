@@ -42,13 +42,7 @@ import numpy as np
 from ..events import Event, EventKind, emit
 from ..levels import Level
 from ..options import InitialOutput, SafeCommand
-from .hold import (
-    HOLD_BANDWIDTH,
-    HOLD_REACH,
-    equivalent_gains,
-    hold_acceleration,
-    hold_bandwidths,
-)
+from .hold import PositionHold
 from .kernels import (
     CLAMPED,
     FROZEN_SECONDS,
@@ -137,12 +131,7 @@ class SafetySupervisor:
     def __init__(self, limits, gravity=None, mass_matrix=None):
         self.limits = limits
         self.gravity = gravity
-        self.mass_matrix = mass_matrix
-        self.hold_q: np.ndarray | None = None  # the position hold's target, or None
-        self.hold_where = 'the trip position'  # what hold_q was, as diagnostics say it
-        self.hold_kp = self.hold_kd = np.zeros(len(limits.effort))
-        #: the derived hold's bandwidth per joint [rad/s] (hold.py), None with given gains
-        self.hold_w: np.ndarray | None = None
+        self.hold = PositionHold(limits, mass_matrix)
         n = len(limits.effort)
         self.n = n
         self.state = INACTIVE
@@ -215,60 +204,29 @@ class SafetySupervisor:
             self.faults += 1
             self._choose_hold(now, trusted and not compliant)
             self.compliant = compliant
-        elif not trusted and self.hold_q is not None:
-            self.hold_q = None  # a hold on a state that is no longer trusted: gravity
+        elif not trusted and self.hold.q is not None:
+            self.hold.q = None  # a hold on a state that is no longer trusted: gravity
         self._enter(SAFE, f'{reason}{" (latched until re-activation)" if latch else ""}; '
                           f'safe command: {self.hold_kind}', now)
 
     def _choose_hold(self, now, trusted, where='the trip position'):
         """The position hold at the last valid state when it is trusted and fresh
         (``where``: what that state was, for the diagnostics)."""
-        self.hold_q = None
-        self.hold_where = where
+        self.hold.q, self.hold.where = None, where
         self.compliant = False
         if self.limits.safe_command != SafeCommand.HOLD or not trusted or self.q_valid is None or \
                 now - self.valid_time > self.limits.stale_after:
             return
-        gains = self.hold_gains(self.q_valid)
-        if gains is not None:
-            self.hold_kp, self.hold_kd = gains
-            self.hold_q = np.array(self.q_valid, dtype=float)
+        self.hold.start(self.q_valid, where)
 
-    def _inertia(self, q):
-        """M(q) when it can be had (finite, positive diagonal), else None."""
-        if self.mass_matrix is None:
-            return None
-        m = np.asarray(self.mass_matrix(q), dtype=float)
-        if not (np.all(np.isfinite(m)) and np.all(np.diag(m) > 0)):
-            return None
-        return m
+    @property
+    def hold_q(self):
+        """The position hold's target (chain order) [rad or m], or None."""
+        return self.hold.q
 
     def hold_gains(self, q):
-        """(Kp, Kd) of the position hold at ``q`` on each joint alone, or None when they
-        cannot be had; sets :attr:`hold_w`.
-
-        Given (hold_kp, hold_kd): a diagonal PD, used as given (a missing one of the two:
-        Kp_j = min(effort_j / HOLD_REACH, M_jj (2 pi HOLD_BANDWIDTH)^2), Kd_j =
-        2 sqrt(Kp_j M_jj)). Derived (neither given):
-        the decoupled hold of bandwidth w_j (hold.hold_bandwidths at the limits'
-        loop_latency), whose gains on each joint alone are (M_jj w_j^2, 2 M_jj w_j).
-        """
-        lim = self.limits
-        kp = lim.hold_kp if lim.hold_kp is not None else np.full(self.n, np.nan)
-        kd = lim.hold_kd if lim.hold_kd is not None else np.full(self.n, np.nan)
-        self.hold_w = None
-        if not (np.isnan(kp).any() or np.isnan(kd).any()):
-            return kp, kd
-        m = self._inertia(q)
-        if m is None:
-            return None
-        diagonal = np.diag(m)
-        if np.isnan(kp).all() and np.isnan(kd).all():
-            self.hold_w = hold_bandwidths(lim.effort, diagonal, lim.loop_latency)
-            return equivalent_gains(self.hold_w, diagonal)
-        kp = np.where(np.isnan(kp), np.minimum(lim.effort / HOLD_REACH, diagonal * (
-            2.0 * np.pi * HOLD_BANDWIDTH) ** 2), kp)
-        return kp, np.where(np.isnan(kd), 2.0 * np.sqrt(kp * diagonal), kd)
+        """(Kp, Kd) of the position hold at ``q`` on each joint alone (PositionHold.gains)."""
+        return self.hold.gains(q)
 
     @property
     def hold_kind(self):
@@ -276,7 +234,7 @@ class SafetySupervisor:
         if self.limits.safe_command == SafeCommand.ZERO:
             return ZERO_TORQUE
         if self.hold_q is not None:
-            return f'{POSITION_HOLD} at {self.hold_where}'
+            return f'{POSITION_HOLD} at {self.hold.where}'
         if self.compliant:
             return f'{GRAVITY_HOLD} (compliant: the arm yields to the contact)'
         return f'{GRAVITY_HOLD} (state not trusted)' if self.gravity is not None else \
@@ -440,22 +398,11 @@ class SafetySupervisor:
                 self.frozen_for >= FROZEN_SECONDS:  # a frozen stream's velocity is no speed
             return tau
         qd = np.asarray(self.qd_valid, dtype=float)
-        if self.hold_q is not None and self.state in (SAFE, HELD):
-            tau += self._hold_torque(qd)
+        if self.hold.q is not None and self.state in (SAFE, HELD):
+            tau += self.hold.torque(self.q_valid, qd)
         else:
             tau -= self.limits.damping * qd
         return tau
-
-    def _hold_torque(self, qd):
-        """The position hold's torque beyond gravity at the last valid state: M(q) a of
-        the derived hold (hold.py), else the given diagonal PD (also when M(q) cannot be
-        had at this state)."""
-        q, hold_q, w = np.asarray(self.q_valid, dtype=float), self.hold_q, self.hold_w
-        assert hold_q is not None  # safe_target's caller checked
-        m = self._inertia(q) if w is not None else None
-        if w is None or m is None:
-            return self.hold_kp * (hold_q - q) - self.hold_kd * qd
-        return m @ hold_acceleration(w, hold_q, q, qd)
 
     def command(self, now, law_tau=None):
         """The torque to publish at ``now``: law (blended in ramp_in) or safe, limited."""
