@@ -90,7 +90,9 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     a light joint: FR3's joint 7 has 0.2 N m on 6e-5 kg m^2), and so is a damping too stiff
     for the control rate (:func:`stiff_damping`). In lock
     step simulated time stops while the loop stalls (GC, bag writes), so the wall-clock
-    watchdog gets a lenient ``state_timeout`` (separate processes keep the default).
+    watchdog gets a lenient ``state_timeout`` (separate processes keep the default), and
+    the loop closes in one simulated cycle whatever the wall clock does, so the position
+    hold is the one-cycle loop's (``hold_latency`` 0, as the C++ controller's).
     """
     config = load_config(robot) if not robot.endswith(('.urdf', '.xacro')) else {}
     path, default_base, default_tip = robot_path(robot)
@@ -118,7 +120,7 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
         n = len(ctrl.get('kp', [0.0]))
         ctrl['kp'], ctrl['kd'] = [TORQUE_PD[0]] * n, [TORQUE_PD[1]] * n
     ctrl.update(mode=mode, trigger='state', rate=float(rate), use_sim_time=True,
-                autostart=True, state_timeout=1.0)
+                autostart=True, state_timeout=1.0, hold_latency=0.0)
     if reference:
         ctrl['reference'] = reference
     ctrl.update(controller_overrides or {})
