@@ -18,11 +18,12 @@ With ``controller:=node``: controller_manager (``ros2_control_node``) with a gen
 controllers YAML for exactly the controller's chain, a ``/robot_description`` publisher,
 the spawner chain
 ``joint_state_broadcaster`` + ``effort_controller`` (robodyn_controllers'
-SlewLimitedEffortController on the effort interfaces: the node's max_torque_rate per
-cycle, and deactivated when the node's commands stop for 4 state timeouts) active and ``joint_trajectory_controller`` (effort interfaces, PD gains
-in the YAML) loaded inactive, the robodyn controller on ``/effort_controller/commands``
-(started with the stack: it configures while the hardware starts and ramps in at the first
-joint state) and, with ``bag_path``, the recorder of what ``robodyn validate`` reads.
+SlewLimitedEffortController on the effort interfaces, its per-cycle limit open: it
+deactivates itself when the node's commands stop for 4 state timeouts) active and
+``joint_trajectory_controller`` (effort interfaces, PD gains in the YAML) loaded inactive,
+the robodyn controller on ``/effort_controller/commands`` (started with the stack: it
+configures while the hardware starts and ramps in at the first joint state) and, with
+``bag_path``, the recorder of what ``robodyn validate`` reads.
 
 ``hardware``:
   mujoco  physics: MuJoCo on an MJCF generated from the same model (one motor per joint),
@@ -82,6 +83,9 @@ COMMAND_TOPIC = '/effort_controller/commands'
 #: of the node's state timeouts (0.2 s by default): a node that is late recovers within its
 #: own watchdog's time; one this late has stopped.
 COMMAND_TIMEOUTS = 4
+#: The forward controller's max_torque_rate [N m/s]: its upper bound, 100 N m a cycle at 1 kHz
+#: (no limit for an arm's efforts); the node limits what it publishes itself.
+FORWARD_RATE = 1e5
 #: plugin: JTC -> the C++ robodyn_controllers controller in controller_manager's loop;
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
@@ -317,14 +321,14 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
 
 
 def _forward_limits(params):
-    """The node path's forward controller (robodyn_controllers' slew-limited one): the
-    node's max_torque_rate, applied again in the hardware's cycle, and a command timeout of
-    COMMAND_TIMEOUTS state timeouts, after which commands that stopped (a node stalled or
-    gone) deactivate it and the hardware holds the arm."""
+    """The node path's forward controller (robodyn_controllers' slew-limited one) with a
+    command timeout of COMMAND_TIMEOUTS state timeouts, after which commands that stopped (a
+    node stalled or gone) deactivate it and the hardware holds the arm. Its per-cycle limit
+    is left open (FORWARD_RATE): limited, it fights the node's copy of the applied torque
+    while the node has not yet heard that its consumer is back (docs/reliability.md)."""
     from robodyn_ros.control.parameters import PARAMETERS
-    rate = params.get('max_torque_rate', PARAMETERS['max_torque_rate'].default)
     timeout = params.get('state_timeout', PARAMETERS['state_timeout'].default)
-    return {'max_torque_rate': float(rate), 'command_timeout': COMMAND_TIMEOUTS * float(timeout)}
+    return {'max_torque_rate': FORWARD_RATE, 'command_timeout': COMMAND_TIMEOUTS * float(timeout)}
 
 
 def _node_actions(context, hardware, config_path, params, model, manager_node):
