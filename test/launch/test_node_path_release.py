@@ -181,14 +181,23 @@ def _stop_the_node(probe, result, group):
     from rclpy.action import ActionClient
     client = ActionClient(probe.node, FollowJointTrajectory, ROBODYN_ACTION)
     client.wait_for_server(timeout_sec=10.0)
+    # a fresh activation: whatever the phases before left latched, the node takes goals
+    result['stop_fresh'] = [probe.transition(NODE, 'deactivate'),
+                            probe.transition(NODE, 'activate')]
+    probe.spin(1.0)
     q = _q(probe)
-    result['stop_goal'] = probe.wait(client.send_goal_async(
-        _goal(NAMES, [q + 0.2, q], [4.0, 8.0])), 30.0) is not None
+    handle = probe.wait(client.send_goal_async(_goal(NAMES, [q + 0.2, q], [4.0, 8.0])), 30.0)
+    result['stop_goal'] = handle is not None and handle.accepted
     probe.spin(1.5)
     since = time.monotonic()
     stall(_node_pid(group), 0.6)
     probe.spin(2.0)
-    result['stop_window'] = _series(probe, since)
+    stamps, q, effort = _series(probe, since - 0.3)
+    before = stamps <= stamps[0] + 0.3
+    # the arm's speed over the 0.3 s before the stop [rad/s]: the stop lands in a motion
+    result['stop_speed'] = float(np.abs(q[before][-1] - q[before][0]).max() /
+                                 max(stamps[before][-1] - stamps[before][0], 1e-3))
+    result['stop_window'] = (stamps[~before], q[~before], effort[~before])
     result['stop_states'] = _controller_states(probe)
 
 
@@ -298,14 +307,15 @@ def test_a_stopped_node_is_not_followed_for_ever(released):
     """SIGSTOP of the node mid-goal: the forward controller deactivates itself after
     command_timeout (0.2 s of no command) and the hardware holds the arm; the arm stays
     within 0.05 rad of where the node stopped."""
-    assert released['stop_goal']
+    assert all(released['stop_fresh']) and released['stop_goal']
+    assert released['stop_speed'] > 0.01, released['stop_speed']  # a stop in a motion
     assert released['stop_states'].get('effort_controller') == 'inactive', \
         released['stop_states']
     stamps, q, _ = released['stop_window']
     drift = float(np.abs(q - q[0]).max())
-    print(f'node path, the node stopped 0.6 s mid-goal: the forward controller '
-          f"{released['stop_states'].get('effort_controller')}, drift {drift:.4f} rad over "
-          f'{stamps[-1] - stamps[0]:.1f} s')
+    print(f'node path, the node stopped 0.6 s mid-goal at {released["stop_speed"]:.3f} '
+          f"rad/s: the forward controller {released['stop_states'].get('effort_controller')}"
+          f', drift {drift:.4f} rad over {stamps[-1] - stamps[0]:.1f} s')
     assert drift <= DRIFT
 
 

@@ -31,8 +31,10 @@ namespace robodyn_controllers
 // The node's own per-message limit stays: this one is the hardware-side backstop.
 // Its cost: after messages arrive bunched while the node's stream ramps at its own limit,
 // the torque written lags the newest command by the bunch, and the lag persists while the
-// ramp lasts: a loop latency the node's position hold is built to tolerate (hold_latency;
-// docs/reliability.md).
+// ramp lasts: a loop latency the node's position hold is built to tolerate (hold_latency),
+// but a limit that fights the node's copy of the applied torque after a switch back, so
+// ros2_control.launch.py runs it with max_torque_rate at its upper bound, for the timeout
+// below (docs/reliability.md).
 //
 // Commands that stop are not applied for ever: with `command_timeout` [s] > 0 (default 0.2,
 // four of the node's state timeouts), once no new command has arrived for that long on the
