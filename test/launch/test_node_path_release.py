@@ -6,7 +6,9 @@ released. Judged from the recorded /joint_states, whose effort is the torque MuJ
 applied: the arm stays within 0.05 rad of where it was released for 10 s, no published
 command steps by more than its budget (see REFERENCE for what is applied),
 /diagnostics says the arm is held, the goal is not SUCCEEDED; activated again, the node
-ramps back in without a published step.
+ramps back in without a published step. Last, the node is stopped (SIGSTOP) in the middle
+of a goal: its forward controller deactivates itself after its command timeout and the
+hardware holds the arm.
 """
 
 import numpy as np
