@@ -154,7 +154,7 @@ _CONTROLLER = (
        'hold_latency)', low=0.0, high=1e5),
     _p('hold_kd', 'float list', [], 'damping of the position hold, 1 or n [N m s/rad] '
        '(empty: critical, 2 sqrt(hold_kp M_jj))', low=0.0, high=1e4),
-    _p('hold_latency', 'float', 0.03, 'loop latency the derived position hold tolerates '
+    _p('hold_latency', 'float', 0.02, 'loop latency the derived position hold tolerates '
        '(state to applied torque over the topics) [s]: its bandwidth is at most 0.32 / '
        'hold_latency rad/s, stable to about twice this latency; 0: one cycle, as the C++ '
        'controller (stiffer, for a quiet real-time machine)', low=0.0, high=0.5, unit='s'),

@@ -22,9 +22,9 @@ The bandwidth of joint j is the lowest of
   eats phase. A critically damped loop at w goes unstable at w L = 0.65 (1 kHz, discrete;
   docs/reliability.md); the margin is half of it. The C++ controller closes its loop in
   one cycle; the node path over two topics, whose latency a loaded machine stretches, so
-  its hold is built for the parameter hold_latency (0.03 s: w <= 10.7 rad/s, 1.7 Hz;
-  stable in closed loop on MuJoCo to 40 ms at every pose tried, where the diagonal hold
-  of before diverged at 3 ms at four of six).
+  its hold is built for the parameter hold_latency (default 0.02 s: w <= 16 rad/s, 2.5
+  Hz; stable in closed loop on MuJoCo through 20 ms at every pose tried, where the
+  diagonal hold of before diverged at 3 ms at four of six; docs/reliability.md).
 
 The C++ controller and the lock-step hardware use the same numbers
 (robodyn_controllers/torque_safety.hpp: hold_bandwidth; a test compares them).
