@@ -737,8 +737,6 @@ void ComputedTorqueController::enter_hold(const char * reason) noexcept
   for (std::size_t i = 0; i < n_; ++i) {
     if (decoupled_hold_) {  // one cycle of latency: the loop closes in the hardware's cycle
       hold_w_[i] = hold_bandwidth(effort_limit_[i], inertia_[i], 0.0);
-      hold_kp_[i] = inertia_[i] * hold_w_[i] * hold_w_[i];  // on the joint alone (reported)
-      hold_kd_[i] = 2.0 * inertia_[i] * hold_w_[i];
       continue;
     }
     if (derived_kp_) {hold_kp_[i] = hold_stiffness(effort_limit_[i], inertia_[i]);}

@@ -17,14 +17,15 @@
 // deactivate, switch, unload, error) is held by the hardware itself, as a brake or a
 // driver's own servo would, at the position where it was released: MuJoCo's bias force
 // (g(q) + C(q, qd) qd) plus M(q) a, a the controllers' derived hold acceleration
-// (torque_safety.hpp: critically damped, each held joint decoupled), clamped to the command interface's max and moving at most
-// max_torque_rate x min(elapsed, timestep) per control cycle (a late cycle's further physics
-// steps keep it, as they keep the controllers' commands) from the torque applied when it was
-// released. When one controller hands the joint over to another in one switch, for 0.1 s
-// the deactivated one's halt value (0: the JointTrajectoryController's on_deactivate) is
-// not applied (the hardware holds the joint until the new controller writes) and the new
-// controller's commands move the applied torque at most max_torque_rate x the period a
-// cycle, as a drive's torque slew limit would.
+// (torque_safety.hpp: critically damped, each held joint decoupled), clamped to the
+// command interface's max and moving at most max_torque_rate x min(elapsed, timestep) per
+// control cycle (a late cycle's further physics steps keep it, as they keep the
+// controllers' commands) from the torque applied when it was released. When one controller
+// hands the joint over to another in one switch, for 0.1 s the deactivated one's halt
+// value (0: the JointTrajectoryController's on_deactivate) is not applied (the hardware
+// holds the joint until the new controller writes) and the new controller's commands move
+// the applied torque at most max_torque_rate x the period a cycle, as a drive's torque
+// slew limit would.
 //
 // Test only: with the hardware parameter `fault_injection` "true" it subscribes to
 // `~/inject_fault` (std_msgs/String, "<kind> <seconds> [joint, 1-based; 0 or none: all]")

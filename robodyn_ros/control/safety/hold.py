@@ -107,7 +107,7 @@ class PositionHold:
 
     def gains(self, q: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(Kp, Kd) of the hold at ``q`` on each joint alone, or None when they cannot be
-        had; sets :attr:`w`.
+        had (the hold in force is not changed: :meth:`start` does that).
 
         Given (hold_kp, hold_kd): a diagonal PD, used as given (a missing one of the two:
         Kp_j = min(effort_j / HOLD_REACH, M_jj (2 pi HOLD_BANDWIDTH)^2), Kd_j =
@@ -115,30 +115,34 @@ class PositionHold:
         (hold_bandwidths at the limits' loop_latency), whose gains on each joint alone are
         (M_jj w_j^2, 2 M_jj w_j).
         """
+        derived = self._derive(q)
+        return None if derived is None else derived[:2]
+
+    def _derive(self, q):
+        """(Kp, Kd, w or None) at ``q`` (see :meth:`gains`), or None."""
         lim = self.limits
         kp = lim.hold_kp if lim.hold_kp is not None else np.full(self.n, np.nan)
         kd = lim.hold_kd if lim.hold_kd is not None else np.full(self.n, np.nan)
-        self.w = None
         if not (np.isnan(kp).any() or np.isnan(kd).any()):
-            return kp, kd
+            return kp, kd, None
         m = self.inertia(q)
         if m is None:
             return None
         diagonal = np.diag(m)
         if np.isnan(kp).all() and np.isnan(kd).all():
-            self.w = hold_bandwidths(lim.effort, diagonal, lim.loop_latency)
-            return equivalent_gains(self.w, diagonal)
+            w = hold_bandwidths(lim.effort, diagonal, lim.loop_latency)
+            return (*equivalent_gains(w, diagonal), w)
         kp = np.where(np.isnan(kp), np.minimum(lim.effort / HOLD_REACH, diagonal * (
             2.0 * np.pi * HOLD_BANDWIDTH) ** 2), kp)
-        return kp, np.where(np.isnan(kd), 2.0 * np.sqrt(kp * diagonal), kd)
+        return kp, np.where(np.isnan(kd), 2.0 * np.sqrt(kp * diagonal), kd), None
 
     def start(self, q: np.ndarray, where: str) -> None:
         """Hold ``q`` (``where`` names it) when gains can be had there, else no position
         hold (:attr:`q` None)."""
         self.q, self.where = None, where
-        gains = self.gains(q)
-        if gains is not None:
-            self.kp, self.kd = gains
+        derived = self._derive(q)
+        if derived is not None:
+            self.kp, self.kd, self.w = derived
             self.q = np.array(q, dtype=float)
 
     def torque(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
