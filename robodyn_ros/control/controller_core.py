@@ -198,6 +198,7 @@ class ControllerCore:
         self.dyn.gravity_vector(q)
         self.dyn.inverse_dynamics(q, z, z)
         self.dyn.friction_torque(z)
+        self._mass_matrix(np.array(q, dtype=float))  # the position hold's (PositionHold)
         if self.cross_check is not None:
             self.cross_check.check(q, z, z)
         self.supervisor.warm_up(q)

@@ -147,7 +147,8 @@ _CONTROLLER = (
        "'hold' (the torque holding the arm where its brakes held it) or 'zero'",
        options=tuple(InitialOutput)),
     _p('damping', 'float list', [1.0], 'D of the gravity + damping hold (state not '
-       'trusted), 1 or n [N m s/rad]', low=0.0, min_length=1),
+       'trusted), 1 or n [N m s/rad]; applied at most 0.78 / ((M^-1)_jj hold_latency) per '
+       'joint (a light joint rings through a late loop)', low=0.0, min_length=1),
     _p('hold_kp', 'float list', [], 'stiffness of the position hold, 1 or n [N m/rad] '
        '(empty with hold_kd empty: the derived hold g(q) + M(q) (w^2 (q_h - q) - 2 w qd), '
        'w per joint the lowest of 2 pi 5 Hz, sqrt(effort limit / (0.5 rad M_jj)) and 0.32 / '
@@ -157,7 +158,9 @@ _CONTROLLER = (
     _p('hold_latency', 'float', 0.02, 'loop latency the derived position hold tolerates '
        '(state to applied torque over the topics) [s]: its bandwidth is at most 0.32 / '
        'hold_latency rad/s, stable to about twice this latency; 0: one cycle, as the C++ '
-       'controller (stiffer, for a quiet real-time machine)', low=0.0, high=0.5, unit='s'),
+       'controller (stiffer, for a quiet real-time machine). A hold that drives a joint '
+       'faster than at its start halves its bandwidths, up to 4 times', low=0.0, high=0.5,
+       unit='s'),
     _p('viscous', 'float list', [], 'viscous friction override, 1 or n [N m s/rad] (empty: '
        'URDF damping; robodyn identify writes it)', low=0.0),
     _p('coulomb', 'float list', [], 'Coulomb friction override, 1 or n [N m] (empty: URDF '

@@ -28,6 +28,26 @@ The bandwidth of joint j is the lowest of
 
 The C++ controller and the lock-step hardware use the same numbers
 (robodyn_controllers/torque_safety.hpp: hold_bandwidth; a test compares them).
+
+A loop later than the hold was built for makes it ring and then run away (the node path
+under load: measured on MuJoCo, a Panda tripped at 2.4 rad/s through 30 ms of latency
+reached 17 rad/s within 0.2 s under a hold built for 20 ms). A healthy hold only slows
+the arm: the decoupled loop, critically damped, never drives a joint faster than it
+moved when the hold started. So the hold watches itself (:meth:`PositionHold.watch`):
+when a joint moves faster than HOLD_RUNAWAY times the larger of its velocity guard and
+its speed at the start, the loop is later than assumed; the bandwidths halve (w L is
+what the delay margin bounds: half the bandwidth tolerates twice the latency), at most
+HOLD_SOFTENINGS times. The softest hold still holds a position, and its damping is
+decoupled and latency-bounded as its stiffness is: better than gravity + damping, whose
+diagonal damping on a drifting arm (the shoulder under an exact gravity model) takes
+seconds to stop it.
+
+The damping of gravity + damping, -D qd, is a feedback loop too: a joint whose inertia
+is light against D rings through the loop's latency L (measured: a Panda's wrist, D = 1
+N m s/rad, 30 ms, reached 73 rad/s). A first-order loop m v' = -D v(t - L) is stable
+while D L / m < pi / 2; :meth:`PositionHold.damping` keeps half of that, with m the
+lightest inertia the joint can feel, 1 / (M^-1)_jj (the other joints free), at latency
+loop_latency (none: D as given, the C++ controller's one-cycle loop).
 """
 
 from collections.abc import Callable
@@ -36,14 +56,25 @@ import numpy as np
 
 from .limits import SafetyLimits
 
-__all__ = ['HOLD_REACH', 'HOLD_BANDWIDTH', 'HOLD_DELAY_MARGIN', 'hold_bandwidths',
-           'hold_acceleration', 'equivalent_gains', 'PositionHold']
+__all__ = ['HOLD_REACH', 'HOLD_BANDWIDTH', 'HOLD_DELAY_MARGIN', 'HOLD_RUNAWAY',
+           'HOLD_SOFTENINGS', 'HOLD_SETTLE', 'RUNAWAY_PREFIX', 'DAMPING_DELAY_MARGIN',
+           'hold_bandwidths',           'hold_acceleration', 'equivalent_gains', 'PositionHold']
 
 #: Full effort at this error [rad or m]; at most this bandwidth [Hz].
 HOLD_REACH, HOLD_BANDWIDTH = 0.5, 5.0
 #: w L of the hold's bandwidth w [rad/s] and the loop's latency L [s]: half of 0.65, where
 #: a critically damped loop sampled at 1 kHz loses its stability.
 HOLD_DELAY_MARGIN = 0.32
+#: A joint this many times faster than the larger of its velocity guard and its speed when
+#: the hold started: the hold runs away (module docstring); at most this many halvings of
+#: its bandwidths, then no position hold.
+HOLD_RUNAWAY, HOLD_SOFTENINGS = 1.25, 4
+#: After a halving the hold is judged again this much later [s].
+HOLD_SETTLE = 0.1
+#: D L / m of the damping D through a loop of latency L on an inertia m: half of pi / 2.
+DAMPING_DELAY_MARGIN = 0.78
+#: How :meth:`PositionHold.watch`'s text begins.
+RUNAWAY_PREFIX = 'position hold runs away'
 
 
 def hold_bandwidths(effort: np.ndarray, inertia: np.ndarray, latency: float) -> np.ndarray:
@@ -95,12 +126,18 @@ class PositionHold:
         self.kp = self.kd = np.zeros(n)
         #: the derived hold's bandwidth per joint [rad/s], None with given gains
         self.w: np.ndarray | None = None
+        #: per joint, the speed above which the hold runs away [rad/s or m/s] (watch())
+        self.runaway = np.full(n, np.inf)
+        self.softenings = 0
+        self.settle_until = -np.inf
 
     def inertia(self, q: np.ndarray) -> np.ndarray | None:
         """M(q) when it can be had (finite, positive diagonal), else None."""
         if self.mass_matrix is None:
             return None
-        m = np.asarray(self.mass_matrix(q), dtype=float)
+        # on a copy: a state read in place is read-only, a type numba would compile anew
+        # inside a cycle (a stall of seconds); the warm-up compiles this one
+        m = np.asarray(self.mass_matrix(np.array(q, dtype=float)), dtype=float)
         if not (np.all(np.isfinite(m)) and np.all(np.diag(m) > 0)):
             return None
         return m
@@ -136,14 +173,65 @@ class PositionHold:
             2.0 * np.pi * HOLD_BANDWIDTH) ** 2), kp)
         return kp, np.where(np.isnan(kd), 2.0 * np.sqrt(kp * diagonal), kd), None
 
-    def start(self, q: np.ndarray, where: str) -> None:
+    def start(self, q: np.ndarray, where: str, qd: np.ndarray | None = None) -> None:
         """Hold ``q`` (``where`` names it) when gains can be had there, else no position
-        hold (:attr:`q` None)."""
-        self.q, self.where = None, where
+        hold (:attr:`q` None); ``qd`` the velocity there (for :meth:`watch`)."""
+        self.q, self.where, self.softenings = None, where, 0
+        self.settle_until = -np.inf
         derived = self._derive(q)
         if derived is not None:
             self.kp, self.kd, self.w = derived
             self.q = np.array(q, dtype=float)
+            self._arm_watch(qd)
+
+    def _arm_watch(self, qd):
+        speed = np.zeros(self.n) if qd is None else np.abs(np.asarray(qd, dtype=float))
+        self.runaway = HOLD_RUNAWAY * np.maximum(self.limits.velocity,
+                                                 np.where(np.isfinite(speed), speed, 0.0))
+
+    def watch(self, now: float, qd: np.ndarray) -> str:
+        """A valid state's velocities at ``now`` [s] while the position hold is in force:
+        '' when it holds; else what was done about a hold that drives a joint faster than
+        it moved at the start (module docstring): the bandwidths halved (at most
+        HOLD_SOFTENINGS times), then judged again once HOLD_SETTLE has passed (the
+        momentum the stiffer hold gave is not the softer one's fault). Given gains
+        (hold_kp / hold_kd) are the user's and are left alone."""
+        if self.q is None or self.w is None:
+            return ''
+        speed = np.abs(np.asarray(qd, dtype=float))
+        speed = np.where(np.isfinite(speed), speed, 0.0)
+        if now < self.settle_until:
+            self.runaway = np.maximum(self.runaway, HOLD_RUNAWAY * speed)
+            return ''
+        j = int(np.argmax(speed - self.runaway))
+        if not speed[j] > self.runaway[j] or self.softenings >= HOLD_SOFTENINGS:
+            return ''
+        self.softenings += 1
+        w2 = self.w * self.w  # the squared bandwidths before the halving
+        inertia = np.divide(self.kp, w2, out=np.zeros(self.n), where=w2 > 0.0)
+        self.w = 0.5 * self.w
+        self.kp, self.kd = equivalent_gains(self.w, inertia)
+        self.runaway = HOLD_RUNAWAY * np.maximum(self.limits.velocity, speed)
+        self.settle_until = now + HOLD_SETTLE
+        return (f'{RUNAWAY_PREFIX}: joint {j} at {speed[j]:.3g} (the loop is later than '
+                f'the hold was built for); bandwidths halved ({self.softenings} of '
+                f'{HOLD_SOFTENINGS})')
+
+    def damping(self, q: np.ndarray, damping: np.ndarray) -> np.ndarray:
+        """The damping [N m s/rad or N s/m] gravity + damping applies at ``q``: the given
+        ``damping`` D, at most DAMPING_DELAY_MARGIN / (M^-1)_jj / loop_latency per joint
+        (module docstring); D as given without a latency or a usable M(q)."""
+        latency = self.limits.loop_latency
+        m = self.inertia(q) if latency > 0.0 else None
+        if m is None:
+            return damping
+        try:
+            lightest = 1.0 / np.diag(np.linalg.inv(m))
+        except np.linalg.LinAlgError:
+            return damping
+        if not np.all(np.isfinite(lightest) & (lightest > 0.0)):
+            return damping
+        return np.minimum(damping, DAMPING_DELAY_MARGIN * lightest / latency)
 
     def torque(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """The hold's torque beyond gravity at the state (q, qd) [N m or N]: M(q) a of the

@@ -42,7 +42,7 @@ import numpy as np
 from ..events import Event, EventKind, emit
 from ..levels import Level
 from ..options import InitialOutput, SafeCommand
-from .hold import PositionHold
+from .hold import RUNAWAY_PREFIX, PositionHold
 from .kernels import (
     CLAMPED,
     FROZEN_SECONDS,
@@ -217,7 +217,7 @@ class SafetySupervisor:
         if self.limits.safe_command != SafeCommand.HOLD or not trusted or self.q_valid is None or \
                 now - self.valid_time > self.limits.stale_after:
             return
-        self.hold.start(self.q_valid, where)
+        self.hold.start(self.q_valid, where, self.qd_valid)
 
     @property
     def hold_q(self):
@@ -246,6 +246,8 @@ class SafetySupervisor:
         the wait for the first state: the caller restarts its reference there."""
         self.note_valid(now, q, qd)
         lim = self.limits
+        if self.state in (SAFE, HELD) and self.hold.q is not None:
+            self._watch_hold(now, qd)
         if self.state in (RAMP_IN, ACTIVE):
             j = first_violation(q, qd, lim.lower, lim.upper, lim.velocity)
             if 0 <= j < self.n:
@@ -269,6 +271,14 @@ class SafetySupervisor:
             self._enter(RAMP_IN, 'valid joint states again; holding the current position', now)
             return True
         return False
+
+    def _watch_hold(self, now, qd):
+        """The position hold watches itself (PositionHold.watch): a softened or dropped
+        hold is an ERROR event, and the state's reason (/diagnostics) says it."""
+        text = self.hold.watch(now, qd)
+        if text:
+            self.reason = f'{self.reason.split("; " + RUNAWAY_PREFIX)[0]}; {text}'
+            emit(self.events, EventKind.FAULT, Level.ERROR, f'{self.state}: {text}')
 
     def since_valid(self, now, stamp_interval=0.0):
         """Time between the last valid state and one received at ``now`` [s]: the longer of
@@ -401,7 +411,7 @@ class SafetySupervisor:
         if self.hold.q is not None and self.state in (SAFE, HELD):
             tau += self.hold.torque(self.q_valid, qd)
         else:
-            tau -= self.limits.damping * qd
+            tau -= self.hold.damping(self.q_valid, self.limits.damping) * qd
         return tau
 
     def command(self, now, law_tau=None):
