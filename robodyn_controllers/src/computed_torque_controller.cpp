@@ -31,7 +31,7 @@ constexpr std::size_t REFERENCES = 3;  // position, velocity, acceleration per j
 // /diagnostics keys, in order (values are filled in place in the real-time loop)
 constexpr const char * KEYS[] = {"state", "reason", "event", "mode", "safe_command",
   "chained", "faults", "clamped", "rate_limited", "cycles", "records_dropped",
-  "external_torque", "last_collision", "collisions"};
+  "external_torque", "last_collision", "collisions", "hold_watch"};
 constexpr std::size_t KEY_COUNT = sizeof(KEYS) / sizeof(KEYS[0]);
 constexpr std::size_t TEXT = 256;  // capacity reserved for each diagnostics string
 // The publishing thread drains the cycle records this often; the ring holds a second.
@@ -293,9 +293,12 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   }
   for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
       &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_,
-      &applied_cmd_, &hold_w_, &hold_acc_, &zero_qd_})
+      &applied_cmd_, &hold_w_, &hold_acc_, &zero_qd_, &hold_guard_, &hold_runaway_})
   {
     v->assign(n_, 0.0);
+  }
+  for (std::size_t i = 0; i < n_; ++i) {  // the guard check_state() applies
+    hold_guard_[i] = velocity_limit_[i] * (1.0 + params_.velocity_margin);
   }
   if (hold_kp_.empty()) {hold_kp_.assign(n_, NaN);}  // derived when a hold starts
   if (hold_kd_.empty()) {hold_kd_.assign(n_, NaN);}
@@ -365,6 +368,7 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
   faults_ = 0;
   cycles_ = 0;
   event_ = "none";
+  std::snprintf(hold_buffer_, sizeof(hold_buffer_), "none");
   missing_reference_ = 0.0;
   since_diagnostics_ = params_.diagnostics_period;  // first status at the first cycle
   unchanged_cycles_ = 0;
@@ -708,6 +712,22 @@ void ComputedTorqueController::compute_hold() noexcept
   }
 }
 
+// The hold watches itself (torque_safety.hpp: watch_hold): a hold that drives a joint
+// faster than at its start halves its bandwidths; said as the event hold_softened and in
+// /diagnostics' hold_watch. The C++ loop closes in one cycle, where a derived hold does not
+// ring; a hardware interface with latency of its own is where this acts.
+void ComputedTorqueController::watch_own_hold() noexcept
+{
+  const int j = watch_hold(n_, qd_.data(), hold_guard_.data(), clock_, hold_w_.data(),
+    hold_runaway_.data(), hold_settle_until_, hold_softenings_);
+  if (j < 0) {return;}
+  event_ = "hold_softened";
+  std::snprintf(hold_buffer_, sizeof(hold_buffer_), "position hold runs away: %s at %.3g "
+    "(the loop is later than the hold was built for); bandwidths halved (%d of %d)",
+    params_.joints[static_cast<std::size_t>(j)].c_str(),
+    std::abs(qd_[static_cast<std::size_t>(j)]), hold_softenings_, HOLD_SOFTENINGS);
+}
+
 // The state cannot be trusted: g at the last finite position, damping on a finite velocity.
 void ComputedTorqueController::compute_gravity_damping() noexcept
 {
@@ -734,6 +754,11 @@ void ComputedTorqueController::enter_hold(const char * reason) noexcept
   std::copy(last_q_.begin(), last_q_.end(), hold_q_.begin());  // the last valid position
   if (!derived_kp_ && !derived_kd_) {return;}
   dynamics_.mass_diagonal(hold_q_.data(), inertia_.data());
+  if (decoupled_hold_) {
+    arm_hold_watch(n_, last_qd_.data(), hold_guard_.data(), hold_runaway_.data());
+    hold_settle_until_ = -std::numeric_limits<double>::infinity();
+    hold_softenings_ = 0;
+  }
   for (std::size_t i = 0; i < n_; ++i) {
     if (decoupled_hold_) {  // one cycle of latency: the loop closes in the hardware's cycle
       hold_w_[i] = hold_bandwidth(effort_limit_[i], inertia_[i], 0.0);
@@ -822,6 +847,11 @@ return_type ComputedTorqueController::update_and_write_commands(
         break;
       }
     }
+  }
+  if (valid && decoupled_hold_ && (mode_ == Mode::HOLD || (mode_ == Mode::SAFE &&
+    state_trusted_)))
+  {
+    watch_own_hold();
   }
   if (!valid && mode_ != Mode::SAFE) {  // one rejected state: the last command stands
     std::copy(last_cmd_.begin(), last_cmd_.end(), tau_.begin());
@@ -965,6 +995,7 @@ bool ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) no
   assign(v[12].value, collision_buffer_);
   std::snprintf(text, sizeof(text), "%lu", collisions_);
   assign(v[13].value, text);
+  assign(v[14].value, hold_buffer_);
   return diagnostics_publisher_->try_publish(diagnostics_msg_);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <exception>
+#include <limits>
 #include <vector>
 
 #include "robodyn_controllers/dh_dynamics.hpp"
@@ -103,6 +104,37 @@ void robodyn_hold_bandwidths(
 {
   for (int j = 0; j < n; ++j) {
     w[j] = robodyn_controllers::hold_bandwidth(effort[j], inertia[j], latency);
+  }
+}
+
+// The hold watch (torque_safety.hpp: arm_hold_watch at the start velocity qd0, then
+// watch_hold) over `count` states (rows of qd, count x n) at times t[k] [s], from the
+// bandwidths w0: w after each state (count x n) and the joint that made them halve (-1:
+// none), for the same sequences as robodyn_ros' PositionHold.watch.
+void robodyn_watch_hold(
+  int n, int count, const double * qd0, const double * guard, const double * w0,
+  const double * qd, const double * t, double * w, int * joint)
+{
+  const auto size = static_cast<std::size_t>(n);
+  std::vector<double> bands(w0, w0 + n), runaway(size);
+  robodyn_controllers::arm_hold_watch(size, qd0, guard, runaway.data());
+  double settle_until = -std::numeric_limits<double>::infinity();
+  int softenings = 0;
+  for (int k = 0; k < count; ++k) {
+    joint[k] = robodyn_controllers::watch_hold(size, qd + k * n, guard, t[k], bands.data(),
+      runaway.data(), settle_until, softenings);
+    std::copy(bands.begin(), bands.end(), w + k * n);
+  }
+}
+
+// The sample-th configuration spread over the n joints' [lower, upper] (spread_value:
+// where the derived acceleration limit looks for the largest M_jj).
+void robodyn_spread_configuration(
+  int n, int sample, const double * lower, const double * upper, double * q)
+{
+  for (int j = 0; j < n; ++j) {
+    q[j] = robodyn_controllers::spread_value(sample, static_cast<std::size_t>(j), lower[j],
+      upper[j]);
   }
 }
 

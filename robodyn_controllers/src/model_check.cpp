@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "robodyn_controllers/torque_safety.hpp"
 #include "urdf/model.hpp"
 
 namespace robodyn_controllers
@@ -364,10 +365,7 @@ void spread_configuration(
   int sample, const std::vector<JointLimits> & limits, std::vector<double> & q)
 {
   for (std::size_t i = 0; i < q.size() && i < limits.size(); ++i) {
-    const bool bounded = std::isfinite(limits[i].lower) && std::isfinite(limits[i].upper);
-    const double lo = bounded ? limits[i].lower : -M_PI;
-    const double hi = bounded ? limits[i].upper : M_PI;
-    q[i] = lo + std::fmod(0.6180339887 * sample + 0.4142135624 * (i + 1), 1.0) * (hi - lo);
+    q[i] = spread_value(sample, i, limits[i].lower, limits[i].upper);
   }
 }
 

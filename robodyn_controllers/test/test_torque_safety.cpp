@@ -12,6 +12,7 @@
 using robodyn_controllers::DhDynamics;
 using robodyn_controllers::DhLink;
 using robodyn_controllers::LimitCounts;
+namespace rc = robodyn_controllers;
 
 TEST(LimitTorque, ClampsThenLimitsTheStep)
 {
@@ -55,6 +56,36 @@ TEST(HoldGains, BandwidthIsTheLowestOfItsThreeBounds)
   EXPECT_DOUBLE_EQ(hold_bandwidth(87.0, 2.0, 0.0), std::sqrt(87.0 / (0.5 * 2.0)));  // reach
   EXPECT_DOUBLE_EQ(hold_bandwidth(87.0, 0.01, 0.1), 0.32 / 0.1);  // the loop's latency
   EXPECT_DOUBLE_EQ(hold_bandwidth(87.0, 0.0, 0.0), 0.0);  // no inertia, no stiffness
+}
+
+TEST(HoldWatch, HalvesWhenAJointOutrunsItsStartThenSettles)
+{
+  const double guard[2] = {2.0, 2.0};
+  const double start[2] = {3.0, 0.0};  // joint 0 above its guard when the hold starts
+  double w[2] = {16.0, 20.0}, runaway[2];
+  rc::arm_hold_watch(2, start, guard, runaway);
+  EXPECT_DOUBLE_EQ(runaway[0], 3.75);
+  EXPECT_DOUBLE_EQ(runaway[1], 2.5);
+  double settle = -1e9;
+  int softenings = 0;
+  const double slowing[2] = {3.7, 2.4};
+  EXPECT_EQ(rc::watch_hold(2, slowing, guard, 0.0, w, runaway, settle, softenings), -1);
+  const double faster[2] = {1.0, 2.6};
+  EXPECT_EQ(rc::watch_hold(2, faster, guard, 0.001, w, runaway, settle, softenings), 1);
+  EXPECT_DOUBLE_EQ(w[0], 8.0);
+  EXPECT_DOUBLE_EQ(w[1], 10.0);
+  const double spike[2] = {9.0, 0.0};  // within the settling time: only the bound rises
+  EXPECT_EQ(rc::watch_hold(2, spike, guard, 0.05, w, runaway, settle, softenings), -1);
+  EXPECT_DOUBLE_EQ(runaway[0], 11.25);
+  EXPECT_EQ(softenings, 1);
+  const double beyond[2] = {11.3, 0.0};
+  EXPECT_EQ(rc::watch_hold(2, beyond, guard, 0.2, w, runaway, settle, softenings), 0);
+  for (int k = 0; k < 5; ++k) {
+    const double huge[2] = {1e6 * (k + 1), 0.0};
+    (void)rc::watch_hold(2, huge, guard, 1.0 + k, w, runaway, settle, softenings);
+  }
+  EXPECT_EQ(softenings, rc::HOLD_SOFTENINGS);  // the softest hold still holds
+  EXPECT_DOUBLE_EQ(w[0], 16.0 / 16.0);
 }
 
 TEST(DhDynamics, PendulumGravityAndInertia)

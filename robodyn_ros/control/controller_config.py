@@ -20,7 +20,7 @@ from .parameters import NODE_ONLY, PARAMETERS, Parameter, config_name
 from .safety.limits import SafetyLimits
 
 __all__ = ['ControllerConfig', 'RULES', 'MODEL_RULES', 'diagnostics_period_or_default',
-           'safety_limits', 'velocity_limits']
+           'safety_limits', 'velocity_limits', 'acceleration_limits', 'SPREAD_SAMPLES']
 
 #: The final ramp (deactivate, shutdown, SIGINT) must reach the safe command from any output
 #: within this time [s], so a process exits within 2 s of a signal: max_torque_rate must be
@@ -108,6 +108,7 @@ class ControllerConfig:
     payload_inertia: tuple[float, ...] = _default('payload.inertia')
     effort_limits: tuple[float, ...] = _default('effort_limits')
     velocity_limits: tuple[float, ...] = _default('velocity_limits')
+    acceleration_limits: tuple[float, ...] = _default('acceleration_limits')
     position_margin: float = _default('position_margin')
     reference_margin: float = _default('reference_margin')
     velocity_margin: float = _default('velocity_margin')
@@ -332,6 +333,37 @@ def velocity_limits(model, config: ControllerConfig) -> np.ndarray:
     (0 or missing). References stay within them; the guard sits velocity_margin above."""
     velocity = config.per_joint('velocity_limits', model.n, model.velocity_limits)
     return np.where(velocity > 0, velocity, np.inf)
+
+
+#: Configurations over the joint ranges where the derived acceleration limit looks for the
+#: largest M_jj (the C++ controller's spread_configuration, the same points).
+SPREAD_SAMPLES = 17
+
+
+def spread_configurations(lower: np.ndarray, upper: np.ndarray) -> np.ndarray:
+    """(SPREAD_SAMPLES, n) configurations spread over [lower, upper] (a continuous joint:
+    [-pi, pi]) by golden-ratio steps, as robodyn_controllers' model_check.cpp spreads
+    them (a test compares the two)."""
+    bounded = np.isfinite(lower) & np.isfinite(upper)
+    lo, hi = np.where(bounded, lower, -np.pi), np.where(bounded, upper, np.pi)
+    s = np.arange(SPREAD_SAMPLES)[:, None]
+    i = np.arange(1, len(lo) + 1)[None, :]
+    return lo + np.fmod(0.6180339887 * s + 0.4142135624 * i, 1.0) * (hi - lo)
+
+
+def acceleration_limits(model, config: ControllerConfig, mass_matrix) -> np.ndarray:
+    """(n,) largest |reference acceleration| [rad/s^2 or m/s^2]: the parameter where it is
+    > 0, else the effort limit / the largest M_jj(q) over spread_configurations (the
+    acceleration the effort gives the joint anywhere; ``mass_matrix``: q -> M(q)); inf
+    where neither exists. The C++ controller derives the same."""
+    n = model.n
+    given = config.per_joint('acceleration_limits', n, np.zeros(n))
+    effort = config.per_joint('effort_limits', n, model.effort_limits)
+    most = np.zeros(n)
+    for q in spread_configurations(model.lower, model.upper):
+        most = np.maximum(most, np.diag(np.asarray(mass_matrix(q), dtype=float)))
+    derived = np.divide(effort, most, out=np.full(n, np.inf), where=most > 0.0)
+    return np.where(given > 0.0, given, derived)
 
 
 def safety_limits(model, config: ControllerConfig) -> SafetyLimits:

@@ -19,7 +19,12 @@ from ..errors import ConfigError, InputError, ModelError, RobodynError
 from ..model import RobotModel
 from .collision import Reaction
 from .collision_watch import CollisionWatch
-from .controller_config import ControllerConfig, safety_limits, velocity_limits
+from .controller_config import (
+    ControllerConfig,
+    acceleration_limits,
+    safety_limits,
+    velocity_limits,
+)
 from .controller_dynamics import controller_dynamics, payload_body
 from .cycle_statistics import CycleStatistics
 from .events import Event, EventKind, emit
@@ -110,7 +115,9 @@ class ControllerCore:
         margin = config.reference_margin
         self.reference = ReferenceManager(self.joint_map, model.lower + margin,
                                           model.upper - margin, config.interpolation,
-                                          velocity_limits(model, config))
+                                          velocity_limits(model, config),
+                                          acceleration_limits(model, config,
+                                                              self._mass_matrix))
         self.tracking_limit = config.max_tracking_error if config.max_tracking_error > 0 \
             and not (config.mode == 'gravity' or (config.mode == 'feedforward' and
                                                  not config.feedforward_pd)) else None

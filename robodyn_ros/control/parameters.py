@@ -176,6 +176,9 @@ _CONTROLLER = (
        '[N m or N]', low=0.0, low_open=True, high=1e4),
     _p('velocity_limits', 'float list', [], 'override the URDF velocity limits, 1 or n '
        '[rad/s or m/s]', low=0.0, low_open=True, high=1e3),
+    _p('acceleration_limits', 'float list', [], "the reference's largest |acceleration|, 1 "
+       'or n [rad/s^2 or m/s^2] (empty or 0: the effort limit / the largest M_jj(q) over the '
+       'joint ranges, as the C++ controller derives it)', low=0.0, high=1e5),
     _p('position_margin', 'float', 0.02, 'position guard: limits shrunk by this [rad or m]',
        low=0.0, high=1.0),
     _p('reference_margin', 'float', 0.05, 'references must stay inside limits shrunk by '

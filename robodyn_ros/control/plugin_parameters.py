@@ -31,8 +31,9 @@ _SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd',
 #: Node settings the plugin handles its own way, and how (one note each when a config sets
 #: them). Model overrides (effort_limits, velocity_limits, viscous, coulomb, payload.*,
 #: earth_gravity) are not here: they reach the plugin in its model rows and gravity.
-IN_MODEL_ROWS = ('coulomb', 'earth_gravity', 'effort_limits', 'payload.com',
-                 'payload.inertia', 'payload.mass', 'velocity_limits', 'viscous')
+IN_MODEL_ROWS = ('acceleration_limits', 'coulomb', 'earth_gravity', 'effort_limits',
+                 'payload.com', 'payload.inertia', 'payload.mass', 'velocity_limits',
+                 'viscous')
 NOT_EXPORTED = {
     'state_timeout': 'the plugin reads the state in the hardware cycle that applies its '
                      'command; a state it cannot read puts it in gravity + damping',
@@ -102,10 +103,12 @@ def plugin_config(params: dict[str, Any]) -> ControllerConfig:
 def plugin_rows(model: RobotModel, config: ControllerConfig,
                 dyn: RigidBodyDynamics) -> dict[str, dict[str, Any]]:
     """{joint: {'dh', 'prismatic', 'mass', 'com', 'inertia', 'viscous', 'coulomb',
-    'effort_limit', 'velocity_limit', 'position_limits'}} in chain order, from ``dyn``, the
-    dynamics the node builds for ``config``."""
+    'effort_limit', 'velocity_limit', 'acceleration_limit', 'position_limits'}} in chain
+    order, from ``dyn``, the dynamics the node builds for ``config``; acceleration_limit 0
+    where the node derives it (the plugin derives the same)."""
     chain, limits = dyn.chain, safety_limits(model, config)
     velocity = velocity_limits(model, config)
+    acceleration = config.per_joint('acceleration_limits', model.n, np.zeros(model.n))
     rows = {}
     for i, joint in enumerate(model.joint_names):
         inertia = chain.inertia[i]
@@ -121,6 +124,7 @@ def plugin_rows(model: RobotModel, config: ControllerConfig,
             'coulomb': float(dyn.coulomb[i]),
             'effort_limit': float(limits.effort[i]),
             'velocity_limit': float(velocity[i]),
+            'acceleration_limit': float(acceleration[i]),
             'position_limits': [float(model.lower[i]), float(model.upper[i])],
         }
     return rows

@@ -176,6 +176,39 @@ def test_trajectory_before_activation_is_rejected():
     assert not accepted and 'inactive' in text
 
 
+def test_the_reference_acceleration_is_bounded_as_the_cpp_controller_bounds_it():
+    """The node derives the C++ controller's acceleration limits (effort limit / the
+    largest M_jj over the spread configurations) and refuses a goal that needs more
+    (0.1 rad in 0.1 s from rest to rest: 57.7 rad/s^2 on joint 1, within its position and
+    velocity limits), naming the limit; a given acceleration_limits entry overrides the
+    derivation."""
+    from robodyn_ros.control.controller_config import spread_configurations
+    core = _started()
+    most = np.max([np.diag(core.dyn.mass_matrix(q))
+                   for q in spread_configurations(PANDA.lower, PANDA.upper)], axis=0)
+    np.testing.assert_allclose(core.reference.acceleration, PANDA.effort_limits / most)
+    assert 10.0 < core.reference.acceleration[0] < 57.0  # 24.3 rad/s^2
+    hard = _point(0.1, Q0 + np.eye(7)[0] * 0.1, [0.0] * 7, [0.0] * 7)
+    accepted, text = core.on_trajectory(0.01, _trajectory(NAMES, [hard]))
+    assert not accepted and 'accelerates too hard: panda_joint1' in text
+    gentle = _point(2.0, Q0 + 0.1, [0.0] * 7, [0.0] * 7)
+    assert core.on_trajectory(0.01, _trajectory(NAMES, [gentle]))[0]
+    given = _core(acceleration_limits=[0.0, 5.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+    assert given.reference.acceleration[1] == 5.0
+    assert given.reference.acceleration[0] == core.reference.acceleration[0]
+
+
+def test_a_sum_of_sines_beyond_the_acceleration_limit_does_not_start():
+    core = _core(reference='sum_of_sines', amplitudes=[0.1], periods=[2.0], ramp=1.0,
+                 acceleration_limits=[0.5])
+    core.activate(0.0)
+    _run(core, 5)
+    events = core.drain_events()
+    assert core.reference.kind == 'hold'
+    assert any(e.kind == EventKind.REFERENCE_REJECTED and 'acceleration limit 0.5' in e.text
+               for e in events), events
+
+
 def test_recovery_ramps_in_and_holds_the_current_position():
     core = _started(reference='sum_of_sines', amplitudes=[0.1], periods=[2.0], ramp=0.1,
                     ramp_time=0.05)

@@ -18,9 +18,10 @@ PACKAGE = os.path.join(ROOT, 'robodyn_controllers')
 NARROWER = {'max_torque_rate': 'the node takes any rate > 0; the plugin at least 1 N m/s',
             'kp': 'the plugin bounds the gains (1e6): the node leaves them open',
             'kd': 'the plugin bounds the gains (1e5): the node leaves them open'}
-#: Events only the plugin has: a chained reference that stops or leaves the limits; its release.
+#: Events only the plugin has: a chained reference that stops or leaves the limits; its
+#: release; its hold softened (the node says that in its safe mode's reason, as a FAULT).
 PLUGIN_EVENTS = {'stale_reference', 'reference_outside_limits', 'deactivated', 'none',
-                 'state_continuous'}
+                 'state_continuous', 'hold_softened'}
 
 
 def _declarations():

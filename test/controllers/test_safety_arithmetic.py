@@ -108,6 +108,61 @@ def test_the_hold_bandwidths_are_the_same_numbers(plugin_library):
         assert w[7] == 0.0
 
 
+def test_the_hold_watches_itself_alike(plugin_library):
+    """torque_safety.hpp's watch_hold and PositionHold.watch: fed the same velocities
+    (a hold running away on one joint and then another, spikes inside the settling time,
+    NaN, a joint beyond its guard from the start), they halve the same bandwidths on the
+    same states, bit for bit."""
+    from robodyn_ros.control.safety import SafetyLimits
+    from robodyn_ros.control.safety.hold import PositionHold
+    lib = ctypes.CDLL(str(plugin_library))
+    n, count = 3, 900
+    rng = np.random.default_rng(9)
+    guard = np.array([2.0, 2.5, 3.0])
+    limits = SafetyLimits(effort=np.full(n, 80.0), max_torque_rate=RATE, period=PERIOD,
+                          ramp_time=0.0, state_timeout=0.05, lower=np.full(n, -3.0),
+                          upper=np.full(n, 3.0), velocity=guard, damping=np.ones(n),
+                          loop_latency=0.02)
+    m = np.diag([2.0, 0.5, 0.05])
+    hold = PositionHold(limits, lambda q: m)
+    qd0 = np.array([0.3, 3.4, np.nan])
+    hold.start(np.zeros(n), 'here', qd0)
+    w0 = hold.w.copy()
+    t = np.cumsum(np.full(count, PERIOD))
+    qd = rng.normal(0.0, 0.5, (count, n)) * np.linspace(1.0, 12.0, count)[:, None]
+    qd[rng.random((count, n)) < 0.01] = np.nan
+    w, joint = np.zeros((count, n)), np.zeros(count, dtype=np.int32)
+    lib.robodyn_watch_hold(ctypes.c_int(n), ctypes.c_int(count), qd0.ctypes.data_as(_D),
+                           guard.ctypes.data_as(_D), w0.ctypes.data_as(_D),
+                           qd.ctypes.data_as(_D), t.ctypes.data_as(_D),
+                           w.ctypes.data_as(_D), joint.ctypes.data_as(_I))
+    halved = []
+    for k in range(count):
+        text = hold.watch(t[k], qd[k])
+        halved.append(int(text.split('joint ')[1].split(' ')[0]) if text else -1)
+        np.testing.assert_array_equal(w[k], hold.w, err_msg=str(k))
+    assert halved == joint.tolist()
+    assert 0 < sum(j >= 0 for j in halved) == hold.softenings == 4  # it ran out of halvings
+
+
+def test_the_derived_acceleration_limit_looks_at_the_same_configurations(plugin_library):
+    """torque_safety.hpp's spread_value (where the C++ controller looks for the largest
+    M_jj) and controller_config.spread_configurations: the same points, bit for bit, for
+    bounded and continuous joints."""
+    from robodyn_ros.control.controller_config import SPREAD_SAMPLES, spread_configurations
+    lib = ctypes.CDLL(str(plugin_library))
+    lower = np.array([-2.9, -1.76, -np.inf, 0.0, -0.1])
+    upper = np.array([2.9, 1.76, np.inf, 0.04, 3.75])
+    expected = spread_configurations(lower, upper)
+    for sample in range(SPREAD_SAMPLES):
+        q = np.zeros(5)
+        lib.robodyn_spread_configuration(ctypes.c_int(5), ctypes.c_int(sample),
+                                         lower.ctypes.data_as(_D), upper.ctypes.data_as(_D),
+                                         q.ctypes.data_as(_D))
+        np.testing.assert_array_equal(q, expected[sample])
+    assert np.all(np.abs(expected[:, 2]) <= np.pi)
+
+
 def _states(n=3, count=1200, seed=3):
     """(q, qd, elapsed): an arm moving, glitches of 0.5 rad and 10 rad, a stream frozen
     while moving (must be found) and one repeating at rest (velocities 0: must not), late

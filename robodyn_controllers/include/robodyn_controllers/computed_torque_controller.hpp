@@ -118,6 +118,7 @@ private:
   void stop_publishing();
   void publish_records();
   bool publish_diagnostics(const rclcpp::Time & time) noexcept;  // false: publisher busy
+  void watch_own_hold() noexcept;
 
   std::shared_ptr<ParamListener> param_listener_;
   Params params_;
@@ -141,6 +142,12 @@ private:
   // the derived hold (torque_safety.hpp): bandwidth per joint [rad/s], its acceleration and
   // a zero velocity for the inverse dynamics that gives M(q) a + g(q)
   std::vector<double> hold_w_, hold_acc_, zero_qd_;
+  // the hold watching itself (torque_safety.hpp: watch_hold): the velocity guard, the
+  // speeds above which the hold runs away, until when a halving settles [s of clock_]
+  std::vector<double> hold_guard_, hold_runaway_;
+  double hold_settle_until_ = 0.0;
+  int hold_softenings_ = 0;
+  char hold_buffer_[256] = "none";  // the last halving, for /diagnostics (hold_watch)
   bool decoupled_hold_ = true;  // neither hold_kp nor hold_kd given
   std::vector<double> effort_limit_, velocity_limit_, acceleration_limit_, lower_, upper_;
   std::vector<DhLink> links_;  // the rows as loaded (acceleration limits are derived on them)

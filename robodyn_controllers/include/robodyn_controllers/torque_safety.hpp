@@ -157,6 +157,65 @@ inline double critical_damping(double kp, double inertia) noexcept
   return 2.0 * std::sqrt(std::max(kp, 0.0) * std::max(inertia, 0.0));
 }
 
+// The hold watching itself (robodyn_ros.control.safety.hold: PositionHold.watch, the same
+// numbers): a healthy decoupled hold only slows the arm, so a joint moving faster than
+// HOLD_RUNAWAY x the larger of its velocity guard and its speed when the hold started says
+// the loop is later than the hold was built for; the bandwidths halve, at most
+// HOLD_SOFTENINGS times, judged again HOLD_SETTLE [s] later.
+constexpr double HOLD_RUNAWAY = 1.25;
+constexpr int HOLD_SOFTENINGS = 4;
+constexpr double HOLD_SETTLE = 0.1;
+
+// The speed above which the hold runs away, per joint: HOLD_RUNAWAY max(guard, |qd|) (a
+// non-finite qd counts as 0).
+inline void arm_hold_watch(
+  std::size_t n, const double * qd, const double * guard, double * runaway) noexcept
+{
+  for (std::size_t i = 0; i < n; ++i) {
+    const double speed = std::isfinite(qd[i]) ? std::abs(qd[i]) : 0.0;
+    runaway[i] = HOLD_RUNAWAY * std::max(guard[i], speed);
+  }
+}
+
+// One valid state's velocities `qd` at time `now` [s] while the derived hold of bandwidths
+// `w` is in force: the joint whose speed made the bandwidths halve (w, runaway,
+// settle_until and softenings updated), or -1 (within HOLD_SETTLE of a halving only the
+// bounds rise with the momentum the stiffer hold gave).
+inline int watch_hold(
+  std::size_t n, const double * qd, const double * guard, double now, double * w,
+  double * runaway, double & settle_until, int & softenings) noexcept
+{
+  int worst = -1;
+  double margin = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const double speed = std::isfinite(qd[i]) ? std::abs(qd[i]) : 0.0;
+    if (now < settle_until) {
+      runaway[i] = std::max(runaway[i], HOLD_RUNAWAY * speed);
+    } else if (speed - runaway[i] > margin) {
+      margin = speed - runaway[i];
+      worst = static_cast<int>(i);
+    }
+  }
+  if (worst < 0 || softenings >= HOLD_SOFTENINGS) {return -1;}
+  ++softenings;
+  for (std::size_t i = 0; i < n; ++i) {w[i] *= 0.5;}
+  arm_hold_watch(n, qd, guard, runaway);
+  settle_until = now + HOLD_SETTLE;
+  return worst;
+}
+
+// Joint i's value in the sample-th configuration spread over [lower, upper] ([-pi, pi]
+// when unbounded) by golden-ratio steps: where the derived acceleration limit looks for the
+// largest M_jj (robodyn_ros.control.controller_config.spread_configurations, the same).
+inline double spread_value(int sample, std::size_t i, double lower, double upper) noexcept
+{
+  const bool bounded = std::isfinite(lower) && std::isfinite(upper);
+  const double lo = bounded ? lower : -M_PI;
+  const double hi = bounded ? upper : M_PI;
+  return lo + std::fmod(0.6180339887 * sample + 0.4142135624 * static_cast<double>(i + 1),
+           1.0) * (hi - lo);
+}
+
 }  // namespace robodyn_controllers
 
 #endif  // ROBODYN_CONTROLLERS__TORQUE_SAFETY_HPP_

@@ -24,16 +24,21 @@ class ReferenceManager:
         joint_map: JointMap of the chain.
         lower, upper: (n,) admissible reference positions [rad or m].
         velocity: (n,) admissible |reference velocity| [rad/s or m/s] (inf or None: none).
+        acceleration: (n,) admissible |reference acceleration| [rad/s^2 or m/s^2] (inf or
+            None: none).
         interpolation: 'auto' (as JointTrajectoryController), 'quintic' or 'cubic' for
             JointTrajectory messages.
     """
 
-    def __init__(self, joint_map, lower, upper, interpolation='auto', velocity=None):
+    def __init__(self, joint_map, lower, upper, interpolation='auto', velocity=None,
+                 acceleration=None):
         self.joint_map = joint_map
         self.lower = np.asarray(lower, dtype=float)
         self.upper = np.asarray(upper, dtype=float)
-        self.velocity = np.full(len(self.lower), np.inf) if velocity is None else \
-            np.asarray(velocity, dtype=float)
+        unbounded = np.full(len(self.lower), np.inf)
+        self.velocity = unbounded if velocity is None else np.asarray(velocity, dtype=float)
+        self.acceleration = unbounded if acceleration is None else \
+            np.asarray(acceleration, dtype=float)
         self.interpolation = interpolation
         self.generator = None
         self.t0 = 0.0
@@ -55,19 +60,29 @@ class ReferenceManager:
 
     def start(self, kind, q0, t, amplitudes=None, periods=None, ramp=1.0):
         """Start a named reference from ``q0`` at time t; InputError if it could leave the
-        admissible range or exceed the velocity limits (bounds: q0 +- sum |A|, and
-        sum |A| w plus the smooth start's 1.875 sum |A| / ramp)."""
+        admissible range or exceed the velocity or acceleration limits (bounds with S =
+        sum A sin(w t) under the quintic envelope e of the smooth start: q0 +- sum |A|;
+        sum |A| w + 1.875 sum |A| / ramp; sum |A| w^2 + 2 (1.875 / ramp) sum |A| w +
+        (5.7735 / ramp^2) sum |A|, from (e S)'' = e'' S + 2 e' S' + e S'' with max e' =
+        1.875 / ramp and max |e''| = 5.7735 / ramp^2)."""
         generator = make_reference(kind, q0, amplitudes, periods, ramp)
         speed = np.zeros(len(generator.q0))
+        accel = np.zeros(len(generator.q0))
         if isinstance(generator, SumOfSines):
             reach = np.abs(generator.amplitudes).sum(axis=1)
             lo, hi = generator.q0 - reach, generator.q0 + reach
-            speed = np.abs(generator._aw).sum(axis=1) + \
-                (1.875 * reach / generator.ramp if generator.ramp > 0 else 0.0)
+            rate, curvature = np.abs(generator._aw).sum(axis=1), \
+                np.abs(generator._aww).sum(axis=1)
+            slope = 1.875 / generator.ramp if generator.ramp > 0 else 0.0
+            bend = 5.7735 / generator.ramp ** 2 if generator.ramp > 0 else 0.0
+            speed = rate + slope * reach
+            accel = curvature + 2.0 * slope * rate + bend * reach
         elif kind == 'one_minus_cos':
             lo = np.minimum(generator.q0, generator.q0 + 2 * generator.amplitude)
             hi = np.maximum(generator.q0, generator.q0 + 2 * generator.amplitude)
-            speed = np.abs(generator.amplitude) * 2.0 * np.pi / generator.period
+            w = 2.0 * np.pi / generator.period
+            speed = np.abs(generator.amplitude) * w
+            accel = speed * w
         else:
             lo = hi = generator.q0
         names = self.joint_map.names
@@ -82,6 +97,11 @@ class ReferenceManager:
             j = int(bad[0])
             raise InputError(f'{kind} reference may reach {speed[j]:.4g} /s on {names[j]}, '
                              f'above its velocity limit {self.velocity[j]:.4g}')
+        bad = np.flatnonzero(accel > self.acceleration)
+        if bad.size:
+            j = int(bad[0])
+            raise InputError(f'{kind} reference may reach {accel[j]:.4g} /s^2 on {names[j]}, '
+                             f'above its acceleration limit {self.acceleration[j]:.4g}')
         self.generator, self.t0, self.kind = generator, t, kind
 
     def prepare(self, msg, t):
@@ -95,7 +115,7 @@ class ReferenceManager:
         start = _sample(generator, t0, t)
         spline = trajectory_from_message(msg, self.joint_map, start, 0.0,
                                          self.interpolation, self.lower, self.upper,
-                                         self.velocity)
+                                         self.velocity, self.acceleration)
         return PreparedTrajectory(spline, t, generator, t0)
 
     def adopt(self, prepared):

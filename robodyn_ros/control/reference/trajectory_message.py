@@ -19,7 +19,7 @@ START_TOLERANCE = 1e-2
 
 
 def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
-                            upper=None, velocity=None):
+                            upper=None, velocity=None, acceleration=None):
     """Spline through a JointTrajectory's points, starting from the current reference.
 
     Args:
@@ -32,6 +32,9 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
         lower, upper: (n,) admissible positions: the interpolated reference must stay
             inside, at and between the points.
         velocity: (n,) admissible |velocity| (inf: none), at and between the points.
+        acceleration: (n,) admissible |acceleration| (inf: none), at and between the
+            points (a position-only segment is linear: 0 inside, as the
+            JointTrajectoryController's; its velocity steps at the points are not bounded).
 
     Returns:
         SplineTrajectory. Joints missing from the message hold their start position.
@@ -39,7 +42,8 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
     Raises:
         InputError: unknown or duplicate joints, no points, lengths that differ from
             ``joint_names``, non-finite values, times not increasing, a reference that
-            leaves [lower, upper] or exceeds ``velocity`` anywhere (checked exactly on the
+            leaves [lower, upper] or exceeds ``velocity`` or ``acceleration`` anywhere
+            (checked exactly on the
             interpolation, see envelope.py), or a first point at time 0 away from the
             current reference.
     """
@@ -57,7 +61,7 @@ def trajectory_from_message(msg, joint_map, start, t0, kind='auto', lower=None,
         if not len(times):
             return SplineTrajectory(start, [1e-3], [start[0]], None, None, t0=t0, kind=kind)
     spline = SplineTrajectory(start, times, pos, vel, acc, t0=t0, kind=kind, carried=carried)
-    _check_envelope(spline, lower, upper, velocity, joint_map.names)
+    _check_envelope(spline, lower, upper, velocity, joint_map.names, acceleration)
     return spline
 
 
@@ -92,9 +96,9 @@ def _decode_points(msg, joint_map, hold):
     return times, pos, vel, acc, carried
 
 
-def _check_envelope(spline, lower, upper, velocity, names):
+def _check_envelope(spline, lower, upper, velocity, names, acceleration=None):
     """InputError when the interpolated reference leaves [lower, upper] or exceeds
-    ``velocity`` between (or at) its points."""
+    ``velocity`` or ``acceleration`` between (or at) its points."""
     coeffs, durations = spline.polynomials()
     knots = spline.knots
     if lower is not None:
@@ -112,6 +116,16 @@ def _check_envelope(spline, lower, upper, velocity, names):
                 f'the interpolated reference is too fast: {names[out.j]} reaches '
                 f'{out.value:.4g} /s at {knots[out.k] + out.time:.3f} s (velocity limit '
                 f'{velocity[out.j]:.4g}); give the points later times')
+    if acceleration is not None:
+        d = coeffs.shape[0]
+        bends = coeffs[2:] * (np.arange(2, d) * np.arange(1, d - 1))[:, None, None]
+        out = first_excursion(bends, durations, -acceleration, acceleration)
+        if out is not None:
+            raise InputError(
+                f'the interpolated reference accelerates too hard: {names[out.j]} reaches '
+                f'{out.value:.4g} /s^2 at {knots[out.k] + out.time:.3f} s (acceleration '
+                f'limit {acceleration[out.j]:.4g}); give the points later times or smaller '
+                'accelerations')
 
 
 def _check_limits(pos, lower, upper, names):

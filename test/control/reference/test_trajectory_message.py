@@ -103,6 +103,25 @@ def test_a_move_too_fast_for_the_velocity_limits_is_refused():
         trajectory_from_message(linear, JointMap(NAMES), START, 0.0, **LIMITS)
 
 
+def test_a_point_acceleration_beyond_the_limit_is_refused_between_and_at_points():
+    """A final point carrying 3000 rad/s^2 (the JTC feeds it on after the end) and a
+    quintic whose acceleration peaks between its points beyond the limit are refused,
+    naming the joint and the limit; within the limit, accepted."""
+    accel = np.array([50.0, 50.0, 50.0])
+    hard = _msg(NAMES, [_point(1.0, [0.2, 0.2, 0.3], [0.0] * 3, [3000.0, 0.0, 0.0])])
+    with pytest.raises(InputError, match=r'accelerates too hard: a reaches .* limit 50\)'):
+        trajectory_from_message(hard, JointMap(NAMES), START, 0.0, 'auto',
+                                acceleration=accel)
+    # 0.4 rad in 0.3 s at rest at both ends: a quintic's peak 5.77 x 0.4 / 0.09 = 25.7
+    quick = _msg(NAMES, [_point(0.3, [0.5, 0.2, 0.3], [0.0] * 3, [0.0] * 3)])
+    spline = trajectory_from_message(quick, JointMap(NAMES), START, 0.0, 'auto',
+                                     acceleration=accel)
+    assert abs(spline(0.3 * (3 - 3 ** 0.5) / 6)[2][0]) == pytest.approx(25.66, rel=1e-3)
+    with pytest.raises(InputError, match=r'a reaches -?25\.66 /s\^2 at 0\.(063|237) s'):
+        trajectory_from_message(quick, JointMap(NAMES), START, 0.0, 'auto',
+                                acceleration=np.full(3, 20.0))
+
+
 def test_a_negative_time_from_start_is_refused_with_its_reason():
     msg = _msg(NAMES, [SimpleNamespace(positions=list(START[0]), velocities=[],
                                        accelerations=[],
