@@ -94,7 +94,7 @@ def test_the_node_default_holds_through_20_ms_of_loop_latency():
     assert drift < 0.05 and ringing < 1e-3, (drift, ringing)
 
 
-def test_a_one_cycle_hold_softens_itself_through_a_late_loop():
+def test_a_one_cycle_hold_softens_itself_through_a_late_loop(monkeypatch):
     """hold_latency 0 (the C++ controller's one-cycle loop) holds with a cycle or two of
     latency; through 40 ms, without its watch (HOLD_SOFTENINGS 0), it rings and runs away
     (4.5-5.1 rad from the three poses, still swinging 6 rad in the last 0.5 s); watching
@@ -106,6 +106,9 @@ def test_a_one_cycle_hold_softens_itself_through_a_late_loop():
         drift, ringing = _held_through_a_late_loop(np.array(q0), 40, seconds=4.0,
                                                    hold_latency=0.0)
         assert drift < 0.6 and ringing < 0.15, (q0, drift, ringing)
+    monkeypatch.setattr('robodyn_ros.control.safety.hold.HOLD_SOFTENINGS', 0)
+    drift, ringing = _held_through_a_late_loop(ELSEWHERE, 40, seconds=4.0, hold_latency=0.0)
+    assert drift > 2.0 and ringing > 1.0, (drift, ringing)  # the watch is what holds it
 
 
 def test_the_node_default_comes_to_rest_through_60_ms():
