@@ -46,10 +46,10 @@ ALLOWED = {
 }
 #: generated_docs: below the CLI's commands (the CLI hands it its runner for the sections
 #: that show robodyn's output).
-TOP_LEVEL = {'__init__', 'cli', 'commands', 'errors', 'defaults', 'package_share',
-             'generated_docs'}
+TOP_LEVEL = {'__init__', 'cli', 'commands', 'bag_commands', 'errors', 'defaults',
+             'package_share', 'generated_docs'}
 #: The top-level modules from the top down: each imports only those after it.
-TOP_ORDER = ['cli', 'commands', 'generated_docs']
+TOP_ORDER = ['cli', 'commands', 'bag_commands', 'generated_docs']
 
 
 def _internal_imports(path, package):

@@ -723,7 +723,8 @@ void ComputedTorqueController::watch_own_hold() noexcept
   if (j < 0) {return;}
   event_ = "hold_softened";
   std::snprintf(hold_buffer_, sizeof(hold_buffer_), "position hold runs away: %s at %.3g "
-    "(the loop is later than the hold was built for); bandwidths halved (%d of %d)",
+    "(a loop later than the hold was built for, or commands not applied); bandwidths "
+    "halved (%d of %d)",
     params_.joints[static_cast<std::size_t>(j)].c_str(),
     std::abs(qd_[static_cast<std::size_t>(j)]), hold_softenings_, HOLD_SOFTENINGS);
 }

@@ -10,8 +10,11 @@ import numpy as np
 
 from ..dynamics.momentum_observer import MomentumObserver, ObserverSettings
 from ..dynamics.rigid_body_dynamics import RigidBodyDynamics
+from ..errors import RobodynError
 from .collision import CollisionDetector, CollisionSettings, Contact, Reaction
 from .controller_config import ControllerConfig
+from .events import EventKind, emit
+from .levels import Level
 
 __all__ = ['CollisionWatch', 'MAX_STEP']
 
@@ -62,3 +65,27 @@ class CollisionWatch:
         joints = ', '.join(f'{self.joints[j]} {contact.peak[j]:.3g} N m (threshold '
                            f'{self.settings.thresholds[j]:.3g})' for j in sorted(contact.joints))
         return f'collision: external torque estimate {joints}'
+
+    def react(self, now: float, stamp: float, q: np.ndarray, qd: np.ndarray,
+              applied: np.ndarray, supervisor, events: list) -> str:
+        """The watch on one cycle's valid state (``stamp`` [s], 0: unset, ``now`` used),
+        ``applied`` the torque held since the previous state: a contact while the law
+        commands is the reaction (a latched safe mode of ``supervisor``, taking effect next
+        cycle as every guard's; or a WARN event in ``events`` with ``report``). Returns
+        the contact's line ('' when none); an observer that fails latches safe mode."""
+        self.applied[:] = applied
+        try:
+            contact = self.observe(stamp if stamp > 0.0 else now, q, qd,
+                                   supervisor.commanding)
+        except RobodynError as exc:
+            supervisor.fault(now, f'collision observer failed: {exc}', latch=True)
+            return ''
+        if contact is None:
+            return ''
+        text = self.describe(contact)
+        if self.reaction == Reaction.REPORT:
+            emit(events, EventKind.COLLISION, Level.WARN, text)
+        else:
+            supervisor.fault(now, text, latch=True,
+                             compliant=self.reaction == Reaction.COMPLIANT)
+        return f'{text} (state stamp {stamp:.3f} s)'

@@ -20,7 +20,8 @@ from .parameters import NODE_ONLY, PARAMETERS, Parameter, config_name
 from .safety.limits import SafetyLimits
 
 __all__ = ['ControllerConfig', 'RULES', 'MODEL_RULES', 'diagnostics_period_or_default',
-           'safety_limits', 'velocity_limits', 'acceleration_limits', 'SPREAD_SAMPLES']
+           'safety_limits', 'velocity_limits', 'acceleration_limits', 'SPREAD_SAMPLES',
+           'tracking_limit']
 
 #: The final ramp (deactivate, shutdown, SIGINT) must reach the safe command from any output
 #: within this time [s], so a process exits within 2 s of a signal: max_torque_rate must be
@@ -364,6 +365,15 @@ def acceleration_limits(model, config: ControllerConfig, mass_matrix) -> np.ndar
         most = np.maximum(most, np.diag(np.asarray(mass_matrix(q), dtype=float)))
     derived = np.divide(effort, most, out=np.full(n, np.inf), where=most > 0.0)
     return np.where(given > 0.0, given, derived)
+
+
+def tracking_limit(config: ControllerConfig) -> float | None:
+    """max_tracking_error [rad or m] where the law follows a reference with feedback, else
+    None (0: off; mode gravity, or feedforward without its PD: nothing pulls the arm to
+    the reference, so a distance from it is no fault)."""
+    feedback = not (config.mode == 'gravity' or
+                    (config.mode == 'feedforward' and not config.feedforward_pd))
+    return config.max_tracking_error if config.max_tracking_error > 0 and feedback else None
 
 
 def safety_limits(model, config: ControllerConfig) -> SafetyLimits:

@@ -15,29 +15,33 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..errors import ConfigError, InputError, ModelError, RobodynError
+from ..errors import ConfigError, InputError, RobodynError
 from ..model import RobotModel
-from .collision import Reaction
 from .collision_watch import CollisionWatch
 from .controller_config import (
     ControllerConfig,
     acceleration_limits,
     safety_limits,
+    tracking_limit,
     velocity_limits,
 )
 from .controller_dynamics import controller_dynamics, payload_body
+from .core_report import core_diagnostics
 from .cycle_statistics import CycleStatistics
 from .events import Event, EventKind, emit
-from .joint_map import JointMap
+from .joint_map import JointMap, command_order
 from .levels import Level
+from .payload_swap import (
+    PreparedPayload,
+    adopt_payload,
+    check_payload,
+    gravity_norm,
+    prepare_payload,
+)
 from .reference.manager import PreparedTrajectory, ReferenceManager
 from .reference.trajectories import Hold
 from .safety.supervisor import (
     ACTIVE,
-    HELD,
-    LEVELS,
-    RAMP_IN,
-    SAFE,
     WAITING,
     SafetySupervisor,
     SupervisorState,
@@ -62,18 +66,6 @@ class Command(NamedTuple):
     state: SupervisorState
 
 
-class PreparedPayload(NamedTuple):
-    """A payload's body and the dynamics, law, cross-check and fused cycle carrying it
-    (:meth:`ControllerCore.prepare_payload`)."""
-
-    body: Any
-    dyn: Any
-    law: Any
-    cross_check: Any
-    fused: Any
-    text: str
-
-
 class ControllerCore:
     """Joint mapping, reference, law, safety supervisor and statistics of one arm.
 
@@ -94,19 +86,12 @@ class ControllerCore:
     def __init__(self, model: RobotModel, config: ControllerConfig) -> None:
         if not isinstance(config, ControllerConfig):
             raise ConfigError(f'config: expected a ControllerConfig, got {type(config)}')
-        n = model.n
         self.config = config
         self.model = model
         self.joint_map = JointMap(model.joint_names)
-        joints = list(config.joints) or list(model.joint_names)
-        if sorted(joints) != sorted(model.joint_names):
-            raise ConfigError(f'joints: {joints} does not match the chain '
-                              f'{list(model.joint_names)}')
-        order = [model.joint_names.index(j) for j in joints]
-        self.out_order = None if order == list(range(n)) else np.array(order)
-        self.in_order = None if self.out_order is None else np.argsort(order)
+        self.out_order, self.in_order = command_order(model.joint_names, config.joints)
         self.payload = payload_body(config.payload_mass, config.payload_com,
-                                    config.payload_inertia, model, self._gravity_norm())
+                                    config.payload_inertia, model, gravity_norm(config))
         self.dyn, self.law = controller_dynamics(model, config, self.payload)
         self.supervisor = SafetySupervisor(safety_limits(model, config),
                                            self.dyn.gravity_vector
@@ -118,15 +103,14 @@ class ControllerCore:
                                           velocity_limits(model, config),
                                           acceleration_limits(model, config,
                                                               self._mass_matrix))
-        self.tracking_limit = config.max_tracking_error if config.max_tracking_error > 0 \
-            and not (config.mode == 'gravity' or (config.mode == 'feedforward' and
-                                                 not config.feedforward_pd)) else None
+        self.tracking_limit = tracking_limit(config)
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
-        self.fused_cycle = self._build_fused_cycle()
+        from .fused_cycle import FusedCycle  # its kernels compile: imported when needed
+        self.fused_cycle = FusedCycle.build(self)  # the fused active cycle, or None
         self.collision = CollisionWatch.from_config(self.dyn, config, model.joint_names)
         self.events: list[Event] = []
-        self.q: np.ndarray | None = None
+        self.q: np.ndarray | None = None  # the last valid state (class docstring)
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
         self.last_rejection = ''
@@ -139,9 +123,6 @@ class ControllerCore:
         """M(q) of the current dynamics (payload included): the position hold's."""
         return self.dyn.mass_matrix(q)
 
-    def _gravity_norm(self):
-        return float(np.linalg.norm(self.config.gravity))
-
     def _cross_check(self, dyn):
         """Pinocchio's RNEA against ``dyn`` every ``cross_check_every`` cycles, or None."""
         cfg = self.config
@@ -151,46 +132,24 @@ class ControllerCore:
         return OnlineCrossCheck(dyn, cfg.gravity, cfg.cross_check_every,
                                 cfg.cross_check_tolerance)
 
-    def _build_fused_cycle(self):
-        """The fused active cycle (fused_cycle.py) of the current dynamics, or None."""
-        from .fused_cycle import FusedCycle
-        return FusedCycle.build(self)
-
     def set_payload(self, mass: float, com: Sequence[float],
                     inertia: Sequence[float]) -> None:
-        """Carry a new payload at the tip (mass [kg], com [m] and inertia about the com
-        [kg m^2] in the tip frame; mass 0: none). Call between cycles: the next cycle uses
-        it. ConfigError (nothing changed) when it is not physical."""
+        """Carry a new payload at the tip (payload_swap.py); call between cycles."""
         self.adopt_payload(self.prepare_payload(mass, com, inertia))
 
     def check_payload(self, mass: float, com: Sequence[float],
                       inertia: Sequence[float]) -> None:
-        """ConfigError when the payload is not physical (cheap: the parameter callback
-        answers with it before the payload is prepared off the control thread)."""
-        payload_body(mass, com, inertia, self.model, self._gravity_norm())
+        """ConfigError when the payload is not physical (payload_swap.check_payload)."""
+        check_payload(self, mass, com, inertia)
 
     def prepare_payload(self, mass: float, com: Sequence[float],
-                        inertia: Sequence[float]) -> 'PreparedPayload':
-        """Everything a new payload changes, built without changing anything (about 2.5 ms
-        for the Panda: any thread may call it; :meth:`adopt_payload` swaps it in).
-        ConfigError when it is not physical."""
-        from .fused_cycle import FusedCycle
-        body = payload_body(mass, com, inertia, self.model, self._gravity_norm())
-        dyn, law = controller_dynamics(self.model, self.config, body)
-        cross_check = self._cross_check(dyn)
-        fused = FusedCycle.build(self, dyn, law, cross_check)
-        return PreparedPayload(body, dyn, law, cross_check, fused,
-                               f'payload now {mass:g} kg at {list(com)} m')
+                        inertia: Sequence[float]) -> PreparedPayload:
+        """What a new payload changes, built off the control thread (payload_swap.py)."""
+        return prepare_payload(self, mass, com, inertia)
 
-    def adopt_payload(self, prepared: 'PreparedPayload') -> None:
-        """Swap a prepared payload in (the control thread, between cycles; O(1))."""
-        self.payload, self.dyn, self.law = prepared.body, prepared.dyn, prepared.law
-        self.cross_check, self.fused_cycle = prepared.cross_check, prepared.fused
-        if self.config.include_gravity:
-            self.supervisor.gravity = prepared.dyn.gravity_vector
-        if self.collision is not None:
-            self.collision.observer.dyn = prepared.dyn
-        emit(self.events, EventKind.PAYLOAD_ADOPTED, Level.OK, prepared.text)
+    def adopt_payload(self, prepared: PreparedPayload) -> None:
+        """Swap a prepared payload in (control thread, between cycles; payload_swap.py)."""
+        adopt_payload(self, prepared)
 
     # -- lifecycle --------------------------------------------------------------------
     def warm_up(self) -> float:
@@ -215,20 +174,14 @@ class ControllerCore:
         return time.perf_counter() - t0
 
     def verify_model(self) -> float:
-        """M, g and inverse dynamics against Pinocchio once (check_at_load); returns the
-        worst relative difference. Raises ModelError beyond LOAD_TOLERANCE: a model that
-        loaded wrong is refused before it commands a torque. Skipped (returns NaN) when
-        Pinocchio is not installed."""
+        """M, g and inverse dynamics against Pinocchio once (online_cross_check.
+        refuse_if_wrong): the worst relative difference, ModelError beyond LOAD_TOLERANCE;
+        NaN when Pinocchio is not installed."""
         try:
-            from .online_cross_check import LOAD_TOLERANCE, check_at_load
+            from .online_cross_check import refuse_if_wrong
         except ImportError:
             return float('nan')
-        worst = check_at_load(self.dyn, self.config.gravity)
-        if not worst <= LOAD_TOLERANCE:
-            raise ModelError(f'model {self.model.name!r}: M, g or inverse dynamics differ from '
-                             f"Pinocchio's by {worst:.3g} relative (tolerance "
-                             f'{LOAD_TOLERANCE:g}); refusing it')
-        return worst
+        return refuse_if_wrong(self.dyn, self.config.gravity, self.model.name)
 
     def activate(self, now: float) -> None:
         """Start commanding at the first valid state; ramps in from the current output."""
@@ -389,12 +342,10 @@ class ControllerCore:
         its rejection. Changes nothing: call it from any thread (a long trajectory is
         converted off the control thread), then :meth:`adopt_trajectory` on the control
         thread."""
-        if len(msg.points) > self.config.max_trajectory_points:
-            return (f'trajectory rejected: {len(msg.points)} points, more than '
-                    f'max_trajectory_points ({self.config.max_trajectory_points})')
         try:
-            return self.reference.prepare(msg, self.clock.peek(now))
-        except (InputError, TypeError, AttributeError, ValueError) as exc:
+            return self.reference.prepare(msg, self.clock.peek(now),
+                                          self.config.max_trajectory_points)
+        except InputError as exc:
             return f'trajectory rejected: {exc}'
 
     def adopt_trajectory(self, now: float, prepared: PreparedTrajectory) -> tuple[bool, str]:
@@ -454,28 +405,11 @@ class ControllerCore:
                      'joint not in effort mode; or a model far from the arm)', latch=True)
 
     def _observe(self, now, stamp, applied):
-        """The collision watch on this cycle's state (``stamp`` [s], 0: unset, ``now``
-        used), ``applied`` the torque held since the previous state: a contact while
-        commanding is collision.reaction (a latched safe mode, taking effect next cycle
-        as every guard's, or a report)."""
-        watch, sup = self.collision, self.supervisor
-        if watch is None or self.q is None or self.qd is None:
-            return
-        watch.applied[:] = applied
-        try:
-            contact = watch.observe(stamp if stamp > 0.0 else now, self.q, self.qd,
-                                    sup.state in (ACTIVE, RAMP_IN))
-        except RobodynError as exc:
-            sup.fault(now, f'collision observer failed: {exc}', latch=True)
-            return
-        if contact is None:
-            return
-        text = watch.describe(contact)
-        self.last_collision = f'{text} (state stamp {stamp:.3f} s)'
-        if watch.reaction == Reaction.REPORT:
-            emit(self.events, EventKind.COLLISION, Level.WARN, text)
-        else:
-            sup.fault(now, text, latch=True, compliant=watch.reaction == Reaction.COMPLIANT)
+        """The collision watch on this cycle's state (CollisionWatch.react)."""
+        if self.collision is not None and self.q is not None and self.qd is not None:
+            seen = self.collision.react(now, stamp, self.q, self.qd, applied,
+                                        self.supervisor, self.events)
+            self.last_collision = seen or self.last_collision
 
     def command(self, tau: np.ndarray, q_ref: np.ndarray, qd_ref: np.ndarray, t_ref: float,
                 state: SupervisorState) -> Command:
@@ -512,25 +446,5 @@ class ControllerCore:
         return events
 
     def diagnostics(self, now: float) -> tuple[Level, str, dict[str, str]]:
-        """(level, message, {key: value}) describing the controller now."""
-        sup = self.supervisor
-        values = {'state': sup.state, 'reason': sup.reason, 'mode': self.config.mode,
-                  'reference': self.reference.kind, 'safe_command': sup.hold_kind,
-                  'state_age_ms': 'none' if sup.valid_time is None
-                  else f'{(now - sup.valid_time) * 1e3:.3f}',
-                  'faults': str(sup.faults), 'clamped': str(sup.clamped),
-                  'rate_limited': str(sup.rate_limited),
-                  'last_rejection': self.last_rejection or 'none'}
-        if sup.state in (SAFE, HELD) and sup.hold_q is not None:
-            values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
-        values.update(self.stats.summary())
-        if self.cross_check is not None:
-            values.update(self.cross_check.summary())
-        level, message = LEVELS[sup.state], f'{sup.state}: {sup.reason}'
-        if self.collision is not None:
-            values['external_torque'] = ' '.join(f'{v:.3f}'
-                                                 for v in self.collision.observer.residual)
-            values['last_collision'] = self.last_collision
-            if self.collision.detector.contact is not None and level == Level.OK:
-                level, message = Level.WARN, f'{message}; in contact: {self.last_collision}'
-        return level, message, values
+        """(level, message, {key: value}) describing the controller now (core_report.py)."""
+        return core_diagnostics(self, now)

@@ -4,9 +4,23 @@ import math
 
 import numpy as np
 
-from ..errors import InputError, short_list
+from ..errors import ConfigError, InputError, short_list
 
-__all__ = ['JointMap']
+__all__ = ['JointMap', 'command_order']
+
+
+def command_order(chain, joints):
+    """(out_order, in_order) between the chain's joint names ``chain`` and the command
+    order ``joints`` (empty: the chain's): index arrays that put a chain-order vector in
+    command order and back, or (None, None) when the two orders agree. ConfigError when
+    ``joints`` names other joints than the chain's."""
+    joints = list(joints) or list(chain)
+    if sorted(joints) != sorted(chain):
+        raise ConfigError(f'joints: {joints} does not match the chain {list(chain)}')
+    order = [list(chain).index(j) for j in joints]
+    if order == list(range(len(order))):
+        return None, None
+    return np.array(order), np.argsort(order)
 
 
 class JointMap:

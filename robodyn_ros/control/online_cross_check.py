@@ -11,8 +11,9 @@ import time
 import numpy as np
 
 from ..dynamics.verification.pinocchio_chain import PinocchioChain
+from ..errors import ModelError
 
-__all__ = ['OnlineCrossCheck', 'check_at_load', 'LOAD_TOLERANCE']
+__all__ = ['OnlineCrossCheck', 'check_at_load', 'refuse_if_wrong', 'LOAD_TOLERANCE']
 
 #: Largest relative difference of M, g and inverse dynamics from Pinocchio's at configure.
 LOAD_TOLERANCE = 1e-9
@@ -39,6 +40,17 @@ def check_at_load(dynamics, gravity, samples=3, seed=0):
                              (dynamics.inverse_dynamics(q, qd, qdd), tau_ref)):
             scale = max(float(np.abs(theirs).max()), 1e-12)
             worst = max(worst, float(np.abs(ours - theirs).max()) / scale)
+    return worst
+
+
+def refuse_if_wrong(dynamics, gravity, name: str) -> float:
+    """:func:`check_at_load`'s worst relative difference; ModelError naming ``name`` when
+    it exceeds LOAD_TOLERANCE (a model that loaded wrong commands no torque)."""
+    worst = check_at_load(dynamics, gravity)
+    if not worst <= LOAD_TOLERANCE:
+        raise ModelError(f'model {name!r}: M, g or inverse dynamics differ from '
+                         f"Pinocchio's by {worst:.3g} relative (tolerance "
+                         f'{LOAD_TOLERANCE:g}); refusing it')
     return worst
 
 

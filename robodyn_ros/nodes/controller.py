@@ -16,38 +16,28 @@ as CDR bytes without message objects; /diagnostics. All pacing uses the steady c
 core (robodyn_ros.control.ControllerCore) does everything else.
 """
 
-from dataclasses import dataclass, field
 import gc
 import sys
 import time
 
 from diagnostic_msgs.msg import DiagnosticArray
 from rclpy.clock import Clock, ClockType
-from rclpy.duration import Duration
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
-from rclpy.publisher import Publisher
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from rclpy.timer import Timer
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray, String
-from trajectory_msgs.msg import JointTrajectory
+from std_msgs.msg import String
 
 from ..control import ControllerConfig, ControllerCore
 from ..control.controller_config import diagnostics_period_or_default
-from ..control.cycle_timer import CycleTimer
 from ..control.events import EventKind, emit
 from ..control.levels import Level
-from ..control.options import Trigger
 from ..control.parameters import PARAMETERS, RUNTIME
 from ..control.safety.supervisor import HELD
 from ..defaults import CONTROLLER_NAME, DIAGNOSTICS_TOPIC, JOINT_STATES
 from ..errors import ConfigError, RobodynError
-from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter, stamp_parts
+from ..io.cdr import JointStateLayout, stamp_parts
 from .between_cycles import apply_requests
-from .command_consumer import CommandConsumer
-from .gateway_process import GatewayProcess, SpareGateway, start_gateway
-from .input_gateway import INTERNAL
-from .latest_worker import LatestWorker
+from .controller_run import Configured, build_run, check_command_topic, destroy_entities
+from .final_ramp import publish_final
+from .gateway_process import SpareGateway, start_gateway
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,
     EventGate,
@@ -60,56 +50,15 @@ from .node_support import (
     robot_named,
     run_node,
 )
-from .outlet import Outlet, Outlets
+from .outlet import Outlets
 from .parameter_host import ParameterHost
 from .runtime_parameters import apply_runtime_parameters
 from .sim_clock_start import SimClockStart
-from .trajectory_interfaces import TrajectoryInterfaces
-from .trajectory_worker import TrajectoryWorker
 
-__all__ = ['ControllerNode', 'Configured', 'main']
+__all__ = ['ControllerNode', 'Configured', 'main']  # Configured: controller_run.py
 
-STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-#: The controller's own topics (relative names): command_topic must differ from each.
-OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_state',
-              'robot_description', DIAGNOSTICS_TOPIC, '~/follow_joint_trajectory',
-              f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused', '~/external_torque',
-              '~/tool_wrench')
 #: The interpreter's switch interval [s]: a worker thread gives the lock back this often.
 SWITCH_INTERVAL = 5e-4
-#: Shortest time between two payload preparations [s]: a storm of parameter sets is
-#: coalesced to the newest, at most 5 per second (a preparation holds the interpreter
-#: about 2.5 ms; a real payload changes at a grasp, not faster).
-PAYLOAD_INTERVAL = 0.2
-#: The final ramp's wall-time budget [s] (the process exits 2 s after a signal at most).
-FINAL_RAMP_BUDGET = 1.0
-
-
-@dataclass(eq=False)
-class Configured:
-    """Everything configure builds and cleanup destroys, in one object: the node holds it
-    or None (unconfigured), and a callback reads that one reference and finds the core, its
-    entities and its workers consistent (the lifecycle_py demo's entities, declared up
-    front).
-
-    The command and reference go out on plain publishers, not realtime ones: the final
-    ramp publishes during deactivate, from the transition's thread, and must be heard.
-    """
-
-    core: ControllerCore
-    cmd_pub: Outlet  # <command_topic>: Float64MultiArray bytes (cmd_wire)
-    ref_pub: Outlet  # ~/reference: JointState bytes (ref_wire)
-    cmd_wire: Float64MultiArrayWriter
-    ref_wire: JointStateWriter
-    worker: TrajectoryWorker  # JointTrajectory bytes -> spline, off the control thread
-    payload_worker: LatestWorker  # payload preparations, newest wins
-    cycle_timer: CycleTimer  # when the timer fires (control/cycle_timer.py)
-    timer: Timer
-    interfaces: TrajectoryInterfaces  # FollowJointTrajectory, ~/controller_state
-    gateway: GatewayProcess | None  # receives the trajectories and goals (input_gateway)
-    consumer: CommandConsumer  # the forward controller that applies the commands
-    entities: list = field(default_factory=list)  # destroyed at cleanup
-    layout: JointStateLayout | None = None  # of the last JointState received
 
 
 class ControllerNode(LifecycleNode):
@@ -195,13 +144,13 @@ class ControllerNode(LifecycleNode):
             if model is None:
                 raise ConfigError('no robot description yet: set robot_description, '
                                    'urdf_file or robot, or publish robot_description')
-            self._check_command_topic(config.command_topic)
+            check_command_topic(self, config.command_topic)
             core = ControllerCore(model, config)
             gateway = start_gateway(self, config, model.n, self.spare)  # up while kernels warm
             warm = core.warm_up()
             exact = core.verify_model()
             self._continue_output(core)
-            self.configured = self._create_entities(core, config, gateway)
+            self.configured = build_run(self, core, config, gateway)
         except Exception as exc:  # noqa: BLE001 - one line and a diagnostics ERROR, always
             text = str(exc) if isinstance(exc, RobodynError) else \
                 f'{type(exc).__name__}: {exc}'
@@ -228,15 +177,6 @@ class ControllerNode(LifecycleNode):
             self.get_logger().warning(text)
         return TransitionCallbackReturn.SUCCESS
 
-    def _check_command_topic(self, topic):
-        """RobodynError when ``topic`` resolves to one of the controller's own topics."""
-        resolved = self.resolve_topic_name(topic)
-        for own in OWN_TOPICS:
-            if resolved == self.resolve_topic_name(own):
-                raise ConfigError(f'command_topic: {topic!r} resolves to {resolved}, one of '
-                                   "the controller's own topics; give the effort "
-                                   "controller's, e.g. /effort_controller/commands")
-
     def now(self) -> float:
         """The controller's time [s]: with use_sim_time the node's clock (the states' stamps:
         a ramp or timeout on the wall would depend on the simulation's speed), else monotonic."""
@@ -249,56 +189,6 @@ class ControllerNode(LifecycleNode):
         if last is not None and last[0] == core.model.joint_names:
             core.supervisor.continue_from(last[1], last[2])
 
-    def _create_entities(self, core, config, gateway) -> Configured:
-        """Publishers, subscriptions, workers and the timer of a new core, and the started
-        ``gateway`` (or None) once it is up; on a failure partway, what was created is
-        destroyed before the exception goes on."""
-        entities: list = []
-        workers: list = []
-        try:
-            # Keep-last 10: a reliable subscriber that falls behind by a few messages still
-            # gets every one (a lost message would look like a torque step); publishing
-            # never blocks.
-            cmd_pub = self.create_publisher(Float64MultiArray, config.command_topic, 10)
-            entities.append(cmd_pub)
-            ref_pub = self.create_publisher(JointState, '~/reference', 10)
-            entities.append(ref_pub)
-            worker = TrajectoryWorker(core)
-            payload_worker = LatestWorker(lambda args: core.prepare_payload(*args),
-                                          lambda exc: f'payload refused: {exc}',
-                                          'robodyn_payload', PAYLOAD_INTERVAL)
-            workers += [worker, payload_worker]
-            cycle_timer = CycleTimer(core.supervisor, 1.0 / config.rate,
-                                     config.trigger == Trigger.STATE)
-            timer = self.create_timer(cycle_timer.initial_ns * 1e-9, self.on_timer,
-                                      clock=self.steady)
-            entities.append(timer)
-            inputs = f'~/{INTERNAL}/' if config.input_gateway else '~/'
-            interfaces = TrajectoryInterfaces(
-                self, config, core, self.resolve_topic_name(inputs + 'follow_joint_trajectory'))
-            workers.append(interfaces)
-            if interfaces.publisher is not None:
-                entities.append(interfaces.publisher.publisher)
-            entities.append(self.create_subscription(
-                JointState, JOINT_STATES, self.on_joint_states, STATE_QOS, raw=True))
-            entities.append(self.create_subscription(
-                JointTrajectory, inputs + 'joint_trajectory', self.on_trajectory, 10, raw=True))
-            consumer = CommandConsumer(self, cmd_pub.topic_name)
-            if consumer.subscription is not None:
-                entities.append(consumer.subscription)
-            if gateway is not None:
-                entities.append(self.create_subscription(String, inputs + 'refused',
-                                                         self.on_refused, 10))
-                workers.append(gateway)
-                gateway.wait_ready()
-        except Exception:
-            self._destroy(entities, workers)
-            raise
-        return Configured(core, self.outlets.wrap(cmd_pub), self.outlets.wrap(ref_pub),
-                          Float64MultiArrayWriter(core.model.n),
-                          JointStateWriter(core.model.joint_names), worker, payload_worker,
-                          cycle_timer, timer, interfaces, gateway, consumer, entities)
-
     def on_activate(self, state):
         """Ramp in at the first valid state."""
         if self.core is None:  # the lifecycle activates only a configured node
@@ -307,7 +197,7 @@ class ControllerNode(LifecycleNode):
         if self.bridge is not None:
             self.bridge.resume()
         self.status = 'active'
-        self._log_events()
+        self.log_core_events()
         return TransitionCallbackReturn.SUCCESS
 
     def on_deactivate(self, state):
@@ -318,7 +208,7 @@ class ControllerNode(LifecycleNode):
         self.clock_start.cancel()
         if run is not None:
             run.core.release(self.now(), 'deactivated')
-            self._log_events()
+            self.log_core_events()
         if self.bridge is not None:
             self.bridge.end_goals('controller deactivated', timeout=0.0)  # hold meanwhile
         self.status = 'configured'
@@ -352,21 +242,7 @@ class ControllerNode(LifecycleNode):
         if run is not None:
             # The action first: its goals end, and the gateway relays their results.
             workers = [run.interfaces, run.gateway, run.worker, run.payload_worker]
-            self._destroy(run.entities, [w for w in workers if w is not None])
-
-    def _destroy(self, entities, workers):
-        """Stop the workers' threads (each has close()), destroy timers, publishers and
-        subscriptions."""
-        for worker in workers:
-            worker.close()
-        for entity in entities:
-            if isinstance(entity, Timer):
-                entity.cancel()
-                self.destroy_timer(entity)
-            elif isinstance(entity, Publisher):
-                self.destroy_publisher(entity)
-            else:
-                self.destroy_subscription(entity)
+            destroy_entities(self, run.entities, [w for w in workers if w is not None])
 
     def close(self):
         """Shutdown path (also SIGINT/SIGTERM via run_node): publish the final ramp."""
@@ -507,48 +383,14 @@ class ControllerNode(LifecycleNode):
                                          command.qd_ref, effort))
         run.interfaces.after_command(command, core.q, core.qd, effort)
         if core.supervisor.events or core.events:
-            self._log_events()
+            self.log_core_events()
 
     def publish_final(self, reason):
-        """Ramp to the safe command at the nominal rate and publish it last."""
-        run = self.configured
-        if run is None or not run.core.supervisor.publishing:
-            if run is not None:
-                run.core.supervisor.deactivate(self.now(), reason)
-            return
-        core, effort = run.core, None
-        period = core.supervisor.limits.period
-        # One period after the last command at least: two commands within one hardware
-        # cycle are applied as one step of both (the forward controller takes the latest).
-        time.sleep(min(max((core.supervisor.output_time or 0.0) + period - self.now(), 0.0),
-                       period))
-        start = time.monotonic()  # the budget is the wall's: exit within 2 s of a signal
-        ramp = core.final_commands(self.now(), reason)
-        for k, effort in enumerate(ramp):
-            # At least one period between messages (two in one hardware cycle would apply
-            # two steps at once), within FINAL_RAMP_BUDGET: a publish blocks while a reader
-            # that died unannounced is still listed (its controller_manager, stopping too),
-            # and the process must be gone 2 s after a signal.
-            if time.monotonic() - start > FINAL_RAMP_BUDGET:
-                self.get_logger().error(
-                    f'{reason}: final ramp cut after {k} of {len(ramp)} commands '
-                    f'({FINAL_RAMP_BUDGET} s): the command subscriber does not take them')
-                break
-            run.cmd_pub.send(run.cmd_wire(effort))
-            self.command_count += 1
-            time.sleep(period)
-        if effort is not None:
-            self.last_output = (core.model.joint_names, core.chain_order(effort),
-                                self.now())
-        # Let reliable delivery finish before the process may exit (bounded: exit within
-        # 2 s of a signal, the final ramp included).
-        left = FINAL_RAMP_BUDGET + 0.3 - (time.monotonic() - start)
-        if left > 0.0:
-            run.cmd_pub.publisher.wait_for_all_acked(Duration(seconds=min(0.3, left)))
-        self._log_events()
-        self.get_logger().info(f'{reason}: safe command published')
+        """Ramp to the safe command at the nominal rate and publish it last (final_ramp.py)."""
+        publish_final(self, reason)
 
-    def _log_events(self):
+    def log_core_events(self):
+        """Log the core's events since the last call (rate-limited per kind)."""
         if self.core is not None:
             log_events(self.get_logger(), self.core.drain_events(), self.log_gate)
 
@@ -563,7 +405,7 @@ class ControllerNode(LifecycleNode):
             core = run.core
             # Graph facts for the diagnosis (here, at the diagnostics rate: never in a cycle)
             core.state_publishers = self.count_publishers(JOINT_STATES)
-            self._log_events()
+            self.log_core_events()
             level, message, values = core.diagnostics(self.now())
             message = message if self.status == 'active' or core.supervisor.state == HELD \
                 else self.status

@@ -67,7 +67,7 @@ def test_gravity_and_damping_is_what_an_untrusted_state_gets_and_it_drifts():
 
 def test_derived_hold_gains_respect_the_effort_limits_and_are_critically_damped():
     core = ControllerCore(PANDA, ControllerConfig.from_parameters({}))
-    kp, kd = core.supervisor.hold_gains(Q0)
+    kp, kd = core.supervisor.hold.gains(Q0)
     m = np.diag(core.dyn.mass_matrix(Q0))
     assert np.all(kp <= PANDA.effort_limits / 0.5 + 1e-12)
     assert np.all(kp <= m * (2 * np.pi * 5.0) ** 2 + 1e-12)
@@ -75,5 +75,5 @@ def test_derived_hold_gains_respect_the_effort_limits_and_are_critically_damped(
     assert np.all(kp <= m * (0.32 / 0.02) ** 2 * (1 + 1e-12))  # hold_latency's bound
     given = ControllerCore(PANDA, ControllerConfig.from_parameters(
         dict(hold_kp=[50.0], hold_kd=[5.0])))
-    kp, kd = given.supervisor.hold_gains(Q0)
+    kp, kd = given.supervisor.hold.gains(Q0)
     assert np.all(kp == 50.0) and np.all(kd == 5.0)

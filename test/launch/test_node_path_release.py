@@ -131,12 +131,12 @@ def _release(probe, result):
     result['back_published'] = [m for t, m in probe.log[REFERENCE] if t >= back]
     # The JTC alone drives the arm for 3 s (its PD on the effort interfaces), then the
     # chain is switched back: the forward controller applies the node's next message.
-    result['switched_out'] = probe.switch(['joint_trajectory_controller'],
-                                          ['effort_controller'])
+    result['switched_out'] = probe.switch_node_path(['joint_trajectory_controller'],
+                                                    ['effort_controller'])
     probe.spin(3.0)
     returned, result['switch_wall'] = time.monotonic(), time.time()
-    result['switched_in'] = probe.switch(['effort_controller'],
-                                         ['joint_trajectory_controller'])
+    result['switched_in'] = probe.switch_node_path(['effort_controller'],
+                                                   ['joint_trajectory_controller'])
     result['switched_wall'] = time.time()
     probe.spin(3.0)
     result['switch_window'] = _series(probe, returned - 0.5)
@@ -175,19 +175,6 @@ def _node_pid(group):
     raise AssertionError('no robodyn_controller process in the launch')
 
 
-def _controller_states(probe):
-    """{controller name: state} from controller_manager's list_controllers."""
-    from controller_manager_msgs.srv import ListControllers
-    client = probe.node.create_client(ListControllers, '/controller_manager/list_controllers')
-    try:
-        if not client.wait_for_service(timeout_sec=10.0):
-            return {}
-        response = probe.wait(client.call_async(ListControllers.Request()))
-        return {c.name: c.state for c in response.controller} if response else {}
-    finally:
-        probe.node.destroy_client(client)
-
-
 def _stop_the_node(probe, result, group):
     """The node stopped (SIGSTOP, 0.6 s) while it drives the arm through a goal: its
     forward controller stops applying the last command after command_timeout (0.2 s) by
@@ -221,14 +208,14 @@ def _stop_the_node(probe, result, group):
     after = (stamps >= stop) & (stamps <= stop + 2.0)
     result['stop_speed'] = _speed_before(probe, stop)
     result['stop_window'] = (stamps[after], q[after], effort[after])
-    result['stop_states'] = _controller_states(probe)
+    result['stop_states'] = probe.controller_states()
 
 
 def _forward_active(probe, result):
     """The forward controller active, as an operator makes it after its command timeout
     fired (under load the node can stall past it: the controller deactivates itself, as
     designed, and stays out until activated); the times it had to be are counted."""
-    if _controller_states(probe).get('effort_controller') == 'active':
+    if probe.controller_states().get('effort_controller') == 'active':
         return True
     result['forward_timeouts'] = result.get('forward_timeouts', 0) + 1
     return probe.switch(['effort_controller'], [])
@@ -239,7 +226,7 @@ def _forward_deactivated(probe, result):
     done it (a strict switch of an inactive controller fails: that race is the load's)."""
     if probe.switch([], ['effort_controller']):
         return True
-    inactive = _controller_states(probe).get('effort_controller') == 'inactive'
+    inactive = probe.controller_states().get('effort_controller') == 'inactive'
     result['forward_timeouts'] = result.get('forward_timeouts', 0) + inactive
     return inactive
 

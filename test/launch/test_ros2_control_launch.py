@@ -129,7 +129,8 @@ def mock_run(ros_launch_env, tmp_path_factory):
         result['robodyn'] = probe.follow(ROBODYN_ACTION, goal)
         result['robodyn_path'] = list(probe.log[reference])
         result['robodyn_preempted'] = probe.preempt(ROBODYN_ACTION, goal)
-        result['switched'] = probe.switch(['joint_trajectory_controller'], ['effort_controller'])
+        result['switched'] = probe.switch_node_path(['joint_trajectory_controller'],
+                                                    ['effort_controller'])
         start = len(probe.log[jtc_state])
         result['jtc'] = probe.follow(JTC_ACTION, goal)
         result['jtc_path'] = probe.log[jtc_state][start:]
@@ -336,7 +337,7 @@ def mujoco_switch_run(ros_launch_env):
             probe = Probe(97)
             probe.record('/diagnostics', DiagnosticArray)
             probe.spin(2.0)
-            result['off'] = probe.switch([], ['effort_controller'])
+            result['off'] = probe.switch_node_path([], ['effort_controller'])
             _spin_until_safe(probe, 5.0)  # until the controller trips (the arm falls)
             result['on'] = probe.switch(['effort_controller'], [])
             probe.spin(2.0)
@@ -472,7 +473,8 @@ def mujoco_jtc_run(ros_launch_env):
         # The same start whatever happened before (MuJoCo's keyframe 'home' is q0), then the
         # JTC takes over and holds it.
         result['reset'] = probe.reset_world('/mujoco_ros2_control_node/reset_world', 'home')
-        result['switched'] = probe.switch(['joint_trajectory_controller'], ['effort_controller'])
+        result['switched'] = probe.switch_node_path(['joint_trajectory_controller'],
+                                                    ['effort_controller'])
         # MuJoCo's keyframe 'home' is the config's q0: the arm is there after the reset
         q0 = initial_positions(model, _config_q0())
         _hold_with_gravity(probe, model, q0)  # a JTC without feed-forward cannot hold it

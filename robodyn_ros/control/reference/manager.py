@@ -104,18 +104,25 @@ class ReferenceManager:
                              f'above its acceleration limit {self.acceleration[j]:.4g}')
         self.generator, self.t0, self.kind = generator, t, kind
 
-    def prepare(self, msg, t):
+    def prepare(self, msg, t, max_points=None):
         """A JointTrajectory as a :class:`PreparedTrajectory` starting at time ``t`` from the
-        current reference (InputError if rejected). Reads the reference and changes nothing:
-        a thread other than the control thread may call it (a long trajectory is converted
-        there); :meth:`adopt` then swaps it in."""
+        current reference; InputError if rejected (more than ``max_points`` points, counted
+        before anything is decoded; a malformed message). Reads the reference and changes
+        nothing: a thread other than the control thread may call it (a long trajectory is
+        converted there); :meth:`adopt` then swaps it in."""
+        if max_points is not None and len(msg.points) > max_points:
+            raise InputError(f'{len(msg.points)} points, more than max_trajectory_points '
+                             f'({max_points})')
         generator, t0 = self.generator, self.t0  # one snapshot: the control thread may swap
         if generator is None:
             raise InputError('no reference yet (no valid joint state since activation)')
         start = _sample(generator, t0, t)
-        spline = trajectory_from_message(msg, self.joint_map, start, 0.0,
-                                         self.interpolation, self.lower, self.upper,
-                                         self.velocity, self.acceleration)
+        try:
+            spline = trajectory_from_message(msg, self.joint_map, start, 0.0,
+                                             self.interpolation, self.lower, self.upper,
+                                             self.velocity, self.acceleration)
+        except (TypeError, AttributeError, ValueError) as exc:  # a malformed message
+            raise InputError(str(exc)) from exc
         return PreparedTrajectory(spline, t, generator, t0)
 
     def adopt(self, prepared):

@@ -213,9 +213,9 @@ class PositionHold:
         self.kp, self.kd = equivalent_gains(self.w, inertia)
         self.runaway = HOLD_RUNAWAY * np.maximum(self.limits.velocity, speed)
         self.settle_until = now + HOLD_SETTLE
-        return (f'{RUNAWAY_PREFIX}: joint {j} at {speed[j]:.3g} (the loop is later than '
-                f'the hold was built for); bandwidths halved ({self.softenings} of '
-                f'{HOLD_SOFTENINGS})')
+        return (f'{RUNAWAY_PREFIX}: joint {j} at {speed[j]:.3g} (a loop later than the '
+                f'hold was built for, or commands not applied); bandwidths halved '
+                f'({self.softenings} of {HOLD_SOFTENINGS})')
 
     def damping(self, q: np.ndarray, damping: np.ndarray) -> np.ndarray:
         """The damping [N m s/rad or N s/m] gravity + damping applies at ``q``: the given

@@ -26,7 +26,7 @@ class SafetyLimits:
         safe_command: SafeCommand (hold or zero).
         hold_kp, hold_kd: gains of the position hold [N m/rad, N m s/rad]; NaN: derived
             from the effort limit and the mass matrix at the held position (see
-            SafetySupervisor.hold_gains).
+            PositionHold.gains).
         initial_output: where the rate limit starts at the first activation: 'hold' (the
             hold command at the first valid state: the torque that keeps the arm where its
             brakes held it, zero when the robot compensates gravity) or 'zero'.

@@ -56,11 +56,11 @@ from .kernels import (
     rate_step,
 )
 from .limits import SafetyLimits
+from .state_jumps import JUMPS_TO_FAULT, judge_jump
 
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'SupervisorState', 'HoldKind', 'FusedInputs',
            'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE', 'SAFE', 'HELD', 'LEVELS', 'POSITION_HOLD',
            'GRAVITY_HOLD', 'ZERO_TORQUE']
-
 
 
 class SupervisorState(StrEnum):
@@ -79,9 +79,6 @@ class SupervisorState(StrEnum):
 
 
 INACTIVE, WAITING, RAMP_IN, ACTIVE, SAFE, HELD = SupervisorState
-#: This many position jumps (see :meth:`SafetySupervisor.jump`) within JUMP_WINDOW [s]:
-#: two joint_states sources disagree.
-JUMPS_TO_FAULT, JUMP_WINDOW = 3, 1.0
 
 
 class HoldKind(StrEnum):
@@ -224,10 +221,6 @@ class SafetySupervisor:
         """The position hold's target (chain order) [rad or m], or None."""
         return self.hold.q
 
-    def hold_gains(self, q):
-        """(Kp, Kd) of the position hold at ``q`` on each joint alone (PositionHold.gains)."""
-        return self.hold.gains(q)
-
     @property
     def hold_kind(self):
         """Which safe command is active: POSITION_HOLD, GRAVITY_HOLD or ZERO_TORQUE."""
@@ -288,39 +281,14 @@ class SafetySupervisor:
         return max(now - self.valid_time, stamp_interval)
 
     def jump(self, now, q, names, stamp_interval=0.0, publishers=None):
-        """'' when ``q`` is within reach of the last valid state at the velocity guard
-        (see cycle_kernels.position_jump) in the time between the two (:meth:`since_valid`);
-        else the reason (the caller rejects the state).
-        With two or more ``publishers`` (or an unknown number) a single jump is a glitch,
-        and JUMPS_TO_FAULT within JUMP_WINDOW seconds are two sources that disagree: safe
-        mode, latched (neither may drive the arm). With one publisher there is no other
-        source: the stream's stamps lag its motion (a starved driver catching up), and its
-        state is the only one of the arm: accepted (the velocity guard still reads its
-        velocities), and the lag said once per kind as a WARN event.
-        """
+        """'' when ``q`` is within reach of the last valid state at the velocity guard in
+        the time between the two (:meth:`since_valid`); else the reason (the caller rejects
+        the state), a lagging single stream accepted and said, or two disagreeing sources
+        latched (state_jumps.judge_jump)."""
         if self.q_valid is None or self.state not in (RAMP_IN, ACTIVE, SAFE, HELD):
             return ''
-        elapsed = self.since_valid(now, stamp_interval)
-        j = position_jump(q, self.q_valid, self.limits.velocity, self.wrap, elapsed,
-                          JUMP_TOLERANCE)
-        if j < 0:
-            return ''
-        self.jumps.append(now)
-        text = (f'joint {names[j]} jumped {q[j] - self.q_valid[j]:+.4g} in '
-                f'{elapsed * 1e3:.1f} ms, beyond its velocity guard')
-        if publishers == 1:
-            emit(self.events, EventKind.LAGGING_STREAM, Level.WARN,
-                 f"{text}: accepted, the one joint_states publisher's stamps lag its "
-                 'motion (a starved driver catching up?)')
-            self.jumps.pop()
-            return ''
-        if len(self.jumps) == JUMPS_TO_FAULT and now - self.jumps[0] < JUMP_WINDOW and \
-                not (self.state == SAFE and self.latched):
-            self.fault(now, f'{JUMPS_TO_FAULT} joint states within {JUMP_WINDOW:g} s jumped '
-                            'beyond the velocity guard: two joint_states publishers that '
-                            f'disagree ({publishers or "an unknown number of"} publishers; '
-                            f'{text})', latch=True, trusted=False)
-        return text
+        return judge_jump(self, now, q, names, self.since_valid(now, stamp_interval),
+                          publishers)
 
     # -- the fused cycle's interface ---------------------------------------------------
     def fused_inputs(self, now, stamp_interval=0.0):

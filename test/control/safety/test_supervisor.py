@@ -183,7 +183,7 @@ def test_jumps_from_one_publisher_are_a_lagging_stream_not_two_sources():
 def test_three_jumps_within_the_window_latch_and_three_spread_out_do_not():
     """JUMPS_TO_FAULT jumps from two sources within JUMP_WINDOW seconds latch safe mode;
     the same jumps spread wider than the window are glitches, each state rejected."""
-    from robodyn_ros.control.safety.supervisor import JUMP_WINDOW, JUMPS_TO_FAULT
+    from robodyn_ros.control.safety.state_jumps import JUMP_WINDOW, JUMPS_TO_FAULT
 
     def run(spacing):
         sup = _active(ramp_time=0.0)

@@ -1,0 +1,37 @@
+"""What a controller core says about itself: the level, message and key/values a node
+publishes on /diagnostics (the keys docs/real_arm.md lists).
+
+Why apart from the core: the report reads every part (supervisor, reference, statistics,
+cross-check, collision watch) and changes none; the core keeps the cycle.
+"""
+
+from .levels import Level
+from .safety.supervisor import HELD, LEVELS, SAFE
+
+__all__ = ['core_diagnostics']
+
+
+def core_diagnostics(core, now: float) -> tuple[Level, str, dict[str, str]]:
+    """(level, message, {key: value}) describing ``core`` (a ControllerCore) at monotonic
+    ``now`` [s]: the supervisor's state and reason at its level, a WARN while in contact."""
+    sup = core.supervisor
+    values = {'state': sup.state, 'reason': sup.reason, 'mode': core.config.mode,
+              'reference': core.reference.kind, 'safe_command': sup.hold_kind,
+              'state_age_ms': 'none' if sup.valid_time is None
+              else f'{(now - sup.valid_time) * 1e3:.3f}',
+              'faults': str(sup.faults), 'clamped': str(sup.clamped),
+              'rate_limited': str(sup.rate_limited),
+              'last_rejection': core.last_rejection or 'none'}
+    if sup.state in (SAFE, HELD) and sup.hold_q is not None:
+        values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
+    values.update(core.stats.summary())
+    if core.cross_check is not None:
+        values.update(core.cross_check.summary())
+    level, message = LEVELS[sup.state], f'{sup.state}: {sup.reason}'
+    watch = core.collision
+    if watch is not None:
+        values['external_torque'] = ' '.join(f'{v:.3f}' for v in watch.observer.residual)
+        values['last_collision'] = core.last_collision
+        if watch.detector.contact is not None and level == Level.OK:
+            level, message = Level.WARN, f'{message}; in contact: {core.last_collision}'
+    return level, message, values
