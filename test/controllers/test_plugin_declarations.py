@@ -2,6 +2,7 @@
 with the node's (control/parameters.py) on every setting the two share, and its event
 names are the node's vocabulary: one source of meaning for both control paths."""
 
+import glob
 import os
 import re
 
@@ -67,9 +68,10 @@ def test_every_setting_export_writes_is_declared_by_the_plugin():
 
 
 def test_the_plugin_reports_events_in_the_node_vocabulary():
-    with open(os.path.join(PACKAGE, 'src', 'computed_torque_controller.cpp'),
-              encoding='utf-8') as handle:
-        source = handle.read()
+    source = ''
+    for path in glob.glob(os.path.join(PACKAGE, 'src', 'computed_torque_*.cpp')):
+        with open(path, encoding='utf-8') as handle:
+            source += handle.read()
     used = set(re.findall(r'fault\("(\w+)"', source)) | \
         set(re.findall(r'event_ = "(\w+)"', source))
     assert used, 'no event names found in the plugin source'

@@ -121,6 +121,10 @@ CASES = [
     Case('trajectory_velocities_1e6', '19', scripts.refused_topic_trajectory(
         'velocities', ('leaves the admissible range',)), references=True),
     Case('goal_velocities_1e6', '19', scripts.refused_goal('velocities'), references=True),
+    Case('trajectory_acceleration_40', '19', scripts.refused_topic_trajectory(
+        'accelerations', ('accelerates too hard', 'acceleration limit')), references=True),
+    Case('goal_acceleration_40', '19', scripts.refused_goal('accelerations'),
+         references=True),
     Case('arm_not_following', '21', scripts.tracking_guard, {'max_tracking_error': 0.1}),
     Case('trajectory_million_names', '23', scripts.refused_topic_trajectory(
         'names', ('1000000 names',))),

@@ -44,7 +44,9 @@ def trajectory(points, duration, delta=0.05, lead=0.0):
 def hostile_trajectory(kind, duration=1.0, delta=0.1):
     """One point at ``duration`` [s], Q0 + ``delta``, made hostile: 'velocities' (1e6
     rad/s at the point: the interpolation leaves the limits), 'velocities_10' (10 rad/s,
-    the Panda's limit is 2.175), 'names' (a million joint names), 'negative_time'
+    the Panda's limit is 2.175), 'accelerations' (40 rad/s^2 on joint 1 at a point 0.5 s
+    away: within the position and velocity limits, beyond joint 1's derived acceleration
+    limit of 24.3 rad/s^2), 'names' (a million joint names), 'negative_time'
     (time_from_start -1 s)."""
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
     point = JointTrajectoryPoint(positions=(PANDA_Q0 + delta).tolist())
@@ -54,6 +56,10 @@ def hostile_trajectory(kind, duration=1.0, delta=0.1):
     if kind.startswith('velocities'):
         point.velocities = [10.0 if kind == 'velocities_10' else 1e6] * 7
         point.accelerations = [0.0] * 7
+    elif kind == 'accelerations':
+        point.velocities = [0.0] * 7
+        point.accelerations = [40.0] + [0.0] * 6
+        point.time_from_start.sec, point.time_from_start.nanosec = 0, 500_000_000
     elif kind == 'names':
         names = names + [f'joint_{k}' for k in range(1_000_000 - 7)]
         point.positions = [0.0] * len(names)

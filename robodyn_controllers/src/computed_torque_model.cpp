@@ -1,0 +1,154 @@
+// ComputedTorqueController, configure's model: the DH rows and limits checked against
+// robot_description, the derived acceleration limits, the gains, the collision settings.
+#include "robodyn_controllers/computed_torque_controller.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "computed_torque_internal.hpp"
+
+namespace robodyn_controllers
+{
+using controller_interface::CallbackReturn;
+using controller_interface::InterfaceConfiguration;
+using controller_interface::interface_configuration_type;
+using controller_interface::return_type;
+using namespace ctc;  // NOLINT: the package's own helpers (computed_torque_internal.hpp)
+
+// The DH rows, inertials and limits robodyn export wrote, checked (model_check.hpp: every
+// value finite, the limits and inertias physical, the rows those of the robot in
+// controller_manager's robot_description), into DhDynamics.
+bool ComputedTorqueController::load_model(std::string & error)
+{
+  links_.assign(n_, DhLink{});
+  std::vector<JointLimits> limits(n_);
+  for (std::size_t i = 0; i < n_; ++i) {
+    const std::string & joint = params_.joints[i];
+    const auto found = params_.model.joints_map.find(joint);
+    if (found == params_.model.joints_map.end() || found->second.dh.size() != 5) {
+      error = "model." + joint + ": no DH row (write the file with robodyn export)";
+      return false;
+    }
+    const auto & row = found->second;
+    const struct {const char * field; const std::vector<double> values;} fields[] = {
+      {"dh", row.dh}, {"com", row.com}, {"inertia", row.inertia}, {"mass", {row.mass}},
+      {"viscous", {row.viscous}}, {"coulomb", {row.coulomb}}};
+    for (const auto & f : fields) {
+      for (std::size_t k = 0; k < f.values.size(); ++k) {
+        if (!std::isfinite(f.values[k])) {
+          error = "model." + joint + "." + f.field + "[" + std::to_string(k) +
+            "]: not finite (joint " + std::to_string(i + 1) + "; valid: a finite number)";
+          return false;
+        }
+      }
+    }
+    DhLink & l = links_[i];
+    l.a = row.dh[0]; l.alpha = row.dh[1]; l.d = row.dh[2]; l.theta0 = row.dh[3];
+    l.beta = row.dh[4]; l.prismatic = row.prismatic; l.mass = row.mass;
+    std::copy(row.com.begin(), row.com.end(), l.com.begin());
+    std::copy(row.inertia.begin(), row.inertia.end(), l.inertia.begin());
+    l.viscous = row.viscous; l.coulomb = row.coulomb; l.smoothing = params_.friction_smoothing;
+    limits[i] = {row.effort_limit, row.velocity_limit, row.acceleration_limit,
+      row.position_limits[0], row.position_limits[1]};
+    if (!(limits[i].lower < limits[i].upper)) {
+      error = "model." + joint + ".position_limits: lower must be below upper";
+      return false;
+    }
+  }
+  std::vector<bool> continuous;
+  error = check_against_description(get_robot_description(), params_.joints, links_, limits,
+    continuous);
+  if (!error.empty()) {return false;}
+  try {
+    dynamics_.configure(links_, {params_.gravity[0], params_.gravity[1], params_.gravity[2]});
+  } catch (const std::exception & e) {
+    error = std::string("model: ") + e.what();
+    return false;
+  }
+  effort_limit_.assign(n_, 0.0);
+  velocity_limit_.assign(n_, 0.0);
+  acceleration_limit_.assign(n_, 0.0);
+  lower_.assign(n_, 0.0);
+  upper_.assign(n_, 0.0);
+  for (std::size_t i = 0; i < n_; ++i) {
+    effort_limit_[i] = limits[i].effort;
+    velocity_limit_[i] = limits[i].velocity;
+    acceleration_limit_[i] = limits[i].acceleration;
+    lower_[i] = limits[i].lower;
+    upper_[i] = limits[i].upper;
+  }
+  derive_acceleration_limits();
+  for (std::size_t i = 0; i < n_; ++i) {limits[i].acceleration = acceleration_limit_[i];}
+  error = check_limits_and_inertia(params_.joints, links_, limits, continuous,
+    {params_.gravity[0], params_.gravity[1], params_.gravity[2]});
+  return error.empty();
+}
+
+// acceleration_limit 0: effort_limit / the largest M_jj(q) over 17 configurations spread
+// over the joint ranges (the acceleration the effort limit gives that joint anywhere).
+void ComputedTorqueController::derive_acceleration_limits()
+{
+  std::vector<JointLimits> ranges(n_);
+  for (std::size_t i = 0; i < n_; ++i) {
+    ranges[i].lower = lower_[i];
+    ranges[i].upper = upper_[i];
+  }
+  std::vector<double> q(n_), diag(n_), most(n_, 0.0);
+  for (int sample = 0; sample < 17; ++sample) {
+    spread_configuration(sample, ranges, q);
+    dynamics_.mass_diagonal(q.data(), diag.data());
+    for (std::size_t i = 0; i < n_; ++i) {most[i] = std::max(most[i], diag[i]);}
+  }
+  for (std::size_t i = 0; i < n_; ++i) {
+    if (acceleration_limit_[i] == 0.0 && most[i] > 0.0) {
+      acceleration_limit_[i] = effort_limit_[i] / most[i];
+    }
+  }
+}
+
+bool ComputedTorqueController::load_collision(std::string & error)
+{
+  observe_ = !params_.collision.thresholds.empty();
+  std::snprintf(collision_buffer_, sizeof(collision_buffer_), "%s",
+    observe_ ? "none" : "off (collision.thresholds empty)");
+  if (!observe_) {return true;}
+  if (!expand(params_.collision.thresholds, n_, false, "collision.thresholds",
+    collision_threshold_, error))
+  {
+    return false;
+  }
+  for (double v : collision_threshold_) {
+    if (!(v > 0.0)) {
+      error = "collision.thresholds: every value must be > 0 N m, got " + std::to_string(v);
+      return false;
+    }
+  }
+  const auto & reaction = params_.collision.reaction;
+  reaction_ = reaction == "compliant" ? Reaction::COMPLIANT :
+    (reaction == "report" ? Reaction::REPORT : Reaction::HOLD);
+  try {
+    observer_.configure(n_, params_.collision.gain, OBSERVER_MAX_STEP);
+  } catch (const std::invalid_argument & e) {
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
+bool ComputedTorqueController::load_gains(std::string & error)
+{
+  return expand(params_.kp, n_, false, "kp", kp_, error) &&
+         expand(params_.kd, n_, false, "kd", kd_, error) &&
+         expand(params_.hold_kp, n_, true, "hold_kp", hold_kp_, error) &&
+         expand(params_.hold_kd, n_, true, "hold_kd", hold_kd_, error) &&
+         expand(params_.damping, n_, false, "damping", damping_, error);
+}
+
+}  // namespace robodyn_controllers
