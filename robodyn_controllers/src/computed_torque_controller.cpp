@@ -17,15 +17,10 @@
 
 namespace robodyn_controllers
 {
-using controller_interface::CallbackReturn;
-using controller_interface::InterfaceConfiguration;
-using controller_interface::interface_configuration_type;
-using controller_interface::return_type;
 using hardware_interface::HW_IF_ACCELERATION;
 using hardware_interface::HW_IF_EFFORT;
 using hardware_interface::HW_IF_POSITION;
 using hardware_interface::HW_IF_VELOCITY;
-using namespace ctc;  // NOLINT: the package's own helpers (computed_torque_internal.hpp)
 
 CallbackReturn ComputedTorqueController::on_init()
 {

@@ -69,6 +69,13 @@ inline void assign(std::string & target, const char * text)
   target.assign(text, std::min(std::strlen(text), TEXT - 1));
 }
 }  // namespace ctc
+// The controller_interface names every source file of the controller uses, and ctc's own
+// (a private header: these reach no one outside src/).
+using controller_interface::CallbackReturn;
+using controller_interface::InterfaceConfiguration;
+using controller_interface::interface_configuration_type;
+using controller_interface::return_type;
+using namespace ctc;  // NOLINT: the package's own helpers (computed_torque_internal.hpp)
 }  // namespace robodyn_controllers
 
 #endif  // ROBODYN_CONTROLLERS__COMPUTED_TORQUE_INTERNAL_HPP_

@@ -16,12 +16,6 @@
 
 namespace robodyn_controllers
 {
-using controller_interface::CallbackReturn;
-using controller_interface::InterfaceConfiguration;
-using controller_interface::interface_configuration_type;
-using controller_interface::return_type;
-using namespace ctc;  // NOLINT: the package's own helpers (computed_torque_internal.hpp)
-
 // The DH rows, inertials and limits robodyn export wrote, checked (model_check.hpp: every
 // value finite, the limits and inertias physical, the rows those of the robot in
 // controller_manager's robot_description), into DhDynamics.

@@ -16,12 +16,6 @@
 
 namespace robodyn_controllers
 {
-using controller_interface::CallbackReturn;
-using controller_interface::InterfaceConfiguration;
-using controller_interface::interface_configuration_type;
-using controller_interface::return_type;
-using namespace ctc;  // NOLINT: the package's own helpers (computed_torque_internal.hpp)
-
 // ~/reference (position, velocity: what is tracked; effort: the command) and ~/commands:
 // this cycle's record into the ring (the publishing thread sends it).
 void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept

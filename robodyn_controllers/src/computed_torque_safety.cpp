@@ -16,12 +16,6 @@
 
 namespace robodyn_controllers
 {
-using controller_interface::CallbackReturn;
-using controller_interface::InterfaceConfiguration;
-using controller_interface::interface_configuration_type;
-using controller_interface::return_type;
-using namespace ctc;  // NOLINT: the package's own helpers (computed_torque_internal.hpp)
-
 // The observer on this cycle's state with the command in force since the previous one
 // (last_cmd_, before this cycle's limit); a collision is the configured reaction at once.
 void ComputedTorqueController::observe_collision(bool valid, double dt) noexcept
