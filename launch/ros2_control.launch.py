@@ -20,7 +20,8 @@ the spawner chain
 ``joint_state_broadcaster`` + ``effort_controller`` (robodyn_controllers'
 SlewLimitedEffortController on the effort interfaces, its per-cycle limit open: it
 deactivates itself when the node's commands stop for 4 state timeouts) active and
-``joint_trajectory_controller`` (effort interfaces, PD gains in the YAML) loaded inactive,
+``joint_trajectory_controller`` (effort interfaces, PD gains fitted to each joint's inertia:
+control/jtc_gains.py) loaded inactive,
 the robodyn controller on ``/effort_controller/commands`` (started with the stack: it
 configures while the hardware starts and ramps in at the first joint state) and, with
 ``bag_path``, the recorder of what ``robodyn validate`` reads.
@@ -333,12 +334,19 @@ def _forward_limits(params):
 
 def _node_actions(context, hardware, config_path, params, model, manager_node):
     """controller:=node: the robodyn node -> forward effort controller -> hardware."""
+    from robodyn_ros.control.jtc_gains import jtc_gains
+    from robodyn_ros.dynamics import RigidBodyDynamics
     from robodyn_ros.io.params_yaml import dump_parameters
     from robodyn_ros.model.ros2_control_urdf import controllers_config
     from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
     controllers = os.path.join(manager_node[1], 'controllers.yaml')
+    rate = int(params.get('rate', 1000))
+    # the JTC alone (an operator's switch) gets a PD fitted to each joint's inertia
+    # (seed 000's Kronecker M(q): numpy only, no kernel to compile in the launch)
+    kp, kd = (None, None) if model.massless else \
+        jtc_gains(model, RigidBodyDynamics(model, 'kronecker').mass_matrix, 1.0 / rate)
     with open(controllers, 'w', encoding='utf-8') as handle:
-        dump_parameters(controllers_config(model, int(params.get('rate', 1000)),
+        dump_parameters(controllers_config(model, rate, kp=kp, kd=kd,
                                            joints=params.get('joints'),
                                            **_forward_limits(params)), handle)
     active = Node(package='controller_manager', executable='spawner', output='screen',
@@ -401,9 +409,14 @@ def _nodes(context):
                                     additional_env={'LD_LIBRARY_PATH': _library_path()},
                                     sigterm_timeout='1', sigkill_timeout='1')
             return GroupAction([server, *_server_watch(server)])
+        # Ctrl-C: controller_manager deactivates every controller (the robodyn controller
+        # leaves the hardware its hold) and returns; a loaded machine has been seen to take
+        # 3.5 s for it, so launch escalates (SIGTERM after 1 s, SIGKILL 0.7 s later) and the
+        # process is gone within 2 s, as every process of this package
         return Node(package=package, executable='ros2_control_node', output='screen',
                     parameters=[controllers], prefix=prefix,
-                    additional_env={'LD_LIBRARY_PATH': _library_path()})
+                    additional_env={'LD_LIBRARY_PATH': _library_path()},
+                    sigterm_timeout='1', sigkill_timeout='0.7')
     describe = Node(package='robodyn_ros', executable='describe', output='screen',
                     parameters=[{'robot_description': description}])
     actions = [LogInfo(msg=f'robodyn ros2_control: {note}') for note in notes]

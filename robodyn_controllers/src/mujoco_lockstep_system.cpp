@@ -183,6 +183,9 @@ return_type MujocoLockstepSystem::write(const rclcpp::Time & time, const rclcpp:
         continue;
       }
       double & ctrl = data_->ctrl[actuator_[i]];
+      // A drive saturates at its effort limit, whatever it is told: ros2_control's own
+      // limiter is off on these chains, and the JTC alone writes its PD unclamped.
+      value = std::clamp(value, -effort_max_[i], effort_max_[i]);
       if (handover_[i] > 0) {  // the new controller's commands, slewed from the torque
         --handover_[i];         // applied at the handover at max_torque_rate meanwhile
         ctrl += std::clamp(value - ctrl, -step, step);

@@ -275,7 +275,9 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
     command interface, PD gains ``kp``/``kd`` [N m/rad, N m s/rad]; load it inactive: it
     claims the same effort interfaces). ``joints``: the order of the chain's joints in a
     command (the robodyn controller's ``joints`` parameter; default the chain's order):
-    the forward controller assigns a command's values in this order. ``max_torque_rate``
+    the forward controller assigns a command's values in this order (``kp``, ``kd``: 1 or n
+    values in the chain's order; default 100 and 10, the launch derives them with
+    control.jtc_gains). ``max_torque_rate``
     [N m/s]: the effort controller is SLEW_LIMITED_FORWARD with this limit per cycle (the
     robodyn node's own: a message it publishes never needs more) and ``command_timeout``
     [s] (None: its default, 0.2; 0: off), after which commands that stopped deactivate it
@@ -309,8 +311,9 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
         'joint_trajectory_controller': {'ros__parameters': {
             'joints': joints, 'command_interfaces': ['effort'],
             'state_interfaces': ['position', 'velocity'],
+            # kp, kd are in the chain's order, whatever order the commands take
             'gains': {j: {'p': float(p), 'd': float(d), 'i': 0.0, 'i_clamp': 0.0}
-                      for j, p, d in zip(joints, kp, kd)},
+                      for j, p, d in zip(model.joint_names, kp, kd)},
         }},
     }
 

@@ -36,7 +36,7 @@ from ..errors import ConfigError, RobodynError
 from ..io.cdr import JointStateLayout, stamp_parts
 from .between_cycles import apply_requests
 from .controller_run import Configured, build_run, check_command_topic, destroy_entities
-from .final_ramp import publish_final
+from .final_ramp import close_at_exit, publish_final
 from .gateway_process import SpareGateway, start_gateway
 from .node_support import (
     ROBOT_DESCRIPTION_QOS,
@@ -245,9 +245,13 @@ class ControllerNode(LifecycleNode):
             destroy_entities(self, run.entities, [w for w in workers if w is not None])
 
     def close(self):
-        """Shutdown path (also SIGINT/SIGTERM via run_node): publish the final ramp."""
+        """Shutdown transition and errors: publish the final ramp, destroy the entities."""
         self.publish_final('shutdown')
         self._destroy_entities()
+
+    def close_at_exit(self):
+        """SIGINT/SIGTERM (run_node): final_ramp.close_at_exit."""
+        close_at_exit(self)
 
     def destroy_node(self):
         """Stop the parameter services' thread and what configure started (the workers, the

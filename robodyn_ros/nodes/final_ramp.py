@@ -15,7 +15,7 @@ from rclpy.duration import Duration
 
 from ..control.controller_config import FINAL_RAMP_BUDGET
 
-__all__ = ['publish_final']
+__all__ = ['publish_final', 'close_at_exit']
 
 
 def publish_final(node, reason: str) -> None:
@@ -54,3 +54,19 @@ def publish_final(node, reason: str) -> None:
         run.cmd_pub.publisher.wait_for_all_acked(Duration(seconds=min(0.3, left)))
     node.log_core_events()
     node.get_logger().info(f'{reason}: safe command published')
+
+
+def close_at_exit(node) -> None:
+    """SIGINT/SIGTERM on ``node`` (a ControllerNode): the input gateway told to stop (it
+    ends its goals and exits on its own), the final ramp out, the running goal ended; then
+    the process ends without a teardown (``exit_after_close``): destroying a helper node's
+    service waits until its executor's thread lets go of it, which a loaded machine has
+    been seen to delay past the 2 s the exit has, and nothing is commanded after the ramp."""
+    run = node.configured
+    if run is not None and run.gateway is not None:
+        run.gateway.interrupt()
+    publish_final(node, 'shutdown')
+    bridge = run.interfaces.bridge if run is not None and run.interfaces else None
+    if bridge is not None:
+        bridge.end_goals('controller shutting down', timeout=0.3)
+    node.exit_after_close = True

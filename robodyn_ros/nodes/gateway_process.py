@@ -87,6 +87,12 @@ class GatewayProcess:
         finally:
             self.node.destroy_subscription(ready)
 
+    def interrupt(self) -> None:
+        """SIGINT without waiting: the gateway ends its goals and exits on its own (the
+        controller's exit, which does not wait for it)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+
     def close(self):
         """Stop the gateway: SIGINT, then SIGKILL after STOP_TIMEOUT."""
         if self.proc.poll() is not None:

@@ -266,7 +266,8 @@ def _executor(events):
 
 def run_node(factory, name, args=None, events_executor=False):
     """Standard main(): init, build the node (a RobodynError is one line, exit 2), spin until
-    SIGINT / SIGTERM, call the node's ``close()`` if it has one, shut down, exit 0.
+    SIGINT / SIGTERM, call the node's ``close_at_exit()`` or else ``close()`` if it has one,
+    shut down (not when the node set ``exit_after_close``), exit 0.
 
     An exception escaping a callback is logged and handed to the node's
     ``on_internal_error(exc)`` if it has one; the loop goes on. A node with a
@@ -310,8 +311,10 @@ def run_node(factory, name, args=None, events_executor=False):
                     node.on_internal_error(exc)
     finally:
         stop.closing = True  # from here a signal is only recorded: the close must finish
-        if hasattr(node, 'close'):
-            node.close()
+        # a node whose exit differs from its close (the controller: no teardown) says so
+        close = getattr(node, 'close_at_exit', None) or getattr(node, 'close', None)
+        if close is not None:
+            close()
         if getattr(node, 'exit_after_close', False):  # its work is saved: no teardown
             sys.stdout.flush()
             sys.stderr.flush()

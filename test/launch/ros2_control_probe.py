@@ -95,33 +95,43 @@ class Probe:
             self.executor.spin_once(timeout_sec=0.01)
         return future.result() if future.done() else None
 
+    def client(self, service_type, name):
+        """A client of service ``name``, found once and kept (None when the service did not
+        show within 30 s). Finding a service is DDS discovery: under two hogs a new client
+        has taken over 10 s to see controller_manager's, so a test that calls a service
+        again and again reuses one client instead of waiting for discovery every time."""
+        clients = self.__dict__.setdefault('_clients', {})
+        if name not in clients:
+            client = self.node.create_client(service_type, name)
+            if not client.wait_for_service(timeout_sec=30.0):
+                self.node.destroy_client(client)
+                return None
+            clients[name] = client
+        return clients[name]
+
+    def call(self, service_type, name, request):
+        """The response of service ``name`` to ``request`` (None: no service, or no answer
+        within 30 s)."""
+        client = self.client(service_type, name)
+        return None if client is None else self.wait(client.call_async(request))
+
     def switch(self, activate, deactivate):
         """controller_manager's switch_controllers (strict); True when it succeeded."""
         from controller_manager_msgs.srv import SwitchController
-        client = self.node.create_client(SwitchController, '/controller_manager/switch_controller')
-        # Finding a service is DDS discovery: under two hogs a new participant has taken
-        # over 10 s to see controller_manager's (a wait, not a measure of the package).
-        if not client.wait_for_service(timeout_sec=30.0):
-            return False
         request = SwitchController.Request(activate_controllers=list(activate),
                                            deactivate_controllers=list(deactivate),
                                            strictness=SwitchController.Request.STRICT)
-        response = self.wait(client.call_async(request))
+        response = self.call(SwitchController, '/controller_manager/switch_controller',
+                             request)
         return bool(response and response.ok)
 
     def controller_states(self):
         """{controller name: lifecycle state} from controller_manager's list_controllers
         ({} when the service does not answer)."""
         from controller_manager_msgs.srv import ListControllers
-        client = self.node.create_client(ListControllers,
-                                         '/controller_manager/list_controllers')
-        try:
-            if not client.wait_for_service(timeout_sec=10.0):
-                return {}
-            response = self.wait(client.call_async(ListControllers.Request()))
-            return {c.name: c.state for c in response.controller} if response else {}
-        finally:
-            self.node.destroy_client(client)
+        response = self.call(ListControllers, '/controller_manager/list_controllers',
+                             ListControllers.Request())
+        return {c.name: c.state for c in response.controller} if response else {}
 
     def switch_node_path(self, activate, deactivate, forward='effort_controller'):
         """:meth:`switch` on the node path, where the ``forward`` controller deactivates
@@ -162,18 +172,27 @@ class Probe:
     def reset_world(self, service, keyframe):
         """mujoco_ros2_control's reset to a keyframe; True when it succeeded."""
         from mujoco_ros2_control_msgs.srv import ResetWorld
-        client = self.node.create_client(ResetWorld, service)
-        if not client.wait_for_service(timeout_sec=10.0):
-            return False
-        response = self.wait(client.call_async(ResetWorld.Request(keyframe=keyframe)))
+        response = self.call(ResetWorld, service, ResetWorld.Request(keyframe=keyframe))
         return bool(response and response.success)
+
+    def action_client(self, action):
+        """A FollowJointTrajectory client of ``action``, found once and kept (None when
+        its server did not show within 30 s; see :meth:`client`)."""
+        from control_msgs.action import FollowJointTrajectory
+        from rclpy.action import ActionClient
+        clients = self.__dict__.setdefault('_actions', {})
+        if action not in clients:
+            client = ActionClient(self.node, FollowJointTrajectory, action)
+            if not client.wait_for_server(timeout_sec=30.0):
+                client.destroy()
+                return None
+            clients[action] = client
+        return clients[action]
 
     def follow(self, action, goal, timeout=20.0):
         """Send ``goal`` to ``action``; (accepted, status, result)."""
-        from control_msgs.action import FollowJointTrajectory
-        from rclpy.action import ActionClient
-        client = ActionClient(self.node, FollowJointTrajectory, action)
-        if not client.wait_for_server(timeout_sec=10.0):
+        client = self.action_client(action)
+        if client is None:
             return False, None, None
         handle = self.wait(client.send_goal_async(goal))
         if handle is None or not handle.accepted:
@@ -184,10 +203,8 @@ class Probe:
     def preempt(self, action, goal, after=0.5):
         """Send ``goal`` twice, the second ``after`` s into the first; (status, error code)
         of the first, then wait for the second to end."""
-        from control_msgs.action import FollowJointTrajectory
-        from rclpy.action import ActionClient
-        client = ActionClient(self.node, FollowJointTrajectory, action)
-        if not client.wait_for_server(timeout_sec=10.0):
+        client = self.action_client(action)
+        if client is None:
             return None, None
         first = self.wait(client.send_goal_async(goal))
         self.spin(after)
@@ -199,10 +216,8 @@ class Probe:
 
     def cancel(self, action, goal, after=0.5):
         """Send ``goal``, cancel it ``after`` s in; (cancel accepted, final status)."""
-        from control_msgs.action import FollowJointTrajectory
-        from rclpy.action import ActionClient
-        client = ActionClient(self.node, FollowJointTrajectory, action)
-        if not client.wait_for_server(timeout_sec=10.0):
+        client = self.action_client(action)
+        if client is None:
             return None, None
         handle = self.wait(client.send_goal_async(goal))
         if handle is None or not handle.accepted:

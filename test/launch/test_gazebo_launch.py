@@ -65,6 +65,7 @@ def _gz_launch(env, tmp_path_factory, goals):
                 _goals(probe, result)
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
+        result['timeline'] = launch.exit_timeline()
     result['servers'] = subprocess.run(['pgrep', '-f', 'ign-gazebo-server .*robodyn'],
                                        capture_output=True, text=True).stdout.split()
     return result

@@ -99,6 +99,7 @@ def _plugin_run(ros_launch_env, tmp_path_factory, hardware):
             result['log'] = probe.log
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
+        result['timeline'] = launch.exit_timeline()
     witness.close()
     if result['active']:  # while the bag recorded what is validated
         result['stalls'] = [(round(a - t0, 2), round((b - a) * 1e3))
@@ -232,7 +233,7 @@ def test_the_stack_stops_on_ctrl_c(plugin_run):
     # a process past its exit deadline prints every thread's traceback (node_support._Stop)
     where = [line for line in plugin_run['text'].splitlines() if 'File "' in line]
     assert plugin_run['exit_s'] < 2.0, (plugin_run['exit_s'], where[-40:],
-                                        plugin_run['text'][-2000:])
+                                        plugin_run['timeline'][-3000:])
     assert not _alive(plugin_run['text'])
 
 
@@ -272,4 +273,4 @@ def test_on_mock_hardware_the_chain_comes_up_commands_within_limits_and_stops(
     assert len(effort) > 2000 and np.all(np.abs(effort) <= limits + 1e-9)
     ratio, consecutive = _rate_ratios(samples)
     assert consecutive > 1000 and ratio.max() <= 1.0 + 1e-9, ratio.max()
-    assert exit_s < 2.0 and not _alive(text), (exit_s, text[-2000:])
+    assert exit_s < 2.0 and not _alive(text), (exit_s, launch.exit_timeline()[-4000:])

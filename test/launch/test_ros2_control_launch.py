@@ -46,11 +46,14 @@ class _Launch:
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, start_new_session=True)
         self.lines = []
+        self.arrived = []  # time.monotonic() of each line
+        self.stopped_at = None
         self.thread = threading.Thread(target=self._drain, daemon=True)
         self.thread.start()
 
     def _drain(self):
         for line in self.proc.stdout:
+            self.arrived.append(time.monotonic())
             self.lines.append(line)
 
     def wait_for(self, pattern, timeout):
@@ -64,7 +67,7 @@ class _Launch:
 
     def stop(self):
         """Ctrl-C to the whole group; (exit code, output, seconds to exit)."""
-        t0 = time.monotonic()
+        t0 = self.stopped_at = time.monotonic()
         os.killpg(self.proc.pid, signal.SIGINT)
         try:
             self.proc.wait(timeout=30)
@@ -73,6 +76,14 @@ class _Launch:
             self.proc.wait()
         self.thread.join(timeout=5)
         return self.proc.returncode, ''.join(self.lines), time.monotonic() - t0
+
+    def exit_timeline(self):
+        """The output after Ctrl-C, each line with its arrival [s after the signal]: which
+        process took how long to stop."""
+        if self.stopped_at is None:
+            return ''
+        return ''.join(f'+{t - self.stopped_at:.2f}s {line}'
+                       for t, line in zip(self.arrived, self.lines) if t >= self.stopped_at)
 
 
 def _config(folder, **controller):
@@ -138,6 +149,7 @@ def mock_run(ros_launch_env, tmp_path_factory):
         result['log'] = probe.log
         probe.close()
     result['code'], result['text'], result['exit_s'] = launch.stop()
+    result['timeline'] = launch.exit_timeline()
     return result
 
 
@@ -287,6 +299,7 @@ def mujoco_trip_run(ros_launch_env, tmp_path_factory):
                                      for s in m.status if s.name == 'robodyn_controller']
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
+        result['timeline'] = launch.exit_timeline()
     return result
 
 
@@ -345,6 +358,7 @@ def mujoco_switch_run(ros_launch_env):
                                   for s in m.status if s.name == 'robodyn_controller']
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
+        result['timeline'] = launch.exit_timeline()
     return result
 
 
@@ -483,6 +497,7 @@ def mujoco_jtc_run(ros_launch_env):
         _tracking_without_stall(probe, model, q0, False, result, 'without')
         probe.close()
     result['code'], result['text'], result['exit_s'] = launch.stop()
+    result['timeline'] = launch.exit_timeline()
     return result
 
 

@@ -60,6 +60,6 @@ def feedforward_trajectory(dynamics, reference, duration, dt=0.01, include_gravi
         over = np.abs(effort) > np.asarray(effort_limits)
         if over.any():
             k, j = (int(i) for i in np.argwhere(over)[0])
-            raise InputError(f'feed-forward torque {effort[k, j]:.4g} on joint {j} at '
+            raise InputError(f'feed-forward torque {effort[k, j]:.4g} on joint {j + 1} at '
                              f't = {times[k]:.3f} s exceeds its limit {effort_limits[j]:.4g}')
     return FeedforwardTrajectory(times, q, qd, qdd, effort)

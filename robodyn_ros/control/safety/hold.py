@@ -213,7 +213,7 @@ class PositionHold:
         self.kp, self.kd = equivalent_gains(self.w, inertia)
         self.runaway = HOLD_RUNAWAY * np.maximum(self.limits.velocity, speed)
         self.settle_until = now + HOLD_SETTLE
-        return (f'{RUNAWAY_PREFIX}: joint {j} at {speed[j]:.3g} (a loop later than the '
+        return (f'{RUNAWAY_PREFIX}: joint {j + 1} at {speed[j]:.3g} (a loop later than the '
                 f'hold was built for, or commands not applied); bandwidths halved '
                 f'({self.softenings} of {HOLD_SOFTENINGS})')
 

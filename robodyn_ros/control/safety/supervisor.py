@@ -244,11 +244,11 @@ class SafetySupervisor:
         if self.state in (RAMP_IN, ACTIVE):
             j = first_violation(q, qd, lim.lower, lim.upper, lim.velocity)
             if 0 <= j < self.n:
-                self.fault(now, f'joint {j} position {q[j]:.4g} outside the guard band '
+                self.fault(now, f'joint {j + 1} position {q[j]:.4g} outside the guard band '
                                 f'[{lim.lower[j]:.4g}, {lim.upper[j]:.4g}]', latch=True)
             elif j >= self.n:
                 j -= self.n
-                self.fault(now, f'joint {j} velocity {qd[j]:.4g} above the guard '
+                self.fault(now, f'joint {j + 1} velocity {qd[j]:.4g} above the guard '
                                 f'{lim.velocity[j]:.4g}', latch=True)
             return False
         if self.state == WAITING:

@@ -138,7 +138,7 @@ def test_the_hold_halves_its_bandwidths_when_it_drives_a_joint_faster():
     w0 = hold.w.copy()
     assert hold.watch(0.0, np.array([2.0 * HOLD_RUNAWAY, 3.0])) == ''  # at its bounds
     text = hold.watch(0.0, np.array([0.1, 3.0 * HOLD_RUNAWAY * 1.01]))
-    assert 'joint 1' in text and '1 of' in text
+    assert 'joint 2' in text and '1 of' in text  # 1-based, as every message
     np.testing.assert_allclose(hold.w, 0.5 * w0)
     np.testing.assert_allclose((hold.kp, hold.kd), equivalent_gains(hold.w, np.diag(m)))
     # the momentum the stiffer hold gave is not judged until HOLD_SETTLE has passed
