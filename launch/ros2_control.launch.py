@@ -20,8 +20,8 @@ the spawner chain
 ``joint_state_broadcaster`` + ``effort_controller`` (robodyn_controllers'
 SlewLimitedEffortController on the effort interfaces, its per-cycle limit open: it
 deactivates itself when the node's commands stop for 4 state timeouts) active and
-``joint_trajectory_controller`` (effort interfaces, PD gains fitted to each joint's inertia:
-control/jtc_gains.py) loaded inactive,
+``joint_trajectory_controller`` (effort interfaces, PD 100 / 10 with the damping capped
+where a joint is too light for it: control/jtc_gains.py) loaded inactive,
 the robodyn controller on ``/effort_controller/commands`` (started with the stack: it
 configures while the hardware starts and ramps in at the first joint state) and, with
 ``bag_path``, the recorder of what ``robodyn validate`` reads.
@@ -341,7 +341,7 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
     from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
     controllers = os.path.join(manager_node[1], 'controllers.yaml')
     rate = int(params.get('rate', 1000))
-    # the JTC alone (an operator's switch) gets a PD fitted to each joint's inertia
+    # the JTC alone (an operator's switch): its PD with the damping each joint can take
     # (seed 000's Kronecker M(q): numpy only, no kernel to compile in the launch)
     kp, kd = (None, None) if model.massless else \
         jtc_gains(model, RigidBodyDynamics(model, 'kronecker').mass_matrix, 1.0 / rate)

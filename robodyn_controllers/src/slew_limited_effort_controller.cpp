@@ -1,6 +1,7 @@
 // robodyn_controllers/SlewLimitedEffortController (see the header for what and why).
 #include "robodyn_controllers/slew_limited_effort_controller.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <set>
@@ -21,6 +22,10 @@ using hardware_interface::HW_IF_EFFORT;
 constexpr double MAX_TORQUE_RATE_HIGH = 1e5;
 // The valid range of command_timeout [s] (0: off).
 constexpr double COMMAND_TIMEOUT_HIGH = 10.0;
+// Cycles without a new command after which an overspeed ends the command (header).
+constexpr unsigned long STALE_CYCLES = 2;
+// Commands that keep coming end beyond this many times a joint's velocity limit (header).
+constexpr double FRESH_OVERSPEED = 1.5;
 
 CallbackReturn SlewLimitedEffortController::on_init()
 {
@@ -28,6 +33,7 @@ CallbackReturn SlewLimitedEffortController::on_init()
     auto_declare<std::vector<std::string>>("joints", {});
     auto_declare<double>("max_torque_rate", 1000.0);
     auto_declare<double>("command_timeout", 0.2);
+    auto_declare<std::vector<double>>("velocity_limits", {});
   } catch (const std::exception & e) {
     RCLCPP_ERROR(get_node()->get_logger(), "declaring parameters: %s", e.what());
     return CallbackReturn::ERROR;
@@ -48,9 +54,16 @@ InterfaceConfiguration SlewLimitedEffortController::command_interface_configurat
   return effort_interfaces();
 }
 
+// The efforts, then (velocity_limits given) the velocities, in `joints` order.
 InterfaceConfiguration SlewLimitedEffortController::state_interface_configuration() const
 {
-  return effort_interfaces();
+  InterfaceConfiguration config = effort_interfaces();
+  if (!velocity_limits_.empty()) {
+    for (const auto & joint : joints_) {
+      config.names.push_back(joint + "/" + hardware_interface::HW_IF_VELOCITY);
+    }
+  }
+  return config;
 }
 
 CallbackReturn SlewLimitedEffortController::on_configure(const rclcpp_lifecycle::State &)
@@ -73,6 +86,16 @@ CallbackReturn SlewLimitedEffortController::on_configure(const rclcpp_lifecycle:
   if (!(command_timeout_ >= 0.0 && command_timeout_ <= COMMAND_TIMEOUT_HIGH)) {
     RCLCPP_ERROR(logger, "command_timeout: %g s; valid: 0 (off) to %g s", command_timeout_,
       COMMAND_TIMEOUT_HIGH);
+    return CallbackReturn::ERROR;
+  }
+  velocity_limits_ = get_node()->get_parameter("velocity_limits").as_double_array();
+  const bool finite = std::all_of(velocity_limits_.begin(), velocity_limits_.end(),
+      [](double v) {return std::isfinite(v) && v >= 0.0;});
+  if (!finite || (!velocity_limits_.empty() && velocity_limits_.size() != joints_.size())) {
+    RCLCPP_ERROR(logger, "velocity_limits: %zu values; valid: none (off) or one per joint "
+      "(%zu), each finite and >= 0 [rad/s or m/s] (0: that joint not watched)",
+      velocity_limits_.size(), joints_.size());
+    velocity_limits_.clear();
     return CallbackReturn::ERROR;
   }
   const unsigned int rate = get_update_rate();
@@ -124,7 +147,7 @@ CallbackReturn SlewLimitedEffortController::on_activate(const rclcpp_lifecycle::
   have_target_ = false;
   counts_ = LimitCounts{};
   seen_ = received_.load(std::memory_order_acquire);
-  armed_ = timed_out_ = false;
+  armed_ = timed_out_ = overspeed_out_ = false;
   silent_cycles_ = 0;
   return CallbackReturn::SUCCESS;
 }
@@ -137,7 +160,36 @@ CallbackReturn SlewLimitedEffortController::on_deactivate(const rclcpp_lifecycle
       "hardware's (MujocoLockstepSystem holds it; a real arm's driver: docs/real_arm.md) or "
       "a fallback controller's", silent_for_, command_timeout_, silent_cycles_);
   }
+  if (overspeed_out_) {
+    RCLCPP_ERROR(get_node()->get_logger(), "%s moved at %.3g, beyond %s its velocity limit "
+      "%.3g, %lu cycles after the last command on ~/commands: deactivated; what holds the "
+      "arm now is the hardware's or a fallback controller's", joints_[overspeed_joint_].c_str(),
+      overspeed_, silent_cycles_ >= STALE_CYCLES ? "" : "1.5 x",
+      velocity_limits_[overspeed_joint_], silent_cycles_);
+  }
   return CallbackReturn::SUCCESS;
+}
+
+// True when a watched joint moves beyond its limit under a command STALE_CYCLES old, or
+// beyond FRESH_OVERSPEED x its limit whatever the commands.
+bool SlewLimitedEffortController::overspeed() noexcept
+{
+  const std::size_t n = joints_.size();
+  if (velocity_limits_.empty() || !armed_ || state_interfaces_.size() < 2 * n) {
+    return false;
+  }
+  const double factor = silent_cycles_ >= STALE_CYCLES ? 1.0 : FRESH_OVERSPEED;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto velocity = state_interfaces_[n + i].get_optional();
+    if (velocity_limits_[i] > 0.0 && velocity.has_value() &&
+      std::abs(*velocity) > factor * velocity_limits_[i])
+    {
+      overspeed_joint_ = i;
+      overspeed_ = std::abs(*velocity);
+      return true;
+    }
+  }
+  return false;
 }
 
 // True when commands stopped: no new one for more than command_timeout on the controller's
@@ -154,12 +206,13 @@ bool SlewLimitedEffortController::commands_stopped(const rclcpp::Time & time)
     silent_cycles_ = 0;
     return false;
   }
-  if (!armed_ || command_timeout_ <= 0.0 ||
+  if (!armed_) {return false;}
+  ++silent_cycles_;  // also counted for the velocity watch when the timeout is off
+  if (command_timeout_ <= 0.0 ||
     time.get_clock_type() != last_command_time_.get_clock_type())
   {
     return false;
   }
-  ++silent_cycles_;
   silent_for_ = (time - last_command_time_).seconds();
   return silent_for_ > command_timeout_ &&
          static_cast<double>(silent_cycles_) * nominal_period_ >= command_timeout_;
@@ -171,6 +224,10 @@ return_type SlewLimitedEffortController::update(
   const std::size_t n = joints_.size();
   if (commands_stopped(time)) {
     timed_out_ = true;  // controller_manager deactivates a controller whose update fails
+    return return_type::ERROR;
+  }
+  if (overspeed()) {
+    overspeed_out_ = true;
     return return_type::ERROR;
   }
   (void)box_.try_get([this, n](const std::vector<double> & value) {

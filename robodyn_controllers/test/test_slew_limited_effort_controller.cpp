@@ -32,7 +32,8 @@ protected:
 
   // The controller with these parameters, initialised at 1 kHz.
   void init(
-    double rate, std::vector<std::string> joints = {"j1", "j2"}, double timeout = 0.2)
+    double rate, std::vector<std::string> joints = {"j1", "j2"}, double timeout = 0.2,
+    std::vector<double> velocity_limits = {})
   {
     controller_ = std::make_unique<SlewLimitedEffortController>();
     controller_interface::ControllerInterfaceParams params;
@@ -42,16 +43,17 @@ protected:
     params.node_options = controller_->define_custom_node_options();
     params.node_options.parameter_overrides(
       {rclcpp::Parameter("joints", joints), rclcpp::Parameter("max_torque_rate", rate),
-        rclcpp::Parameter("command_timeout", timeout)});
+        rclcpp::Parameter("command_timeout", timeout),
+        rclcpp::Parameter("velocity_limits", velocity_limits)});
     ASSERT_EQ(controller_->init(params), return_type::OK);
   }
 
   // Configure and activate on two joints whose effort command holds `command` and whose
-  // effort state reads `state`.
-  void start(double command, double state)
+  // effort state reads `state` (with `velocities`, velocity states too: state_[2], [3]).
+  void start(double command, double state, bool velocities = false)
   {
     command_ = {command, command};
-    state_ = {state, state};
+    state_ = {state, state, 0.0, 0.0};
     ASSERT_EQ(controller_->configure().id(), lifecycle_msgs::msg::State::PRIMARY_STATE_INACTIVE);
     std::vector<hardware_interface::LoanedCommandInterface> commands;
     std::vector<hardware_interface::LoanedStateInterface> states;
@@ -60,6 +62,11 @@ protected:
       command_ifs_.push_back(std::make_shared<CommandInterface>(joint, "effort", &command_[i]));
       state_ifs_.push_back(std::make_shared<StateInterface>(joint, "effort", &state_[i]));
       commands.emplace_back(command_ifs_.back());
+      states.emplace_back(state_ifs_.back());
+    }
+    for (std::size_t i = 0; velocities && i < 2; ++i) {  // the configuration's order
+      const std::string joint = "j" + std::to_string(i + 1);
+      state_ifs_.push_back(std::make_shared<StateInterface>(joint, "velocity", &state_[2 + i]));
       states.emplace_back(state_ifs_.back());
     }
     controller_->assign_interfaces(std::move(commands), std::move(states));
@@ -178,6 +185,44 @@ TEST_F(SlewLimitedEffortControllerTest, ALateCycleAloneIsNotAStop)
     ASSERT_EQ(update_at(0.5 + k * 1e-3), return_type::OK) << k;
     if (k % 100 == 0) {send({2.0, 2.0});}
   }
+}
+
+TEST_F(SlewLimitedEffortControllerTest, AStaleCommandThatOverspeedsTheArmEndsAtOnce)
+{
+  init(1000.0, {"j1", "j2"}, 0.2, {2.0, 0.0});  // j2 not watched
+  start(0.0, 0.0, true);
+  send({1.0, 1.0});
+  state_[2] = 2.9;  // j1 beyond its limit but within 1.5 x while the command is fresh
+  ASSERT_EQ(update_at(0.0), return_type::OK);
+  state_[2] = 0.0;
+  state_[3] = 50.0;  // j2 is not watched
+  ASSERT_EQ(update_at(0.001), return_type::OK);
+  ASSERT_EQ(update_at(0.002), return_type::OK);
+  state_[2] = -2.5;  // two cycles without a command, j1 beyond its limit: ends now
+  EXPECT_EQ(update_at(0.003), return_type::ERROR);
+}
+
+TEST_F(SlewLimitedEffortControllerTest, BeyondOneAndAHalfTimesItsLimitTheArmIsLetGo)
+{
+  init(1000.0, {"j1", "j2"}, 0.2, {2.0, 2.0});
+  start(0.0, 0.0, true);
+  send({1.0, 1.0});
+  state_[3] = 3.01;  // j2 beyond 1.5 x its limit with a fresh command (a hold that rings)
+  EXPECT_EQ(update_at(0.0), return_type::ERROR);
+}
+
+TEST_F(SlewLimitedEffortControllerTest, VelocityLimitsOfTheWrongShapeAreRefused)
+{
+  for (const auto & limits : std::vector<std::vector<double>>{
+      {2.0}, {2.0, -1.0}, {2.0, std::nan("")}, {2.0, INFINITY}})
+  {
+    init(1000.0, {"j1", "j2"}, 0.2, limits);
+    EXPECT_EQ(controller_->configure().id(),
+      lifecycle_msgs::msg::State::PRIMARY_STATE_UNCONFIGURED) << limits.size();
+  }
+  init(1000.0, {"j1", "j2"}, 0.2, {2.0, 0.0});
+  EXPECT_EQ(controller_->configure().id(), lifecycle_msgs::msg::State::PRIMARY_STATE_INACTIVE);
+  EXPECT_EQ(controller_->state_interface_configuration().names.size(), 4u);
 }
 
 TEST_F(SlewLimitedEffortControllerTest, UnarmedOrOffItNeverTimesOut)

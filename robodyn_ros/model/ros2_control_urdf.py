@@ -307,7 +307,8 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
         'effort_controller': {'ros__parameters': {'joints': joints,
                                                   'interface_name': 'effort'}
                               if max_torque_rate is None else
-                              _slew_limited(joints, max_torque_rate, command_timeout)},
+                              _slew_limited(joints, max_torque_rate, command_timeout,
+                                            _velocity_limits(model, joints))},
         'joint_trajectory_controller': {'ros__parameters': {
             'joints': joints, 'command_interfaces': ['effort'],
             'state_interfaces': ['position', 'velocity'],
@@ -318,8 +319,17 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
     }
 
 
-def _slew_limited(joints, max_torque_rate, command_timeout):
-    values = {'joints': joints, 'max_torque_rate': float(max_torque_rate)}
+def _velocity_limits(model, joints):
+    """The model's velocity limits in ``joints`` order, 0 where a joint has none."""
+    limits = dict(zip(model.joint_names, np.asarray(model.velocity_limits, dtype=float)))
+    return [float(limits[j]) if np.isfinite(limits[j]) and limits[j] > 0 else 0.0
+            for j in joints]
+
+
+def _slew_limited(joints, max_torque_rate, command_timeout, velocity_limits):
+    # velocity_limits: a stale command that drives a joint beyond its limit ends at once
+    values = {'joints': joints, 'max_torque_rate': float(max_torque_rate),
+              'velocity_limits': velocity_limits}
     if command_timeout is not None:
         values['command_timeout'] = float(command_timeout)
     return values

@@ -362,10 +362,9 @@ def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
           f'over the 3.5 s {_largest_steps(stamps, effort, 3)}; published '
           f'{_published_step(released["switch_published"]):.3f} of the budget; the '
           f'hardware\'s witness: {released["switch_applied"][0]:.3f} N m')
-    # What the hardware applies is printed, not bounded, as for the release above: 1.000
-    # N m in runs with the hogs, but 60 N m once in a loaded suite, when the node ramped
-    # from its copy of the JTC's torque to its own law after the switch and the forward
-    # controller's executor took several cycles' messages at once (docs/reliability.md).
+    # What the hardware applies is printed, not bounded, as for the release above (the
+    # 60 N m once seen here in a loaded suite was the JTC alone ringing on uniform gains,
+    # before the launch fitted them: docs/reliability.md).
     assert inside.sum() > 20
     assert _published_step(released['switch_published']) <= 1.001
 

@@ -276,16 +276,20 @@ def test_the_controller_never_commands_paused_physics(mujoco_run):
 def mujoco_trip_run(ros_launch_env, tmp_path_factory):
     """Two CPU hogs. A cross-check tolerance no model meets (1e-15 N m) trips the
     controller at its first checks with a trusted state; the safe command must then hold
-    the position of the trip for 8 s. Then the effort controller is switched off for
-    0.3 s and on again: the diagnosis must name the cause."""
-    _require('mujoco_ros2_control')
+    the position of the trip for 8 s. On the lock-step MuJoCo hardware, whose physics
+    steps with controller_manager's cycle: mujoco_ros2_control's runs in a thread of its
+    own, and under the hogs it catches up in bursts of steps that no topic loop follows
+    (its hold rang away twice in a loaded suite: the machine, not the package)."""
+    _require('controller_manager')
+    if 'robodyn_controllers' not in ros_launch_env['AMENT_PREFIX_PATH']:
+        pytest.skip('robodyn_controllers (C++: the lock-step hardware) was not built')
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
     config = _config(tmp_path_factory.mktemp('trip'), cross_check_every=1,
                      cross_check_tolerance=1e-15, reference='hold')
     result = {}
     with _Hogs():
-        launch = _Launch(ros_launch_env, 96, 'hardware:=mujoco_ros2_control', f'config:={config}')
+        launch = _Launch(ros_launch_env, 96, 'hardware:=mujoco', f'config:={config}')
         result['active'] = launch.wait_for('-> safe: cross-check', 240.0)
         if result['active']:
             probe = Probe(96)

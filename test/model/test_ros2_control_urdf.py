@@ -154,6 +154,16 @@ def test_controllers_config_names_exactly_the_chain_joints(name):
     assert sorted(jtc['gains']) == sorted(joints)
 
 
+def test_the_jtc_gains_follow_the_chain_whatever_the_command_order():
+    model = load_urdf(*robot_path('panda'))
+    kp = np.arange(1.0, 8.0)
+    config = controllers_config(model, 1000, kp=kp, kd=kp / 10,
+                                joints=list(model.joint_names)[::-1])
+    gains = config['joint_trajectory_controller']['ros__parameters']['gains']
+    assert [gains[j]['p'] for j in model.joint_names] == list(kp)
+    assert gains['panda_joint7']['d'] == 0.7
+
+
 def test_with_a_torque_rate_the_effort_controller_limits_each_cycle():
     """With a max_torque_rate the node path's forward controller is robodyn_controllers'
     slew-limited one, at that rate, with the command timeout when one is given (the
@@ -164,9 +174,15 @@ def test_with_a_torque_rate_the_effort_controller_limits_each_cycle():
     assert manager['effort_controller']['type'] == \
         'robodyn_controllers/SlewLimitedEffortController'
     assert config['effort_controller']['ros__parameters'] == {
-        'joints': list(model.joint_names), 'max_torque_rate': 500.0}
+        'joints': list(model.joint_names), 'max_torque_rate': 500.0,
+        'velocity_limits': [2.175] * 4 + [2.61] * 3}  # the Panda's URDF
     timed = controllers_config(model, 1000, max_torque_rate=500.0, command_timeout=0.2)
     assert timed['effort_controller']['ros__parameters']['command_timeout'] == 0.2
+    # in the command order the robodyn controller's ``joints`` give
+    reordered = controllers_config(model, 1000, joints=list(model.joint_names)[::-1],
+                                   max_torque_rate=500.0)
+    assert reordered['effort_controller']['ros__parameters']['velocity_limits'] == \
+        [2.61] * 3 + [2.175] * 4
     plain = controllers_config(model, 1000)['controller_manager']['ros__parameters']
     assert plain['effort_controller']['type'] == \
         'forward_command_controller/ForwardCommandController'

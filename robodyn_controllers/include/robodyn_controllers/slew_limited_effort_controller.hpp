@@ -43,6 +43,17 @@ namespace robodyn_controllers
 // what holds the arm is the hardware's (MujocoLockstepSystem holds every released joint)
 // or the fallback's. Armed by the first command after each activation.
 //
+// An arm driven too fast is let go to the hardware's hold: with `velocity_limits` (one per
+// joint in `joints` order [rad/s or m/s], 0 for a joint not watched; empty: off, the
+// default), update() returns ERROR at once when a joint's velocity state exceeds its limit
+// under a command STALE_CYCLES (2) cycles old, or exceeds FRESH_OVERSPEED (1.5) x its limit
+// whatever the commands. Why: the last command of a node that stopped is a computed torque
+// for a state the arm has left; applied open-loop it accelerated the Panda's joints 1 and 3
+// from 1.5 to 5.3 rad/s (limit 2.175) within the 0.2 s timeout. And a node's position hold
+// closes its loop over two topics: a loaded machine's latency can make it ring and run away
+// (3.9 rad once under a loaded test suite), where the hardware holds in its own cycle. The
+// node's velocity guard (1.1 x the limit) and its hold's own watch act first.
+//
 // The first cycle after activation steps from the hardware's effort command (what it was
 // last told, by this controller or another), else the effort it reports, else 0: the same
 // order as ComputedTorqueController. Until a command arrives, and for a non-finite value,
@@ -73,6 +84,7 @@ private:
   controller_interface::InterfaceConfiguration effort_interfaces() const;
   void on_command(const std_msgs::msg::Float64MultiArray & msg);
   bool commands_stopped(const rclcpp::Time & time);
+  bool overspeed() noexcept;
 
   std::vector<std::string> joints_;
   double max_torque_rate_ = 1000.0;
@@ -87,6 +99,11 @@ private:
   double command_timeout_ = 0.2, silent_for_ = 0.0;
   rclcpp::Time last_command_time_{0, 0, RCL_ROS_TIME};
   bool armed_ = false, timed_out_ = false;
+  // velocity_limits (empty: not watched); the joint and speed that ended a stale command
+  std::vector<double> velocity_limits_;
+  std::size_t overspeed_joint_ = 0;
+  double overspeed_ = 0.0;
+  bool overspeed_out_ = false;
   rclcpp::Time last_wrong_size_log_{0, 0, RCL_STEADY_TIME};
   std::vector<double> target_, last_, out_, no_limit_;
   bool have_target_ = false;
