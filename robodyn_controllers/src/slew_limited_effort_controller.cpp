@@ -98,6 +98,7 @@ CallbackReturn SlewLimitedEffortController::on_configure(const rclcpp_lifecycle:
     velocity_limits_.clear();
     return CallbackReturn::ERROR;
   }
+  within_limit_.assign(joints_.size(), 0);
   const unsigned int rate = get_update_rate();
   nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
   const std::size_t n = joints_.size();
@@ -148,6 +149,7 @@ CallbackReturn SlewLimitedEffortController::on_activate(const rclcpp_lifecycle::
   counts_ = LimitCounts{};
   seen_ = received_.load(std::memory_order_acquire);
   armed_ = timed_out_ = overspeed_out_ = false;
+  std::fill(within_limit_.begin(), within_limit_.end(), 0);
   silent_cycles_ = 0;
   return CallbackReturn::SUCCESS;
 }
@@ -178,14 +180,19 @@ bool SlewLimitedEffortController::overspeed() noexcept
   if (velocity_limits_.empty() || !armed_ || state_interfaces_.size() < 2 * n) {
     return false;
   }
-  const double factor = silent_cycles_ >= STALE_CYCLES ? 1.0 : FRESH_OVERSPEED;
+  const bool stale = silent_cycles_ >= STALE_CYCLES;
   for (std::size_t i = 0; i < n; ++i) {
     const auto velocity = state_interfaces_[n + i].get_optional();
-    if (velocity_limits_[i] > 0.0 && velocity.has_value() &&
-      std::abs(*velocity) > factor * velocity_limits_[i])
+    if (velocity_limits_[i] <= 0.0 || !velocity.has_value()) {continue;}
+    const double speed = std::abs(*velocity);
+    if (speed <= velocity_limits_[i]) {within_limit_[i] = 1;}
+    // fresh commands: only a joint that was within its limit since the activation (an arm
+    // handed over while it falls is the node's to catch, not this controller's to drop)
+    if ((stale && speed > velocity_limits_[i]) ||
+      (within_limit_[i] && speed > FRESH_OVERSPEED * velocity_limits_[i]))
     {
       overspeed_joint_ = i;
-      overspeed_ = std::abs(*velocity);
+      overspeed_ = speed;
       return true;
     }
   }

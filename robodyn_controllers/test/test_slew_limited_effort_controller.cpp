@@ -207,8 +207,15 @@ TEST_F(SlewLimitedEffortControllerTest, BeyondOneAndAHalfTimesItsLimitTheArmIsLe
   init(1000.0, {"j1", "j2"}, 0.2, {2.0, 2.0});
   start(0.0, 0.0, true);
   send({1.0, 1.0});
-  state_[3] = 3.01;  // j2 beyond 1.5 x its limit with a fresh command (a hold that rings)
-  EXPECT_EQ(update_at(0.0), return_type::ERROR);
+  state_[2] = 0.5;
+  state_[3] = 3.5;  // j2 that fast when handed over: the node's to catch, not let go
+  ASSERT_EQ(update_at(0.0), return_type::OK);
+  send({1.0, 1.0});
+  state_[3] = 1.9;  // within its limit now
+  ASSERT_EQ(update_at(0.001), return_type::OK);
+  send({1.0, 1.0});
+  state_[3] = 3.01;  // beyond 1.5 x its limit with a fresh command (a hold that rings)
+  EXPECT_EQ(update_at(0.002), return_type::ERROR);
 }
 
 TEST_F(SlewLimitedEffortControllerTest, VelocityLimitsOfTheWrongShapeAreRefused)

@@ -41,7 +41,7 @@ from ..control.reference.trajectory_goal import (
 )
 from ..control.safety.supervisor import HELD, INACTIVE
 from ..errors import InputError
-from .node_support import float_array, spin_in_thread, to_time
+from .node_support import float_array, spin_in_thread, stop_helper, to_time
 
 __all__ = ['FollowJointTrajectoryBridge', 'ControllerStateMessage']
 
@@ -153,10 +153,12 @@ class FollowJointTrajectoryBridge:
     def close(self):
         """End the running goal, stop the executor thread and destroy the helper node."""
         self.end_goals('controller shutting down')
-        self.executor.shutdown(timeout_sec=0.5)
-        self.thread.join(timeout=0.5)
-        self.server.destroy()
-        self.node.destroy_node()
+        server, node = self.server, self.node
+
+        def destroy():
+            server.destroy()
+            node.destroy_node()
+        stop_helper(self.executor, self.thread, destroy)
 
     # -- control thread -------------------------------------------------------------
     def apply_requests(self, now):

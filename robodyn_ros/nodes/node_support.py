@@ -27,7 +27,8 @@ from ..model.registry import robot_path
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
            'run_node', 'to_time', 'float_array', 'joint_trajectory', 'guarded',
-           'robot_named', 'diagnostic_array', 'log_events', 'EventGate', 'EXIT_DEADLINE']
+           'robot_named', 'diagnostic_array', 'log_events', 'EventGate', 'EXIT_DEADLINE',
+           'stop_helper']
 
 #: A process exits at most this long [s] after SIGINT/SIGTERM, whatever it is doing.
 EXIT_DEADLINE = 1.8
@@ -324,6 +325,26 @@ def run_node(factory, name, args=None, events_executor=False):
         rclpy.try_shutdown()
         _ignore_signals()
     return 0
+
+
+def stop_helper(executor, thread, destroy) -> None:
+    """Stop a helper's ``executor`` and its ``thread`` (:func:`spin_in_thread`; 0.5 s
+    each at most), then call ``destroy`` (its node's teardown): at once when the thread
+    ended, else on a daemon thread. Destroying a service waits until the executor's wait
+    lets go of it, which a loaded machine has delayed for seconds (a lifecycle shutdown
+    took 9.7 s once, past the 2 s a process has to exit)."""
+    executor.shutdown(timeout_sec=0.5)
+    thread.join(timeout=0.5)
+    if not thread.is_alive():
+        destroy()
+        return
+
+    def later():
+        try:
+            destroy()
+        except Exception:  # noqa: BLE001 - the context shut down meanwhile: nothing to free
+            pass
+    threading.Thread(target=later, name=f'{thread.name}_teardown', daemon=True).start()
 
 
 def spin_in_thread(executor, name):

@@ -16,7 +16,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter_service import ParameterService
 
-from .node_support import spin_in_thread
+from .node_support import spin_in_thread, stop_helper
 
 __all__ = ['ParameterHost']
 
@@ -50,7 +50,5 @@ class ParameterHost:
         self.thread = spin_in_thread(self.executor, 'robodyn_parameters')
 
     def close(self):
-        """Stop serving (bounded: 0.5 s)."""
-        self.executor.shutdown(timeout_sec=0.5)
-        self.thread.join(timeout=0.5)
-        self.node.destroy_node()
+        """Stop serving (bounded: 1 s; node_support.stop_helper)."""
+        stop_helper(self.executor, self.thread, self.node.destroy_node)

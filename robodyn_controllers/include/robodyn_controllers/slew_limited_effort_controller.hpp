@@ -47,7 +47,8 @@ namespace robodyn_controllers
 // joint in `joints` order [rad/s or m/s], 0 for a joint not watched; empty: off, the
 // default), update() returns ERROR at once when a joint's velocity state exceeds its limit
 // under a command STALE_CYCLES (2) cycles old, or exceeds FRESH_OVERSPEED (1.5) x its limit
-// whatever the commands. Why: the last command of a node that stopped is a computed torque
+// whatever the commands, once it has been within its limit since the activation (an arm
+// handed over while it falls is the node's to catch). Why: the last command of a node that stopped is a computed torque
 // for a state the arm has left; applied open-loop it accelerated the Panda's joints 1 and 3
 // from 1.5 to 5.3 rad/s (limit 2.175) within the 0.2 s timeout. And a node's position hold
 // closes its loop over two topics: a loaded machine's latency can make it ring and run away
@@ -104,6 +105,8 @@ private:
   std::size_t overspeed_joint_ = 0;
   double overspeed_ = 0.0;
   bool overspeed_out_ = false;
+  // per joint: 1 once its speed was within its limit since the activation
+  std::vector<char> within_limit_;
   rclcpp::Time last_wrong_size_log_{0, 0, RCL_STEADY_TIME};
   std::vector<double> target_, last_, out_, no_limit_;
   bool have_target_ = false;
