@@ -163,17 +163,24 @@ CallbackReturn SlewLimitedEffortController::on_deactivate(const rclcpp_lifecycle
       "a fallback controller's", silent_for_, command_timeout_, silent_cycles_);
   }
   if (overspeed_out_) {
-    RCLCPP_ERROR(get_node()->get_logger(), "%s moved at %.3g, beyond %s its velocity limit "
-      "%.3g, %lu cycles after the last command on ~/commands: deactivated; what holds the "
-      "arm now is the hardware's or a fallback controller's", joints_[overspeed_joint_].c_str(),
-      overspeed_, silent_cycles_ >= STALE_CYCLES ? "" : "1.5 x",
+    RCLCPP_ERROR(get_node()->get_logger(), "%s moved at %.3g, beyond %.3g x its velocity "
+      "limit %.3g, %lu cycles after the last command on ~/commands: deactivated; what holds "
+      "the arm now is the hardware's or a fallback controller's",
+      joints_[overspeed_joint_].c_str(), overspeed_, overspeed_factor(),
       velocity_limits_[overspeed_joint_], silent_cycles_);
   }
   return CallbackReturn::SUCCESS;
 }
 
-// True when a watched joint moves beyond its limit under a command STALE_CYCLES old, or
-// beyond FRESH_OVERSPEED x its limit whatever the commands.
+// The multiple of a joint's velocity limit beyond which it is let go: 1 under a command
+// STALE_CYCLES old, FRESH_OVERSPEED otherwise.
+double SlewLimitedEffortController::overspeed_factor() const noexcept
+{
+  return silent_cycles_ >= STALE_CYCLES ? 1.0 : FRESH_OVERSPEED;
+}
+
+// True when a watched joint moves beyond overspeed_factor() x its limit; under fresh
+// commands only a joint that was within its limit since the activation.
 bool SlewLimitedEffortController::overspeed() noexcept
 {
   const std::size_t n = joints_.size();
@@ -181,6 +188,7 @@ bool SlewLimitedEffortController::overspeed() noexcept
     return false;
   }
   const bool stale = silent_cycles_ >= STALE_CYCLES;
+  const double factor = overspeed_factor();
   for (std::size_t i = 0; i < n; ++i) {
     const auto velocity = state_interfaces_[n + i].get_optional();
     if (velocity_limits_[i] <= 0.0 || !velocity.has_value()) {continue;}
@@ -188,9 +196,7 @@ bool SlewLimitedEffortController::overspeed() noexcept
     if (speed <= velocity_limits_[i]) {within_limit_[i] = 1;}
     // fresh commands: only a joint that was within its limit since the activation (an arm
     // handed over while it falls is the node's to catch, not this controller's to drop)
-    if ((stale && speed > velocity_limits_[i]) ||
-      (within_limit_[i] && speed > FRESH_OVERSPEED * velocity_limits_[i]))
-    {
+    if ((stale || within_limit_[i]) && speed > factor * velocity_limits_[i]) {
       overspeed_joint_ = i;
       overspeed_ = speed;
       return true;

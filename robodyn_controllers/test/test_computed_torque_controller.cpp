@@ -131,7 +131,8 @@ TEST_F(ComputedTorqueControllerTest, WithoutAReferenceItHoldsTheArmWithGravity)
 {
   ASSERT_NO_FATAL_FAILURE(init("good"));
   ASSERT_EQ(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE);
-  ASSERT_NO_FATAL_FAILURE(activate(0.0));  // the hardware applies nothing yet: the first command is one step
+  // the hardware applies nothing yet: the first command is one step
+  ASSERT_NO_FATAL_FAILURE(activate(0.0));
   ASSERT_EQ(update(), return_type::OK);
   for (std::size_t i = 0; i < q_.size(); ++i) {
     EXPECT_LE(std::abs(command_[i]), 1.0 + 1e-12) << "joint " << i + 1;  // 1000 N m/s x 1 ms

@@ -51,8 +51,9 @@ namespace robodyn_controllers
 // torque every cycle from the command in force since the previous one, and a collision
 // (collision.debounce cycles over a threshold) is collision.reaction: a latched position
 // hold at the detection point, a latched gravity + damping (compliant), or a report on
-// /diagnostics; it acts in the cycle it is detected in. A fault (non-finite or out-of-range state, tracking error, non-finite torque)
-// latches the safe command until the controller is deactivated and activated again.
+// /diagnostics; it acts in the cycle it is detected in. A fault (non-finite or out-of-range
+// state, tracking error, non-finite torque) latches the safe command until the controller
+// is deactivated and activated again.
 // on_deactivate writes one last command, one rate-limited step towards the hold at the
 // release position, and says on /diagnostics that the effort interfaces are released: from
 // there the hardware decides (MujocoLockstepSystem holds the arm; a real arm's driver:

@@ -48,9 +48,10 @@ namespace robodyn_controllers
 // default), update() returns ERROR at once when a joint's velocity state exceeds its limit
 // under a command STALE_CYCLES (2) cycles old, or exceeds FRESH_OVERSPEED (1.5) x its limit
 // whatever the commands, once it has been within its limit since the activation (an arm
-// handed over while it falls is the node's to catch). Why: the last command of a node that stopped is a computed torque
-// for a state the arm has left; applied open-loop it accelerated the Panda's joints 1 and 3
-// from 1.5 to 5.3 rad/s (limit 2.175) within the 0.2 s timeout. And a node's position hold
+// handed over while it falls is the node's to catch). Why: the last command of a node that
+// stopped is a computed torque for a state the arm has left; applied open-loop it
+// accelerated the Panda's joints 1 and 3 from 1.5 to 5.3 rad/s (limit 2.175) within the
+// 0.2 s timeout. And a node's position hold
 // closes its loop over two topics: a loaded machine's latency can make it ring and run away
 // (3.9 rad once under a loaded test suite), where the hardware holds in its own cycle. The
 // node's velocity guard (1.1 x the limit) and its hold's own watch act first.
@@ -86,6 +87,7 @@ private:
   void on_command(const std_msgs::msg::Float64MultiArray & msg);
   bool commands_stopped(const rclcpp::Time & time);
   bool overspeed() noexcept;
+  double overspeed_factor() const noexcept;
 
   std::vector<std::string> joints_;
   double max_torque_rate_ = 1000.0;
