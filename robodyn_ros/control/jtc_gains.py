@@ -17,12 +17,11 @@ from collections.abc import Callable
 
 import numpy as np
 
+from ..model.ros2_control_urdf import JTC_KD, JTC_KP
 from .controller_config import spread_configurations
 
 __all__ = ['JTC_KP', 'JTC_KD', 'DAMPING_MARGIN', 'jtc_gains']
 
-#: The JTC's default PD [N m/rad, N m s/rad].
-JTC_KP, JTC_KD = 100.0, 10.0
 #: kd dt / m at most this (a discrete damped loop is unstable from 1 on).
 DAMPING_MARGIN = 0.5
 

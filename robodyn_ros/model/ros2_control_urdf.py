@@ -22,7 +22,7 @@ __all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'LOCKSTEP_SYSTEM',
            'ros2_control_element',
            'simulation_urdf', 'gazebo_world', 'hardware_urdf', 'control_urdf',
            'controllers_config', 'chained_controllers_config', 'trajectory_constraints',
-           'initial_positions']
+           'initial_positions', 'JTC_KP', 'JTC_KD']
 
 GZ_SYSTEM = 'gz_ros2_control/GazeboSimSystem'
 MOCK_SYSTEM = 'mock_components/GenericSystem'
@@ -267,6 +267,11 @@ SLEW_LIMITED_FORWARD = 'robodyn_controllers/SlewLimitedEffortController'
 FORWARD = 'forward_command_controller/ForwardCommandController'
 
 
+#: The JointTrajectoryController's default PD on the node path [N m/rad, N m s/rad] (the
+#: launch caps the damping per joint: control/jtc_gains.py).
+JTC_KP, JTC_KD = 100.0, 10.0
+
+
 def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
                        max_torque_rate=None, command_timeout=None):
     """controller_manager parameters (a dict for dump_parameters) for exactly the chain's
@@ -276,7 +281,7 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
     claims the same effort interfaces). ``joints``: the order of the chain's joints in a
     command (the robodyn controller's ``joints`` parameter; default the chain's order):
     the forward controller assigns a command's values in this order (``kp``, ``kd``: 1 or n
-    values in the chain's order; default 100 and 10, the launch derives them with
+    values in the chain's order; default JTC_KP and JTC_KD, the launch caps kd with
     control.jtc_gains). ``max_torque_rate``
     [N m/s]: the effort controller is SLEW_LIMITED_FORWARD with this limit per cycle (the
     robodyn node's own: a message it publishes never needs more) and ``command_timeout``
@@ -289,8 +294,8 @@ def controllers_config(model, update_rate=1000, kp=None, kd=None, joints=None,
         joints = list(joints)
     else:
         joints = list(model.joint_names)
-    kp = np.broadcast_to(np.asarray(100.0 if kp is None else kp, dtype=float), (model.n,))
-    kd = np.broadcast_to(np.asarray(10.0 if kd is None else kd, dtype=float), (model.n,))
+    kp = np.broadcast_to(np.asarray(JTC_KP if kp is None else kp, dtype=float), (model.n,))
+    kd = np.broadcast_to(np.asarray(JTC_KD if kd is None else kd, dtype=float), (model.n,))
     return {
         'controller_manager': {'ros__parameters': {
             'update_rate': int(update_rate),
