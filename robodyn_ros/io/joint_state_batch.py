@@ -145,9 +145,9 @@ class JointStateBatch:
                  bag_ns: np.ndarray) -> None:
         """Queue m serialized messages at once: message i is ``data[start[i]:start[i] +
         length[i]]`` (uint8), received at ``bag_ns[i]``; the same as m calls of :meth:`add`.
-        A layout whose arrays each carry one value per name is decoded here, in one
-        compiled pass (:mod:`.joint_state_kernel`); other messages are queued as rows (a
-        1 kHz topic is 3.6 M messages an hour)."""
+        A layout whose arrays each carry one value per name is decoded here, in a few
+        array operations (:mod:`.joint_state_strided`); other messages are queued as rows
+        (a 1 kHz topic is 3.6 M messages an hour)."""
         m = len(start)
         for size in np.unique(length):
             at = np.flatnonzero(length == size)
@@ -176,7 +176,7 @@ class JointStateBatch:
         k = len(layout.names)
         if any(count != k for _, count in layout.counts) or not k:
             return np.zeros(len(start), bool)
-        from .joint_state_kernel import decode_layout  # numba: only when there is work
+        from .joint_state_strided import decode_layout
         match, t, values = decode_layout(data, start, size, layout.key, layout.counts,
                                          [off for off, _ in layout.offsets], k)
         if not match.any():

@@ -8,14 +8,15 @@ __all__ = ['TrackingStats', 'TimingStats', 'ResidualStats', 'Decimator', 'hermit
 
 
 def hermite(t, t0, t1, p0, p1, v0, v1):
-    """Cubic Hermite interpolation between (t0, p0, v0) and (t1, p1, v1), vectorised over t."""
+    """Cubic Hermite interpolation between (t0, p0, v0) and (t1, p1, v1), vectorised over t:
+    p0 + s (h v0 + s (3 dp - h (2 v0 + v1) + s (h (v0 + v1) - 2 dp))) with h = t1 - t0,
+    s = (t - t0) / h and dp = p1 - p0 (the basis functions h00..h11 gathered by powers of
+    s, evaluated by Horner's rule: a third of the operations)."""
     h = (t1 - t0)[:, None]
     s = ((t - t0) / (t1 - t0))[:, None]
-    h00 = 2 * s ** 3 - 3 * s ** 2 + 1
-    h10 = s ** 3 - 2 * s ** 2 + s
-    h01 = -2 * s ** 3 + 3 * s ** 2
-    h11 = s ** 3 - s ** 2
-    return h00 * p0 + h10 * h * v0 + h01 * p1 + h11 * h * v1
+    dp = p1 - p0
+    hv0, hv1 = h * v0, h * v1
+    return p0 + s * (hv0 + s * (3 * dp - 2 * hv0 - hv1 + s * (hv0 + hv1 - 2 * dp)))
 
 
 class TrackingStats:
@@ -53,11 +54,9 @@ class TrackingStats:
         self.maxabs = np.maximum(self.maxabs, absolute.max(axis=0))
         self.final = err[-1].copy()
         outside = (absolute > self.tolerance) | ~finite
-        self.in_band += (~outside).sum(axis=0)
-        for j in range(self.n):
-            idx = np.flatnonzero(outside[:, j])
-            if idx.size:
-                self.last_out[j] = t[idx[-1]]
+        self.in_band += len(t) - outside.sum(axis=0)
+        last = len(t) - 1 - np.argmax(outside[::-1], axis=0)  # each joint's last outside
+        self.last_out = np.where(outside.any(axis=0), t[last], self.last_out)
 
     def result(self, names: list[str]) -> TrackingResult | None:
         """Per joint and overall, in radians or metres; None before any sample."""

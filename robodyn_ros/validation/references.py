@@ -39,12 +39,17 @@ class SampledReference:
         q = np.concatenate([p[1] for p in self.pending])
         qd = np.concatenate([p[2] for p in self.pending])
         self.pending = []
+        # the usual case: the new samples strictly later than the kept ones and in order
+        in_order = bool((np.diff(t) > 0).all()) and (
+            self.q is None or not len(self.t) or t[0] > self.t[-1])
         if self.q is None:
             self.t, self.q, self.qd = t, q, qd
         else:
             self.t = np.concatenate([self.t, t])
             self.q = np.concatenate([self.q, q])
             self.qd = np.concatenate([self.qd, qd])
+        if in_order:
+            return
         order = np.argsort(self.t, kind='stable')
         self.t, self.q, self.qd = self.t[order], self.q[order], self.qd[order]
         keep = np.concatenate([np.diff(self.t) > 0, [True]])
