@@ -47,13 +47,16 @@ class TrackingStats:
         self.t_last = float(t[-1])
         self.count += len(t)
         finite = np.isfinite(err)
-        self.finite += finite.sum(axis=0)
-        clean = np.where(finite, err, 0.0)  # non-finite samples: counted, out of band
-        self.sumsq += (clean ** 2).sum(axis=0)
-        absolute = np.abs(clean)
-        self.maxabs = np.maximum(self.maxabs, absolute.max(axis=0))
+        if finite.all():  # the usual chunk: no masking, no copy
+            self.finite += len(t)
+            clean = err
+        else:
+            self.finite += finite.sum(axis=0)
+            clean = np.where(finite, err, 0.0)  # non-finite samples: counted, out of band
+        self.sumsq += np.einsum('ij,ij->j', clean, clean)
+        self.maxabs = np.maximum(self.maxabs, np.maximum(clean.max(axis=0), -clean.min(axis=0)))
         self.final = err[-1].copy()
-        outside = (absolute > self.tolerance) | ~finite
+        outside = (clean > self.tolerance) | (clean < -self.tolerance) | ~finite
         self.in_band += len(t) - outside.sum(axis=0)
         last = len(t) - 1 - np.argmax(outside[::-1], axis=0)  # each joint's last outside
         self.last_out = np.where(outside.any(axis=0), t[last], self.last_out)

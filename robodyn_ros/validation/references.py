@@ -62,9 +62,13 @@ class SampledReference:
             return np.zeros(len(ts), bool), None
         ok = (ts >= self.t[0]) & (ts <= self.t[-1])
         tsel = ts[ok]
-        k = np.clip(np.searchsorted(self.t, tsel, side='right') - 1, 0, len(self.t) - 2)
-        q = hermite(tsel, self.t[k], self.t[k + 1], self.q[k], self.q[k + 1], self.qd[k],
-                    self.qd[k + 1])
+        at = np.searchsorted(self.t, tsel, side='right') - 1
+        k = np.clip(at, 0, len(self.t) - 2)
+        if len(tsel) and (self.t[at] == tsel).all():
+            q = self.q[at]  # every state has a sample at its own time (the usual bag)
+        else:
+            q = hermite(tsel, self.t[k], self.t[k + 1], self.q[k], self.q[k + 1], self.qd[k],
+                        self.qd[k + 1])
         if not final and len(ts):
             cut = max(np.searchsorted(self.t, ts.max(), side='right') - 2, 0)
             self.t, self.q, self.qd = self.t[cut:], self.q[cut:], self.qd[cut:]
