@@ -17,8 +17,8 @@ import numpy as np
 
 from ..control import ControllerConfig, ControllerCore
 from ..io.cdr import JointStateLayout, encode_joint_state
-from ..model import load_urdf
-from ..model.registry import PANDA_HOME, robot_path
+from ..model import load_robot
+from ..model.registry import PANDA_HOME
 
 __all__ = ['ColdCycle', 'cold_cycle']
 
@@ -37,7 +37,7 @@ def cold_cycle(sweep_mb: int = 0, cycles: int = 5000, no_cycle: bool = False,
     alone, the baseline); ``path``: 'fused' (the kernel on the packed message) or
     'general' (decoded arrays: on_state, supervisor, law, limits)."""
     q0 = np.array(PANDA_HOME)
-    model = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
+    model = load_robot('panda', tip_link='panda_hand')
     core = ControllerCore(model, ControllerConfig.from_parameters(dict(
         kp=[400.0], kd=[40.0], include_friction=True, reference='hold', ramp_time=0.01)))
     core.warm_up()

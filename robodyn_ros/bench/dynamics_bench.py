@@ -21,7 +21,7 @@ import numpy as np
 from ..dynamics import RigidBodyDynamics
 from ..dynamics.verification.pinocchio_chain import PinocchioChain
 from ..errors import InputError
-from ..model import load_robot, load_urdf
+from ..model import load_robot
 
 __all__ = ['bench', 'format_bench', 'time_operations', 'scaling', 'startup', 'heap_growth',
            'validate_benchmark']
@@ -125,7 +125,7 @@ def scaling(sizes=(2, 4, 8, 16, 32), methods=('recursive', 'pinocchio', 'kroneck
     from ..model.random_chain import random_chain
     times: dict[str, list[float]] = {m: [] for m in methods}
     for n in sizes:
-        model = load_urdf(random_chain(n, seed + n, branches=False), tip_link='tip')
+        model = load_robot(random_chain(n, seed + n, branches=False), tip_link='tip')
         res = time_operations(model, methods, repeats=repeats,
                               slow_repeats=max(20, repeats // (n * 4)), seed=seed)
         for m in methods:

@@ -14,7 +14,7 @@ from ..defaults import (
     REFERENCE_TOPIC,
 )
 from ..errors import ConfigError
-from ..model.registry import robot_path
+from ..model.registry import is_description, robot_path
 from ..package_share import share_dir
 from ..sim.effort_limits import simulation_effort_limits
 
@@ -94,7 +94,7 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     the loop closes in one simulated cycle whatever the wall clock does, so the position
     hold is the one-cycle loop's (``hold_latency`` 0, as the C++ controller's).
     """
-    config = load_config(robot) if not robot.endswith(('.urdf', '.xacro')) else {}
+    config = {} if is_description(robot) else load_config(robot)
     path, default_base, default_tip = robot_path(robot)
     names = {'urdf_file': path, 'base_link': base or default_base or '',
              'tip_link': tip or default_tip or '', 'xacro_args': list(xacro_args)}

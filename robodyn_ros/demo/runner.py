@@ -9,7 +9,7 @@ import os
 
 from ..defaults import CONTROLLER_NAME
 from ..errors import ConfigError
-from ..model.registry import robot_path
+from ..model.registry import is_description, robot_path
 from .config import config_dir, demo_parameters, load_config, recorder_parameters
 
 __all__ = ['closed_loop', 'demo', 'jtc_demo']
@@ -83,7 +83,7 @@ def demo(robot: str = 'panda', mode: str = 'computed_torque',
     if os.path.exists(bag_path):
         import shutil
         shutil.rmtree(bag_path)
-    plain = robot.endswith(('.urdf', '.xacro'))
+    plain = is_description(robot)
     config = os.path.join(config_dir(), f'{robot}.yaml')
     log(f'demo: URDF {robot_path(robot)[0]}, config '
         f'{config if os.path.isfile(config) else "none (generic gains, mid-range start)"}')

@@ -110,13 +110,20 @@ def package_share(package: str) -> str | None:
         return None
 
 
+def is_description(name: str) -> bool:
+    """True when ``name`` is a description itself (a .urdf or .xacro path, any path, or
+    URDF XML) rather than a robot's name in :data:`ROBOTS`."""
+    return name not in ROBOTS and (
+        name.endswith(('.urdf', '.xacro')) or os.path.sep in name or
+        name.lstrip().startswith('<') or os.path.isfile(name))
+
+
 def robot_path(name: str) -> tuple[str, str | None, str | None]:
     """(description path, base_link, tip_link) of a named robot, or of a path as given."""
     if name in ROBOTS:
         spec = ROBOTS[name]
         return spec.file(), spec.base_link, spec.tip_link
-    if name.endswith(('.urdf', '.xacro')) or os.path.sep in name or \
-            name.lstrip().startswith('<') or os.path.isfile(name):
+    if is_description(name):
         return name, None, None
     raise ModelError(f'unknown robot {name!r}; valid: {", ".join(ROBOTS)} or a path to a '
                      '.urdf or .xacro file')
@@ -124,9 +131,10 @@ def robot_path(name: str) -> tuple[str, str | None, str | None]:
 
 def load_robot(name_or_path: str, base_link: str | None = None, tip_link: str | None = None,
                **kwargs: Any) -> 'RobotModel':
-    """RobotModel of a named robot or a description path; ``base_link``/``tip_link``
-    override the registry's; other keywords go to :func:`load_urdf` (``mappings``,
-    ``effort_limits``, ``locked_joints``)."""
+    """The checked RobotModel of a named robot, a description path or URDF XML: the one
+    loader every tool, node and launch file calls. ``base_link``/``tip_link`` override
+    the registry's; other keywords go to :func:`load_urdf` (``mappings`` for xacro,
+    ``effort_limits``, ``locked_joints``, ...)."""
     from .robot_model import load_urdf
     path, base, tip = robot_path(name_or_path)
     return load_urdf(path, base_link or base, tip_link or tip, **kwargs)

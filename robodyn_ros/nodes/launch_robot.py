@@ -78,21 +78,19 @@ def config_model(context, launch):
     import yaml
 
     from ..errors import RobodynError
-    from ..model import load_urdf
-    from ..model.registry import robot_path
+    from ..model import load_robot
     config_path = existing_config(context, launch)
     with open(config_path, encoding='utf-8') as handle:
         data = yaml.safe_load(handle)
     params = data[CONTROLLER_NAME]['ros__parameters']
-    source, base, tip = robot_path(LaunchConfiguration('robot').perform(context) or
-                                   params['robot'])
+    robot = LaunchConfiguration('robot').perform(context) or params['robot']
     mappings = LaunchConfiguration('xacro_args').perform(context).split()
     try:
-        model = load_urdf(source, params.get('base_link') or base,
-                          params.get('tip_link') or tip, mappings=mappings,
-                          effort_limits=params.get('effort_limits') or None)
+        model = load_robot(robot, params.get('base_link') or None,
+                           params.get('tip_link') or None, mappings=mappings,
+                           effort_limits=params.get('effort_limits') or None)
     except RobodynError as exc:
-        raise LaunchArgumentError(launch, f'the description {source} with config:='
+        raise LaunchArgumentError(launch, f'the description {robot} with config:='
                                           f'{config_path}: {exc} (a config written for '
                                           "another robot? give the robot's own)") from None
     q0 = data.get('robodyn_sim', {}).get('ros__parameters', {}).get('q0')

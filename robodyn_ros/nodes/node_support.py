@@ -22,8 +22,7 @@ from ..control.levels import Level
 from ..control.parameters import ROBOT_PARAMETERS
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import stamp_parts
-from ..model import load_urdf
-from ..model.registry import robot_path
+from ..model import load_robot
 
 __all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
            'run_node', 'to_time', 'float_array', 'joint_trajectory', 'guarded',
@@ -62,12 +61,7 @@ def model_from_parameters(node, xml=None):
     """RobotModel from robot_description (or ``xml``), urdf_file or robot (URDF or xacro,
     with ``xacro_args``; ``effort_limits`` when the node declares it); None if none set."""
     get = _string_parameter(node)
-    base = get('base_link') or None
-    tip = get('tip_link') or None
-    source = xml or get('robot_description') or get('urdf_file')
-    if not source and get('robot'):
-        source, rbase, rtip = robot_path(get('robot'))
-        base, tip = base or rbase, tip or rtip
+    source = xml or get('robot_description') or get('urdf_file') or get('robot')
     if not source:
         return None
     mappings = node.get_parameter('xacro_args').value or []
@@ -79,8 +73,8 @@ def model_from_parameters(node, xml=None):
     # The controller checked effort_limits (ControllerConfig) before loading the model.
     effort = node.get_parameter('effort_limits').value \
         if node.has_parameter('effort_limits') else None
-    return load_urdf(source, base, tip, mappings=list(mappings),
-                     effort_limits=list(effort) if effort else None)
+    return load_robot(source, get('base_link') or None, get('tip_link') or None,
+                      mappings=list(mappings), effort_limits=list(effort) if effort else None)
 
 
 def _string_parameter(node):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...model import load_urdf
+from ...model import load_robot
 from ...model.random_chain import random_chain
 from .cross_check import cross_check
 
@@ -40,7 +40,7 @@ def check_random_chains(chains: int, samples: int,
     report = RandomChainsReport(chains, samples, {k: 0.0 for k in FIGURES})
     for seed in range(chains):
         n = 2 + seed % 11
-        model = load_urdf(random_chain(n, seed, special_axes=seed % 2 == 0), tip_link='tip')
+        model = load_robot(random_chain(n, seed, special_axes=seed % 2 == 0), tip_link='tip')
         for method in ('kronecker', 'christoffel', 'recursive'):
             r = cross_check(model, method, samples, seed)
             report.failed += not r.passed

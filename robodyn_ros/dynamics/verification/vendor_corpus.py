@@ -21,7 +21,7 @@ import tempfile
 import numpy as np
 
 from ...errors import InputError, RobodynError
-from ...model import load_urdf
+from ...model import load_robot
 from ..rigid_body_dynamics import RigidBodyDynamics
 from .pinocchio_chain import PinocchioChain
 
@@ -114,8 +114,8 @@ def export(mirror: str, folder: str, package: str, prefix: Path) -> None:
 def measure(path: str, args: list[str], base: str | None, tip: str | None) -> dict:
     """One robot: dict of the measured figures, or the refusal's line."""
     try:  # as the command-line tools load: effort limits and inertials may be missing
-        model = load_urdf(path, base, tip, mappings=args, require_effort_limits=False,
-                          require_inertials=False)
+        model = load_robot(path, base, tip, mappings=args, require_effort_limits=False,
+                           require_inertials=False)
         table = model.dh_table()
     except RobodynError as exc:
         return {'refused': str(exc)}

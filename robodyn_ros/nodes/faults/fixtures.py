@@ -4,8 +4,8 @@ process)."""
 
 import numpy as np
 
-from ...model import load_urdf
-from ...model.registry import PANDA_HOME, robot_path
+from ...model import load_robot
+from ...model.registry import PANDA_HOME
 
 __all__ = ['PANDA_Q0', 'NAMES', 'model', 'trajectory', 'hostile_trajectory']
 
@@ -18,7 +18,7 @@ def model():
     """The Panda chain the controller loads (for the hold torque g(q))."""
     global _MODEL
     if _MODEL is None:
-        _MODEL = load_urdf(robot_path('panda')[0], tip_link='panda_hand')
+        _MODEL = load_robot('panda', tip_link='panda_hand')
     return _MODEL
 
 
