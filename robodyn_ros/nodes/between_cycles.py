@@ -9,8 +9,8 @@ __all__ = ['apply_requests']
 
 
 def apply_requests(run, now: float) -> None:
-    """Swap in ``run``'s (a controller node's Configured) converted trajectories, prepared
-    payload and the action's requests, at ``now`` [s, the controller's clock]."""
+    """Swap in ``run``'s (a controller node's ConfiguredResources) converted trajectories,
+    prepared payload and the action's requests, at ``now`` [s, the controller's clock]."""
     if run.worker.has_result:
         run.worker.apply(now)
     if run.payload_worker.has_result:

@@ -35,7 +35,12 @@ from ..defaults import CONTROLLER_NAME, DIAGNOSTICS_TOPIC, JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import JointStateLayout, stamp_parts
 from .between_cycles import apply_requests
-from .controller_run import Configured, build_run, check_command_topic, destroy_entities
+from .controller_run import (
+    ConfiguredResources,
+    build_run,
+    check_command_topic,
+    destroy_entities,
+)
 from .final_ramp import close_at_exit, publish_final
 from .gateway_process import SpareGateway, start_gateway
 from .node_support import (
@@ -55,7 +60,7 @@ from .parameter_host import ParameterHost
 from .runtime_parameters import apply_runtime_parameters
 from .sim_clock_start import SimClockStart
 
-__all__ = ['ControllerNode', 'Configured', 'main']  # Configured: controller_run.py
+__all__ = ['ControllerNode', 'ConfiguredResources', 'main']  # the latter: controller_run.py
 
 #: The interpreter's switch interval [s]: a worker thread gives the lock back this often.
 SWITCH_INTERVAL = 5e-4
@@ -80,7 +85,7 @@ class ControllerNode(LifecycleNode):
         self.configuring = False  # during on_configure (read by on_set_parameters)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.parameter_host: ParameterHost | None = ParameterHost(self)
-        self.configured: Configured | None = None  # what configure builds
+        self.configured: ConfiguredResources | None = None  # what configure builds
         self.xml: str | None = None
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds

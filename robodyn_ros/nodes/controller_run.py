@@ -30,8 +30,8 @@ from .outlet import Outlet
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
-__all__ = ['Configured', 'build_run', 'destroy_entities', 'check_command_topic', 'OWN_TOPICS',
-           'STATE_QOS', 'PAYLOAD_INTERVAL']
+__all__ = ['ConfiguredResources', 'build_run', 'destroy_entities', 'check_command_topic',
+           'OWN_TOPICS', 'STATE_QOS', 'PAYLOAD_INTERVAL']
 
 #: The controller's own topics (relative names): command_topic must differ from each.
 OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_state',
@@ -47,8 +47,9 @@ PAYLOAD_INTERVAL = 0.2
 
 
 @dataclass(eq=False)
-class Configured:
-    """Everything configure builds and cleanup destroys (module docstring).
+class ConfiguredResources:
+    """The controller node's resources while it is configured: everything configure builds
+    and cleanup destroys (module docstring).
 
     The command and reference go out on plain publishers, not realtime ones: the final
     ramp publishes during deactivate, from the transition's thread, and must be heard.
@@ -81,7 +82,7 @@ def check_command_topic(node, topic: str) -> None:
                               "controller's, e.g. /effort_controller/commands")
 
 
-def build_run(node, core, config, gateway) -> Configured:
+def build_run(node, core, config, gateway) -> ConfiguredResources:
     """Publishers, subscriptions, workers and the timer of ``node`` (a ControllerNode) for a
     new ``core``, and the started ``gateway`` (or None) once it is up; on a failure partway,
     what was created is destroyed before the exception goes on."""
@@ -126,7 +127,7 @@ def build_run(node, core, config, gateway) -> Configured:
     except Exception:
         destroy_entities(node, entities, workers)
         raise
-    return Configured(core, node.outlets.wrap(cmd_pub), node.outlets.wrap(ref_pub),
+    return ConfiguredResources(core, node.outlets.wrap(cmd_pub), node.outlets.wrap(ref_pub),
                       Float64MultiArrayWriter(core.model.n),
                       JointStateWriter(core.model.joint_names), worker, payload_worker,
                       cycle_timer, timer, interfaces, gateway, consumer, entities)
