@@ -64,6 +64,7 @@ setup(
         ('share/' + package_name, ['package.xml']),
         share('launch', '*.launch.py'),
         share('config', '*.yaml'),
+        share('config', '*.xml'),
         share('urdf', '*.urdf'),
     ],
     install_requires=['setuptools', 'numpy', 'pyyaml'],
@@ -76,7 +77,7 @@ setup(
     entry_points={
         'console_scripts': [
             'robodyn = robodyn_ros.cli:main',
-            'controller = robodyn_ros.nodes.controller:main',
+            'controller = robodyn_ros.nodes.controller_main:main',
             'sim = robodyn_ros.nodes.sim_node:main',
             'recorder = robodyn_ros.nodes.recorder:main',
             'jtc_feedforward = robodyn_ros.nodes.feedforward_node:main',

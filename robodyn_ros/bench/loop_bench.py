@@ -61,8 +61,8 @@ def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
     target_cpus = {ncpu - 1} if pin and ncpu > 1 else None
     others = set(range(ncpu - 1)) if pin and ncpu > 1 else None
     if target == 'controller':
-        proc = _spawn('-m', 'robodyn_ros.nodes.controller', '--ros-args', '-p', 'robot:=panda',
-                      '-p', 'tip_link:=panda_hand', '-p', 'autostart:=true', '-p',
+        proc = _spawn('-m', 'robodyn_ros.nodes.controller_main', '--ros-args', '-p',
+                      'robot:=panda', '-p', 'tip_link:=panda_hand', '-p', 'autostart:=true', '-p',
                       'reference:=hold', '-p', 'kp:=[400.0]', '-p', 'kd:=[40.0]', '-p',
                       'include_friction:=true', '-p', 'diagnostics_period:=1.0', *extra,
                       cpus=target_cpus, fifo=fifo)

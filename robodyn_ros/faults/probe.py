@@ -61,7 +61,7 @@ class Harness:
         environment = dict(os.environ, PYTHONUNBUFFERED='1', **(env or {}))
         self.t_start, self.wall_start = time.monotonic(), time.time()
         self.proc = subprocess.Popen(
-            [sys.executable, '-m', 'robodyn_ros.nodes.controller', '--ros-args', *args,
+            [sys.executable, '-m', 'robodyn_ros.nodes.controller_main', '--ros-args', *args,
              *raw_args], env=environment, stdout=self.log, stderr=subprocess.STDOUT)
         self.context = rclpy.Context()
         rclpy.init(context=self.context)

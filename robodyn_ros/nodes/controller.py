@@ -53,14 +53,14 @@ from .node_support import (
     log_events,
     model_from_parameters,
     robot_named,
-    run_node,
 )
 from .outlet import Outlets
 from .parameter_host import ParameterHost
 from .runtime_parameters import apply_runtime_parameters
 from .sim_clock_start import SimClockStart
 
-__all__ = ['ControllerNode', 'ConfiguredResources', 'main']  # the latter: controller_run.py
+__all__ = ['ControllerNode', 'ConfiguredResources']  # the latter: controller_run.py;
+# the process's entry point: controller_main.py
 
 #: The interpreter's switch interval [s]: a worker thread gives the lock back this often.
 SWITCH_INTERVAL = 5e-4
@@ -81,7 +81,10 @@ class ControllerNode(LifecycleNode):
         for parameter in PARAMETERS.values():
             declare(self, parameter.name, parameter.default, parameter.description, True,
                     not parameter.runtime)
-        self.spare = spare or SpareGateway(self.get_parameter('input_gateway').value is True)
+        if spare is None:  # a node built in a process that is in DDS already
+            spare = SpareGateway(self.get_parameter('input_gateway').value is True)
+            spare.join()
+        self.spare = spare
         self.configuring = False  # during on_configure (read by on_set_parameters)
         self.add_on_set_parameters_callback(self.on_set_parameters)
         self.parameter_host: ParameterHost | None = ParameterHost(self)
@@ -437,15 +440,3 @@ def _rearm(timer, period_ns):
         timer.timer_period_ns = period_ns
         timer.reset()
 
-
-def main(args=None):
-    """Run the controller node until SIGINT/SIGTERM (the safe command goes out last). The
-    input gateway's spare joins DDS before this process does (SpareGateway)."""
-    spare = SpareGateway(True)
-    spare.wait_joined()
-    return run_node(lambda: ControllerNode(spare=spare), 'controller', args,
-                    events_executor=True)
-
-
-if __name__ == '__main__':
-    raise SystemExit(main())

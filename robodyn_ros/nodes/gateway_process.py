@@ -11,7 +11,7 @@ import time
 
 from ..errors import ConfigError
 from . import input_gateway
-from .input_gateway import INTERNAL
+from .input_gateway import INTERNAL, JOIN
 
 __all__ = ['GatewayProcess', 'SpareGateway', 'start_gateway']
 
@@ -117,16 +117,18 @@ def _environment() -> dict[str, str]:
 
 
 class SpareGateway:
-    """A gateway process started before the controller's own process joins DDS: it joins
-    at once, says so, and waits for its arguments on stdin (:class:`GatewayProcess` gives
-    them at configure).
+    """A gateway process started with the controller's process, before its imports: it
+    imports rclpy meanwhile, joins DDS when told (:meth:`join`), says so, and waits for its
+    arguments on stdin (:class:`GatewayProcess` gives them at configure).
 
     Why: DDS discovery between two processes on one host takes 0.2–0.6 s when the second
     participant appears while the first still sends its initial announcements (Fast DDS:
     5 in its first 0.5 s), and 2.5 s when it appears later, until the first one's next
     periodic announcement (measured: a parent 1 s old, half of the starts). A gateway
-    started at configure came after the node's parameters and model, too late; the spare
-    joins first and the controller right after it (:meth:`wait_joined`), so that each
+    started at configure came after the node's parameters and model, too late; a spare
+    that joined as soon as it could came 0.5 s before a controller still importing. So the
+    spare's imports overlap the controller's, and both join together: the spare when the
+    controller is about to (:meth:`wait_joined`), the controller right after it, and each
     hears the other's first announcements.
 
     Args:
@@ -136,6 +138,7 @@ class SpareGateway:
     def __init__(self, enabled: bool) -> None:
         self.proc: subprocess.Popen | None = None
         self._joined: int | None = None
+        self._told = False  # join() sent
         if enabled:
             read, write = os.pipe()
             try:
@@ -146,9 +149,23 @@ class SpareGateway:
                 os.close(write)
             self._joined = read
 
+    def join(self) -> None:
+        """Tell the spare to join DDS now (once; it may still be importing rclpy)."""
+        proc = self.proc
+        if proc is None or proc.stdin is None or self._told:
+            return
+        self._told = True
+        try:
+            proc.stdin.write(JOIN + b'\n')
+            proc.stdin.flush()
+        except OSError:  # it ended meanwhile: start_gateway starts a new one
+            pass
+
     def wait_joined(self, timeout: float = JOIN_TIMEOUT) -> bool:
-        """Wait until the spare has joined DDS (at most ``timeout`` [s]); True if it did."""
+        """Tell the spare to join DDS and wait until it has (at most ``timeout`` [s]); True
+        if it did."""
         import select
+        self.join()
         read, self._joined = self._joined, None
         if read is None:
             return False

@@ -36,12 +36,14 @@ from typing import Any, cast
 
 from ..errors import BagError
 
-__all__ = ['INTERNAL', 'main']
+__all__ = ['INTERNAL', 'JOIN', 'main']
 
 #: The controller's private namespace for what the gateway forwards (relative to its node).
 INTERNAL = '_inputs'
 #: How long a goal may wait for the controller's action server to be found [s].
 ANSWER_TIMEOUT = 2.0
+#: A spare's first line on stdin: join DDS now (gateway_process.SpareGateway.join).
+JOIN = b'join'
 
 
 def _parse(argv):
@@ -60,9 +62,9 @@ def _parse(argv):
 
 def main(argv=None) -> int:
     """The gateway process: serve until SIGINT/SIGTERM or until the parent is gone. With
-    ``--spare [FD]`` it joins DDS first, writes one byte to FD, and then reads its
-    arguments, one JSON list, from stdin (gateway_process.SpareGateway); an end of stdin
-    before them ends it."""
+    ``--spare [FD]`` it waits for the word to join DDS on stdin, joins, writes one byte to
+    FD, and then reads its arguments, one JSON list, from stdin
+    (gateway_process.SpareGateway); an end of stdin before either ends it."""
     argv = sys.argv[1:] if argv is None else argv
     stop = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -72,9 +74,13 @@ def main(argv=None) -> int:
     from rclpy.signals import SignalHandlerOptions
 
     from .node_support import EXIT_DEADLINE, spin_in_thread
+    spare = argv[:1] == ['--spare']
+    first = _first_line() if spare else b''
+    if first is None:
+        return 0  # stdin closed before: the controller did not use the spare
     rclpy.init(args=[], signal_handler_options=SignalHandlerOptions.NO)
-    if argv[:1] == ['--spare']:
-        argv = _spare_arguments(argv[1:])
+    if spare:
+        argv = _spare_arguments(argv[1:], None if first.strip() == JOIN else first)
         if argv is None:
             rclpy.try_shutdown()
             return 0
@@ -98,11 +104,22 @@ def main(argv=None) -> int:
     return 0
 
 
-def _spare_arguments(fd: list[str]) -> list[str] | None:
+def _first_line() -> bytes | None:
+    """A spare's first line on stdin, the word to join DDS (gateway_process.SpareGateway.
+    join) or already its arguments; None when stdin closes first."""
+    try:
+        line = sys.stdin.buffer.readline()
+    except OSError:
+        return None
+    return line or None
+
+
+def _spare_arguments(fd: list[str], line: bytes | None = None) -> list[str] | None:
     """A spare's arguments: say it joined on the pipe ``fd`` (when given), then read one
-    JSON list from stdin; None when none come (stdin closed: the controller did not use
-    it, or ended). A controller that stopped waiting for the byte (JOIN_TIMEOUT on a busy
-    machine) has closed the pipe's other end: it may still hand the spare its arguments."""
+    JSON list from stdin (``line``: read already); None when none come (stdin closed: the
+    controller did not use it, or ended). A controller that stopped waiting for the byte
+    (JOIN_TIMEOUT on a busy machine) has closed the pipe's other end: it may still hand the
+    spare its arguments."""
     if fd:
         try:
             os.write(int(fd[0]), b'1')
@@ -111,7 +128,7 @@ def _spare_arguments(fd: list[str]) -> list[str] | None:
         finally:
             os.close(int(fd[0]))
     try:
-        line = sys.stdin.readline()
+        line = sys.stdin.buffer.readline() if line is None else line
         argv = json.loads(line) if line.strip() else None
     except (OSError, ValueError):
         return None

@@ -307,7 +307,7 @@ def test_random_messages_never_raise_nor_publish_non_finite(ros):
 def test_signal_publishes_the_safe_command_last_and_exits_0(ros, signum):
     env = dict(os.environ, ROS_DOMAIN_ID=os.environ.get('ROS_DOMAIN_ID', '57'))
     proc = subprocess.Popen(
-        [sys.executable, '-m', 'robodyn_ros.nodes.controller', '--ros-args',
+        [sys.executable, '-m', 'robodyn_ros.nodes.controller_main', '--ros-args',
          '-p', f'urdf_file:={PANDA}', '-p', 'tip_link:=panda_hand', '-p', 'kp:=[400.0]',
          '-p', 'kd:=[40.0]', '-p', 'autostart:=true', '-p', 'reference:=hold'],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

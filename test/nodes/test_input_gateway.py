@@ -142,6 +142,22 @@ def test_a_spare_gateway_ends_when_its_node_gives_it_nothing():
     assert proc.poll() == 0 and time.monotonic() - t0 < 2.0
 
 
+def test_a_spare_gateway_joins_dds_only_when_told():
+    """The spare imports meanwhile but joins DDS when the controller is about to (join()),
+    so that both send their first announcements together (gateway_process.SpareGateway)."""
+    import select
+    from robodyn_ros.nodes.gateway_process import SpareGateway
+    spare = SpareGateway(True)
+    try:
+        read = spare._joined
+        assert read is not None
+        ready, _, _ = select.select([read], [], [], 3.0)  # rclpy imported well before this
+        assert not ready, 'the spare joined DDS before it was told to'
+        assert spare.wait_joined(20.0), 'the spare never said it joined DDS'
+    finally:
+        spare.close()
+
+
 def test_a_spare_gateway_given_its_arguments_forwards(probe):
     """The spare (started before the node configures) serves as a gateway started with its
     arguments does: announced, and a trajectory within bounds forwarded."""
