@@ -146,6 +146,7 @@ def test_a_spare_gateway_joins_dds_only_when_told():
     """The spare imports meanwhile but joins DDS when the controller is about to (join()),
     so that both send their first announcements together (gateway_process.SpareGateway)."""
     import select
+
     from robodyn_ros.nodes.gateway_process import SpareGateway
     spare = SpareGateway(True)
     try:
