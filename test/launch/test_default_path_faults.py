@@ -170,8 +170,10 @@ def campaign(ros_launch_env):
         probe.record('/joint_states', JointState, depth=20000)
         probe.record('/diagnostics', DiagnosticArray, depth=5000)
         probe.record(WITNESS, JointState, depth=20000)
-        probe.spin(3.0)
+        heard = probe.hear(['/joint_states', WITNESS], 60.0)
+        probe.spin(1.0)
         try:
+            assert heard, 'the probe heard no /joint_states or witness in 60 s'
             _cases(probe, launch, result)
             result['states'] = _series(probe)
             result['applied'] = _applied(probe)

@@ -82,11 +82,8 @@ def released(ros_launch_env):
                 probe.record('/diagnostics', DiagnosticArray, depth=5000)
                 probe.record(REFERENCE, JointState, depth=20000)
                 probe.record(WITNESS, JointState, depth=20000)
-                probe.spin(3.0)
-                for _ in range(270):  # under load discovery can take longer than 3 s
-                    if probe.log['/joint_states']:
-                        break
-                    probe.spin(0.1)
+                probe.hear(['/joint_states'], 30.0)
+                probe.spin(1.0)
                 try:
                     t0 = time.monotonic()
                     _release(probe, result)
