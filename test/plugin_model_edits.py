@@ -38,4 +38,10 @@ def plugin_model_edits():
         'nan_inertia': (nan_inertia, f'model.{J[3]}.inertia[0]: not finite (joint 4'),
         'inertia_huge': (row(J[5], 'inertia', [1e4, 0.0, 0.0, 1e4, 0.0, 1e4]),
                          f'model.{J[5]}.inertia'),
+        'base_not_a_rotation': (
+            lambda v: v.__setitem__('base_rotation', [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,
+                                                      1.1]),
+            'base_rotation: not a rotation'),
+        'tool_far': (lambda v: v.__setitem__('tool_point', [0.0, 0.0, 50.0]),
+                     "tool_point: 50.000000 m from DH frame 7, beyond the arm's reach"),
     }

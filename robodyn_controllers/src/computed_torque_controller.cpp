@@ -55,12 +55,15 @@ InterfaceConfiguration ComputedTorqueController::state_interface_configuration()
 
 CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::State &)
 {
+  stop_publishing();  // its thread reads the model loaded below
   params_ = param_listener_->get_params();
   n_ = params_.joints.size();
   std::string error;
   law_ = params_.mode == "feedforward" ? Law::FEEDFORWARD :
     (params_.mode == "gravity" ? Law::GRAVITY : Law::COMPUTED_TORQUE);
-  if (!load_model(error) || !load_gains(error) || !load_collision(error)) {
+  if (!load_model(error) || !load_gains(error) || !load_collision(error) ||
+    !load_tool_wrench(error))
+  {
     RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", error.c_str());
     return CallbackReturn::ERROR;
   }
@@ -102,12 +105,16 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   const unsigned int rate = get_update_rate();
   nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
   // the records: reference position, velocity, the command, and with collision detection
-  // the external torque estimate (~/external_torque)
-  ring_.configure(RING_RECORDS, (REFERENCES + (observe_ ? 1 : 0)) * n_);
+  // the external torque estimate (~/external_torque), with a tool wrench the position
+  ring_.configure(RING_RECORDS, (REFERENCES + (observe_ ? 1 : 0) + (wrench_on_ ? 1 : 0)) * n_);
   if (observe_) {
     external_topic_ = node->create_publisher<JointStateMsg>("~/external_torque", 10);
     external_msg_.name = params_.joints;
     external_msg_.effort.assign(n_, 0.0);
+  }
+  if (wrench_on_) {
+    wrench_topic_ = node->create_publisher<WrenchMsg>("~/tool_wrench", 10);
+    wrench_msg_.header.frame_id = params_.base_link;
   }
   start_publishing();
   RCLCPP_INFO(

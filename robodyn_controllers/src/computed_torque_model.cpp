@@ -136,6 +136,34 @@ bool ComputedTorqueController::load_collision(std::string & error)
   return true;
 }
 
+// ~/tool_wrench needs the observer and where the tool and the base are (robodyn export
+// writes base_link, base_rotation and tool_point; a file without base_link gets no wrench).
+bool ComputedTorqueController::load_tool_wrench(std::string & error)
+{
+  wrench_on_ = false;
+  if (params_.base_link.empty()) {return true;}  // checked whether or not it is used
+  double reach = 1.0;  // [m]: the arm's reach (sum |a| + |d|) plus 1 m, as model_check
+  for (const auto & link : links_) {reach += std::abs(link.a) + std::abs(link.d);}
+  const auto & p = params_.tool_point;
+  const double distance = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
+  if (!(distance <= reach)) {
+    error = "tool_point: " + std::to_string(distance) + " m from DH frame " +
+      std::to_string(n_) + ", beyond the arm's reach + 1 m (" + std::to_string(reach) +
+      " m): not this arm's tool";
+    return false;
+  }
+  try {
+    std::array<double, 9> base{};
+    std::copy(params_.base_rotation.begin(), params_.base_rotation.end(), base.begin());
+    wrench_.configure(n_, base, {p[0], p[1], p[2]});
+  } catch (const std::invalid_argument & e) {
+    error = e.what();
+    return false;
+  }
+  wrench_on_ = observe_;
+  return true;
+}
+
 bool ComputedTorqueController::load_gains(std::string & error)
 {
   return expand(params_.kp, n_, false, "kp", kp_, error) &&

@@ -30,6 +30,7 @@ void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept
     record[2 * n_ + i] = out_[i];
   }
   if (observe_) {std::copy(observer_.residual(), observer_.residual() + n_, record + 3 * n_);}
+  if (wrench_on_) {std::copy(q_.begin(), q_.end(), record + 4 * n_);}
   ring_.commit();
 }
 
@@ -71,10 +72,25 @@ void ComputedTorqueController::publish_records()
           std::copy(record + 3 * n_, record + 4 * n_, external_msg_.effort.begin());
           external_topic_->publish(external_msg_);
         }
+        if (wrench_on_) {publish_wrench(record + 4 * n_, record + 3 * n_);}
       } catch (const std::exception &) {
         publish_failures_.fetch_add(1);
       }
     });
+}
+
+// ~/tool_wrench of a record's position and estimate, on the publishing thread: nothing when
+// the answer is not finite (a non-finite estimate; nothing non-finite on the wire).
+void ComputedTorqueController::publish_wrench(const double * q, const double * residual)
+{
+  double w[6];
+  wrench_.estimate(dynamics_, q, residual, w);
+  if (!std::all_of(w, w + 6, [](double v) {return std::isfinite(v);})) {return;}
+  wrench_msg_.header.stamp = external_msg_.header.stamp;
+  auto & f = wrench_msg_.wrench.force;
+  auto & m = wrench_msg_.wrench.torque;
+  f.x = w[0]; f.y = w[1]; f.z = w[2]; m.x = w[3]; m.y = w[4]; m.z = w[5];
+  wrench_topic_->publish(wrench_msg_);
 }
 
 bool ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) noexcept

@@ -101,6 +101,26 @@ void DhDynamics::frame(const Row & row, const S & qi, S * f) noexcept
   f[9] = cb * l.a - sb * dca; f[10] = d * sa; f[11] = sb * l.a + cb * dca;
 }
 
+void DhDynamics::poses(const double * q, double * out) const noexcept
+{
+  double f[FRAME];
+  for (std::size_t i = 0; i < rows_.size(); ++i) {
+    frame(rows_[i], q[i], f);
+    double * t = out + FRAME * i;
+    const double * prev = i > 0 ? out + FRAME * (i - 1) : nullptr;
+    for (std::size_t r = 0; r < 3; ++r) {  // R_0i = R_0,i-1 R_i
+      for (std::size_t c = 0; c < 3; ++c) {
+        t[3 * r + c] = prev ? prev[3 * r] * f[c] + prev[3 * r + 1] * f[3 + c] +
+          prev[3 * r + 2] * f[6 + c] : f[3 * r + c];
+      }
+    }
+    for (std::size_t r = 0; r < 3; ++r) {  // o_i = o_i-1 + R_0i p_i (p_i is in frame i)
+      t[9 + r] = (prev ? prev[9 + r] : 0.0) + t[3 * r] * f[9] + t[3 * r + 1] * f[10] +
+        t[3 * r + 2] * f[11];
+    }
+  }
+}
+
 // Velocities and accelerations base -> tip, everything of link i in its frame i; stores
 // R_i, p_i and the link's inertial force and moment about its COM.
 template<class S>

@@ -8,6 +8,7 @@
 
 #include "robodyn_controllers/dh_dynamics.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
+#include "robodyn_controllers/tool_wrench.hpp"
 #include "robodyn_controllers/torque_safety.hpp"
 
 namespace
@@ -73,6 +74,30 @@ int robodyn_momentum_observer(
     const int o = k * n;
     if (!observer.update(dyn, stamps[k], q + o, qd + o, tau + o)) {return 2;}
     std::copy(observer.residual(), observer.residual() + n, r + o);
+  }
+  return 0;
+}
+
+// The tool wrench for `count` states (rows of q and tau_ext, count x n): wrench row k (6)
+// and condition[k] (robodyn_ros.dynamics.contact_wrench.tool_wrench, same states). Returns
+// 0, or 1 when the rows, the base rotation or the tool point are refused.
+int robodyn_tool_wrench(
+  int n, const double * rows, const double * base_rotation, const double * tool_point,
+  int count, const double * q, const double * tau_ext, double * wrench, double * condition)
+{
+  robodyn_controllers::DhDynamics dyn;
+  robodyn_controllers::ToolWrenchEstimate estimate;
+  try {
+    dyn.configure(unpack(n, rows), {0.0, 0.0, -9.81});
+    std::array<double, 9> base{};
+    std::copy(base_rotation, base_rotation + 9, base.begin());
+    estimate.configure(static_cast<std::size_t>(n), base,
+      {tool_point[0], tool_point[1], tool_point[2]});
+  } catch (const std::exception &) {
+    return 1;
+  }
+  for (int k = 0; k < count; ++k) {
+    condition[k] = estimate.estimate(dyn, q + k * n, tau_ext + k * n, wrench + 6 * k);
   }
   return 0;
 }

@@ -130,6 +130,16 @@ def plugin_rows(model: RobotModel, config: ControllerConfig,
     return rows
 
 
+def tool_frame(model: RobotModel) -> dict[str, Any]:
+    """Where the tool wrench is given: ``base_link`` (its frame), ``base_rotation`` (DH frame
+    0's axes in base_link, row-major 3x3) and ``tool_point`` (the tip_link origin in DH frame
+    n [m]); what the plugin's ~/tool_wrench needs beside the rows (the moment is about the
+    tip origin, so frame 0's position in base_link does not enter)."""
+    table = model.dh_table('standard')
+    return {'base_link': model.base_link, 'base_rotation': _floats(table.base[:3, :3]),
+            'tool_point': _floats(table.tool[:3, 3])}
+
+
 def plugin_parameters(model: RobotModel, config: ControllerConfig,
                       source: str = '') -> dict[str, Any]:
     """The ``ros__parameters`` of the plugin for ``model`` under ``config``: joints in
@@ -143,6 +153,7 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
         'model_name': source or model.name,
         'joints': list(model.joint_names),
         'gravity': _floats(dyn.chain.gravity),
+        **tool_frame(model),
         'model': plugin_rows(model, config, dyn),
         'kp': _floats(config.per_joint('kp', n)),
         'kd': _floats(config.per_joint('kd', n)),

@@ -62,9 +62,15 @@ def test_a_shared_setting_has_one_meaning(name):
 
 
 def test_every_setting_export_writes_is_declared_by_the_plugin():
+    from robodyn_ros.control.plugin_parameters import plugin_config, plugin_parameters
+    from robodyn_ros.model import load_robot
     declared = set(_declarations())
     assert set(_SHARED) <= declared
-    assert {'model_name', 'joints', 'gravity', 'model', 'kp', 'kd', 'damping'} <= declared
+    exported = plugin_parameters(load_robot('panda'), plugin_config(
+        {'collision': {'thresholds': [1.0]}, 'hold_kp': [100.0]}))
+    assert {'model_name', 'base_link', 'base_rotation', 'tool_point', 'collision',
+            'hold_kp'} <= set(exported)
+    assert set(exported) <= declared, set(exported) - declared
 
 
 def test_the_plugin_reports_events_in_the_node_vocabulary():

@@ -64,6 +64,11 @@ public:
   void configure(const std::vector<DhLink> & links, const std::array<double, 3> & gravity);
 
   std::size_t size() const noexcept {return rows_.size();}
+  bool prismatic(std::size_t i) const noexcept {return rows_[i].link.prismatic;}
+
+  // Poses of DH frames 1..n in frame 0 at q: per joint R_0i (9, row-major) then the origin
+  // o_i [m], 12 n values into `out` (seed 001 eq. 2.5 chained: T_0i = T_0,i-1 A_i).
+  void poses(const double * q, double * out) const noexcept;
 
   // tau = M(q) qdd + C(q, qd) qd + g(q) [N m or N] (seed 000 eq. 29).
   void inverse_dynamics(
