@@ -85,8 +85,6 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   reference_topic_ = node->create_publisher<JointStateMsg>("~/reference", 10);
   commands_topic_ = node->create_publisher<CommandsMsg>("~/commands", 10);
   diagnostics_topic_ = node->create_publisher<DiagnosticsMsg>("/diagnostics", 10);
-  diagnostics_publisher_ =
-    std::make_unique<realtime_tools::RealtimePublisher<DiagnosticsMsg>>(diagnostics_topic_);
   reference_msg_.name = params_.joints;
   reference_msg_.position.assign(n_, 0.0);
   reference_msg_.velocity.assign(n_, 0.0);
@@ -116,6 +114,9 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     wrench_topic_ = node->create_publisher<WrenchMsg>("~/tool_wrench", 10);
     wrench_msg_.header.frame_id = params_.base_link;
   }
+  DiagnosticsSnapshot prototype;  // sized here: update() only copies into one
+  prototype.residual.assign(observe_ ? n_ : 0, 0.0);
+  diagnostics_slot_.configure(prototype);
   start_publishing();
   RCLCPP_INFO(
     node->get_logger(), "robodyn controller: %zu joints of %s, %s law, %u Hz", n_,
@@ -196,7 +197,7 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
 CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::State &)
 {
   write_release();
-  (void)publish_diagnostics(get_node()->now());
+  snapshot_diagnostics(get_node()->now());
   return CallbackReturn::SUCCESS;
 }
 
@@ -322,8 +323,8 @@ return_type ComputedTorqueController::update_and_write_commands(
   }
   for (std::size_t i = 0; i < n_; ++i) {(void)command_interfaces_[i].set_value(out_[i]);}
   publish(time);
-  // /diagnostics every diagnostics_period, and at once (10 ms apart at most, retried
-  // while the publisher is busy) when the mode, the event or the fault count changed.
+  // /diagnostics every diagnostics_period, and at once (10 ms apart at most) when the
+  // mode, the event or the fault count changed.
   diagnostics_due_ = diagnostics_due_ || mode_ != mode_before || event_ != event_before ||
     faults_ != faults_before;
   since_diagnostics_ += dt;
@@ -331,7 +332,8 @@ return_type ComputedTorqueController::update_and_write_commands(
     (diagnostics_due_ && since_diagnostics_ >= DIAGNOSTICS_SPACING))
   {
     since_diagnostics_ = 0.0;
-    diagnostics_due_ = !publish_diagnostics(time);
+    diagnostics_due_ = false;
+    snapshot_diagnostics(time);
   }
   return return_type::OK;
 }

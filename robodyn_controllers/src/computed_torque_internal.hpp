@@ -21,7 +21,7 @@ namespace ctc
 {
 constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
 constexpr std::size_t REFERENCES = 3;  // position, velocity, acceleration per joint
-// /diagnostics keys, in order (values are filled in place in the real-time loop)
+// /diagnostics keys, in order (values are filled on the publishing thread)
 constexpr const char * KEYS[] = {"state", "reason", "event", "mode", "safe_command",
   "chained", "faults", "clamped", "rate_limited", "cycles", "records_dropped",
   "external_torque", "last_collision", "collisions", "hold_watch"};

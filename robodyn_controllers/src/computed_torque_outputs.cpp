@@ -1,5 +1,5 @@
 // ComputedTorqueController, what it publishes: ~/reference and ~/commands from the cycle
-// ring on a thread of their own, and /diagnostics filled in place.
+// ring, and /diagnostics from the newest status snapshot, on a thread of their own.
 #include "robodyn_controllers/computed_torque_controller.hpp"
 
 #include <algorithm>
@@ -42,8 +42,10 @@ void ComputedTorqueController::start_publishing()
       while (publishing_.load()) {
         std::this_thread::sleep_for(PUBLISH_PERIOD);
         publish_records();
+        publish_status();
       }
       publish_records();  // what the last cycles left
+      publish_status();
     });
 }
 
@@ -93,49 +95,75 @@ void ComputedTorqueController::publish_wrench(const double * q, const double * r
   wrench_topic_->publish(wrench_msg_);
 }
 
-bool ComputedTorqueController::publish_diagnostics(const rclcpp::Time & time) noexcept
+void ComputedTorqueController::snapshot_diagnostics(const rclcpp::Time & time) noexcept
+{
+  DiagnosticsSnapshot & s = diagnostics_slot_.back();
+  s.stamp_ns = time.nanoseconds();
+  s.mode = mode_;
+  s.event = event_;
+  s.trusted = state_trusted_;
+  s.compliant = compliant_;
+  s.chained = is_in_chained_mode();
+  s.in_contact = in_contact_;
+  s.numbers = {faults_, counts_.clamped, counts_.rate_limited, cycles_,
+    static_cast<unsigned long>(ring_.dropped())};
+  s.collisions = collisions_;
+  std::snprintf(s.reason.data(), s.reason.size(), "%s", reason_);
+  std::snprintf(s.collision.data(), s.collision.size(), "%s", collision_buffer_);
+  std::snprintf(s.hold.data(), s.hold.size(), "%s", hold_buffer_);
+  if (observe_) {std::copy(observer_.residual(), observer_.residual() + n_, s.residual.begin());}
+  diagnostics_slot_.commit();
+}
+
+// The newest snapshot as one DiagnosticStatus, on the publishing thread.
+void ComputedTorqueController::publish_status()
 {
   using diagnostic_msgs::msg::DiagnosticStatus;
-  diagnostics_msg_.header.stamp = time;
+  const DiagnosticsSnapshot * s = diagnostics_slot_.take();
+  if (s == nullptr) {return;}
+  diagnostics_msg_.header.stamp = rclcpp::Time(s->stamp_ns);
   auto & status = diagnostics_msg_.status[0];
-  status.level = mode_ == Mode::SAFE ? DiagnosticStatus::ERROR :
-    ((mode_ == Mode::HOLD && std::strcmp(event_, "none") != 0) || in_contact_ ?
+  status.level = s->mode == Mode::SAFE ? DiagnosticStatus::ERROR :
+    ((s->mode == Mode::HOLD && std::strcmp(s->event, "none") != 0) || s->in_contact ?
     DiagnosticStatus::WARN : DiagnosticStatus::OK);
-  char text[2 * TEXT];
-  std::snprintf(text, sizeof(text), "%s: %s", mode_name(mode_), reason_);
+  char text[3 * TEXT];  // the mode and a reason of up to 511 characters; cut to 2 TEXT
+  std::snprintf(text, sizeof(text), "%s: %s", mode_name(s->mode), s->reason.data());
   status.message.assign(text, std::min(std::strlen(text), 2 * TEXT - 1));
   auto & v = status.values;
-  assign(v[0].value, mode_name(mode_));
-  assign(v[1].value, reason_);
-  assign(v[2].value, event_);
+  assign(v[0].value, mode_name(s->mode));
+  assign(v[1].value, s->reason.data());
+  assign(v[2].value, s->event);
   assign(v[3].value, params_.mode.c_str());
-  assign(v[4].value, mode_ == Mode::SAFE && !state_trusted_ ?
-    (compliant_ ? "gravity + damping (compliant: the arm yields to the contact)" :
+  assign(v[4].value, s->mode == Mode::SAFE && !s->trusted ?
+    (s->compliant ? "gravity + damping (compliant: the arm yields to the contact)" :
     "gravity + damping") : "position hold");
-  assign(v[5].value, is_in_chained_mode() ? "true" : "false");
-  const unsigned long numbers[] = {faults_, counts_.clamped, counts_.rate_limited, cycles_,
-    static_cast<unsigned long>(ring_.dropped()) + publish_failures_.load()};
+  assign(v[5].value, s->chained ? "true" : "false");
   for (std::size_t k = 0; k < 5; ++k) {
-    std::snprintf(text, sizeof(text), "%lu", numbers[k]);
+    const unsigned long number = s->numbers[k] + (k == 4 ? publish_failures_.load() : 0);
+    std::snprintf(text, sizeof(text), "%lu", number);
     assign(v[6 + k].value, text);
   }
-  if (observe_) {
+  if (s->residual.empty()) {
+    assign(v[11].value, "off");
+  } else {
     int used = 0;
-    const double * r = observer_.residual();
-    for (std::size_t i = 0; i < n_ && used >= 0 && static_cast<std::size_t>(used) < TEXT;
-      ++i)
+    for (std::size_t i = 0; i < s->residual.size() && used >= 0 &&
+      static_cast<std::size_t>(used) < TEXT; ++i)
     {
-      used += std::snprintf(text + used, sizeof(text) - used, i ? " %.3f" : "%.3f", r[i]);
+      used += std::snprintf(text + used, sizeof(text) - used, i ? " %.3f" : "%.3f",
+        s->residual[i]);
     }
     assign(v[11].value, text);
-  } else {
-    assign(v[11].value, "off");
   }
-  assign(v[12].value, collision_buffer_);
-  std::snprintf(text, sizeof(text), "%lu", collisions_);
+  assign(v[12].value, s->collision.data());
+  std::snprintf(text, sizeof(text), "%lu", s->collisions);
   assign(v[13].value, text);
-  assign(v[14].value, hold_buffer_);
-  return diagnostics_publisher_->try_publish(diagnostics_msg_);
+  assign(v[14].value, s->hold.data());
+  try {  // as publish_records: nothing out of this thread
+    diagnostics_topic_->publish(diagnostics_msg_);
+  } catch (const std::exception &) {
+    publish_failures_.fetch_add(1);
+  }
 }
 
 }  // namespace robodyn_controllers

@@ -16,12 +16,12 @@
 #include "diagnostic_msgs/msg/diagnostic_array.hpp"
 #include "geometry_msgs/msg/wrench_stamped.hpp"
 #include "rclcpp_lifecycle/state.hpp"
-#include "realtime_tools/realtime_publisher.hpp"
 #include "sensor_msgs/msg/joint_state.hpp"
 #include "std_msgs/msg/float64_multi_array.hpp"
 
 #include "robodyn_controllers/cycle_ring.hpp"
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/latest_slot.hpp"
 #include "robodyn_controllers/model_check.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
 #include "robodyn_controllers/tool_wrench.hpp"
@@ -123,7 +123,10 @@ private:
   void stop_publishing();
   void publish_records();
   void publish_wrench(const double * q, const double * residual);
-  bool publish_diagnostics(const rclcpp::Time & time) noexcept;  // false: publisher busy
+  // What /diagnostics says, as update() saw it: copied there, formatted and published on
+  // the publishing thread (no formatting, lock or system call in update()).
+  void snapshot_diagnostics(const rclcpp::Time & time) noexcept;
+  void publish_status();
   void watch_own_hold() noexcept;
 
   std::shared_ptr<ParamListener> param_listener_;
@@ -212,7 +215,20 @@ private:
   // Records the publishing thread could not send (DDS refused the write: a reader that lags
   // behind a reliable writer); reported with the ring's drops on /diagnostics.
   std::atomic<unsigned long> publish_failures_{0};
-  std::unique_ptr<realtime_tools::RealtimePublisher<DiagnosticsMsg>> diagnostics_publisher_;
+  struct DiagnosticsSnapshot
+  {
+    std::int64_t stamp_ns = 0;
+    Mode mode = Mode::HOLD;
+    const char * event = "none";  // one of the static event names
+    bool trusted = false, compliant = false, chained = false, in_contact = false;
+    // faults, clamped, rate_limited, cycles, records dropped by the ring
+    std::array<unsigned long, 5> numbers{};
+    unsigned long collisions = 0;
+    std::array<char, 512> reason{}, collision{};
+    std::array<char, 256> hold{};
+    std::vector<double> residual;  // n with collision detection, else empty
+  };
+  LatestSlot<DiagnosticsSnapshot> diagnostics_slot_;
   rclcpp::Publisher<JointStateMsg>::SharedPtr reference_topic_;
   rclcpp::Publisher<CommandsMsg>::SharedPtr commands_topic_;
   rclcpp::Publisher<DiagnosticsMsg>::SharedPtr diagnostics_topic_;
