@@ -155,3 +155,20 @@ def test_only_nodes_import_rclpy_or_messages_even_inside_functions():
             wrong += [f'{os.path.relpath(path, root)} imports {name}' for name in names
                       if name.split('.')[0] in ROS_PACKAGES]
     assert not wrong, wrong
+
+
+def test_nodes_reach_the_safety_supervisor_only_through_its_view():
+    """A node reads and tells the supervisor what control/safety/safety_view.py offers
+    (ControllerCore.safety), never its attributes: the supervisor decides, the node
+    publishes. The fault campaign drives processes and is exempt."""
+    import ast
+    import glob
+    import os
+    nodes = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                         'robodyn_ros', 'nodes')
+    wrong = []
+    for path in glob.glob(os.path.join(nodes, '*.py')):
+        for node in ast.walk(ast.parse(open(path, encoding='utf-8').read())):
+            if isinstance(node, ast.Attribute) and node.attr == 'supervisor':
+                wrong.append(f'{os.path.basename(path)}:{node.lineno}')
+    assert not wrong, wrong

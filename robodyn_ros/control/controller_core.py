@@ -40,12 +40,8 @@ from .payload_swap import (
 )
 from .reference.manager import PreparedTrajectory, ReferenceManager
 from .reference.trajectories import Hold
-from .safety.supervisor import (
-    ACTIVE,
-    WAITING,
-    SafetySupervisor,
-    SupervisorState,
-)
+from .safety.safety_view import SafetyView
+from .safety.supervisor import ACTIVE, WAITING, SafetySupervisor, SupervisorState
 from .state_clock import CLOCK_RESET, StateClock
 
 __all__ = ['ControllerCore', 'Command', 'PreparedPayload', 'CLOCK_RESET']
@@ -110,13 +106,14 @@ class ControllerCore:
         self.fused_cycle = FusedCycle.build(self)  # the fused active cycle, or None
         self.collision = CollisionWatch.from_config(self.dyn, config, model.joint_names)
         self.events: list[Event] = []
+        self.safety = SafetyView(self.supervisor)  # what the node may ask of the supervisor
         self.q: np.ndarray | None = None  # the last valid state (class docstring)
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
         self.last_rejection = ''
         self.last_collision = 'none'  # the last contact's line (collision watch)
-        #: Publishers of the joint states as the node last counted them (None: unknown):
-        #: tells two sources that disagree from one whose stamps lag its motion.
+        #: Publishers of the joint states as the node last counted them (None: unknown): tells
+        #: two sources that disagree from one whose stamps lag its motion.
         self.state_publishers: int | None = None
 
     def _mass_matrix(self, q):

@@ -86,7 +86,7 @@ class CommandConsumer:
         if not np.all(np.isfinite(applied)) or not np.any(applied):
             self.last_resume = 'effort not finite or all 0: from its own last command'
             return
-        core.supervisor.continue_from(applied, now)  # a zero step: its output is a copy
+        core.safety.continue_from(applied, now)  # a zero step: its output is a copy
         self.last_resume = 'from the applied effort'
 
     def status(self, level: Level, message: str, values: dict[str, str],

@@ -126,7 +126,7 @@ class ControllerNode(LifecycleNode):
     def commanding(self):
         """True while commands go out (a signal must then let the final ramp finish)."""
         run = self.configured
-        return run is not None and run.core.supervisor.publishing
+        return run is not None and run.core.safety.publishing
 
     # -- lifecycle --------------------------------------------------------------------
     def autostart(self):
@@ -195,7 +195,7 @@ class ControllerNode(LifecycleNode):
         joints), not from a fresh hold torque: no step across cleanup/configure."""
         last = self.last_output
         if last is not None and last[0] == core.model.joint_names:
-            core.supervisor.continue_from(last[1], last[2])
+            core.safety.continue_from(last[1], last[2])
 
     def on_activate(self, state):
         """Ramp in at the first valid state."""
@@ -374,8 +374,7 @@ class ControllerNode(LifecycleNode):
         self.get_logger().error(f'internal error {type(exc).__name__}: {exc}',
                                 throttle_duration_sec=1.0)
         if self.core is not None:
-            self.core.supervisor.fault(self.now(),
-                                       f'internal error {type(exc).__name__}', latch=True)
+            self.core.safety.fault(self.now(), f'internal error {type(exc).__name__}')
 
     # -- output -----------------------------------------------------------------------
     def publish(self, command, now):
@@ -386,7 +385,7 @@ class ControllerNode(LifecycleNode):
         core = run.core
         if not run.cmd_pub.send(run.cmd_wire(command.effort)):
             if self.last_output is not None:  # the arm keeps the previous command: the
-                core.supervisor.continue_from(*self.last_output[1:])  # next steps from it
+                core.safety.continue_from(*self.last_output[1:])  # next steps from it
             return
         self.command_count += 1
         effort = core.chain_order(command.effort)
@@ -394,7 +393,7 @@ class ControllerNode(LifecycleNode):
         run.ref_pub.send(run.ref_wire(*stamp_parts(command.t_ref), command.q_ref,
                                          command.qd_ref, effort))
         run.interfaces.after_command(command, core.q, core.qd, effort)
-        if core.supervisor.events or core.events:
+        if core.safety.has_events or core.events:
             self.log_core_events()
 
     def publish_final(self, reason):
@@ -419,15 +418,17 @@ class ControllerNode(LifecycleNode):
             core.state_publishers = self.count_publishers(JOINT_STATES)
             self.log_core_events()
             level, message, values = core.diagnostics(self.now())
-            message = message if self.status == 'active' or core.supervisor.state == HELD \
+            message = message if self.status == 'active' or core.safety.state == HELD \
                 else self.status
             if self.clock_start.pending:  # activated; simulated time has not started yet
                 level, message = Level.WARN, 'active: waiting for /clock (use_sim_time)'
             values['state_publishers'] = str(core.state_publishers)
             level, message = self.outlets.status(level, message, values, run.cmd_pub,
-                                                 core.supervisor.publishing)
+                                                 core.safety.publishing)
             level, message = run.consumer.status(level, message, values,
-                                                 core.supervisor.publishing)
+                                                 core.safety.publishing)
+            if run.gateway is not None:
+                level, message = run.gateway.status(level, message, values)
             msg = diagnostic_array(CONTROLLER_NAME, core.model.name, level, message,
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()

@@ -101,8 +101,8 @@ def build_run(node, core, config, gateway) -> ConfiguredResources:
                                       lambda exc: f'payload refused: {exc}',
                                       'robodyn_payload', PAYLOAD_INTERVAL)
         workers += [worker, payload_worker]
-        cycle_timer = CycleTimer(core.supervisor, 1.0 / config.rate,
-                                 config.trigger == Trigger.STATE)
+        cycle_timer = core.safety.cycle_timer(1.0 / config.rate,
+                                              config.trigger == Trigger.STATE)
         timer = node.create_timer(cycle_timer.initial_ns * 1e-9, node.on_timer,
                                   clock=node.steady)
         entities.append(timer)
@@ -123,7 +123,7 @@ def build_run(node, core, config, gateway) -> ConfiguredResources:
             entities.append(node.create_subscription(String, inputs + 'refused',
                                                      node.on_refused, 10))
             workers.append(gateway)
-            gateway.wait_ready()
+            gateway.watch()
     except Exception:
         destroy_entities(node, entities, workers)
         raise

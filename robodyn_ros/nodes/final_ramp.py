@@ -23,14 +23,14 @@ def publish_final(node, reason: str) -> None:
     rate and publish it last; ``reason`` goes into the supervisor's state and the log. A
     node that publishes nothing (unconfigured, inactive) only deactivates its core."""
     run = node.configured
-    if run is None or not run.core.supervisor.publishing:
+    if run is None or not run.core.safety.publishing:
         if run is not None:
-            run.core.supervisor.deactivate(node.now(), reason)
+            run.core.safety.deactivate(node.now(), reason)
         return
     core, effort = run.core, None
-    period = core.supervisor.limits.period
+    period = core.safety.period
     # One period after the last command at least (module docstring).
-    time.sleep(min(max((core.supervisor.output_time or 0.0) + period - node.now(), 0.0),
+    time.sleep(min(max((core.safety.output_time or 0.0) + period - node.now(), 0.0),
                    period))
     start = time.monotonic()  # the budget is the wall's: exit within 2 s of a signal
     ramp = core.final_commands(node.now(), reason)

@@ -196,7 +196,7 @@ class FollowJointTrajectoryBridge:
         """Accept or reject a goal before it exists for the client (the action thread)."""
         core = self.controller.core
         problem = 'controller not active' if self.ending or core is None or \
-            core.supervisor.state in (INACTIVE, HELD) else goal_problem(
+            core.safety.state in (INACTIVE, HELD) else goal_problem(
                 core.model.joint_names, goal.trajectory, core.config.max_trajectory_points)
         if problem is None:
             return GoalResponse.ACCEPT
@@ -244,11 +244,10 @@ class FollowJointTrajectoryBridge:
             if self.ending or core is None:
                 return self._finish(handle, result, INVALID_GOAL,
                                     f'{self.ending or "controller cleaned up"}: goal ended')
-            supervisor = core.supervisor
-            if supervisor.state == 'safe':
+            if core.safety.state == 'safe':
                 self._submit('hold')
                 return self._finish(handle, result, PATH_TOLERANCE_VIOLATED,
-                                    f'controller in safe mode: {supervisor.reason}')
+                                    f'controller in safe mode: {core.safety.reason}')
             snapshot = self.snapshot
             if snapshot is None:
                 continue

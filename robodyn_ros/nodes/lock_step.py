@@ -104,7 +104,7 @@ def _lock_step(nodes, executor, steps, hook):
     answered = controller.command_count
     controller.trigger_deactivate()
     reference = controller.core.reference(sim.sim.time)
-    faults = controller.core.supervisor.faults
+    faults = controller.core.safety.faults
     controller.trigger_cleanup()
     return dict(answered=answered, steps=steps, wall=time.perf_counter() - wall0,
                 timeouts=timeouts, commands=controller.command_count, q=sim.sim.state()[0],
