@@ -1,6 +1,6 @@
 """The controller's side of its input gateway (:mod:`.input_gateway`, the process that
 receives trajectories and goals): starting it, a spare started before the controller joins
-DDS, watching it come up (and stay up), stopping it."""
+DDS, waiting until it is up, stopping it."""
 
 import json
 import os
@@ -8,17 +8,15 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any
 
-from ..control.levels import Level
+from ..errors import ConfigError
 from . import input_gateway
 from .input_gateway import INTERNAL, JOIN
 
 __all__ = ['GatewayProcess', 'SpareGateway', 'start_gateway']
 
-#: How long the gateway may take to open its inputs [s] before /diagnostics says it failed
-#: (a Python process importing rclpy and control_msgs, then DDS discovery both ways: 0.5-3
-#: s on a busy 2-core machine).
+#: How long configure waits for the gateway to be up [s] (a Python process importing rclpy
+#: and control_msgs: about 1 s on a busy 2-core machine).
 START_TIMEOUT = 15.0
 #: How long the controller's process waits for a spare gateway to join DDS before it joins
 #: itself [s] (the spare imports rclpy only: about 0.3 s).
@@ -48,9 +46,6 @@ class GatewayProcess:
         if action:
             args += ['--action', f'{fqn.rstrip("/")}/follow_joint_trajectory']
         self.node = node
-        self.ready: Any = None  # the watch's subscription (watch)
-        self.started = time.monotonic()
-        self.up_after: float | None = None  # [s] from watch() to the gateway up
         proc = spare.take() if spare is not None else None
         if proc is not None and proc.stdin is not None:  # in DDS already: its arguments now
             try:
@@ -61,49 +56,36 @@ class GatewayProcess:
         self.proc = proc if proc is not None else subprocess.Popen(
             _command() + args, env=_environment(), stdin=subprocess.DEVNULL)
 
-    def watch(self) -> None:
-        """Start watching for the gateway's ``_inputs/ready`` publisher (:meth:`poll`).
+    def wait_ready(self, timeout: float = START_TIMEOUT):
+        """Wait until the gateway's ``_inputs/ready`` publisher is seen here, so that an
+        input sent once the controller is configured is not lost to a gateway still starting.
 
-        The gateway creates it, and opens its public inputs, only once its own writers and
-        action client have matched the controller's endpoints (input_gateway.py,
-        ``announce_when_matched``): an input can reach the gateway only when it can reach
-        the controller. So configure does not wait for it: DDS discovery between two
-        processes is either fast or 2.5-3 s (Fast DDS announces a participant 5 times in
-        0.5 s, then every 3 s), and the controller commands the arm meanwhile."""
+        The gateway creates that publisher only after its own writers and action client have
+        matched the controller's endpoints (:meth:`_Gateway.matched`): discovery runs per
+        side, and the controller seeing a gateway writer does not mean that writer has seen
+        the controller's reader yet (its first message would go nowhere).
+
+        Raises:
+            ConfigError: the gateway exited, or was not up within ``timeout`` [s].
+        """
         from std_msgs.msg import Empty
-        self.ready = self.node.create_subscription(Empty, f'~/{INTERNAL}/ready',
-                                                   lambda _: None, 1)
-        self.started = time.monotonic()
-
-    def poll(self) -> str | None:
-        """None while the gateway is up or still starting (within START_TIMEOUT); else
-        what is wrong, one line (its process ended, or it did not come up)."""
-        if self.up_after is None and self.ready is not None and \
-                self.ready.get_publisher_count() > 0:
-            self.up_after = time.monotonic() - self.started
-        code = self.proc.poll()
-        if code is not None:
-            return (f'input_gateway: its process exited with code {code}: trajectories and '
-                    'goals are not received; deactivate, clean up and configure again, or '
-                    'set input_gateway false')
-        if self.up_after is None and time.monotonic() - self.started > START_TIMEOUT:
-            return (f'input_gateway: not up within {START_TIMEOUT:g} s: trajectories and '
-                    'goals are not received; set input_gateway false to receive them in '
-                    'this process')
-        return None
-
-    def status(self, level: Level, message: str,
-               values: dict[str, str]) -> tuple[Level, str]:
-        """/diagnostics: ``input_gateway`` (starting, open after how long, or the problem);
-        an ERROR naming the problem (:meth:`poll`)."""
-        problem = self.poll()
-        if problem is not None:
-            values['input_gateway'] = problem
-            return Level.ERROR, f'{problem}; {message}'
-        values['input_gateway'] = ('starting: trajectories and goals are received once it '
-                                   'is up' if self.up_after is None else
-                                   f'open (up {self.up_after:.2f} s after configure)')
-        return level, message
+        ready = self.node.create_subscription(Empty, f'~/{INTERNAL}/ready', lambda _: None, 1)
+        deadline = time.monotonic() + timeout
+        try:
+            while ready.get_publisher_count() == 0:
+                code = self.proc.poll()
+                if code is not None:
+                    raise ConfigError(f'input_gateway: its process exited with code {code}; '
+                                      'set input_gateway false to receive inputs in this '
+                                      'process')
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise ConfigError(f'input_gateway: its process was not up within '
+                                      f'{timeout:g} s; set input_gateway false to receive '
+                                      'inputs in this process')
+                time.sleep(0.01)
+        finally:
+            self.node.destroy_subscription(ready)
 
     def interrupt(self) -> None:
         """SIGINT without waiting: the gateway ends its goals and exits on its own (the
@@ -112,13 +94,7 @@ class GatewayProcess:
             self.proc.send_signal(signal.SIGINT)
 
     def close(self):
-        """Stop watching and stop the gateway: SIGINT, then SIGKILL after STOP_TIMEOUT."""
-        ready, self.ready = self.ready, None
-        if ready is not None:
-            try:
-                self.node.destroy_subscription(ready)
-            except Exception:  # noqa: BLE001 - the node may be gone at exit
-                pass
+        """Stop the gateway: SIGINT, then SIGKILL after STOP_TIMEOUT."""
         if self.proc.poll() is not None:
             return
         self.proc.send_signal(signal.SIGINT)

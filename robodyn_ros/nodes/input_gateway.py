@@ -67,15 +67,8 @@ def main(argv=None) -> int:
     (gateway_process.SpareGateway); an end of stdin before either ends it."""
     argv = sys.argv[1:] if argv is None else argv
     stop = threading.Event()
-    serving = threading.Event()  # its node exists: a signal then ends it in order
-
-    def on_signal(*_):
-        if not serving.is_set():  # still importing or joining: nothing to end or clean
-            os._exit(0)
-        stop.set()
-
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, on_signal)
+        signal.signal(signum, lambda *_: stop.set())
     import rclpy
     from rclpy.executors import MultiThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
@@ -93,11 +86,10 @@ def main(argv=None) -> int:
             return 0
     options = _parse(argv)
     gateway = _Gateway(options)
-    serving.set()
     executor = MultiThreadedExecutor(num_threads=3)
     executor.add_node(gateway.node)
     thread = spin_in_thread(executor, 'robodyn_inputs')
-    # Every 10 ms until announced (its inputs open then), then every 0.1 s:
+    # Every 10 ms until announced (the controller's configure waits for it), then every 0.1 s:
     # serve until a signal or until the controller is gone.
     while not stop.wait(0.1 if gateway.announced else 0.01):
         if os.getppid() != options.parent:  # the controller is gone
@@ -155,6 +147,8 @@ class _Gateway:
                          use_global_arguments=False)
         self.forward = self.node.create_publisher(
             JointTrajectory, f'{options.internal}/joint_trajectory', 10)
+        self.node.create_subscription(JointTrajectory, options.trajectory,
+                                      self.on_trajectory, 10, raw=True)
         self.action = _ActionRelay(self, options) if options.action else None
         self.refused = self.node.create_publisher(String, f'{options.internal}/refused', 10)
         self.announced = False
@@ -167,18 +161,10 @@ class _Gateway:
                 and (self.action is None or self.action.client.server_is_ready()))
 
     def announce_when_matched(self):
-        """Once :meth:`matched`, open the public inputs (the trajectory reader, the action
-        server) and create ``_inputs/ready``, the publisher the controller watches for
-        (GatewayProcess.poll): no input reaches the gateway before it can reach the
-        controller, so a client that waits for the gateway's reader or server (as any
-        ROS client does) loses nothing, and the controller need not wait for it."""
+        """Once :meth:`matched`, create ``_inputs/ready``, the publisher whose match the
+        controller waits for (GatewayProcess.wait_ready): every endpoint is up both ways."""
         from std_msgs.msg import Empty
-        from trajectory_msgs.msg import JointTrajectory
         if not self.announced and self.matched():
-            self.node.create_subscription(JointTrajectory, self.options.trajectory,
-                                          self.on_trajectory, 10, raw=True)
-            if self.action is not None:
-                self.action.open()
             self.node.create_publisher(Empty, f'{self.options.internal}/ready', 1)
             self.announced = True
 
@@ -217,7 +203,7 @@ class _ActionRelay:
 
     def __init__(self, gateway, options):
         from control_msgs.action import FollowJointTrajectory
-        from rclpy.action import ActionClient
+        from rclpy.action import ActionClient, ActionServer, CancelResponse
         from rclpy.callback_groups import ReentrantCallbackGroup
         self.gateway = gateway
         self.pending = {}  # id(goal message) -> the controller's goal handle
@@ -226,20 +212,13 @@ class _ActionRelay:
         self.client: Any = ActionClient(gateway.node, FollowJointTrajectory,
                                    f'{options.internal}/follow_joint_trajectory',
                                    callback_group=group)
-        self.group = group
-        self.server: Any = None  # opened once the client has found the controller's server
-
-    def open(self):
-        """Serve the public action (Gateway.announce_when_matched)."""
-        from control_msgs.action import FollowJointTrajectory
-        from rclpy.action import ActionServer, CancelResponse
         self.server = ActionServer(
-            self.gateway.node, FollowJointTrajectory, self.gateway.options.action,
+            gateway.node, FollowJointTrajectory, options.action,
             # rclpy awaits a coroutine goal callback (await_or_execute); its hint says sync
             execute_callback=self.execute, goal_callback=cast(Any, self.on_goal),
             handle_accepted_callback=self.on_accepted,
             cancel_callback=lambda public: self.on_cancel(public) or CancelResponse.ACCEPT,
-            callback_group=self.group)
+            callback_group=group)
 
     async def on_goal(self, goal):
         """Refuse a goal beyond the bounds; otherwise the controller decides (an unexpected
