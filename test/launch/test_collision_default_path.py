@@ -180,8 +180,9 @@ def _held_on(q, held):
     i = stamps.index(when)
     for j in (i - 1, i + 1):
         if 0 <= j < len(stamps) and abs(stamps[j] - when) > 1.5e-3:  # a state missing
-            low = np.minimum(q[when], q[stamps[j]]) - 1e-9
-            high = np.maximum(q[when], q[stamps[j]]) + 1e-9
+            # (1e-6 rad: a joint nearly at rest wanders by less than that within 2 ms)
+            low = np.minimum(q[when], q[stamps[j]]) - 1e-6
+            high = np.maximum(q[when], q[stamps[j]]) + 1e-6
             if np.all((low <= held) & (held <= high)):
                 return when
     return None
