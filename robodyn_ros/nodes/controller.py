@@ -427,8 +427,6 @@ class ControllerNode(LifecycleNode):
                                                  core.safety.publishing)
             level, message = run.consumer.status(level, message, values,
                                                  core.safety.publishing)
-            if run.gateway is not None:
-                level, message = run.gateway.status(level, message, values)
             msg = diagnostic_array(CONTROLLER_NAME, core.model.name, level, message,
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()

@@ -123,7 +123,7 @@ def build_run(node, core, config, gateway) -> ConfiguredResources:
             entities.append(node.create_subscription(String, inputs + 'refused',
                                                      node.on_refused, 10))
             workers.append(gateway)
-            gateway.watch()
+            gateway.wait_ready()
     except Exception:
         destroy_entities(node, entities, workers)
         raise
