@@ -142,8 +142,7 @@ bool ComputedTorqueController::load_tool_wrench(std::string & error)
 {
   wrench_on_ = false;
   if (params_.base_link.empty()) {return true;}  // checked whether or not it is used
-  double reach = 1.0;  // [m]: the arm's reach (sum |a| + |d|) plus 1 m, as model_check
-  for (const auto & link : links_) {reach += std::abs(link.a) + std::abs(link.d);}
+  const double reach = arm_reach(links_) + 1.0;  // [m], as model_check bounds a body
   const auto & p = params_.tool_point;
   const double distance = std::sqrt(p[0] * p[0] + p[1] * p[1] + p[2] * p[2]);
   if (!(distance <= reach)) {

@@ -27,14 +27,6 @@ struct Pose
   Vec p{0, 0, 0};
 };
 
-// The arm's reach [m]: the sum of its rows' |a| + |d|.
-double arm_reach(const std::vector<DhLink> & links)
-{
-  double reach = 0.0;
-  for (const auto & l : links) {reach += std::abs(l.a) + std::abs(l.d);}
-  return reach;
-}
-
 Vec mul(const Mat & r, const Vec & v)
 {
   return {r[0] * v[0] + r[1] * v[1] + r[2] * v[2], r[3] * v[0] + r[4] * v[1] + r[5] * v[2],
@@ -306,6 +298,13 @@ std::string check_kinematics(
   return "";
 }
 }  // namespace
+
+double arm_reach(const std::vector<DhLink> & links)
+{
+  double reach = 0.0;
+  for (const auto & l : links) {reach += std::abs(l.a) + std::abs(l.d);}
+  return reach;
+}
 
 std::string check_limits_and_inertia(
   const std::vector<std::string> & joints, const std::vector<DhLink> & links,

@@ -25,6 +25,10 @@ constexpr double MAX_GRAVITY = 30.0;
 // export is exact to about 1e-12, so only an edit or another robot's rows exceed it.
 constexpr double AXIS_TOLERANCE = 1e-6;
 
+// The arm's reach [m]: the sum of its rows' |a| + |d| (the bound on any body's size and
+// on where its tool can be).
+double arm_reach(const std::vector<DhLink> & links);
+
 // Configuration number `sample` of a low-discrepancy sequence spread over the joints'
 // ranges ([-pi, pi] where a range is not finite): sample 0 is each range's start offset by
 // the joint's own irrational step, so no two joints move together. Written into q.
