@@ -132,6 +132,9 @@ class Probe:
         request = SwitchController.Request(activate_controllers=list(activate),
                                            deactivate_controllers=list(deactivate),
                                            strictness=SwitchController.Request.STRICT)
+        # the switch happens in the next update(): controller_manager's default 1 s for it
+        # is too short for a loop under two hogs (the switch then fails, nothing changed)
+        request.timeout.sec = 5
         response = self.call(SwitchController, '/controller_manager/switch_controller',
                              request)
         return bool(response and response.ok)

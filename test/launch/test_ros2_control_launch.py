@@ -307,12 +307,21 @@ def mujoco_trip_run(ros_launch_env, tmp_path_factory):
     return result
 
 
+def _safe_part(message):
+    """The robodyn controller's safe state in a /diagnostics message ('' when it is not
+    safe): the message leads with it, or, while the node's forward controller is out (a
+    switch, or its command timeout after a stall of the node), with 'commands not applied:
+    ...; safe: ...'."""
+    at = 0 if message.startswith('safe') else message.find('; safe: ') + 2
+    return message[at:] if at == 0 or at > 1 else ''
+
+
 def _spin_until_safe(probe, timeout):
     """Spin until the robodyn controller's diagnostics say safe (or ``timeout`` [s])."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         probe.spin(0.1)
-        if any(s.name == 'robodyn_controller' and s.message.startswith('safe')
+        if any(s.name == 'robodyn_controller' and _safe_part(s.message)
                for _, m in probe.log['/diagnostics'] for s in m.status):
             return
 
@@ -327,9 +336,9 @@ def _chain_states(log):
 def test_after_a_trip_the_safe_command_holds_the_trip_position(mujoco_trip_run):
     run = mujoco_trip_run
     assert run['active'], run['text'][-3000:]
-    safe = [s for s in run['diagnostics'] if s.message.startswith('safe')]
+    safe = [s for s in run['diagnostics'] if _safe_part(s.message)]
     assert safe, [s.message for s in run['diagnostics'][-3:]]
-    message = safe[-1].message
+    message = _safe_part(safe[-1].message)
     assert 'position hold at the trip position' in message, message
     hold = np.array([float(v) for v in {kv.key: kv.value for kv in safe[-1].values}
                      ['hold_position'].split()])
@@ -370,7 +379,11 @@ def test_commands_that_go_nowhere_are_diagnosed_as_such(mujoco_switch_run):
     """Not 'two publishers that disagree' (there is one): the arm does not follow."""
     run = mujoco_switch_run
     assert run['active'] and run['off'] and run['on'], run['text'][-3000:]
-    safe = [m for m in run['messages'] if m.startswith('safe')]
+    # while the effort controller is out the status leads with that (the real cause of the
+    # fall), then the latched trip: 'commands not applied: ... inactive ...; safe: ...'
+    assert any('commands not applied: effort_controller is inactive' in m
+               for m in run['messages']), run['messages'][-3:]
+    safe = [_safe_part(m) for m in run['messages'] if _safe_part(m)]
     print(f'MuJoCo, busy, effort controller off: {safe[-1] if safe else "no trip"}')
     # the falling arm trips the tracking guard or, falling fast, the velocity guard
     assert safe and ('does not follow the commands' in safe[-1] or
