@@ -123,13 +123,15 @@ def _release(probe, result):
         probe.spin(1.5)  # the arm moves: the goal
         # the cubic's speed rises until its middle (0.075 rad/s at 3 s): at 1.5 s it is
         # 0.056 rad/s, so an acceptance that came back late finds it just below MOVING;
-        # wait for the speed, up to the middle, rather than release it slower
-        result['release_speed'] = _speed_before(probe, time.time())
+        # wait for the speed, up to the middle, rather than release it slower. The speed of
+        # the newest states received: under the hogs the probe hears them late, and the
+        # states stamped in the last 0.3 s of the wall clock may not have arrived yet
+        result['release_speed'] = _speed_before(probe, _latest_stamp(probe) + 1e-6)
         for _ in range(15):
             if result['release_speed'] > MOVING:
                 break
             probe.spin(0.1)
-            result['release_speed'] = _speed_before(probe, time.time())
+            result['release_speed'] = _speed_before(probe, _latest_stamp(probe) + 1e-6)
         if result['release_speed'] > MOVING:
             break
     since = time.monotonic()

@@ -249,30 +249,6 @@ class _Hogs:
 
 
 @pytest.fixture(scope='module')
-def mujoco_run(ros_launch_env, tmp_path_factory):
-    """MuJoCo physics inside controller_manager, two CPU hogs running throughout: 15 s of
-    the Panda's sum of sines."""
-    _require('mujoco_ros2_control')
-    bag = str(tmp_path_factory.mktemp('mujoco') / 'bag')
-    with _Hogs():
-        launch = _Launch(ros_launch_env, 94, 'hardware:=mujoco_ros2_control', f'bag_path:={bag}')
-        active = launch.wait_for('ramp-in complete', 240.0)
-        if active:
-            time.sleep(15.0)
-        code, text, seconds = launch.stop()
-    return active, text, seconds, bag
-
-
-def test_the_controller_never_commands_paused_physics(mujoco_run):
-    """physics_gate: pause, configure, resume, and only then activate."""
-    active, text, _, _ = mujoco_run
-    assert active, text[-3000:]
-    resumed = text.find('physics resumed: activating the controller')
-    ramp = text.find('waiting -> ramp_in')
-    assert 0 <= resumed < ramp, text[-3000:]
-
-
-@pytest.fixture(scope='module')
 def mujoco_trip_run(ros_launch_env, tmp_path_factory):
     """Two CPU hogs. A cross-check tolerance no model meets (1e-15 N m) trips the
     controller at its first checks with a trusted state; the safe command must then hold
@@ -373,6 +349,16 @@ def mujoco_switch_run(ros_launch_env):
         result['code'], result['text'], result['exit_s'] = launch.stop()
         result['timeline'] = launch.exit_timeline()
     return result
+
+
+def test_the_controller_never_commands_paused_physics(mujoco_switch_run):
+    """physics_gate (mujoco_ros2_control's free-running physics, two hogs): pause,
+    configure, resume, and only then activate."""
+    run = mujoco_switch_run
+    assert run['active'], run['text'][-3000:]
+    resumed = run['text'].find('physics resumed: activating the controller')
+    ramp = run['text'].find('waiting -> ramp_in')
+    assert 0 <= resumed < ramp, run['text'][-3000:]
 
 
 def test_commands_that_go_nowhere_are_diagnosed_as_such(mujoco_switch_run):
