@@ -29,6 +29,7 @@ from test_default_path_faults import (
     _manager,
     _q,
     _series,
+    _stamp_of,
     _worst_step,
 )
 from test_ros2_control_launch import NAMES, ROBODYN_ACTION, _Hogs, _Launch, _require
@@ -56,6 +57,9 @@ RAMP_TO_STOP = 2 * 87.0 / MAX_TORQUE_RATE
 MOVING = 0.05
 #: The goal's last point [s from its start].
 GOAL_END = 40.0
+#: The goal's first point: RISE [rad] on every joint at RISE_TIME [s], a cubic from rest
+#: whose speed 6 RISE t (1 - t / T) / T^2 is above MOVING from 1.8 s to 10.2 s.
+RISE, RISE_TIME = 0.8, 12.0
 #: The goals' points carry zero velocities: cubic segments, whose velocity starts from the
 #: reference the goal replaces (the configured sum of sines moves at up to 1.6 rad/s); with
 #: positions only the first segment is linear and its velocity steps there, as the JTC's
@@ -117,15 +121,16 @@ def _release(probe, result):
             result['release_retry'] = _fresh(probe, result, force=True)
             probe.spin(1.0)
             q, sent = _q(probe), time.monotonic()
-        goal = client.send_goal_async(_goal(NAMES, [q + 0.3, q], [6.0, GOAL_END], REST))
+        goal = client.send_goal_async(_goal(NAMES, [q + RISE, q], [RISE_TIME, GOAL_END],
+                                            REST))
         handle = probe.wait(goal, 60.0)  # accepted before the deactivate, which refuses goals
         result['accepted'] = handle is not None and handle.accepted
         probe.spin(1.5)  # the arm moves: the goal
-        # the cubic's speed rises until its middle (0.075 rad/s at 3 s): at 1.5 s it is
-        # 0.056 rad/s, so an acceptance that came back late finds it just below MOVING;
-        # wait for the speed, up to the middle, rather than release it slower. The speed of
-        # the newest states received: under the hogs the probe hears them late, and the
-        # states stamped in the last 0.3 s of the wall clock may not have arrived yet
+        # the cubic's speed is above MOVING from 1.8 s to 10.2 s after the node started the
+        # goal (0.1 rad/s in its middle): an acceptance that comes back seconds late (8 s
+        # seen under the hogs) still finds the arm moving; wait for the speed if early. The
+        # speed of the newest states received: under the hogs the probe hears them late, and
+        # the states stamped in the last 0.3 s of the wall clock may not have arrived yet
         result['release_speed'] = _speed_before(probe, _latest_stamp(probe) + 1e-6)
         for _ in range(15):
             if result['release_speed'] > MOVING:
@@ -162,9 +167,13 @@ def _release(probe, result):
                                                    ['joint_trajectory_controller'])
     result['switched_wall'] = time.time()
     probe.spin(3.0)
+    # the node's own commands, stamped (on its clock: this machine's) after the switch back
+    # took effect: until then the consumer is out and the node's stream copies the torque
+    # the JTC gives the arm, whose steps are the JTC's
     result['switch_window'] = _series(probe, returned - 0.5)
     result['switch_applied'] = _applied(probe, returned - 0.5)
-    result['switch_published'] = [m for t, m in probe.log[REFERENCE] if t >= returned]
+    result['switch_published'] = [m for _, m in probe.log[REFERENCE]
+                                  if _stamp_of(m) >= result['switched_wall']]
     result['switch_said'] = [s.values for t, m in probe.log['/diagnostics'] for s in m.status
                              if s.name == 'robodyn_controller' and returned - 2.5 < t < returned]
     # The forward controller unloaded and loaded again: the hardware holds the arm while
