@@ -372,8 +372,10 @@ def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
     """The forward controller applies the node's next message when it is switched back
     in: while it was out the node said so and its stream copied the torque the JTC gave
     the arm, and the hardware slews a handed-over command. Judged: the node's published
-    steps keep their budget through the switch; the applied steps from the switch request
-    to 0.2 s after its answer are printed (the node path's limit, above)."""
+    steps keep their budget from the moment the switch took effect (its commands, stamped
+    after the switch's answer; before it they copy the JTC's torque and go nowhere); the
+    applied steps from the switch request to 0.2 s after its answer are printed (the node
+    path's limit, above)."""
     assert released['switched_out'] and released['switched_in'], (
         released['switched_out'], released['switched_in'], _manager_said(released['text']))
     said = {kv.key: kv.value for values in released['switch_said'] for kv in values}
