@@ -348,7 +348,7 @@ def _export(args):
 
 def _faults(args):
     _local_dds('61')
-    from .faults.campaign import run_campaign
+    from .nodes.faults.campaign import run_campaign
     return run_campaign(args.fast, args.case, args.json)
 
 

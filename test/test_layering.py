@@ -38,12 +38,10 @@ ALLOWED = {
     'io': {'io'},
     'sim': {'sim', 'model', 'dynamics', 'control'},  # control: its JTC emulation
     'nodes': {'nodes', 'io', 'control', 'dynamics', 'model', 'sim'},
-    # the campaign drives the nodes as processes: it never imports them
-    'faults': {'faults', 'io', 'dynamics', 'model'},
     'validation': {'validation', 'io', 'control', 'dynamics', 'model'},
     'identification': {'identification', 'io', 'control', 'dynamics', 'model', 'sim'},
     'experiments': {'experiments', 'control', 'dynamics', 'model', 'sim'},
-    'bench': {'bench', 'nodes', 'faults', 'io', 'control', 'dynamics', 'model', 'validation'},
+    'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model', 'validation'},
     'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model'},
 }
 #: generated_docs: below the CLI's commands (the CLI hands it its runner for the sections
@@ -133,16 +131,14 @@ def test_configuring_and_validating_do_not_load_numba():
     assert code == 0, output
 
 
-#: The ROS clients: the nodes, and the fault campaign that drives them as processes.
-ROS_CLIENTS = ('nodes', 'faults')
 ROS_PACKAGES = ('rclpy', 'std_msgs', 'sensor_msgs', 'trajectory_msgs', 'diagnostic_msgs',
                 'control_msgs', 'builtin_interfaces', 'rcl_interfaces', 'rosgraph_msgs')
 
 
-def test_only_ros_clients_import_rclpy_or_messages_even_inside_functions():
-    """Not only at import time: no module outside the ROS clients (nodes/, faults/)
-    imports rclpy or a message package anywhere, a function body included (the benchmark's
-    and the demo's nodes live in nodes/ too)."""
+def test_only_nodes_import_rclpy_or_messages_even_inside_functions():
+    """Not only at import time: no module outside nodes/ imports rclpy or a message
+    package anywhere, a function body included (the benchmark's and the demo's nodes and
+    the fault campaign live in nodes/ too)."""
     import ast
     import glob
     import os
@@ -150,7 +146,7 @@ def test_only_ros_clients_import_rclpy_or_messages_even_inside_functions():
                         'robodyn_ros')
     wrong = []
     for path in glob.glob(os.path.join(root, '**', '*.py'), recursive=True):
-        if os.path.relpath(path, root).split(os.sep)[0] in ROS_CLIENTS:
+        if os.path.relpath(path, root).split(os.sep)[0] == 'nodes':
             continue
         for node in ast.walk(ast.parse(open(path, encoding='utf-8').read())):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \

@@ -7,7 +7,7 @@ import re
 import tempfile
 import time
 
-from ..faults.probe import Harness
+from ..nodes.faults.probe import Harness
 
 __all__ = ['first_command', 'first_start']
 

@@ -82,7 +82,7 @@ def _plugin_run(ros_launch_env, tmp_path_factory, hardware):
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
 
-    from robodyn_ros.faults.stall_witness import StallWitness
+    from robodyn_ros.nodes.faults.stall_witness import StallWitness
     bag = str(tmp_path_factory.mktemp('plugin') / 'bag')
     result = {'bag': bag, 'hardware': hardware}
     witness = StallWitness(gap=STALL, nap=0.005)  # 200 wake-ups/s beside the loaded loop

@@ -16,8 +16,8 @@ import numpy as np
 import rclpy
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
-from ..defaults import CONTROLLER_NAME, REFERENCE_TOPIC
-from ..io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
+from ...defaults import CONTROLLER_NAME, REFERENCE_TOPIC
+from ...io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
 from .fixtures import NAMES, PANDA_Q0, trajectory
 from .stall_witness import StallWitness
 
@@ -263,7 +263,7 @@ class Harness:
         ~/joint_trajectory) sent from a process of its own (its serializer holds that
         process's interpreter lock, not the probe's): the Popen; it prints 'refused' or
         'result CODE TEXT' ('published'). ``kind``: see goal_client.py."""
-        return subprocess.Popen([sys.executable, '-m', 'robodyn_ros.faults.goal_client',
+        return subprocess.Popen([sys.executable, '-m', 'robodyn_ros.nodes.faults.goal_client',
                                  str(points), str(duration), str(delta), kind, where],
                                 stdout=subprocess.PIPE, text=True)
 

@@ -1,12 +1,12 @@
 """The whole fault campaign and its summary table (``robodyn faults``; the CI subset runs
-as test/faults/test_campaign.py)."""
+as test/nodes/faults/test_campaign.py)."""
 
 from collections.abc import Sequence
 import json
 from pathlib import Path
 import time
 
-from ..errors import InputError
+from ...errors import InputError
 from .cases import CASES, FAST
 from .checks import run_case
 

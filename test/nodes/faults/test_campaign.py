@@ -8,8 +8,8 @@ pytest.importorskip('rclpy')
 pytest.importorskip('control_msgs', reason='control_msgs (../shared/wheels) is not installed: '
                     'the campaign drives the FollowJointTrajectory action')
 
-from robodyn_ros.faults.cases import CASES, FAST  # noqa: E402
-from robodyn_ros.faults.checks import run_case  # noqa: E402
+from robodyn_ros.nodes.faults.cases import CASES, FAST  # noqa: E402
+from robodyn_ros.nodes.faults.checks import run_case  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

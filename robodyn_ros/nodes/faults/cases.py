@@ -13,7 +13,7 @@ import signal
 import tempfile
 from typing import Callable
 
-from ..defaults import CONTROLLER_NAME
+from ...defaults import CONTROLLER_NAME
 from . import bad_inputs, scripts
 
 __all__ = ['Case', 'CASES', 'FAST']

@@ -5,10 +5,6 @@ scripted faults, every invariant checked on every message.
 controller's process), ``bad_inputs`` (the command line's), ``fixtures`` (the Panda, plain
 and hostile trajectories), ``probe`` (the controller process and the probe node that feeds
 and watches it), ``goal_client`` (a goal sent from a process of its own), ``checks`` (run a
-case, the invariants), ``campaign`` (all cases, the summary table).
-
-A tool that uses ROS, not a node: it starts the controller as a process (as ``ros2 run``
-does) and talks to it only through topics, services and signals, never importing the
-nodes. With nodes/, one of the two ROS clients in the package (the only places rclpy is
-imported).
+case, the invariants), ``campaign`` (all cases, the summary table). A ROS client, so under
+nodes/ (the only place rclpy is imported); it drives the nodes as processes.
 """

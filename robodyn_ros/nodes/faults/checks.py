@@ -16,8 +16,8 @@ import tempfile
 
 import numpy as np
 
-from ..defaults import CONTROLLER_NAME
-from ..dynamics import RigidBodyDynamics
+from ...defaults import CONTROLLER_NAME
+from ...dynamics import RigidBodyDynamics
 from .fixtures import PANDA_Q0, model
 from .probe import Harness
 
