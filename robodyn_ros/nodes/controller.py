@@ -231,9 +231,10 @@ class ControllerNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def on_shutdown(self, state):
-        """Safe command out, then release everything (also on_error: back to
-        unconfigured)."""
-        self.close()
+        """The shutdown transition: the process ends after it, so as at a signal
+        (final_ramp.close_at_exit): the final ramp, the goals ended, and no teardown (a
+        helper's teardown has taken seconds on a loaded machine; the exit has 2 s)."""
+        close_at_exit(self)
         self.status = 'finalized'
         self.finished = True  # run_node ends the process
         return TransitionCallbackReturn.SUCCESS

@@ -61,7 +61,11 @@ def close_at_exit(node) -> None:
     ends its goals and exits on its own), the final ramp out, the running goal ended; then
     the process ends without a teardown (``exit_after_close``): destroying a helper node's
     service waits until its executor's thread lets go of it, which a loaded machine has
-    been seen to delay past the 2 s the exit has, and nothing is commanded after the ramp."""
+    been seen to delay past the 2 s the exit has, and nothing is commanded after the ramp.
+    Once per process (the shutdown transition, then run_node's exit)."""
+    if getattr(node, 'closed_at_exit', False):
+        return
+    node.closed_at_exit = True
     run = node.configured
     if run is not None and run.gateway is not None:
         run.gateway.interrupt()
