@@ -144,6 +144,8 @@ class SafetySupervisor:
         self.events: list[Event] = []
         self.faults = 0
         self.compliant = False  # the safe command is a chosen gravity + damping
+        self.retrust = False  # held after stale states: the next valid one is trusted
+        self.release_reason = ''
         self.rate_limited = 0
         self.clamped = 0
         self._step = limits.max_torque_rate * limits.period
@@ -154,6 +156,7 @@ class SafetySupervisor:
 
     # -- transitions ------------------------------------------------------------------
     def _enter(self, state, reason, now):
+        self.retrust = self.retrust and state == HELD
         if state == RAMP_IN:
             self.ramp_from, self.ramp_start = self.output.copy(), now
         if (state, reason) != (self.state, self.reason):
@@ -183,8 +186,14 @@ class SafetySupervisor:
         if self.state in (INACTIVE, WAITING):  # nothing commanded: nothing to hold
             self.deactivate(now, reason)
             return
+        # A safe mode for stale states (not latched, no position hold) ends at the next
+        # valid state while active; held, that state is trusted again: the position hold
+        # starts there (accept_state), and the arm does not sag on gravity + damping.
+        self.retrust = self.state == SAFE and not self.latched and self.hold.q is None \
+            and not self.compliant
         if self.state != SAFE:
             self._choose_hold(now, trusted=True, where='the release position')
+        self.release_reason = reason
         self._enter(HELD, f'{reason}; holding the arm: {self.hold_kind}', now)
 
     def fault(self, now, reason, latch, trusted=True, compliant=False):
@@ -238,6 +247,10 @@ class SafetySupervisor:
         """A valid state arrived. Returns True when it ends a (non-latched) safe mode or
         the wait for the first state: the caller restarts its reference there."""
         self.note_valid(now, q, qd)
+        if self.state == HELD and self.retrust:
+            self.retrust = False
+            self._choose_hold(now, trusted=True, where='the position the states resumed at')
+            self._enter(HELD, f'{self.release_reason}; holding the arm: {self.hold_kind}', now)
         lim = self.limits
         if self.state in (SAFE, HELD) and self.hold.q is not None:
             self._watch_hold(now, qd)

@@ -257,3 +257,24 @@ def test_release_before_any_command_and_after_a_fault():
     sup.fault(0.01, 'two sources', latch=True, trusted=False)
     sup.release(0.02)  # the fault's hold stays: the state is not trusted
     assert sup.state == HELD and sup.hold_q is None and 'gravity' in sup.reason
+    q = np.array([0.1, 0.2, 0.3])
+    sup.accept_state(0.03, q, np.zeros(N))  # a latched distrust is not lifted by a state
+    assert sup.hold_q is None
+
+
+def test_released_during_stale_states_the_next_valid_state_is_held():
+    sup = SafetySupervisor(_limits(hold_kp=np.full(N, 100.0), hold_kd=np.full(N, 10.0)),
+                           _gravity)
+    sup.activate(0.0)
+    sup.accept_state(0.0, np.zeros(N), np.zeros(N))
+    sup.check_watchdog(0.1)  # 100 ms without a state: gravity + damping, not latched
+    assert sup.state == SAFE and not sup.latched and sup.hold_q is None
+    sup.release(0.11)
+    assert sup.state == HELD and 'not trusted' in sup.reason
+    q = np.array([0.1, 0.2, 0.3])
+    sup.accept_state(0.12, q, np.zeros(N))  # the states are back: held where they say
+    np.testing.assert_array_equal(sup.hold_q, q)
+    assert sup.state == HELD and 'position hold at the position the states resumed at' in \
+        sup.reason
+    sup.accept_state(0.13, q + 0.1, np.zeros(N))
+    np.testing.assert_array_equal(sup.hold_q, q)  # once: the hold stays where it started
