@@ -132,8 +132,10 @@ CallbackReturn MujocoLockstepSystem::on_activate(const rclcpp_lifecycle::State &
   return CallbackReturn::SUCCESS;
 }
 
-return_type MujocoLockstepSystem::read(const rclcpp::Time & time, const rclcpp::Duration &)
+return_type MujocoLockstepSystem::read(const rclcpp::Time & time, const rclcpp::Duration & period)
 {
+  if (written_) {advance(time, period.seconds());}  // the last write's efforts, until now
+  written_ = false;
   publish_truth(time);
   const Fault fault = take_fault();
   if (fault == Fault::LATE) {
@@ -168,7 +170,7 @@ return_type MujocoLockstepSystem::read(const rclcpp::Time & time, const rclcpp::
   return return_type::OK;
 }
 
-return_type MujocoLockstepSystem::write(const rclcpp::Time & time, const rclcpp::Duration & period)
+return_type MujocoLockstepSystem::write(const rclcpp::Time &, const rclcpp::Duration & period)
 {
   const double dt = model_->opt.timestep;
   const double elapsed = period.seconds();
@@ -194,6 +196,14 @@ return_type MujocoLockstepSystem::write(const rclcpp::Time & time, const rclcpp:
       }
     }
   }
+  written_ = true;
+  return return_type::OK;
+}
+
+void MujocoLockstepSystem::advance(const rclcpp::Time & time, double elapsed)
+{
+  const double dt = model_->opt.timestep;
+  const double step = max_rate_ * std::clamp(std::isfinite(elapsed) ? elapsed : dt, 0.0, dt);
   lag_ += std::isfinite(elapsed) ? elapsed : dt;
   const int count = static_cast<int>(std::clamp(std::round(lag_ / dt), 1.0, MAX_STEPS));
   lag_ = std::clamp(lag_ - count * dt, -dt, dt);  // beyond MAX_STEPS the world stood still
@@ -209,7 +219,6 @@ return_type MujocoLockstepSystem::write(const rclcpp::Time & time, const rclcpp:
     if (k == 0) {contact();}  // the contact of this cycle's first step, as its push
   }
   publish_witness(time);
-  return return_type::OK;
 }
 
 void MujocoLockstepSystem::request_fault(const std::string & text)

@@ -3,7 +3,8 @@ controller:=node` on the lock-step MuJoCo hardware, two CPU hogs. The robodyn no
 deactivated (lifecycle) in the middle of a goal: the forward effort controller applies its
 last message for ever, so the node keeps publishing the position hold where the arm was
 released. Judged from the recorded /joint_states, whose effort is the torque MuJoCo
-applied: the arm stays within 0.05 rad of where it was released for 10 s, no published
+applied: the arm stays within 0.05 rad of where it was released for 10 s (plus what a hold
+needs to stop it from the speed it had: RAMP_TO_STOP), no published
 command steps by more than its budget (see REFERENCE for what is applied),
 /diagnostics says the arm is held, the goal is not SUCCEEDED; activated again, the node
 ramps back in without a published step. Last, the node is stopped (SIGSTOP) in the middle
@@ -124,6 +125,7 @@ def _release(probe, result):
         goal = client.send_goal_async(_goal(NAMES, [q + RISE, q], [RISE_TIME, GOAL_END],
                                             REST))
         handle = probe.wait(goal, 60.0)  # accepted before the deactivate, which refuses goals
+        result.setdefault('accept_s', []).append(round(time.monotonic() - sent, 2))
         result['accepted'] = handle is not None and handle.accepted
         probe.spin(1.5)  # the arm moves: the goal
         # the cubic's speed is above MOVING from 1.8 s to 10.2 s after the node started the
@@ -282,12 +284,24 @@ def _forward_deactivated(probe, result):
 def _speed_before(probe, wall):
     """The arm's largest joint speed over the 0.3 s of states stamped before ``wall`` (the
     hardware's clock, the wall clock here) [rad/s]; 0 with fewer than two states."""
-    stamps, q, _ = _series(probe)
-    before = (stamps >= wall - 0.3) & (stamps < wall)
-    if before.sum() < 2:
+    log = probe.log['/joint_states']
+    rows = []  # from the newest back: the log holds every state since the start (minutes)
+    for k in range(len(log) - 1, -1, -1):
+        msg = log[k][1]
+        stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        if stamp < wall - 0.3:
+            if len(rows) >= 2 or log[k][0] < log[-1][0] - 5.0:
+                break  # received 5 s before the newest: what precedes it is older still
+            continue
+        if stamp < wall:
+            rows.append((stamp, msg))
+    if len(rows) < 2:
         return 0.0
-    span = max(stamps[before][-1] - stamps[before][0], 1e-3)
-    return float(np.abs(q[before][-1] - q[before][0]).max() / span)
+    index = {n: i for i, n in enumerate(rows[0][1].name)}
+    order = [index[n] for n in NAMES]
+    (t1, last), (t0, first) = rows[0], rows[-1]
+    moved = np.abs(np.array([last.position[i] - first.position[i] for i in order]))
+    return float(moved.max() / max(t1 - t0, 1e-3))
 
 
 def _latest_stamp(probe):
@@ -324,7 +338,8 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     print(f"deactivated {released['timing'][0]} s after the goal was sent at "
           f"{released['release_speed']:.3f} rad/s; the transition took "
           f"{released['timing'][1]} s")
-    assert sum(released['timing']) < GOAL_END, released['timing']  # before the goal's end
+    assert sum(released['timing']) < GOAL_END, (  # before the goal's end
+        released['timing'], 'accepted after', released['accept_s'])
     assert released['release_speed'] > MOVING, 'the arm was at rest: no release mid-motion'
     assert released['goal_status'] not in (None, GoalStatus.STATUS_SUCCEEDED)
     said = [(t, m, values) for t, m, values in released['said'] if m.startswith('held')]
@@ -347,6 +362,14 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     # a trip's hold began before the window: all of it
     at = np.flatnonzero(np.abs(q - hold).max(axis=1) < 1e-4)
     after = at[0] if at.size and 'trip position' not in held[0][1] else 0
+    # the speed the arm had when it was released: the hold stops it within what a hold
+    # whose torque slews at max_torque_rate needs (RAMP_TO_STOP at that speed), as below
+    # for the stopped node (the goal's first segment starts from the sum of sines' speed)
+    near = (stamps >= stamps[after] - 0.3) & (stamps <= stamps[after])
+    span = stamps[near][-1] - stamps[near][0] if near.sum() > 1 else 0.0
+    speed = max(released['release_speed'], float(
+        np.abs(q[near][-1] - q[near][0]).max() / span) if span > 0.0 else 0.0)
+    bound = DRIFT + speed * RAMP_TO_STOP
     stamps, q = stamps[after:], q[after:]
     assert stamps[-1] - stamps[0] > 9.0
     drift = np.abs(q - hold).max(axis=0)
@@ -357,7 +380,8 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
           f'({_largest_steps(*released["window"][::2], 3)}), '
           f'{_published_step(released["published"]):.3f} of the budget published; the '
           f'hardware\'s witness: worst {released["applied"][0]:.3f} N m applied in one cycle')
-    assert drift.max() <= DRIFT, f'drift {drift.max():.4f} rad over ' \
+    print(f'released at {speed:.3f} rad/s: bound {bound:.3f} rad')
+    assert drift.max() <= bound, f'drift {drift.max():.4f} rad over ' \
         f'{stamps[-1] - stamps[0]:.1f} s; ' + \
         '\n'.join(line[-200:] for line in released['text'].splitlines()
                   if 'robodyn' in line and ('->' in line or 'ERROR' in line))[-4000:]

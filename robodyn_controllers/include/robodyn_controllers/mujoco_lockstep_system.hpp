@@ -1,5 +1,5 @@
 // robodyn_controllers/MujocoLockstepSystem: MuJoCo physics stepped inside controller_manager's
-// loop, by each control cycle's period (one step at the nominal rate; see write()).
+// loop, by each control cycle's period (one step at the nominal rate; see advance()).
 //
 // read() hands the controllers the state after the last step and write() applies their
 // efforts until the next cycle, as a real arm's driver does at 1 kHz: every state is
@@ -96,15 +96,12 @@ public:
 
   CallbackReturn on_activate(const rclcpp_lifecycle::State &) override;
 
-  // The state after the last physics step (corrupted while a fault is injected).
-  return_type read(const rclcpp::Time & time, const rclcpp::Duration &) override;
+  // The physics advanced by this cycle's period under the last write's efforts (see
+  // advance()), then its state (corrupted while a fault is injected).
+  return_type read(const rclcpp::Time & time, const rclcpp::Duration & period) override;
 
-  // The controllers' efforts until the next cycle (a non-finite command keeps the last),
-  // for as many physics steps as keep the physics' time on controller_manager's (the
-  // cycles' periods summed: a late cycle advances the physics as far as the world went on
-  // meanwhile, as a real arm's does, at most MAX_STEPS; every cycle at least one step, so
-  // every command is applied). Without the sum, jittery periods rounded one by one would
-  // let the physics drift from the clock the JTC samples its reference on.
+  // The controllers' efforts, applied from now until the next read() (a non-finite command
+  // keeps the last).
   return_type write(const rclcpp::Time & time, const rclcpp::Duration & period) override;
 
 private:
@@ -116,6 +113,18 @@ private:
 
   // The fault to apply this cycle: a new request replaces the one running.
   Fault take_fault();
+
+  // At read(), when write() ran since the last one (the hardware is active): as many
+  // physics steps as keep the physics' time on controller_manager's (the cycles' periods
+  // summed: a late cycle advances the physics as far as the world went on meanwhile, as a
+  // real arm's does, at most MAX_STEPS; every cycle at least one step, so every command is
+  // applied). Without the sum, jittery periods rounded one by one would let the physics
+  // drift from the clock the JTC samples its reference on. Stepped here, by read()'s
+  // period (the time since the last read, the time the last write's efforts acted), a
+  // state reports what its cycle's period did: stepped in write() by write()'s period (the
+  // cycle before's), a late cycle's extra steps showed in the next state, one cycle off
+  // from the time a controller integrates over (the collision observer's momentum).
+  void advance(const rclcpp::Time & time, double elapsed);
 
   // The push's hardware parameters, its request topic and the ground truth's publisher.
   bool configure_push(const std::unordered_map<std::string, std::string> & hw);
@@ -188,6 +197,7 @@ private:
   // the hold's acceleration and M times it, per MuJoCo dof (sized nv at configure)
   std::vector<mjtNum> hold_acc_, hold_force_;
   double lag_ = 0.0;  // controller_manager's time not yet stepped by the physics [s]
+  bool written_ = false;  // write() ran since the last read(): the physics advances
   // fault injection (test only): the request, the fault running and its cycles left
   rclcpp::Subscription<std_msgs::msg::String>::SharedPtr injector_;
   std::atomic<std::uint64_t> pending_{0};
