@@ -205,8 +205,11 @@ void MujocoLockstepSystem::advance(const rclcpp::Time & time, double elapsed)
   const double dt = model_->opt.timestep;
   const double step = max_rate_ * std::clamp(std::isfinite(elapsed) ? elapsed : dt, 0.0, dt);
   lag_ += std::isfinite(elapsed) ? elapsed : dt;
-  const int count = static_cast<int>(std::clamp(std::round(lag_ / dt), 1.0, MAX_STEPS));
-  lag_ = std::clamp(lag_ - count * dt, -dt, dt);  // beyond MAX_STEPS the world stood still
+  const double wanted = std::round(lag_ / dt);
+  const int count = static_cast<int>(std::clamp(wanted, 1.0, MAX_STEPS));
+  // beyond MAX_STEPS the world stood still: nothing carried into the next cycle (a step
+  // carried there would act over no time of its period)
+  lag_ = wanted > MAX_STEPS ? 0.0 : std::clamp(lag_ - count * dt, -dt, dt);
   take_push();
   std::fill(contact_torque_.begin(), contact_torque_.end(), 0.0);
   for (int k = 0; k < count; ++k) {
