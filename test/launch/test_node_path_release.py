@@ -146,7 +146,12 @@ def _release(probe, result):
     result['timing'] = (round(since - sent, 2), round(time.monotonic() - since, 2))
     done = probe.wait(handle.get_result_async(), 10.0) if result['accepted'] else None
     result['goal_status'] = done.status if done else None
-    probe.spin(10.0)
+    # 10 s of states stamped after the transition's answer (the hardware's clock, the wall
+    # clock here): a probe that hears them late under the hogs spins on for them
+    until = time.time() + 10.5
+    deadline = time.monotonic() + 25.0
+    while _latest_stamp(probe) < until and time.monotonic() < deadline:
+        probe.spin(0.5)
     result['window'] = _series(probe, since)
     result['applied'] = _applied(probe, since)
     result['published'] = [m for t, m in probe.log[REFERENCE] if t >= since]
