@@ -383,6 +383,9 @@ def _injected(probe, client, request, launch):
                 said.append((round(t - since, 3), status.message))
             if error is None and status.level == b'\x02':
                 error = (_stamp_of(msg) - _injection_stamp(launch, request), status.message)
+    before = [s.message for t, m in probe.log['/diagnostics'] for s in m.status
+              if s.name == 'robodyn_controller' and t < since][-1:]
+    said.insert(0, ('before', before, 'from q', np.round(q, 4).tolist()))  # the case's start
     window, applied = _series(probe, since), _applied(probe, since)
     probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
     probe.node.destroy_publisher(publisher)
@@ -488,7 +491,7 @@ def test_corrupted_states_are_named_and_the_arm_brought_to_rest(campaign, reques
     error, status, (stamps, q, effort), said, applied = campaign['injected'][request_]
     assert _within_step(applied), (request_, applied)
     if words is None:  # a late read(): no fault, no step
-        assert error is None, error
+        assert error is None, (error, said)
         return
     assert error is not None and words in error[1], (request_, error, said)
     # named at once, from the hardware taking the request to the stamp of the controller's
