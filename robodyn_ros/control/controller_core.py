@@ -427,13 +427,9 @@ class ControllerCore:
         states arrive; once the last valid state is stale (SafetyLimits.stale_after) the
         safe command takes over (CycleTimer.unanswered_needs_command)."""
         sup = self.supervisor
-        last = self.last_command
-        if not sup.commanding or sup.needs_timer(now) or last is None:
+        if not sup.commanding or sup.needs_timer(now) or self.last_command is None:
             return None
-        # the output as the rate limit holds it: the last command, or what replaced it since
-        # (CommandConsumer.follow_applied: the arm's torque while the consumer is out)
-        return Command(self._ordered(sup.output.copy()), last.q_ref, last.qd_ref, last.t_ref,
-                       last.state)
+        return self.last_command
 
     def _ordered(self, tau):
         return tau if self.out_order is None else tau[self.out_order]

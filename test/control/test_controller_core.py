@@ -357,11 +357,7 @@ def test_a_rejected_state_while_active_repeats_the_last_command_until_it_is_stal
     bad[0] = np.nan
     assert core.cycle(11 * DT, NAMES, bad, np.zeros(7), 100.0 + 11 * DT) is None
     repeated = core.repeat_last(11 * DT)
-    # the same torque: what the hardware applies anyway
-    np.testing.assert_array_equal(repeated.effort, last.effort)
-    applied = last.effort + 0.5  # the output replaced meanwhile (the arm's torque copied)
-    core.supervisor.continue_from(applied, 11 * DT)
-    np.testing.assert_array_equal(core.repeat_last(11 * DT).effort, applied)
+    assert repeated is last  # the same torque: what the hardware applies anyway
     stale = 10 * DT + core.supervisor.limits.stale_after + DT
     assert core.repeat_last(stale) is None  # from here the safe command answers
     core.activate(1.0)
