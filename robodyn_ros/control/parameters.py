@@ -93,9 +93,8 @@ _CONTROLLER = (
     _p('joints', 'string list', [], 'joint order of the commands (default: chain order)'),
     _p('rate', 'float', 1000.0, 'control rate [Hz] (trigger timer; watchdog and safe '
        'command rate)', low=100.0, high=20000.0, unit='Hz'),
-    _p('trigger', 'str', 'state', "'state': answer each new joint state (a rejected one "
-       "with the last command again, as the C++ controller's last command stands: never "
-       "silent while states arrive); 'timer': fixed rate", options=tuple(Trigger)),
+    _p('trigger', 'str', 'state', "'state': answer each new joint state; 'timer': fixed "
+       'rate', options=tuple(Trigger)),
     _p('mode', 'str', 'computed_torque', 'the control law', options=MODES),
     _p('reference', 'str', 'hold', 'reference started at the first state; JointTrajectory '
        'messages replace it', options=('hold', 'one_minus_cos', 'sum_of_sines')),
