@@ -111,7 +111,6 @@ class ControllerCore:
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
         self.last_rejection = ''
-        self.last_command: Command | None = None  # the last cycle's (see repeat_last)
         self.last_collision = 'none'  # the last contact's line (collision watch)
         #: Publishers of the joint states as the node last counted them (None: unknown): tells
         #: two sources that disagree from one whose stamps lag its motion.
@@ -184,7 +183,6 @@ class ControllerCore:
     def activate(self, now: float) -> None:
         """Start commanding at the first valid state; ramps in from the current output."""
         self.supervisor.activate(now)
-        self.last_command = None  # commands of an earlier activation are not repeated
         if self.collision is not None:
             self.collision.restart()
 
@@ -413,23 +411,7 @@ class ControllerCore:
     def command(self, tau: np.ndarray, q_ref: np.ndarray, qd_ref: np.ndarray, t_ref: float,
                 state: SupervisorState) -> Command:
         """The Command of a cycle's chain-order torque ``tau`` (reordered for output)."""
-        self.last_command = Command(self._ordered(tau), q_ref, qd_ref, t_ref, state)
-        return self.last_command
-
-    def repeat_last(self, now: float) -> Command | None:
-        """The answer to a state that was rejected while the law drives the output: the
-        last command again, unchanged (None when there is none, or outside ramp-in and
-        active, where the safe command answers every state).
-
-        Why: the hardware applies the last command until the next one anyway (the C++
-        controller's update() does the same: "one rejected state: the last command
-        stands"), so repeating it changes no torque, and the wire is never silent while
-        states arrive; once the last valid state is stale (SafetyLimits.stale_after) the
-        safe command takes over (CycleTimer.unanswered_needs_command)."""
-        sup = self.supervisor
-        if not sup.commanding or sup.needs_timer(now) or self.last_command is None:
-            return None
-        return self.last_command
+        return Command(self._ordered(tau), q_ref, qd_ref, t_ref, state)
 
     def _ordered(self, tau):
         return tau if self.out_order is None else tau[self.out_order]

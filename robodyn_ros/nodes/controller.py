@@ -324,8 +324,6 @@ class ControllerNode(LifecycleNode):
         elif run.cycle_timer.unanswered_needs_command(now):
             self.publish(core.update(now), now)
             _rearm(run.timer, run.cycle_timer.after_unanswered(now))
-        else:  # rejected while the law drives: the last command stands, on the wire too
-            self.publish(core.repeat_last(now), now)
 
     @guarded
     def on_timer(self, _info=None):

@@ -347,18 +347,3 @@ def test_reference_stamps_stay_ordered_through_a_stall_and_its_late_backlog():
         core.on_state(0.07 + k * 1e-5, NAMES, Q0, np.zeros(7), 100.010 + k * DT)
         stamps.append(core.update(0.07 + k * 1e-5).t_ref)
     assert min(np.diff(stamps)) >= 0.0
-
-
-def test_a_rejected_state_while_active_repeats_the_last_command_until_it_is_stale():
-    core = _started()
-    last = core.cycle(10 * DT, NAMES, Q0, np.zeros(7), 100.0 + 10 * DT)
-    assert last is not None and core.supervisor.state == ACTIVE
-    bad = Q0.copy()
-    bad[0] = np.nan
-    assert core.cycle(11 * DT, NAMES, bad, np.zeros(7), 100.0 + 11 * DT) is None
-    repeated = core.repeat_last(11 * DT)
-    assert repeated is last  # the same torque: what the hardware applies anyway
-    stale = 10 * DT + core.supervisor.limits.stale_after + DT
-    assert core.repeat_last(stale) is None  # from here the safe command answers
-    core.activate(1.0)
-    assert core.repeat_last(1.0) is None  # nothing of an earlier activation
