@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include "robodyn_controllers/latest_slot.hpp"
@@ -40,10 +41,18 @@ TEST(LatestSlot, AReaderOnAnotherThreadSeesWholeValuesInOrder)
   LatestSlot<Value> slot;
   slot.configure(Value{});
   std::atomic<bool> done{false};
+  std::atomic<long> taken{0};
   std::thread writer([&] {
       for (long k = 1; k <= LAST; ++k) {
         slot.back().v.fill(k);
         slot.commit();
+        if (k == LAST / 2) {  // halfway, until the reader has taken a value (at most 5 s):
+          // on a loaded machine the writer can otherwise finish before the reader runs
+          const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+          while (taken.load() == 0 && std::chrono::steady_clock::now() < until) {
+            std::this_thread::yield();
+          }
+        }
       }
       done.store(true);
     });
@@ -52,7 +61,7 @@ TEST(LatestSlot, AReaderOnAnotherThreadSeesWholeValuesInOrder)
   for (bool finished = false; !finished; ) {
     finished = done.load();  // one more take after the writer ended: its last value
     if (const Value * got = slot.take()) {
-      ++takes;
+      taken.store(++takes);
       for (long x : got->v) {torn = torn || x != got->v[0];}
       backwards = backwards || got->v[0] < seen;
       seen = got->v[0];
