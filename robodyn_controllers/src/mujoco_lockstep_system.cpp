@@ -174,7 +174,7 @@ return_type MujocoLockstepSystem::write(const rclcpp::Time &, const rclcpp::Dura
 {
   const double dt = model_->opt.timestep;
   const double elapsed = period.seconds();
-  const double step = max_rate_ * std::clamp(std::isfinite(elapsed) ? elapsed : dt, 0.0, dt);
+  const double step = rate_step(max_rate_, std::isfinite(elapsed) ? elapsed : dt, dt);
   for (std::size_t i = 0; i < command_.size(); ++i) {
     double value = std::numeric_limits<double>::quiet_NaN();
     waiting_[i] = false;
@@ -203,8 +203,9 @@ return_type MujocoLockstepSystem::write(const rclcpp::Time &, const rclcpp::Dura
 void MujocoLockstepSystem::advance(const rclcpp::Time & time, double elapsed)
 {
   const double dt = model_->opt.timestep;
-  const double step = max_rate_ * std::clamp(std::isfinite(elapsed) ? elapsed : dt, 0.0, dt);
-  lag_ += std::isfinite(elapsed) ? elapsed : dt;
+  const double span = std::isfinite(elapsed) ? elapsed : dt;
+  const double step = rate_step(max_rate_, span, dt);
+  lag_ += span;
   const double wanted = std::round(lag_ / dt);
   const int count = static_cast<int>(std::clamp(wanted, 1.0, MAX_STEPS));
   // beyond MAX_STEPS the world stood still: nothing carried into the next cycle (a step

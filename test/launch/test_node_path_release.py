@@ -293,7 +293,7 @@ def _speed_before(probe, wall):
     rows = []  # from the newest back: the log holds every state since the start (minutes)
     for k in range(len(log) - 1, -1, -1):
         msg = log[k][1]
-        stamp = msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+        stamp = _stamp_of(msg)
         if stamp < wall - 0.3:
             if len(rows) >= 2 or log[k][0] < log[-1][0] - 5.0:
                 break  # received 5 s before the newest: what precedes it is older still
