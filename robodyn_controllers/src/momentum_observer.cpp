@@ -32,6 +32,7 @@ void MomentumObserver::configure(std::size_t joints, double gain, double max_ste
 void MomentumObserver::reset() noexcept
 {
   started_ = false;
+  after_gap_ = false;
   gaps_ = 0;
   for (double & v : r_) {v = 0.0;}
 }
@@ -54,7 +55,8 @@ bool MomentumObserver::update(
     s_[i] -= cg_[i];  // C^T qd - g - tau_f
   }
   const double dt = stamp - stamp_;
-  if (started_ && dt > 0.0 && dt <= max_step_) {
+  const bool steady = started_ && dt > 0.0 && dt <= max_step_;
+  if (steady && !after_gap_) {
     const double decay = 1.0 - gain_ * dt;
     for (std::size_t i = 0; i < n; ++i) {
       const double beta = (0.5 * (s_prev_[i] + s_[i]) + tau[i]) * dt;
@@ -63,6 +65,7 @@ bool MomentumObserver::update(
   } else if (started_ && dt > max_step_) {
     ++gaps_;
   }
+  after_gap_ = started_ && !steady;  // the next sample's interval may hold this one's
   started_ = true;
   stamp_ = stamp;
   p_prev_.swap(p_);

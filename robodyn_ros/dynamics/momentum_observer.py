@@ -25,6 +25,14 @@ integral:
 
     r_k = (1 - K_O dt_k) r_{k-1} + K_O (p_k - p_{k-1} - (tau_k + (s_{k-1} + s_k) / 2) dt_k)
 
+A sample more than max_step after the last (a gap), or not after it (a restarted stream),
+is not integrated, and neither is the sample after it: where the stamp is not the time the
+state was sampled, the two intervals around a late one share its motion. The C++
+controller stamps a state with its update()'s time, taken after the hardware's read(): a
+loop that stalls between the two stamps the state with the stall's end, and the next state,
+one period later by the stamps, holds the stall's motion (measured: a 50 ms stall of
+controller_manager's loop read as 1-2.8 N m of external torque before this rule).
+
 The C++ controller runs the same arithmetic in the same order.
 """
 
@@ -97,6 +105,7 @@ class MomentumObserver:
         self._tmp = np.zeros(n)
         self._r = np.zeros(n)
         self._stamp: float | None = None
+        self._after_gap = False  # the last sample was a gap or a restart
         #: Gaps the residual was held across (a sample more than max_step after the last).
         self.gaps = 0
 
@@ -115,6 +124,7 @@ class MomentumObserver:
     def reset(self) -> None:
         """Forget everything: the next sample is p(0) and r restarts from 0."""
         self._stamp = None
+        self._after_gap = False
         self._r[:] = 0.0
         self.gaps = 0
 
@@ -124,7 +134,8 @@ class MomentumObserver:
         see the class docstring). M, C, g of seed 000 eqs. (28), (52), (45).
 
         A first sample, or one at or before the last stamp (a restarted stream), sets p(0)
-        and leaves r; one more than ``max_step`` after the last holds r (a gap)."""
+        and leaves r; one more than ``max_step`` after the last holds r (a gap); the
+        sample after either holds r too (see the module docstring)."""
         n = self.n
         q, qd = self.dyn._fast(q, 'q'), self.dyn._fast(qd, 'qd')
         tau = tau if type(tau) is np.ndarray and tau.shape == (n,) and \
@@ -135,10 +146,12 @@ class MomentumObserver:
         np.dot(self._terms[:n], qd, out=self._p)
         self._state_terms(qd)
         dt = None if self._stamp is None else stamp - self._stamp
-        if dt is not None and 0.0 < dt <= self.settings.max_step:
+        steady = dt is not None and 0.0 < dt <= self.settings.max_step
+        if steady and not self._after_gap and dt is not None:
             self._integrate(tau, dt)
         elif dt is not None and dt > self.settings.max_step:
             self.gaps += 1
+        self._after_gap = dt is not None and not steady
         self._stamp = stamp
         self._p_prev[:] = self._p
         self._s_prev[:] = self._s

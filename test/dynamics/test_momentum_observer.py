@@ -74,8 +74,30 @@ def test_a_gap_holds_the_residual_and_is_counted(panda):
     t, q, qd, tau, _ = rows[650]  # 50 ms later: a gap
     np.testing.assert_array_equal(obs.update(t, q, qd, tau), held)
     assert obs.gaps == 1
-    t2, q2, qd2, tau2, _ = rows[651]
-    assert not np.array_equal(obs.update(t2, q2, qd2, tau2), held)  # integrating again
+    t2, q2, qd2, tau2, _ = rows[651]  # the sample after a gap: held too (module docstring)
+    np.testing.assert_array_equal(obs.update(t2, q2, qd2, tau2), held)
+    t3, q3, qd3, tau3, _ = rows[652]
+    assert not np.array_equal(obs.update(t3, q3, qd3, tau3), held)  # integrating again
+    assert obs.gaps == 1
+
+
+def test_a_state_stamped_late_is_no_external_torque(panda):
+    """The C++ controller's case: a loop that stalls 50 ms between the hardware's read()
+    and the controller's update() stamps the state with the stall's end; the next state,
+    one period later by the stamps, holds the 50 ms of motion. Without contact the
+    residual stays where the discretisation keeps it."""
+    model, dyn = panda
+    obs = MomentumObserver(dyn, ObserverSettings(gain=50.0, max_step=0.005))
+    rows = list(simulate(model, dyn, 0.4))  # the push starts at 0.5 s
+    worst = 0.0
+    for k, (t, q, qd, tau, ext) in enumerate(rows[:350]):
+        if 200 < k < 251:
+            continue  # the stall: no state taken
+        stamp = t + 0.05 if k == 200 else t  # sampled at t, stamped after the stall
+        assert not ext.any()
+        worst = max(worst, float(np.max(np.abs(obs.update(stamp, q, qd, tau)))))
+    assert obs.gaps == 1
+    assert worst < 2e-3, worst  # [N m], as without a stall
 
 
 @pytest.mark.parametrize('kwargs, words', [

@@ -5,7 +5,7 @@ import time
 
 import numpy as np
 
-__all__ = ['Probe', 'moveit_like_goal']
+__all__ = ['Probe', 'manager_said', 'moveit_like_goal']
 
 
 def moveit_like_goal(names, q0, tolerance=-1.0):
@@ -27,6 +27,15 @@ def moveit_like_goal(names, q0, tolerance=-1.0):
         setattr(goal, field, [JointTolerance(name=n, position=tolerance, velocity=tolerance)
                               for n in names])
     return goal
+
+
+def manager_said(text):
+    """controller_manager's warnings and errors and its switches in a launch's output (why
+    a switch failed), the last 20 lines, each cut to its last 300 characters."""
+    lines = [line[-300:] for line in text.splitlines()
+             if '[controller_manager' in line and ('WARN' in line or 'ERROR' in line or
+                                                   'ctivat' in line)]
+    return '\n'.join(lines[-20:])
 
 
 class Probe:
@@ -127,7 +136,8 @@ class Probe:
         return None if client is None else self.wait(client.call_async(request))
 
     def switch(self, activate, deactivate):
-        """controller_manager's switch_controllers (strict); True when it succeeded."""
+        """controller_manager's switch_controllers (strict); True when it succeeded. Each
+        call's outcome is kept in ``switches`` for a failing test to show."""
         from controller_manager_msgs.srv import SwitchController
         request = SwitchController.Request(activate_controllers=list(activate),
                                            deactivate_controllers=list(deactivate),
@@ -135,9 +145,14 @@ class Probe:
         # the switch happens in the next update(): controller_manager's default 1 s for it
         # is too short for a loop under two hogs (the switch then fails, nothing changed)
         request.timeout.sec = 5
-        response = self.call(SwitchController, '/controller_manager/switch_controller',
-                             request)
-        return bool(response and response.ok)
+        name = '/controller_manager/switch_controller'
+        client = self.client(SwitchController, name)
+        response = None if client is None else self.wait(client.call_async(request))
+        outcome = ('no service' if client is None else 'no answer' if response is None
+                   else 'ok' if response.ok else 'refused')
+        self.__dict__.setdefault('switches', []).append(
+            (list(activate), list(deactivate), outcome))
+        return outcome == 'ok'
 
     def controller_states(self):
         """{controller name: lifecycle state} from controller_manager's list_controllers
@@ -147,17 +162,26 @@ class Probe:
                              ListControllers.Request())
         return {c.name: c.state for c in response.controller} if response else {}
 
-    def switch_node_path(self, activate, deactivate, forward='effort_controller'):
-        """:meth:`switch` on the node path, where the ``forward`` controller deactivates
-        itself when the node stalls past its command_timeout (a loaded machine: as designed)
-        and a strict switch deactivating it then fails: activated again, as an operator
-        would, and the switch tried once more. True when it succeeded."""
-        for _ in range(2):
-            if self.switch(activate, deactivate):
+    def switch_node_path(self, activate, deactivate, attempts=3):
+        """Brings the controllers to ``activate`` active and ``deactivate`` inactive, as an
+        operator would: asks controller_manager which are active and switches only those
+        that are not yet where they should be. On the node path the forward controller
+        deactivates itself when the node stalls past its command_timeout (a loaded machine:
+        as designed), and a switch that answered late may have happened after all: a
+        strict switch of the whole list then fails although the end state is reachable or
+        reached. True when the end state was confirmed by list_controllers."""
+        for _ in range(attempts):
+            states = self.controller_states()
+            on = [c for c in activate if states.get(c) != 'active']
+            off = [c for c in deactivate if states.get(c) == 'active']
+            if states and not on and not off:
                 return True
-            if forward in deactivate and self.controller_states().get(forward) == 'inactive':
-                self.switch([forward], [])
-        return False
+            if states:
+                self.switch(on, off)
+        states = self.controller_states()
+        self.__dict__.setdefault('switches', []).append(('states after', states, ''))
+        return bool(states) and all(states.get(c) == 'active' for c in activate) and \
+            not any(states.get(c) == 'active' for c in deactivate)
 
     def lifecycle_client(self, node):
         """``node``'s change_state client, found once (under load finding a service can

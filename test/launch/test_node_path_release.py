@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 import pytest
-from ros2_control_probe import Probe
+from ros2_control_probe import Probe, manager_said
 from ros_helpers import stall
 from test_default_path_faults import (
     DRIFT,
@@ -197,13 +197,6 @@ def _release(probe, result):
     result['forward_applied'] = _applied(probe, since)
 
 
-def _manager_said(text):
-    """controller_manager's warnings and errors in the launch's output (why a switch
-    failed)."""
-    return [line[-300:] for line in text.splitlines()
-            if '[controller_manager' in line and ('WARN' in line or 'ERROR' in line)][-20:]
-
-
 def _node_pid(group):
     """The robodyn node's process among the launch's (process group ``group``)."""
     import os
@@ -237,6 +230,13 @@ def _stop_the_node(probe, result, group):
                         30.0)
     result['stop_goal'] = handle is not None and handle.accepted
     probe.spin(1.5)
+    # the forward controller applies the node's commands right before the stop: under the
+    # hogs the node can stall past the controller's timeout on its own meanwhile, and the
+    # hardware's hold would then come before the stop (activated again, as an operator would)
+    result['stop_forward'] = [_forward_active(probe, result)]
+    if probe.controller_states().get('effort_controller') != 'active':
+        result['stop_forward'].append(_forward_active(probe, result))
+        probe.spin(0.5)
     # judged by the states' stamps (the hardware's clock, the wall clock here): a probe that
     # lags under load receives them late, not in another order
     stop = time.time()
@@ -335,6 +335,23 @@ def _published_step(references):
     return float((steps / (MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))).max())
 
 
+def _worst_published_pair(references, since, said):
+    """Why _published_step failed: the pair of published commands that stepped most (their
+    stamps from ``since``, their efforts), and what the node said around the switch."""
+    stamps = np.array([_stamp_of(m) for m in references])
+    effort = np.array([m.effort for m in references])
+    ratio = np.abs(np.diff(effort, axis=0)).max(axis=1) / (
+        MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))
+    k = int(np.argmax(ratio))
+    values = [{kv.key: kv.value for kv in v if kv.key.startswith(('command', 'consumer'))}
+              for v in said]
+    return (f'{ratio[k]:.3f} budgets between published commands {k} and {k + 1} of '
+            f'{len(references)}, stamped {stamps[k] - since:+.4f} and '
+            f"{stamps[k + 1] - since:+.4f} s from the switch's answer:\n"
+            f'{np.round(effort[k], 3)}\n{np.round(effort[k + 1], 3)}\n'
+            f'the node said before the switch: {values[-3:]}')
+
+
 def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     from action_msgs.msg import GoalStatus
     assert released['active'], released['text'][-3000:]
@@ -410,7 +427,7 @@ def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
     applied steps from the switch request to 0.2 s after its answer are printed (the node
     path's limit, above)."""
     assert released['switched_out'] and released['switched_in'], (
-        released['switched_out'], released['switched_in'], _manager_said(released['text']))
+        released['switched_out'], released['switched_in'], manager_said(released['text']))
     said = {kv.key: kv.value for values in released['switch_said'] for kv in values}
     assert said.get('command_consumer') == 'effort_controller: inactive', said
     assert said.get('consumer_resume') == 'from the applied effort', said
@@ -427,7 +444,9 @@ def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
     # 60 N m once seen here in a loaded suite was the JTC alone ringing on uniform gains,
     # before the launch fitted them: docs/reliability.md).
     assert inside.sum() > 20
-    assert _published_step(released['switch_published']) <= 1.001
+    assert _published_step(released['switch_published']) <= 1.001, \
+        _worst_published_pair(released['switch_published'], released['switched_wall'],
+                              released['switch_said'])
 
 
 def test_the_forward_controller_unloaded_leaves_the_arm_held(released):
@@ -458,9 +477,11 @@ def test_a_stopped_node_is_not_followed_for_ever(released):
     held = [float(t) for t in re.findall(r'\[(\d+\.\d+)\] \[[^]]+\]: MujocoLockstepSystem: '
                                          r'panda_joint\d released: held at',
                                          released['text']) if float(t) >= stop]
-    assert held, ('the hardware never said it held the arm after the node stopped', stop,
-                  [line for line in released['text'].splitlines() if 'released: held' in line
-                   or 'command_timeout' in line][-10:])
+    assert held, '\n'.join(
+        [f'the hardware never said it held the arm after the node stopped at {stop:.3f} '
+         f"(the forward controller active before it: {released.get('stop_forward')})"] +
+        [line[-250:] for line in released['text'].splitlines() if 'released: held' in line
+         or 'command_timeout' in line or 'effort_controller' in line][-12:])
     stamps, q, _ = released['stop_window']
     holding = stamps >= held[0]
     first = np.flatnonzero(holding)[:20]  # the states of the hold's first cycles

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from ros2_control_probe import Probe, moveit_like_goal
+from ros2_control_probe import Probe, manager_said, moveit_like_goal
 import yaml
 
 pytestmark = pytest.mark.integration
@@ -498,6 +498,7 @@ def mujoco_jtc_run(ros_launch_env):
         _tracking_without_stall(probe, model, q0, True, result, 'with')  # ends at q0
         _hold_with_gravity(probe, model, q0)
         _tracking_without_stall(probe, model, q0, False, result, 'without')
+        result['switches'] = probe.__dict__.get('switches', [])
         probe.close()
     result['code'], result['text'], result['exit_s'] = launch.stop()
     result['timeline'] = launch.exit_timeline()
@@ -507,7 +508,8 @@ def mujoco_jtc_run(ros_launch_env):
 def test_the_real_jtc_tracks_better_with_robodyn_feedforward(mujoco_jtc_run):
     run = mujoco_jtc_run
     assert run['active'] and run['reset'] and run['switched'], \
-        (run['active'], run['reset'], run['switched'], run['text'][-3000:])
+        f"active {run['active']}, reset {run.get('reset')}, switched {run.get('switched')}: " \
+        f"{run.get('switches')}\n" + manager_said(run['text'])
     print(f"JTC on MuJoCo hardware: worst-joint RMS {run['with']:.3e} rad with robodyn's "
           f"feed-forward, {run['without']:.3e} rad without, ratio "
           f"{run['with'] / run['without']:.4f}; loop stalls in the windows "

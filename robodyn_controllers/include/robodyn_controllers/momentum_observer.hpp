@@ -31,7 +31,10 @@ public:
   // One sample at `stamp` [s]: q, qd, and tau applied since the previous sample; `dyn` the
   // controller's dynamics (friction included). Returns false (and changes nothing) on a
   // non-finite input. A first sample, or one not after the last, sets p(0); one more than
-  // max_step after the last holds r (a gap, counted).
+  // max_step after the last holds r (a gap, counted), and so does the sample after either:
+  // the controller stamps a state with its update()'s time, taken after the hardware's
+  // read(), so a loop that stalls between the two stamps the state with the stall's end
+  // and the next state's one period spans the stall's motion.
   bool update(
     DhDynamics & dyn, double stamp, const double * q, const double * qd,
     const double * tau) noexcept;
@@ -40,7 +43,7 @@ public:
 
 private:
   double gain_ = 50.0, max_step_ = 0.005, stamp_ = 0.0;
-  bool started_ = false;
+  bool started_ = false, after_gap_ = false;
   std::size_t gaps_ = 0;
   std::vector<double> p_, p_prev_, s_, s_prev_, cg_, r_;
 };
