@@ -321,27 +321,40 @@ def _drift_from_start(window):
     return float(np.abs(q - q[0]).max()), stamps[-1] - stamps[0]
 
 
-def _published_step(references):
+def _published_step(references, copies=()):
     """Largest ratio of the change between two published commands (the ``references``
     the node sends with each) to its budget, max_torque_rate x the time between their
     stamps, one period at least: a command the probe missed (its reader fell behind the
-    writer's history) lies between two it received, and each spends its own budget."""
+    writer's history) lies between two it received, and each spends its own budget.
+
+    A command equal to one of ``copies`` (the efforts the arm reported applied, NAMES
+    order) is the node's copy of the arm's torque while it has not heard that its consumer
+    is back (nodes/command_consumer.py): no step of the node's own, whatever the one before
+    it was (a node that dropped states under load copies from states cycles apart); it is
+    the arm's, and the hardware's witness judges those. The step from a copy to the node's
+    next own command is judged."""
     if len(references) < 2:
         return 0.0
     stamps = np.array([m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec
                        for m in references])
     effort = np.array([m.effort for m in references])
     steps = np.abs(np.diff(effort, axis=0)).max(axis=1)
-    return float((steps / (MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))).max())
+    copied = {tuple(row) for row in np.asarray(copies, dtype=float)}
+    own = np.array([tuple(row) not in copied for row in effort[1:]])
+    ratio = steps / (MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))
+    return float(ratio[own].max()) if own.any() else 0.0
 
 
-def _worst_published_pair(references, since, said):
-    """Why _published_step failed: the pair of published commands that stepped most (their
-    stamps from ``since``, their efforts), and what the node said around the switch."""
+def _worst_published_pair(references, since, said, copies):
+    """Why _published_step failed: the pair of published commands that stepped most, the
+    later one the node's own (their stamps from ``since``, their efforts), and what the
+    node said around the switch."""
     stamps = np.array([_stamp_of(m) for m in references])
     effort = np.array([m.effort for m in references])
+    copied = {tuple(row) for row in np.asarray(copies, dtype=float)}
     ratio = np.abs(np.diff(effort, axis=0)).max(axis=1) / (
         MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))
+    ratio[[tuple(row) in copied for row in effort[1:]]] = 0.0
     k = int(np.argmax(ratio))
     values = [{kv.key: kv.value for kv in v if kv.key.startswith(('command', 'consumer'))}
               for v in said]
@@ -438,15 +451,17 @@ def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
     print(f'node path, switched back from the JTC alone: worst applied step {at_switch:.3f} '
           f'N m at the switch ({inside.sum()} states), {_worst_step(stamps, effort):.3f} N m '
           f'over the 3.5 s {_largest_steps(stamps, effort, 3)}; published '
-          f'{_published_step(released["switch_published"]):.3f} of the budget; the '
+          f'{_published_step(released["switch_published"], effort):.3f} of the budget '
+          f'(copies of the applied torque aside: '
+          f'{_published_step(released["switch_published"]):.3f} with them); the '
           f'hardware\'s witness: {released["switch_applied"][0]:.3f} N m')
     # What the hardware applies is printed, not bounded, as for the release above (the
     # 60 N m once seen here in a loaded suite was the JTC alone ringing on uniform gains,
     # before the launch fitted them: docs/reliability.md).
     assert inside.sum() > 20
-    assert _published_step(released['switch_published']) <= 1.001, \
+    assert _published_step(released['switch_published'], effort) <= 1.001, \
         _worst_published_pair(released['switch_published'], released['switched_wall'],
-                              released['switch_said'])
+                              released['switch_said'], effort)
 
 
 def test_the_forward_controller_unloaded_leaves_the_arm_held(released):
