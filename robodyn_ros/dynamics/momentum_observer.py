@@ -31,7 +31,7 @@ state was sampled, the two intervals around a late one share its motion. The C++
 controller stamps a state with its update()'s time, taken after the hardware's read(): a
 loop that stalls between the two stamps the state with the stall's end, and the next state,
 one period later by the stamps, holds the stall's motion (measured: a 50 ms stall of
-controller_manager's loop read as 1-2.8 N m of external torque before this rule).
+controller_manager's loop read as 1.0-2.8 N m of external torque without this rule).
 
 The C++ controller runs the same arithmetic in the same order.
 """

@@ -66,9 +66,13 @@ def main(argv=None) -> int:
     FD, and then reads its arguments, one JSON list, from stdin
     (gateway_process.SpareGateway); an end of stdin before either ends it."""
     argv = sys.argv[1:] if argv is None else argv
-    stop = threading.Event()
+    # The handler only records the signal: it runs in the main thread between two of its
+    # bytecodes, and one that took a lock (an Event's set()) could find the main thread
+    # holding it inside that Event's wait(), and wait for ever: the gateway would outlive
+    # its controller. time.sleep below returns to the loop at once.
+    signals: list[int] = []
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda *_: stop.set())
+        signal.signal(signum, lambda number, _frame: signals.append(number))
     import rclpy
     from rclpy.executors import MultiThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
@@ -91,8 +95,9 @@ def main(argv=None) -> int:
     thread = spin_in_thread(executor, 'robodyn_inputs')
     # Every 10 ms until announced (the controller's configure waits for it), then every 0.1 s:
     # serve until a signal or until the controller is gone.
-    while not stop.wait(0.1 if gateway.announced else 0.01):
-        if os.getppid() != options.parent:  # the controller is gone
+    while not signals:
+        time.sleep(0.1 if gateway.announced else 0.01)
+        if signals or os.getppid() != options.parent:  # a signal, or the controller gone
             break
         gateway.announce_when_matched()
     # Gone within EXIT_DEADLINE even if the shutdown below hangs (node_support._Stop).
