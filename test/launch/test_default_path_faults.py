@@ -35,6 +35,8 @@ from test_ros2_control_launch import JTC_ACTION, NAMES, _Hogs, _Launch, _require
 pytestmark = pytest.mark.integration
 
 DOMAIN = 96
+#: The collision observer's settings (docs/collisions.md), reaction 'report': only said.
+COLLISION = {'thresholds': [1.0], 'debounce': 3, 'gain': 50.0, 'reaction': 'report'}
 MAX_TORQUE_RATE = 1000.0  # config/panda.yaml [N m/s]
 PERIOD = 0.001
 #: A step of the applied torque within one control cycle [N m]: one cycle's budget,
@@ -155,15 +157,19 @@ def require_lockstep(env):
 
 
 @pytest.fixture(scope='module')
-def campaign(ros_launch_env):
+def campaign(ros_launch_env, tmp_path_factory):
     _require('mujoco_ros2_control')
     require_lockstep(ros_launch_env)
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
+    from test_ros2_control_launch import _config
     result = {}
+    # the collision observer on, reaction report (the law unchanged): no case touches
+    # anything, so every declaration would be a false one
+    config = _config(tmp_path_factory.mktemp('campaign'), collision=COLLISION)
     with _Hogs():
         launch = _Launch(ros_launch_env, DOMAIN, 'controller:=plugin', 'hardware:=mujoco',
-                         'robot:=panda', 'fault_injection:=true')
+                         'robot:=panda', 'fault_injection:=true', f'config:={config}')
         assert launch.wait_for(ACTIVE, 180.0), ''.join(launch.lines[-40:])
         assert launch.wait_for('sent ', 60.0)
         probe = Probe(DOMAIN)
@@ -179,6 +185,7 @@ def campaign(ros_launch_env):
             result['applied'] = _applied(probe)
             result['diagnostics'] = _reasons(probe)
             result['diagnostics_stamped'] = _reasons(probe, stamped=True)
+            result['collisions'] = _collisions(probe)
         finally:
             probe.close()
             result['code'], result['text'], result['exit_s'] = launch.stop()
@@ -415,6 +422,18 @@ def _reasons(probe, stamped=False):
     return out
 
 
+def _collisions(probe):
+    """[(stamp, the controller's collision count)] where the count changed."""
+    out = []
+    for _, msg in probe.log['/diagnostics']:
+        for status in msg.status:
+            values = {v.key: v.value for v in status.values}
+            if status.name == 'robodyn_controller' and 'collisions' in values and \
+                    (not out or out[-1][1] != int(values['collisions'])):
+                out.append((_stamp_of(msg), int(values['collisions'])))
+    return out
+
+
 def _reasons_between(result, case):
     """The controller's /diagnostics changes during ``case`` (by the marks' stamps)."""
     marks = result.get('marks', [])
@@ -532,3 +551,16 @@ def test_goals_the_jtc_must_refuse_do_not_succeed_or_step(campaign):
                    'the robodyn controller holds the arm (no step: the test above)')
 def test_a_goal_with_nan_positions_does_not_succeed(campaign):
     assert campaign['refused_goals']['nan_positions'] != campaign['succeeded']
+
+
+def test_no_collision_is_declared_in_a_campaign_that_touches_nothing(campaign):
+    """The observer beside every fault of the campaign (late cycles, SIGSTOP of the loop,
+    hostile goals, corrupted states, switches and unloads): nothing is touched, so no
+    declaration. Each declaration is named by the case it fell in."""
+    changes = campaign['collisions']
+    declared = [(_case_of(campaign, t), count) for (t, count), before in
+                zip(changes, [0] + [c for _, c in changes[:-1]]) if count > before]
+    print(f'collision counts over the campaign: {changes[-1:] or "none said"}; '
+          f'declarations by case: {declared}')
+    assert changes, 'the controller never said its collision count'
+    assert not declared, declared
