@@ -210,12 +210,14 @@ class _Stop:
         self.signal = self.signal or signum
         if not first:
             return
-        # Whatever the process is doing, it is gone EXIT_DEADLINE after the signal.
-        threading.Thread(target=_exit_later, daemon=True).start()
-        # ... also when that thread never gets the interpreter lock again (a C call holding
-        # it, or finalisation, where daemon threads no longer run): faulthandler's watchdog
-        # is a C thread; it prints where every thread is, then _exit(1).
+        # Whatever the process is doing, it is gone EXIT_DEADLINE after the signal, also
+        # when the thread below never gets the interpreter lock again (a C call holding it,
+        # or finalisation, where daemon threads no longer run): faulthandler's watchdog is
+        # a C thread; it prints where every thread is, then _exit(1). Armed first: starting
+        # a thread takes threading's own locks, and a handler that runs while the main
+        # thread holds one of them (starting a thread itself) would wait for ever.
         faulthandler.dump_traceback_later(EXIT_DEADLINE + HARD_EXIT_MARGIN, exit=True)
+        threading.Thread(target=_exit_later, daemon=True).start()  # exit 0 at the deadline
         # Still building the node (an autostart's cold configure compiling kernels): nothing
         # was ever commanded, so end now, not at the end of the compile (an exception raised
         # here could land inside the compiler's callbacks). Otherwise the main loop ends at
