@@ -71,8 +71,11 @@ def main(argv=None) -> int:
     # holding it inside that Event's wait(), and wait for ever: the gateway would outlive
     # its controller. time.sleep below returns to the loop at once.
     signals: list[int] = []
+    # Until its node exists a signal ends the gateway at once (the default action): nothing
+    # to save, and the node's creation joins DDS, a C call where a Python handler would
+    # not run.
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, lambda number, _frame: signals.append(number))
+        signal.signal(signum, signal.SIG_DFL)
     import rclpy
     from rclpy.executors import MultiThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
@@ -90,6 +93,8 @@ def main(argv=None) -> int:
             return 0
     options = _parse(argv)
     gateway = _Gateway(options)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda number, _frame: signals.append(number))
     executor = MultiThreadedExecutor(num_threads=3)
     executor.add_node(gateway.node)
     thread = spin_in_thread(executor, 'robodyn_inputs')

@@ -202,7 +202,6 @@ class _Stop:
 
     def __init__(self):
         self.signal = None
-        self.node = None
         self.closing = False
 
     def __call__(self, signum, frame):
@@ -218,14 +217,9 @@ class _Stop:
         # thread holds one of them (starting a thread itself) would wait for ever.
         faulthandler.dump_traceback_later(EXIT_DEADLINE + HARD_EXIT_MARGIN, exit=True)
         threading.Thread(target=_exit_later, daemon=True).start()  # exit 0 at the deadline
-        # Still building the node (an autostart's cold configure compiling kernels): nothing
-        # was ever commanded, so end now, not at the end of the compile (an exception raised
-        # here could land inside the compiler's callbacks). Otherwise the main loop ends at
-        # its next turn, and the daemon thread above bounds whatever runs until then.
-        if self.node is None and not self.closing:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os._exit(0)
+        # The main loop ends at its next turn; the daemon thread above bounds whatever runs
+        # until then. (While the node is still being built, run_node leaves the signals'
+        # default action: the process ends at once, nothing commanded.)
 
 
 def _exit_later():
@@ -278,9 +272,12 @@ def run_node(factory, name, args=None, events_executor=False):
         print(f'{name}: error: command-line arguments refused by rcl: {text[:300]}',
               flush=True)
         return 2
-    stop = _Stop()
+    # Until the node exists a signal ends the process at once (the default action): nothing
+    # was commanded yet, and the node's creation joins DDS, a C call that Fast DDS can
+    # block for ever on a shared-memory segment a killed process left half made, where a
+    # Python handler would never run.
     for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, stop)
+        signal.signal(signum, signal.SIG_DFL)
     try:
         node = factory()
     except Exception as exc:  # noqa: BLE001 - also a parameter override rclpy refuses
@@ -289,7 +286,9 @@ def run_node(factory, name, args=None, events_executor=False):
         rclpy.try_shutdown()
         _ignore_signals()
         return 2
-    stop.node = node
+    stop = _Stop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
     executor = _executor(events_executor)
     executor.add_node(node)
     own = getattr(node, 'spin_once', None)
