@@ -202,7 +202,6 @@ class _Stop:
 
     def __init__(self):
         self.signal = None
-        self.closing = False
 
     def __call__(self, signum, frame):
         first = self.signal is None
@@ -306,7 +305,8 @@ def run_node(factory, name, args=None, events_executor=False):
                 if hasattr(node, 'on_internal_error'):
                     node.on_internal_error(exc)
     finally:
-        stop.closing = True  # from here a signal is only recorded: the close must finish
+        # from here a signal is only recorded (the handler's first call armed the exit): the
+        # close must finish
         # a node whose exit differs from its close (the controller: no teardown) says so
         close = getattr(node, 'close_at_exit', None) or getattr(node, 'close', None)
         if close is not None:
