@@ -254,6 +254,15 @@ def _executor(events):
     return SingleThreadedExecutor()
 
 
+def _default_signals():
+    """Until the node exists a signal ends the process at once (the default action):
+    nothing was commanded yet, and the node's creation joins DDS, a C call that Fast DDS can
+    block for ever on a shared-memory segment a killed process left half made, where a
+    Python handler would never run."""
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, signal.SIG_DFL)
+
+
 def run_node(factory, name, args=None, events_executor=False):
     """Standard main(): init, build the node (a RobodynError is one line, exit 2), spin until
     SIGINT / SIGTERM, call the node's ``close_at_exit()`` or else ``close()`` if it has one,
@@ -271,12 +280,7 @@ def run_node(factory, name, args=None, events_executor=False):
         print(f'{name}: error: command-line arguments refused by rcl: {text[:300]}',
               flush=True)
         return 2
-    # Until the node exists a signal ends the process at once (the default action): nothing
-    # was commanded yet, and the node's creation joins DDS, a C call that Fast DDS can
-    # block for ever on a shared-memory segment a killed process left half made, where a
-    # Python handler would never run.
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, signal.SIG_DFL)
+    _default_signals()
     try:
         node = factory()
     except Exception as exc:  # noqa: BLE001 - also a parameter override rclpy refuses
@@ -305,8 +309,7 @@ def run_node(factory, name, args=None, events_executor=False):
                 if hasattr(node, 'on_internal_error'):
                     node.on_internal_error(exc)
     finally:
-        # from here a signal is only recorded (the handler's first call armed the exit): the
-        # close must finish
+        # from here a signal is only recorded (its first armed the exit): the close finishes
         # a node whose exit differs from its close (the controller: no teardown) says so
         close = getattr(node, 'close_at_exit', None) or getattr(node, 'close', None)
         if close is not None:

