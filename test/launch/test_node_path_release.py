@@ -321,6 +321,20 @@ def _drift_from_start(window):
     return float(np.abs(q - q[0]).max()), stamps[-1] - stamps[0]
 
 
+def _step_ratios(references, copies=()):
+    """(stamps [s], efforts, ratios): each change between two published commands (the
+    ``references`` the node sends with each) over its budget, max_torque_rate x the time
+    between their stamps, one period at least; 0 where the later command is a copy (see
+    _published_step)."""
+    stamps = np.array([_stamp_of(m) for m in references])
+    effort = np.array([m.effort for m in references])
+    copied = {tuple(row) for row in np.asarray(copies, dtype=float)}
+    ratio = np.abs(np.diff(effort, axis=0)).max(axis=1) / (
+        MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))
+    ratio[[tuple(row) in copied for row in effort[1:]]] = 0.0
+    return stamps, effort, ratio
+
+
 def _published_step(references, copies=()):
     """Largest ratio of the change between two published commands (the ``references``
     the node sends with each) to its budget, max_torque_rate x the time between their
@@ -335,26 +349,14 @@ def _published_step(references, copies=()):
     next own command is judged."""
     if len(references) < 2:
         return 0.0
-    stamps = np.array([m.header.stamp.sec + 1e-9 * m.header.stamp.nanosec
-                       for m in references])
-    effort = np.array([m.effort for m in references])
-    steps = np.abs(np.diff(effort, axis=0)).max(axis=1)
-    copied = {tuple(row) for row in np.asarray(copies, dtype=float)}
-    own = np.array([tuple(row) not in copied for row in effort[1:]])
-    ratio = steps / (MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))
-    return float(ratio[own].max()) if own.any() else 0.0
+    return float(_step_ratios(references, copies)[2].max())
 
 
 def _worst_published_pair(references, since, said, copies):
     """Why _published_step failed: the pair of published commands that stepped most, the
     later one the node's own (their stamps from ``since``, their efforts), and what the
     node said around the switch."""
-    stamps = np.array([_stamp_of(m) for m in references])
-    effort = np.array([m.effort for m in references])
-    copied = {tuple(row) for row in np.asarray(copies, dtype=float)}
-    ratio = np.abs(np.diff(effort, axis=0)).max(axis=1) / (
-        MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))
-    ratio[[tuple(row) in copied for row in effort[1:]]] = 0.0
+    stamps, effort, ratio = _step_ratios(references, copies)
     k = int(np.argmax(ratio))
     values = [{kv.key: kv.value for kv in v if kv.key.startswith(('command', 'consumer'))}
               for v in said]
