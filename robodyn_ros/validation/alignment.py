@@ -50,10 +50,18 @@ class Aligner:
         done = int(np.count_nonzero(~wait))  # waiting states are a suffix
         after = self._after_stall(ts, done)
         if ok.any():
+            # the usual chunk: every state covered and counted; a boolean index would copy
+            # the (states x joints) arrays twice for nothing
+            every = bool(ok.all())
+            t_ok, q_ok = (ts, self.q) if every else (ts[ok], self.q[ok])
             counted = ~after[ok]
-            self.tracking.add(ts[ok][counted], (q_ref - self.q[ok])[counted])
-            self.tracking.excluded += int(np.count_nonzero(~counted))
-            self.plot.add(ts[ok], q_ref, self.q[ok])
+            err = q_ref - q_ok
+            if counted.all():
+                self.tracking.add(t_ok, err)
+            else:
+                self.tracking.add(t_ok[counted], err[counted])
+                self.tracking.excluded += int(np.count_nonzero(~counted))
+            self.plot.add(t_ok, q_ref, q_ok)
         if self.dyn is not None and done > 31 and np.isfinite(self.eff[:done]).all():
             residual_chunk(self.dyn, ts[:done], self.q[:done], self.qd[:done],
                             self.eff[:done], self.residual, self.residual_plot)

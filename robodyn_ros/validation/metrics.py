@@ -16,7 +16,21 @@ def hermite(t, t0, t1, p0, p1, v0, v1):
     s = ((t - t0) / (t1 - t0))[:, None]
     dp = p1 - p0
     hv0, hv1 = h * v0, h * v1
-    return p0 + s * (hv0 + s * (3 * dp - 2 * hv0 - hv1 + s * (hv0 + hv1 - 2 * dp)))
+    # in place, the operations and their order exactly those of the formula above (the
+    # same bits): five (m, n) arrays instead of fourteen, on millions of states a bag
+    inner = hv0 + hv1
+    tmp = np.multiply(dp, 2.0)
+    inner -= tmp                      # hv0 + hv1 - 2 dp
+    inner *= s
+    dp *= 3.0
+    dp -= np.multiply(hv0, 2.0, out=tmp)
+    dp -= hv1
+    dp += inner                       # 3 dp - 2 hv0 - hv1 + s (...)
+    dp *= s
+    dp += hv0
+    dp *= s
+    dp += p0
+    return dp
 
 
 class TrackingStats:
@@ -180,11 +194,11 @@ class Decimator:
     def add(self, *columns):
         """Add aligned arrays (first axis = samples)."""
         m = len(columns[0])
-        idx = np.arange(self.seen, self.seen + m)
-        keep = idx % self.stride == 0
-        if keep.any():
-            self.rows.append(tuple(np.asarray(c)[keep] for c in columns))
-            self.kept += int(keep.sum())
+        first = -self.seen % self.stride  # the rows whose running index is a multiple
+        if first < m:                     # of the stride: a strided slice, copied (a
+            keep = slice(first, m, self.stride)  # view would hold the whole chunk)
+            self.rows.append(tuple(np.array(np.asarray(c)[keep]) for c in columns))
+            self.kept += len(range(first, m, self.stride))
         self.seen += m
         if self.kept > 2 * self.limit:
             merged = self.get()
