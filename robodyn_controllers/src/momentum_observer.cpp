@@ -23,7 +23,7 @@ void MomentumObserver::configure(std::size_t joints, double gain, double max_ste
   }
   gain_ = gain;
   max_step_ = max_step;
-  for (auto * v : {&p_, &p_prev_, &s_, &s_prev_, &cg_, &r_}) {
+  for (auto * v : {&p_, &p_prev_, &s_, &s_prev_, &cg_, &r_, &q_prev_, &qd_prev_}) {
     v->assign(joints, 0.0);
   }
   reset();
@@ -34,6 +34,7 @@ void MomentumObserver::reset() noexcept
   started_ = false;
   after_gap_ = false;
   gaps_ = 0;
+  repeats_ = 0;
   for (double & v : r_) {v = 0.0;}
 }
 
@@ -48,6 +49,21 @@ bool MomentumObserver::update(
     }
   }
   if (!std::isfinite(stamp)) {return false;}
+  if (started_) {  // a repeat of the last sample while moving: a driver repeating itself
+    bool same = true, moving = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      same = same && q[i] == q_prev_[i] && qd[i] == qd_prev_[i];
+      moving = moving || qd[i] != 0.0;
+    }
+    if (same && moving) {
+      ++repeats_;
+      return true;
+    }
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    q_prev_[i] = q[i];
+    qd_prev_[i] = qd[i];
+  }
   dyn.observer_terms(q, qd, p_.data(), s_.data());  // M qd, C^T qd - g
   for (std::size_t i = 0; i < n; ++i) {cg_[i] = 0.0;}
   dyn.add_friction(qd, cg_.data());                  // tau_f

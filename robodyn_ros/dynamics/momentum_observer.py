@@ -33,6 +33,14 @@ loop that stalls between the two stamps the state with the stall's end, and the 
 one period later by the stamps, holds the stall's motion (measured: a 50 ms stall of
 controller_manager's loop read as 1.0-2.8 N m of external torque without this rule).
 
+A sample that repeats the last one exactly (every position and velocity, bit for bit)
+while a velocity is not zero is skipped, as if it had not come: a moving arm cannot report
+the same position twice, so it is a driver repeating its last reading (the state guard's
+frozen stream: control/safety trips on it after 50 ms). Integrated, each repeat would
+read the torque applied meanwhile as an external one; skipped, the next fresh sample
+spans the repeats (a gap when they lasted more than max_step). An arm at rest, whose
+encoders repeat with zero velocity, is observed as always: a push on a held arm shows.
+
 The C++ controller runs the same arithmetic in the same order.
 """
 
@@ -104,10 +112,14 @@ class MomentumObserver:
         self._s_prev = np.zeros(n)
         self._tmp = np.zeros(n)
         self._r = np.zeros(n)
+        self._q_prev = np.zeros(n)
+        self._qd_prev = np.zeros(n)
         self._stamp: float | None = None
         self._after_gap = False  # the last sample was a gap or a restart
         #: Gaps the residual was held across (a sample more than max_step after the last).
         self.gaps = 0
+        #: Samples skipped as repeats of the last one while moving (module docstring).
+        self.repeats = 0
 
     @property
     def residual(self) -> np.ndarray:
@@ -127,6 +139,7 @@ class MomentumObserver:
         self._after_gap = False
         self._r[:] = 0.0
         self.gaps = 0
+        self.repeats = 0
 
     def update(self, stamp: float, q: ArrayLike, qd: ArrayLike, tau: ArrayLike) -> np.ndarray:
         """Advance to the sample at ``stamp`` [s] with position q, velocity qd, and tau the
@@ -135,13 +148,20 @@ class MomentumObserver:
 
         A first sample, or one at or before the last stamp (a restarted stream), sets p(0)
         and leaves r; one more than ``max_step`` after the last holds r (a gap); the
-        sample after either holds r too (see the module docstring)."""
+        sample after either holds r too; a repeat of the last sample while moving is
+        skipped (see the module docstring)."""
         n = self.n
         q, qd = self.dyn._fast(q, 'q'), self.dyn._fast(qd, 'qd')
         tau = tau if type(tau) is np.ndarray and tau.shape == (n,) and \
             tau.dtype == np.float64 else check_vector(tau, n, 'tau')
         if not np.isfinite(tau).all():
             raise InputError('tau: non-finite applied torque')
+        if self._stamp is not None and (q == self._q_prev).all() and \
+                (qd == self._qd_prev).all() and qd.any():
+            self.repeats += 1  # a driver repeating itself: no new measurement
+            return self._r
+        self._q_prev[:] = q
+        self._qd_prev[:] = qd
         self.dyn.terms_into(q, qd, self._terms)  # M, C, g: seed 000 eqs. 28, 52, 45
         np.dot(self._terms[:n], qd, out=self._p)
         self._state_terms(qd)

@@ -35,8 +35,9 @@ def cpp_observer(library, values, gain, max_step, stamps, q, qd, tau):
 
 
 def _sequence(model, count=400, seed=5):
-    """Smooth random motion with applied torques, a 30 ms gap at sample 200 and the stream
-    restarting (a stamp going back) at sample 300."""
+    """Smooth random motion with applied torques, a 30 ms gap at sample 200, the stream
+    restarting (a stamp going back) at sample 300, and a driver repeating its reading
+    (samples 101-103: a fresh one spans them; 350-369: a gap)."""
     rng = np.random.default_rng(seed)
     t = np.arange(count) * 1e-3
     t[200:] += 0.03
@@ -46,6 +47,9 @@ def _sequence(model, count=400, seed=5):
     q = model.mid_range + 0.4 * np.sin(np.outer(t, w) + phase)
     qd = 0.4 * w * np.cos(np.outer(t, w) + phase)
     tau = rng.normal(0.0, 5.0, (count, model.n))
+    for first, last in ((100, 104), (349, 370)):
+        if last <= count:
+            q[first + 1:last], qd[first + 1:last] = q[first], qd[first]
     return t, q, qd, tau
 
 

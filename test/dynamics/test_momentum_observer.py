@@ -100,6 +100,29 @@ def test_a_state_stamped_late_is_no_external_torque(panda):
     assert worst < 2e-3, worst  # [N m], as without a stall
 
 
+def test_a_driver_repeating_its_reading_is_no_external_torque(panda):
+    """A frozen stream (the last state repeated bit for bit while the arm moves: the
+    hardware's injected 'frozen' fault, a driver that stopped reading its encoders) is no
+    new measurement: skipped, counted, never read as an external torque; an arm at rest
+    repeating itself with zero velocity is observed as always."""
+    model, dyn = panda
+    obs = MomentumObserver(dyn, ObserverSettings(gain=50.0, max_step=0.005))
+    rows = list(simulate(model, dyn, 0.4))  # the push starts at 0.5 s
+    worst = 0.0
+    for k, (t, q, qd, tau, ext) in enumerate(rows[:350]):
+        if 200 < k <= 260:
+            q, qd = rows[200][1], rows[200][2]  # frozen for 60 ms; the commands go on
+        assert not ext.any() and np.abs(rows[200][2]).max() > 0.01  # moving
+        worst = max(worst, float(np.max(np.abs(obs.update(t, q, qd, tau)))))
+    assert worst < 2e-3, worst  # [N m], as without the freeze
+    assert obs.repeats == 60 and obs.gaps == 1
+    still = MomentumObserver(dyn, ObserverSettings(gain=50.0, max_step=0.005))
+    q0, zero = rows[0][1], np.zeros(model.n)
+    for k in range(10):
+        still.update(k * 1e-3, q0, zero, np.full(model.n, 1.0))  # torque g does not explain
+    assert still.repeats == 0 and np.abs(still.residual).max() > 0.05
+
+
 @pytest.mark.parametrize('kwargs, words', [
     (dict(gain=0.0), 'gain'), (dict(gain=float('nan')), 'gain'),
     (dict(max_step=0.0), 'max_step'), (dict(gain=500.0, max_step=0.005), 'oscillate')])

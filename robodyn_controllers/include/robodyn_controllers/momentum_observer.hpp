@@ -34,18 +34,21 @@ public:
   // max_step after the last holds r (a gap, counted), and so does the sample after either:
   // the controller stamps a state with its update()'s time, taken after the hardware's
   // read(), so a loop that stalls between the two stamps the state with the stall's end
-  // and the next state's one period spans the stall's motion.
+  // and the next state's one period spans the stall's motion. A sample that repeats the
+  // last one bit for bit while a velocity is not zero (a driver repeating its reading) is
+  // skipped, counted in repeats(): the next fresh sample spans it.
   bool update(
     DhDynamics & dyn, double stamp, const double * q, const double * qd,
     const double * tau) noexcept;
   const double * residual() const noexcept {return r_.data();}
   std::size_t gaps() const noexcept {return gaps_;}
+  std::size_t repeats() const noexcept {return repeats_;}
 
 private:
   double gain_ = 50.0, max_step_ = 0.005, stamp_ = 0.0;
   bool started_ = false, after_gap_ = false;
-  std::size_t gaps_ = 0;
-  std::vector<double> p_, p_prev_, s_, s_prev_, cg_, r_;
+  std::size_t gaps_ = 0, repeats_ = 0;
+  std::vector<double> p_, p_prev_, s_, s_prev_, cg_, r_, q_prev_, qd_prev_;
 };
 
 }  // namespace robodyn_controllers
