@@ -132,7 +132,10 @@ def _check(args):
 
 
 def _progress(method, samples, every=2.0):
-    """A progress callback printing one line to stderr at most every ``every`` s."""
+    """A progress callback printing one line to stderr at most every ``every`` s, on a
+    terminal only (a script or a log gets the result alone, however slow the machine)."""
+    if not sys.stderr.isatty():
+        return None
     start = last = time.monotonic()
 
     def report(done):

@@ -85,6 +85,8 @@ def pushed(ros_launch_env, tmp_path_factory):
         probe.record(WRENCH, WrenchStamped, depth=20000)
         try:
             stall = probe.node.create_publisher(String, f'{HARDWARE}/inject_fault', 10)
+            push = probe.node.create_publisher(String, f'{HARDWARE}/push', 10)
+            _matched(probe, stall, push)  # a request sent before is lost
             for k in range(100):  # 2 s of the sum of sines, and a status said since
                 if k == 10:  # a loaded machine's loop stall is no collision
                     stall.publish(String(data=STALL))
@@ -94,8 +96,7 @@ def pushed(ros_launch_env, tmp_path_factory):
                     break
             result['before'] = _collisions(probe)
             pushed_at = time.time()
-            probe.node.create_publisher(String, f'{HARDWARE}/push', 10).publish(
-                String(data=PUSH))
+            push.publish(String(data=PUSH))
             # 2 s of states stamped after the push (the hardware's clock, the wall clock
             # here): a probe beside two hogs hears them late
             deadline = time.monotonic() + 30.0
@@ -145,6 +146,15 @@ def _collisions(probe):
             if 'collisions' in values:
                 return int(values['collisions'])
     return None
+
+
+def _matched(probe, *publishers, timeout=30.0):
+    """Spin until each publisher has a subscriber (the hardware's), ``timeout`` [s] at
+    most: under load discovery takes seconds, and a message published before is lost."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and \
+            any(p.get_subscription_count() < 1 for p in publishers):
+        probe.spin(0.1)
 
 
 def _series(log, topic):
@@ -245,11 +255,32 @@ def test_the_estimate_follows_the_push_within_5_percent(pushed):
     onset = next(t for t in both if truth[t].any())
     end = max(t for t in both if truth[t].any())
     peak = max(float(np.abs(truth[t]).max()) for t in both)
+    after_gap = _after_gaps(pushed['log'])
     settled = [float(np.abs(estimate[t] - truth[t]).max()) for t in both
-               if onset + 3.0 / GAIN <= t <= end]
+               if onset + 3.0 / GAIN <= t <= end and not after_gap(t)]
+    skipped = sum(1 for t in both if onset <= t <= end and after_gap(t))
     assert peak > 2.0 and settled and max(settled) < 0.05 * peak, (max(settled), peak)
     print(f'push onset {onset:.3f} s; settled error {max(settled):.3f} N m of a {peak:.2f} '
-          'N m peak')
+          f'N m peak ({skipped} cycles within 3 time constants of a loop stall left out)')
+
+
+#: The observer holds its estimate across a gap of the loop longer than this [s] (its
+#: max_step) and the cycle after it (dynamics/momentum_observer.py).
+MAX_STEP = 0.005
+
+
+def _after_gaps(log):
+    """stamp -> True when it lies within 3 observer time constants after a stall of the
+    loop (a gap of the states longer than MAX_STEP): the observer held its estimate across
+    the stall, by design, and needs those to follow the push again; a loaded machine stalls
+    now and then, the observer's settling is judged away from them."""
+    stamps = np.array(sorted(_stamp(m) for _, m in log['/joint_states']))
+    ends = stamps[1:][np.diff(stamps) > MAX_STEP]
+
+    def after(t):
+        k = int(np.searchsorted(ends, t, side='right'))
+        return k > 0 and t - ends[k - 1] <= 3.0 / GAIN + 2e-3
+    return after
 
 
 def test_the_tool_wrench_follows_the_push_within_10_percent(pushed):
