@@ -16,8 +16,6 @@ later chunk's first message (a recorder writes nearly in time order, so little i
 
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
-import io
-import mmap
 import struct
 from typing import BinaryIO, NamedTuple, cast
 
@@ -112,21 +110,7 @@ def _decompress(compression: str, payload: memoryview, size: int,
         raise ValueError(str(exc)) from None
 
 
-def _chunk_data(bio: BinaryIO, chunk: _Chunk,
-                mapped: np.ndarray | None) -> tuple[np.ndarray, int, int]:
-    """(data, base, size): the chunk's records are ``data[base:base + size]``. With the
-    file ``mapped`` and the chunk stored as it is, ``data`` is the whole file's map (no
-    copy at all: the records are read where the page cache holds them); else the chunk's
-    records read (and decompressed) into an array of their own (``base`` 0)."""
-    if mapped is not None:
-        if chunk.offset + chunk.length > len(mapped):
-            raise ValueError('the file ends inside a chunk')
-        head = mapped[chunk.offset:chunk.offset + min(chunk.length, 4096)].tobytes()
-        size, crc, clen = struct.unpack_from('<QII', head, 16)
-        (rlen,) = struct.unpack_from('<Q', head, 32 + clen)
-        begin = chunk.offset + 40 + clen
-        if clen == 0 and rlen == size and not crc and begin + rlen <= len(mapped):
-            return mapped, begin, size
+def _chunk_data(bio: BinaryIO, chunk: _Chunk) -> np.ndarray:
     bio.seek(chunk.offset)
     content = bio.read(chunk.length)
     if len(content) != chunk.length:
@@ -136,8 +120,7 @@ def _chunk_data(bio: BinaryIO, chunk: _Chunk,
     (rlen,) = struct.unpack_from('<Q', content, 32 + clen)
     begin = 40 + clen
     payload = memoryview(content)[begin:begin + rlen]  # no copy of an uncompressed chunk
-    data = np.frombuffer(_decompress(compression, payload, size, crc), np.uint8)
-    return data, 0, len(data)
+    return np.frombuffer(_decompress(compression, payload, size, crc), np.uint8)
 
 
 def _index(bio: BinaryIO, chunk: _Chunk, wanted: Collection[int]) -> tuple[np.ndarray, ...]:
@@ -159,27 +142,6 @@ def _index(bio: BinaryIO, chunk: _Chunk, wanted: Collection[int]) -> tuple[np.nd
     return np.concatenate(channels), np.concatenate(times), np.concatenate(offsets)
 
 
-def _map(bio: BinaryIO) -> np.ndarray | None:
-    """The whole file mapped read-only (uint8), or None where it cannot be (not a regular
-    file, no mmap): then each chunk is read into memory of its own."""
-    try:
-        handle = mmap.mmap(bio.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
-        return None
-    return np.frombuffer(handle, np.uint8)
-
-
-def _release(mapped: np.ndarray, end: int) -> None:
-    """Drop the map's pages before ``end`` from the process's resident set (MADV_DONTNEED:
-    read again from the page cache if touched): the peak memory stays that of a batch,
-    not of the file. A no-op where madvise is missing."""
-    handle = getattr(mapped.base, 'obj', mapped.base)  # the mmap behind the memoryview
-    advise = getattr(handle, 'madvise', None)
-    end -= end % mmap.PAGESIZE
-    if advise is not None and end > 0 and hasattr(mmap, 'MADV_DONTNEED'):
-        advise(mmap.MADV_DONTNEED, 0, end)
-
-
 def byte_rows(data: np.ndarray, start: np.ndarray, size: int) -> np.ndarray:
     """(m, size) uint8 copy of ``data[start[i]:start[i] + size]`` for each i: rows of a
     read-only sliding window, one copy per row and no (m, size) index array."""
@@ -194,39 +156,32 @@ def _gather_u64(data: np.ndarray, at: np.ndarray) -> np.ndarray:
     return byte_rows(data, at, 8).view('<u8')[:, 0].astype(np.int64)
 
 
-def _messages(bio: BinaryIO, chunk: _Chunk, wanted: frozenset[int],
-              mapped: np.ndarray | None = None) -> ChunkMessages | None:
+def _messages(bio: BinaryIO, chunk: _Chunk, wanted: frozenset[int]) -> ChunkMessages | None:
     """The chunk's wanted messages in file order, checked against its records."""
     channel, log_time, offset = _index(bio, chunk, wanted)
     if not len(channel):
         return None
-    data, base, size = _chunk_data(bio, chunk, mapped)
+    data = _chunk_data(bio, chunk)
     order = np.argsort(offset, kind='stable')
     channel, log_time, offset = channel[order], log_time[order], offset[order]
     # an entry that does not lead to a whole message of its channel (a damaged chunk) is
     # left out: the caller's count against the bag's metadata says how much was lost
-    inside = (offset >= 0) & (offset + _MESSAGE_HEAD <= size)
+    inside = (offset >= 0) & (offset + _MESSAGE_HEAD <= len(data))
     channel, log_time, offset = channel[inside], log_time[inside], offset[inside]
-    offset = offset + base  # where the records are in ``data``
     length = _gather_u64(data, offset + 1) - (_MESSAGE_HEAD - 9)
     start = offset + _MESSAGE_HEAD
     ids = byte_rows(data, offset + 9, 2).view('<u2')[:, 0]
     whole = (data[offset] == _MESSAGE) & (ids == channel) & (length >= 0) & \
-        (start + length <= base + size)
+        (start + length <= len(data))
     if not whole.all():
         channel, log_time, start, length = (channel[whole], log_time[whole], start[whole],
                                             length[whole])
     return ChunkMessages(data, channel, log_time, start, length)
 
 
-def _join(parts: list[ChunkMessages], mapped: np.ndarray | None) -> ChunkMessages:
+def _join(parts: list[ChunkMessages]) -> ChunkMessages:
     if len(parts) == 1:
         return parts[0]
-    if all(p.data is parts[0].data for p in parts):  # the file's map: nothing to copy
-        return ChunkMessages(parts[0].data, *(np.concatenate([getattr(p, name) for p in parts])
-                                              for name in ChunkMessages._fields[1:]))
-    # beside a compressed chunk's own records: only the messages of the map's parts copied
-    parts = [_take(p, np.arange(len(p.channel))) if p.data is mapped else p for p in parts]
     shifts = np.cumsum([0] + [len(p.data) for p in parts[:-1]])
     return ChunkMessages(np.concatenate([p.data for p in parts]),
                          np.concatenate([p.channel for p in parts]),
@@ -235,12 +190,8 @@ def _join(parts: list[ChunkMessages], mapped: np.ndarray | None) -> ChunkMessage
                          np.concatenate([p.length for p in parts]))
 
 
-def _take(msgs: ChunkMessages, rows: np.ndarray, copy: bool = True) -> ChunkMessages:
-    """Some messages, with only their bytes (what is kept back stays small); without
-    ``copy``, in the same ``data`` (the file's map: the bytes stay where they are)."""
-    if not copy:
-        return ChunkMessages(msgs.data, msgs.channel[rows], msgs.log_time[rows],
-                             msgs.start[rows], msgs.length[rows])
+def _take(msgs: ChunkMessages, rows: np.ndarray) -> ChunkMessages:
+    """Some messages, with only their bytes (what is kept back stays small)."""
     pieces = [msgs.data[s:s + n] for s, n in zip(msgs.start[rows].tolist(),
                                                  msgs.length[rows].tolist())]
     length = msgs.length[rows]
@@ -258,21 +209,20 @@ def read_chunks(bio: BinaryIO, chunks: list[_Chunk],
             points outside its records or at something other than a message.
     """
     wanted = frozenset(wanted)
-    mapped = _map(bio)
     # the earliest first message of any later chunk: what is earlier can go
     later = np.minimum.accumulate([c.first_ns for c in chunks][::-1])[::-1].tolist()
     later = later[1:] + [None]
     parts: list[ChunkMessages] = []  # kept back, then the chunks read since
     ranks: list[np.ndarray] = []  # the chunk each of their messages came from
     for k, chunk in enumerate(chunks):
-        new = _messages(bio, chunk, wanted, mapped)
+        new = _messages(bio, chunk, wanted)
         if new is not None:
             parts.append(new)
             ranks.append(np.full(len(new.channel), k, np.int64))
         bound = later[k]
         if not parts or bound is not None and sum(len(r) for r in ranks) < BATCH:
             continue  # gather more chunks first: fewer, larger batches
-        kept, rank = _join(parts, mapped), np.concatenate(ranks)
+        kept, rank = _join(parts), np.concatenate(ranks)
         order = np.lexsort((kept.start, rank, kept.log_time))  # stable within a chunk
         cut = len(order) if bound is None else \
             int(np.searchsorted(kept.log_time[order], bound, side='left'))
@@ -281,7 +231,4 @@ def read_chunks(bio: BinaryIO, chunks: list[_Chunk],
             yield kept._replace(channel=kept.channel[rows], log_time=kept.log_time[rows],
                                 start=kept.start[rows], length=kept.length[rows])
         rest = order[cut:]
-        parts, ranks = ([_take(kept, rest, copy=kept.data is not mapped)], [rank[rest]]) \
-            if rest.size else ([], [])
-        if mapped is not None:  # what was read is out of this process's resident set
-            _release(mapped, chunk.offset)
+        parts, ranks = ([_take(kept, rest)], [rank[rest]]) if rest.size else ([], [])
