@@ -148,6 +148,17 @@ def _collisions(probe):
     return None
 
 
+def _story(log):
+    """The controller's /diagnostics messages as they changed: (stamp [s], message)."""
+    said = []
+    for _, msg in log['/diagnostics']:
+        for status in msg.status:
+            if status.name == 'robodyn_controller' and (not said or
+                                                        said[-1][1] != status.message):
+                said.append((round(_stamp(msg), 3), status.message[:200]))
+    return said
+
+
 def _matched(probe, *publishers, timeout=30.0):
     """Spin until each publisher has a subscriber (the hardware's), ``timeout`` [s] at
     most: under load discovery takes seconds, and a message published before is lost."""
@@ -318,7 +329,7 @@ def test_detected_within_10_ms_the_hold_latches_says_collision_brings_the_arm_ba
     when = _held_on(q, held)
     assert when is not None, _nearest(q, held)
     print(f'collision declared on the state {1e3 * (when - onset):.1f} ms after the onset')
-    assert onset <= when <= onset + 0.010, (when, onset)
+    assert onset <= when <= onset + 0.010, (when, onset, _story(pushed['log']))
     assert states[-1][0] > onset + 1.2  # the push ended 0.7 s before
     final = q[states[-1][0]]
     assert np.abs(final - held).max() < 0.02, np.abs(final - held).round(4)
