@@ -110,7 +110,9 @@ def test_n200_with_all_methods_finishes_and_says_what_it_skipped(tmp_path):
     _assert_one_line_exit_2(refused, 'checked up to n = 30, use --method recursive')
 
 
-def test_long_checks_show_progress(capsys):
+def test_long_checks_show_progress_on_a_terminal_only(capsys, monkeypatch):
+    import sys
+
     from robodyn_ros.commands import _progress
     from robodyn_ros.dynamics.verification import cross_check
     from robodyn_ros.model import load_urdf
@@ -118,6 +120,8 @@ def test_long_checks_show_progress(capsys):
     cross_check(load_urdf(random_chain(3, 1), tip_link='tip'), 'recursive', samples=3,
                 progress=done.append)
     assert done == [1, 2, 3]
+    assert _progress('christoffel', 40, every=0.0) is None  # a script, a log: no progress
+    monkeypatch.setattr(sys.stderr, 'isatty', lambda: True)
     report = _progress('christoffel', 40, every=0.0)
     report(1)
     assert capsys.readouterr().err == 'robodyn check: christoffel 1/40 samples, 0 s\n'
