@@ -72,7 +72,9 @@ class ContactScan:
 
     Attributes:
         joints: the model's joint names (the order of every array).
-        samples: states observed; gaps: state gaps the residual was held across.
+        samples: states observed; gaps: state gaps the residual was held across;
+            repeats: states skipped as repeats of the one before while moving (a driver
+            repeating its reading: dynamics/momentum_observer.py).
         duration: first to last state stamp [s].
         peak: (n,) the largest |r| per joint over the whole run [N m or N].
         contacts: contacts found (empty without thresholds), times from the first state.
@@ -87,6 +89,7 @@ class ContactScan:
     joints: tuple[str, ...]
     samples: int = 0
     gaps: int = 0
+    repeats: int = 0
     duration: float = 0.0
     peak: np.ndarray = field(default_factory=lambda: np.zeros(0))
     contacts: list[Contact] = field(default_factory=list)
@@ -147,7 +150,7 @@ def scan_bag(bag_path: str | os.PathLike, model: RobotModel, dyn: RigidBodyDynam
                 run.truth(stamp, truth)
     if scan.samples < 2:
         raise BagError(f'{state_topic}: {scan.samples} usable states; the observer needs two')
-    scan.gaps = run.observer.gaps
+    scan.gaps, scan.repeats = run.observer.gaps, run.observer.repeats
     return scan
 
 

@@ -27,8 +27,9 @@ def contacts_summary(scan: ContactScan, thresholds_file: str,
 def print_scan(scan: ContactScan, model: RobotModel, gain: float) -> None:
     """The states seen, the largest |r| per joint and, with a simulator's ground truth in
     the bag, the estimate against it and the tool wrench."""
-    print(f'{scan.samples} states over {scan.duration:.1f} s, {scan.gaps} gaps; observer '
-          f'gain {gain:g} 1/s; largest |r| per joint [N m]:')
+    repeats = f', {scan.repeats} repeated states skipped' if scan.repeats else ''
+    print(f'{scan.samples} states over {scan.duration:.1f} s, {scan.gaps} gaps{repeats}; '
+          f'observer gain {gain:g} 1/s; largest |r| per joint [N m]:')
     for joint, peak in zip(model.joint_names, scan.peak):
         print(f'  {joint:<24}{peak:10.3g}')
     if scan.truth is not None:
