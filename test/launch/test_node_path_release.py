@@ -390,7 +390,9 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     print(f"deactivated {released['timing'][0]} s after the goal was sent at "
           f"{released['release_speed']:.3f} rad/s; the transition took "
           f"{released['timing'][1]} s")
-    assert sum(released['timing']) < GOAL_END, (  # before the goal's end
+    # before the goal's end: the goal's time runs from its acceptance (the node starts it
+    # then), which under the hogs can come back tens of seconds after the request
+    assert sum(released['timing']) - released['accept_s'][-1] < GOAL_END, (
         released['timing'], 'accepted after', released['accept_s'])
     assert released['release_speed'] > MOVING, 'the arm was at rest: no release mid-motion'
     assert released['goal_status'] not in (None, GoalStatus.STATUS_SUCCEEDED)
