@@ -87,11 +87,11 @@ def pushed(ros_launch_env, tmp_path_factory):
             stall = probe.node.create_publisher(String, f'{HARDWARE}/inject_fault', 10)
             push = probe.node.create_publisher(String, f'{HARDWARE}/push', 10)
             _matched(probe, stall, push)  # a request sent before is lost
-            for k in range(100):  # 2 s of the sum of sines, and a status said since
-                if k == 10:  # a loaded machine's loop stall is no collision
-                    stall.publish(String(data=STALL))
-                probe.spin(0.1)
-                if _collisions(probe) is not None and probe.log[ESTIMATE] and \
+            probe.spin(1.0)  # 1 s into the sum of sines (at least: matching can take more)
+            stall.publish(String(data=STALL))  # a loaded machine's loop stall is no collision
+            for k in range(100):  # 1 s after the stall at least, 2 s of the sum of sines,
+                probe.spin(0.1)   # and a status said since
+                if k >= 10 and _collisions(probe) is not None and probe.log[ESTIMATE] and \
                         probe.log[ESTIMATE][-1][0] - probe.log[ESTIMATE][0][0] > 2.0:
                     break
             result['before'] = _collisions(probe)
