@@ -377,9 +377,11 @@ def _injected(probe, client, request, launch):
     handle = probe.wait(client.send_goal_async(_goal(NAMES, [target, target], [3.0, 4.0])))
     probe.spin(1.0)
     publisher = probe.node.create_publisher(String, INJECT, 10)
-    deadline = time.monotonic() + 30.0  # matched first: a request published before the
+    # matched first: a request published before the hardware hears of the publisher is
+    # lost (discovery takes seconds under load)
+    deadline = time.monotonic() + 30.0
     while publisher.get_subscription_count() < 1 and time.monotonic() < deadline:
-        probe.spin(0.1)  # hardware hears the publisher is lost (discovery under load)
+        probe.spin(0.1)
     probe.spin(0.2)
     since = time.monotonic()
     publisher.publish(String(data=request))
