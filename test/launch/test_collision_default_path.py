@@ -222,17 +222,16 @@ def _held_on(q, held):
     joint by joint, within the chord's distance from a path accelerating at ACCELERATION.
     The earliest such gap (the arm comes back to the hold later). None when neither."""
     stamps = sorted(q)
-    when = min(stamps, key=lambda t: float(np.abs(q[t] - held).max()))
-    if np.abs(q[when] - held).max() < 1e-9:
-        return when
-    for a, b in zip(stamps, stamps[1:]):
+    for a, b in zip(stamps, stamps[1:]):  # the earliest: the hold brings the arm back to
+        if np.abs(q[a] - held).max() < 1e-9:  # its position later, exactly at rest
+            return a
         if b - a > 1.5e-3:  # a state missing
             reach = 1e-6 + ACCELERATION * (b - a) ** 2 / 8
             low = np.minimum(q[a], q[b]) - reach
             high = np.maximum(q[a], q[b]) + reach
             if np.all((low <= held) & (held <= high)):
                 return a
-    return None
+    return stamps[-1] if stamps and np.abs(q[stamps[-1]] - held).max() < 1e-9 else None
 
 
 def _nearest(q, held):

@@ -446,7 +446,9 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
 
 def test_activated_again_the_node_ramps_in_without_a_step(released):
     assert released['activated']
-    assert _published_step(released['back_published']) <= 1.001
+    # a command equal to an applied torque is the node's copy of it while its forwarder is
+    # out (it can time out on its own under the hogs): judged as at the switch below
+    assert _published_step(released['back_published'], released['back_window'][2]) <= 1.001
     stamps, _, effort = released['back_window']
     print(f'node path, re-activated: worst applied step {_worst_step(stamps, effort):.3f} N m '
           f"{_largest_steps(stamps, effort, 3)}; the hardware's witness: "
