@@ -28,7 +28,7 @@ import time
 import numpy as np
 import pytest
 from ros2_control_probe import Probe
-from test_default_path_faults import ACTIVE, require_lockstep
+from test_default_path_faults import ACTIVE, _matched, require_lockstep
 from test_ros2_control_launch import NAMES, _config, _Launch, _require
 
 pytestmark = pytest.mark.integration
@@ -157,15 +157,6 @@ def _story(log):
                                                         said[-1][1] != status.message):
                 said.append((round(_stamp(msg), 3), status.message[:200]))
     return said
-
-
-def _matched(probe, *publishers, timeout=30.0):
-    """Spin until each publisher has a subscriber (the hardware's), ``timeout`` [s] at
-    most: under load discovery takes seconds, and a message published before is lost."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and \
-            any(p.get_subscription_count() < 1 for p in publishers):
-        probe.spin(0.1)
 
 
 def _series(log, topic):

@@ -377,11 +377,7 @@ def _injected(probe, client, request, launch):
     handle = probe.wait(client.send_goal_async(_goal(NAMES, [target, target], [3.0, 4.0])))
     probe.spin(1.0)
     publisher = probe.node.create_publisher(String, INJECT, 10)
-    # matched first: a request published before the hardware hears of the publisher is
-    # lost (discovery takes seconds under load)
-    deadline = time.monotonic() + 30.0
-    while publisher.get_subscription_count() < 1 and time.monotonic() < deadline:
-        probe.spin(0.1)
+    _matched(probe, publisher)
     probe.spin(0.2)
     since = time.monotonic()
     publisher.publish(String(data=request))
@@ -403,6 +399,15 @@ def _injected(probe, client, request, launch):
     probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
     probe.node.destroy_publisher(publisher)
     return error, (done.status if done else None), window, said, applied
+
+
+def _matched(probe, *publishers, timeout=30.0):
+    """Spin until each publisher has a subscriber (the hardware's), ``timeout`` [s] at
+    most: under load discovery takes seconds, and a message published before is lost."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and \
+            any(p.get_subscription_count() < 1 for p in publishers):
+        probe.spin(0.1)
 
 
 def _stamp_of(msg):
