@@ -18,6 +18,10 @@ namespace robodyn_controllers
 {
 // The observer on this cycle's state with the command in force since the previous one
 // (last_cmd_, before this cycle's limit); a collision is the configured reaction at once.
+// Declared only while the controller commands (active or its hold), as the node's
+// CollisionWatch (supervisor.commanding): in safe mode the arm is held already, and the
+// state that put it there may be the lie (a jumping stream, once accepted again, moves
+// the estimate as a push would); the estimate itself is still published.
 void ComputedTorqueController::observe_collision(bool valid, double dt) noexcept
 {
   observer_clock_ += dt > 0.0 ? dt : nominal_period_;  // as the rate limit counts it
@@ -29,7 +33,7 @@ void ComputedTorqueController::observe_collision(bool valid, double dt) noexcept
   const double * r = observer_.residual();
   bool over = false;
   for (std::size_t i = 0; i < n_; ++i) {over = over || std::abs(r[i]) > collision_threshold_[i];}
-  if (!over) {
+  if (!over || mode_ == Mode::SAFE) {
     over_cycles_ = 0;
     in_contact_ = false;
     return;
@@ -48,7 +52,6 @@ void ComputedTorqueController::observe_collision(bool valid, double dt) noexcept
         collision_threshold_[i]);
     }
   }
-  if (mode_ == Mode::SAFE) {return;}  // already latched: counted and said
   if (reaction_ == Reaction::HOLD) {
     fault("collision", collision_buffer_, true);
   } else if (reaction_ == Reaction::COMPLIANT) {
