@@ -80,12 +80,14 @@ protected:
 
   // Activate on a state at q_ (at rest, effort `effort` reported) and an effort command
   // never written (NaN).
-  void activate(double effort)
+  void activate(double effort) {activate(std::vector<double>(q_.size(), effort));}
+
+  void activate(const std::vector<double> & effort)
   {
     const std::size_t n = q_.size();
     position_ = q_;
     velocity_.assign(n, 0.0);
-    effort_.assign(n, effort);
+    effort_ = effort;
     command_.assign(n, std::nan(""));
     std::vector<hardware_interface::LoanedCommandInterface> commands;
     std::vector<hardware_interface::LoanedStateInterface> states;
@@ -159,6 +161,26 @@ TEST_F(ComputedTorqueControllerTest, ItFollowsTheChainedReference)
     EXPECT_DOUBLE_EQ(controller_->reference_position()[i], q_[i] + 0.01);
     EXPECT_TRUE(std::isnan(references_[3 * i]->get_optional().value_or(0.0)));  // taken
   }
+}
+
+// The hardware's injected `jump` (test/launch/test_default_path_faults.py) without the
+// physics: joint 2's reported position 0.5 rad off for 0.3 s, the arm at rest. The state
+// guard rejects the jump and latches safe mode; the stream accepted again there moves the
+// observer's estimate as a push would, and nothing is declared in safe mode.
+TEST_F(ComputedTorqueControllerTest, AJumpingStateStreamIsNoCollision)
+{
+  ASSERT_NO_FATAL_FAILURE(init("observer"));
+  ASSERT_EQ(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE);
+  ASSERT_NO_FATAL_FAILURE(activate(gravity_));  // held: the hardware applies g(q)
+  for (int k = 0; k < 100; ++k) {ASSERT_EQ(update(), return_type::OK);}
+  ASSERT_EQ(controller_->collisions(), 0u);
+  ASSERT_NE(controller_->mode(), ComputedTorqueController::Mode::SAFE);
+  position_[1] = q_[1] + 0.5;
+  for (int k = 0; k < 300; ++k) {ASSERT_EQ(update(), return_type::OK);}
+  EXPECT_EQ(controller_->mode(), ComputedTorqueController::Mode::SAFE);  // the guard's trip
+  position_[1] = q_[1];
+  for (int k = 0; k < 300; ++k) {ASSERT_EQ(update(), return_type::OK);}
+  EXPECT_EQ(controller_->collisions(), 0u);
 }
 
 TEST_F(ComputedTorqueControllerTest, AnImpossibleModelIsRefusedAtConfigure)

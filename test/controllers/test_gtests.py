@@ -24,7 +24,8 @@ def test_every_gtest_is_registered_with_cmake():
 def gtest_files(tmp_path_factory):
     """The environment test_computed_torque_controller.cpp reads: a folder with the Panda's
     description (mock hardware), the parameter file `robodyn export` writes for it
-    (good.yaml) and one file per impossible edit (bad_<edit>.yaml, plugin_model_edits), the
+    (good.yaml; observer.yaml: the same with the collision observer, reaction report)
+    and one file per impossible edit (bad_<edit>.yaml, plugin_model_edits), the
     home pose and g(q) there from robodyn_ros' dynamics."""
     import copy
 
@@ -42,7 +43,9 @@ def gtest_files(tmp_path_factory):
     xml, _ = control_urdf(model.xml, model, MOCK_SYSTEM)
     (folder / 'robot.urdf').write_text(xml, encoding='utf-8')
     base = plugin_parameters(model, plugin_config({}))
-    files = {'good': base}
+    files = {'good': base, 'observer': copy.deepcopy(base)}
+    files['observer']['collision'] = {'thresholds': [1.0] * model.n, 'gain': 50.0,
+                                      'debounce': 3, 'reaction': 'report'}
     for name, (edit, _) in plugin_model_edits().items():
         files[f'bad_{name}'] = copy.deepcopy(base)
         edit(files[f'bad_{name}'])

@@ -84,6 +84,9 @@ public:
   enum class Law {COMPUTED_TORQUE, FEEDFORWARD, GRAVITY};
   // The reference position of the last cycle, chain order [rad or m] (tests).
   const std::vector<double> & reference_position() const noexcept {return q_ref_;}
+  // Collisions declared since configure, and the mode of the last cycle (tests).
+  unsigned long collisions() const noexcept {return collisions_;}
+  Mode mode() const noexcept {return mode_;}
 
 protected:
   std::vector<hardware_interface::CommandInterface::SharedPtr>
