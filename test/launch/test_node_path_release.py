@@ -142,6 +142,10 @@ def _release(probe, result):
         if result['release_speed'] > MOVING:
             break
     since = time.monotonic()
+    # why an arm was found at rest, if it was: what the node said in the last attempt, and
+    # how many states the probe heard in the second before the release
+    result['before_release'] = (_said_since(probe, sent), sum(
+        1 for t, _ in probe.log['/joint_states'][-5000:] if t >= since - 1.0))
     result['deactivated'] = probe.transition(NODE, 'deactivate')
     result['timing'] = (round(since - sent, 2), round(time.monotonic() - since, 2))
     done = probe.wait(handle.get_result_async(), 10.0) if result['accepted'] else None
@@ -394,7 +398,9 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     # then), which under the hogs can come back tens of seconds after the request
     assert sum(released['timing']) - released['accept_s'][-1] < GOAL_END, (
         released['timing'], 'accepted after', released['accept_s'])
-    assert released['release_speed'] > MOVING, 'the arm was at rest: no release mid-motion'
+    assert released['release_speed'] > MOVING, (
+        'the arm was at rest: no release mid-motion; the node said, and the states heard in '
+        'the last second:', released['before_release'])
     assert released['goal_status'] not in (None, GoalStatus.STATUS_SUCCEEDED)
     # the node's own word: when its forward controller had timed out on its own (the node
     # stalled under the hogs) the status starts with 'commands not applied: ...; '

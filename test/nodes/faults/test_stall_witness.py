@@ -26,14 +26,22 @@ def test_a_process_stopped_for_120_ms_is_one_stall_of_that_length():
         os.kill(witness.proc.pid, signal.SIGCONT)
         t1 = time.monotonic()
         deadline = time.monotonic() + 5.0
-        while len(witness.stalls) == len(quiet) and time.monotonic() < deadline:
+        while not _ending_after(witness.stalls[len(quiet):], t1) and \
+                time.monotonic() < deadline:
             time.sleep(0.01)
     finally:
         witness.close()
-    start, end = witness.stalls[len(quiet)]
-    assert start <= t0 + WITNESS_GAP and end >= t1 - 1e-3
+    # a loaded machine stalls the witness on its own too, before the stop as after it
+    ours = _ending_after(witness.stalls[len(quiet):], t1)
+    assert ours, (witness.stalls[len(quiet):], t0, t1)
+    assert ours[0][0] <= t0 + WITNESS_GAP, (ours, t0, t1)
     assert 0.11 <= witness.stalled(t0 - 1.0, t1 + 1.0) <= 0.25
     assert witness.stalled(t1 + 1.0, t1 + 2.0) == 0.0
+
+
+def _ending_after(stalls, t1):
+    """The stalls that end at ``t1`` (the SIGCONT) or later, 1 ms of clock reading allowed."""
+    return [stall for stall in stalls if stall[1] >= t1 - 1e-3]
 
 
 def _harness(times, stalls):
