@@ -179,8 +179,9 @@ class BagReader:
         try:
             with bio:
                 for chunk in read_chunks(bio, plan, ids):
-                    for cid, count in zip(*np.unique(chunk.channel, return_counts=True)):
-                        read[ids[int(cid)]] += int(count)
+                    counts = np.bincount(chunk.channel)  # channel ids: small integers
+                    for cid in np.flatnonzero(counts).tolist():
+                        read[ids[cid]] += int(counts[cid])
                     yield ids, chunk
         except (ValueError, OSError, struct.error) as exc:
             raise BagError(f'bag {self.path} is truncated or corrupted: {exc}') from None

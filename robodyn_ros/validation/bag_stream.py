@@ -26,6 +26,10 @@ CHUNK = 20_000  # states decoded and compared per batch
 EARLY = 1000  # states kept while no reference has named the joints yet
 
 
+#: Each routed role's code in add_chunk's lookup of a chunk's channels.
+_ROLE_CODES = {'state': 1, 'reference': 2, 'command': 3, 'diagnostics': 4}
+
+
 def _sec(stamp):
     return stamp.sec + stamp.nanosec * 1e-9
 
@@ -136,16 +140,21 @@ class BagStream:
         one-by-one path flushes). A JointTrajectory or controller-state reference orders
         the states around it: then message by message."""
         roles = {topic: role for role, topic in self.topics.items() if topic}
-        kinds = {c: roles[topics[int(c)]] for c in np.unique(chunk.channel).tolist()}
-        is_state = np.isin(chunk.channel, [c for c, r in kinds.items() if r == 'state'])
+        # channel ids are small integers: one count and one lookup instead of sets
+        present = np.flatnonzero(np.bincount(chunk.channel)).tolist()
+        kinds = {c: roles[topics[c]] for c in present}
+        code = np.zeros(present[-1] + 1 if present else 1, np.int8)
+        for c, role in kinds.items():
+            code[c] = _ROLE_CODES[role]
+        role_of = code[chunk.channel]
+        is_state = role_of == _ROLE_CODES['state']
         if self.refs is None or is_state.any() and (
                 self.early or self.states.joints is None or self.joints is None):
             self._chunk_one_by_one(topics, msgtypes, chunk)
             return
-        is_ref = np.isin(chunk.channel, [c for c, r in kinds.items() if r == 'reference'])
+        is_ref = role_of == _ROLE_CODES['reference']
         if self.first_ns is None:
-            firsts = np.flatnonzero(is_state | np.isin(
-                chunk.channel, [c for c, r in kinds.items() if r == 'diagnostics']))
+            firsts = np.flatnonzero(is_state | (role_of == _ROLE_CODES['diagnostics']))
             self.first_ns = int(chunk.log_time[firsts[0]]) if firsts.size else None
         pos, m = 0, len(chunk.channel)
         states, refs = np.cumsum(is_state), np.cumsum(is_ref)
