@@ -1,7 +1,7 @@
 """What the controller reports: typed events, one kind per thing that happens.
 
 Every event is an :class:`Event` (kind, level, text) made by :func:`emit`; the node logs
-them (at most one line per kind and text shape per second: nodes/node_support.EventGate)
+them (at most one line per kind and text shape per second: nodes/node_events.EventGate)
 and /diagnostics carries the state they leave. Tests assert kinds, not wording. The C++
 controller (robodyn_controllers) names its events from the same vocabulary, and the inputs
 a cycle treats specially are listed, by name, in cycle_events.py.

@@ -43,14 +43,12 @@ from .controller_run import (
 )
 from .final_ramp import close_at_exit, publish_final
 from .gateway_process import SpareGateway, start_gateway
-from .node_support import (
+from .node_events import EventGate, guarded, log_events
+from .node_messages import diagnostic_array
+from .node_parameters import (
     ROBOT_DESCRIPTION_QOS,
-    EventGate,
     declare,
     declare_robot,
-    diagnostic_array,
-    guarded,
-    log_events,
     model_from_parameters,
     robot_named,
 )

@@ -15,7 +15,7 @@ def main(args=None):
     from .gateway_process import SpareGateway
     spare = SpareGateway(True)
     from .controller import ControllerNode
-    from .node_support import run_node
+    from .node_runner import run_node
     spare.wait_joined()
     return run_node(lambda: ControllerNode(spare=spare), 'controller', args,
                     events_executor=True)

@@ -14,7 +14,8 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from ..defaults import CONTROLLER_NAME
-from .node_support import declare, run_node
+from .node_parameters import declare
+from .node_runner import run_node
 
 __all__ = ['ControllerStatistics', 'main']
 

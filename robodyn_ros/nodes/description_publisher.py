@@ -7,7 +7,8 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
 from ..errors import ConfigError
-from .node_support import declare, run_node
+from .node_parameters import declare
+from .node_runner import run_node
 
 __all__ = ['DescriptionPublisher', 'main']
 

@@ -22,13 +22,9 @@ from ..control.reference.trajectory_message import trajectory_from_message
 from ..defaults import GRAVITY, JOINT_STATES
 from ..dynamics import RigidBodyDynamics
 from ..errors import ConfigError, InputError, RobodynError
-from .node_support import (
-    declare,
-    declare_robot,
-    joint_trajectory,
-    model_from_parameters,
-    run_node,
-)
+from .node_messages import joint_trajectory
+from .node_parameters import declare, declare_robot, model_from_parameters
+from .node_runner import run_node
 
 __all__ = ['FeedforwardNode', 'main']
 

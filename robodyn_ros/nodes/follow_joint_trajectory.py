@@ -41,7 +41,8 @@ from ..control.reference.trajectory_goal import (
 )
 from ..control.safety.supervisor import HELD, INACTIVE
 from ..errors import InputError
-from .node_support import float_array, spin_in_thread, stop_helper, to_time
+from .node_messages import float_array, to_time
+from .node_runner import spin_in_thread, stop_helper
 
 __all__ = ['FollowJointTrajectoryBridge', 'ControllerStateMessage']
 

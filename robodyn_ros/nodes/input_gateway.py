@@ -80,7 +80,7 @@ def main(argv=None) -> int:
     from rclpy.executors import MultiThreadedExecutor
     from rclpy.signals import SignalHandlerOptions
 
-    from .node_support import EXIT_DEADLINE, spin_in_thread
+    from .node_runner import EXIT_DEADLINE, spin_in_thread
     spare = argv[:1] == ['--spare']
     first = _first_line() if spare else b''
     if first is None:
@@ -105,7 +105,7 @@ def main(argv=None) -> int:
         if signals or os.getppid() != options.parent:  # a signal, or the controller gone
             break
         gateway.announce_when_matched()
-    # Gone within EXIT_DEADLINE even if the shutdown below hangs (node_support._Stop).
+    # Gone within EXIT_DEADLINE even if the shutdown below hangs (node_runner._Stop).
     faulthandler.dump_traceback_later(EXIT_DEADLINE, exit=True)
     gateway.end_goals('controller stopped')
     executor.shutdown(timeout_sec=0.3)

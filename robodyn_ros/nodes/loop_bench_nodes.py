@@ -119,7 +119,7 @@ def _echo(args: dict) -> None:
         JointStateWriter,
         stamp_parts,
     )
-    from .node_support import run_node
+    from .node_runner import run_node
 
     def build() -> Node:
         node = Node(CONTROLLER_NAME)

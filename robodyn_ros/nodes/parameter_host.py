@@ -16,7 +16,7 @@ from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter_service import ParameterService
 
-from .node_support import spin_in_thread, stop_helper
+from .node_runner import spin_in_thread, stop_helper
 
 __all__ = ['ParameterHost']
 
@@ -50,5 +50,5 @@ class ParameterHost:
         self.thread = spin_in_thread(self.executor, 'robodyn_parameters')
 
     def close(self):
-        """Stop serving (bounded: 1 s; node_support.stop_helper)."""
+        """Stop serving (bounded: 1 s; node_runner.stop_helper)."""
         stop_helper(self.executor, self.thread, self.node.destroy_node)

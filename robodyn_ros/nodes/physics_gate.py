@@ -25,7 +25,8 @@ from rclpy.client import Client
 from rclpy.node import Node
 
 from ..defaults import CONTROLLER_NAME
-from .node_support import declare, run_node
+from .node_parameters import declare
+from .node_runner import run_node
 
 __all__ = ['PhysicsGate', 'main']
 

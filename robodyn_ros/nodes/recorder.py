@@ -35,7 +35,8 @@ from ..defaults import (
 from ..errors import BagError, ConfigError
 from ..io.bag_writer import BagWriter
 from ..io.sequence_gaps import CUSTOM_DATA_KEY, SequenceGaps
-from .node_support import declare, run_node
+from .node_parameters import declare
+from .node_runner import run_node
 
 __all__ = ['RecorderNode', 'main']
 

@@ -19,13 +19,9 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..control.reference.trajectories import make_reference
 from ..errors import ConfigError
-from .node_support import (
-    declare,
-    declare_robot,
-    joint_trajectory,
-    model_from_parameters,
-    run_node,
-)
+from .node_messages import joint_trajectory
+from .node_parameters import declare, declare_robot, model_from_parameters
+from .node_runner import run_node
 
 __all__ = ['ReferenceSender', 'SENT_PARAMETERS', 'main']
 

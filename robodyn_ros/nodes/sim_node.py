@@ -26,7 +26,9 @@ from ..sim import MujocoSim
 from ..sim.command_pacer import CommandPacer
 from ..sim.jtc_emulation import JtcEmulator
 from ..sim.mujoco_sim import Obstacle
-from .node_support import declare, declare_robot, model_from_parameters, run_node, to_time
+from .node_messages import to_time
+from .node_parameters import declare, declare_robot, model_from_parameters
+from .node_runner import run_node
 
 __all__ = ['SimNode', 'main']
 

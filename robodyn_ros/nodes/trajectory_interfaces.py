@@ -5,7 +5,7 @@ control_msgs is installed (FollowJointTrajectory, see follow_joint_trajectory, a
 import numpy as np
 from sensor_msgs.msg import JointState
 
-from .node_support import float_array, to_time
+from .node_messages import float_array, to_time
 
 __all__ = ['TrajectoryInterfaces', 'serves_action']
 

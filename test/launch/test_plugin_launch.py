@@ -239,7 +239,7 @@ def _rate_ratios(samples):
 def test_the_stack_stops_on_ctrl_c(plugin_run):
     """Every process of the launch exits within 2 s of Ctrl-C, none is left."""
     from test_ros2_control_launch import _alive
-    # a process past its exit deadline prints every thread's traceback (node_support._Stop)
+    # a process past its exit deadline prints every thread's traceback (node_runner._Stop)
     where = [line for line in plugin_run['text'].splitlines() if 'File "' in line]
     assert plugin_run['exit_s'] < 2.0, (plugin_run['exit_s'], where[-40:],
                                         plugin_run['timeline'][-3000:])

@@ -6,7 +6,7 @@ import pytest
 pytest.importorskip('rclpy')
 from robodyn_ros.control.events import Event, EventKind  # noqa: E402
 from robodyn_ros.control.levels import Level  # noqa: E402
-from robodyn_ros.nodes.node_support import EventGate  # noqa: E402
+from robodyn_ros.nodes.node_events import EventGate  # noqa: E402
 
 
 def test_one_line_per_kind_per_period_and_the_count_of_the_rest():

@@ -15,7 +15,7 @@ SCRIPT = """
 import os, signal, sys
 from rclpy.node import Node
 from robodyn_ros.errors import RobodynError
-from robodyn_ros.nodes.node_support import run_node
+from robodyn_ros.nodes.node_runner import run_node
 
 class Stopping(Node):
     def __init__(self):
@@ -47,7 +47,7 @@ def test_signals_after_a_clean_stop_do_not_kill_the_process(case, code):
 HANGING = """
 import os, re, signal, sys, time
 from rclpy.node import Node
-from robodyn_ros.nodes.node_support import run_node
+from robodyn_ros.nodes.node_runner import run_node
 
 class Hanging(Node):
     def __init__(self):

@@ -1,195 +1,27 @@
-"""Helpers shared by the nodes: parameters, model loading, messages, the main loop."""
+"""A node's process: main() around a node (rclpy init, the spin loop, SIGINT/SIGTERM, an
+exit within EXIT_DEADLINE whatever the node is doing) and helper executors on threads of
+their own, stopped within a bound."""
 
-import array
 import faulthandler
 import os
-import re
 import signal
 import sys
 import threading
 import time
 
-from builtin_interfaces.msg import Time
-from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
-from rcl_interfaces.msg import ParameterDescriptor
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
-from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from ..control.levels import Level
-from ..control.parameters import ROBOT_PARAMETERS
-from ..errors import ConfigError, RobodynError
-from ..io.cdr import stamp_parts
-from ..model import load_robot
+from ..errors import RobodynError
 
-__all__ = ['declare', 'declare_robot', 'model_from_parameters', 'ROBOT_DESCRIPTION_QOS',
-           'run_node', 'to_time', 'float_array', 'joint_trajectory', 'guarded',
-           'robot_named', 'diagnostic_array', 'log_events', 'EventGate', 'EXIT_DEADLINE',
-           'stop_helper']
+__all__ = ['run_node', 'EXIT_DEADLINE', 'stop_helper', 'spin_in_thread']
 
 #: A process exits at most this long [s] after SIGINT/SIGTERM, whatever it is doing.
 EXIT_DEADLINE = 1.8
 #: After EXIT_DEADLINE, this long [s] for os._exit from Python before the C watchdog ends
 #: the process (exit 1, with every thread's traceback on stderr).
 HARD_EXIT_MARGIN = 0.15
-
-ROBOT_DESCRIPTION_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL,
-                                   reliability=ReliabilityPolicy.RELIABLE)
-
-
-def declare(node, name, default, description, dynamic=False, read_only=True):
-    """Declare a parameter (read-only unless said) with a description; return its value.
-
-    ``dynamic``: accept any type (numbers: an integer where a float is meant; the caller
-    validates the value).
-    """
-    node.declare_parameter(name, default, ParameterDescriptor(
-        description=description, read_only=read_only, dynamic_typing=dynamic))
-    return node.get_parameter(name).value
-
-
-def declare_robot(node):
-    """Declare where the robot's description comes from (ROBOT_PARAMETERS:
-    robot_description, urdf_file, robot, base_link, tip_link, xacro_args)."""
-    for parameter in ROBOT_PARAMETERS:
-        declare(node, parameter.name, parameter.default, parameter.description, True)
-
-
-def model_from_parameters(node, xml=None):
-    """RobotModel from robot_description (or ``xml``), urdf_file or robot (URDF or xacro,
-    with ``xacro_args``; ``effort_limits`` when the node declares it); None if none set."""
-    get = _string_parameter(node)
-    source = xml or get('robot_description') or get('urdf_file') or get('robot')
-    if not source:
-        return None
-    mappings = node.get_parameter('xacro_args').value or []
-    if isinstance(mappings, str):
-        mappings = mappings.split()
-    if not isinstance(mappings, (list, tuple)) or \
-            not all(isinstance(m, str) and ':=' in m for m in mappings):
-        raise ConfigError(f"xacro_args: expected 'name:=value' strings, got {mappings!r}")
-    # The controller checked effort_limits (ControllerConfig) before loading the model.
-    effort = node.get_parameter('effort_limits').value \
-        if node.has_parameter('effort_limits') else None
-    return load_robot(source, get('base_link') or None, get('tip_link') or None,
-                      mappings=list(mappings), effort_limits=list(effort) if effort else None)
-
-
-def _string_parameter(node):
-    """get(name) -> the string parameter's value; ConfigError naming a non-string."""
-    def get(name):
-        value = node.get_parameter(name).value
-        if value is None:
-            return ''
-        if not isinstance(value, str):
-            raise ConfigError(f'{name}: expected a string, got {value!r}')
-        return value
-    return get
-
-
-def robot_named(node):
-    """True when a parameter names the robot (no robot_description topic needed)."""
-    return any(isinstance(node.get_parameter(k).value, str) and node.get_parameter(k).value
-               for k in ('robot_description', 'urdf_file', 'robot'))
-
-
-def guarded(method):
-    """Callback wrapper: an exception is handed to ``self.on_internal_error`` (logged,
-    and the controller latches safe mode); nothing escapes the callback."""
-    def wrapper(self, *args):
-        try:
-            return method(self, *args)
-        except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
-            self.on_internal_error(exc)
-    wrapper.__name__ = method.__name__
-    wrapper.__doc__ = method.__doc__
-    return wrapper
-
-
-class EventGate:
-    """At most one log line per kind of event per ``period`` [s] (monotonic), so
-    alternating faults or clocks cannot flood the log. A kind is the event's EventKind
-    (control/events.py), level and the shape of its text (numbers blanked): two different
-    transitions in a row are both logged, the same rejection at 1 kHz once a second. The
-    line after a quiet spell says how many of its kind were held back."""
-
-    _NUMBER = re.compile(r'[-+]?\d[\d.e+-]*')
-
-    def __init__(self, period=1.0):
-        self.period = period
-        self.last = {}  # (kind, level, shape) -> (time logged, held back since)
-
-    def __call__(self, event, now=None):
-        """The line to log for ``event`` (an Event), or None (held back)."""
-        now = time.monotonic() if now is None else now
-        text = event.text
-        kind = (event.kind, event.level, self._NUMBER.sub('#', text))
-        logged, held = self.last.get(kind, (None, 0))
-        if logged is not None and now - logged < self.period:
-            self.last[kind] = (logged, held + 1)
-            return None
-        if len(self.last) > 1000:  # bounded memory whatever the texts
-            self.last.clear()
-        self.last[kind] = (now, 0)
-        return text if not held else f'{text} ({held} more like it in the last ' \
-                                      f'{now - logged:.1f} s)'
-
-
-def log_events(logger, events, gate=None):
-    """Log Events: OK at info, WARN at warning, ERROR at error (separate call sites: rclpy
-    refuses one site logging at several severities); ``gate`` (an EventGate) thins them."""
-    for event in events:
-        level, text = event.level, event.text
-        if gate is not None:
-            text = gate(event)
-            if text is None:
-                continue
-        if level == Level.ERROR:
-            logger.error(text)
-        elif level == Level.WARN:
-            logger.warning(text)
-        else:
-            logger.info(text)
-
-
-def diagnostic_array(name, hardware_id, level, message, values):
-    """DiagnosticArray with one status (``level`` a Level; values: str -> str)."""
-    status = DiagnosticStatus(name=name, hardware_id=hardware_id, level=bytes([level]),
-                              message=message)
-    status.values = [KeyValue(key=k, value=v) for k, v in values.items()]
-    return DiagnosticArray(status=[status])
-
-
-def to_time(seconds):
-    """builtin_interfaces/Time from seconds."""
-    sec, nanosec = stamp_parts(seconds)
-    return Time(sec=sec, nanosec=nanosec)
-
-
-def float_array(values):
-    """array('d') of a float64 numpy array: message fields take it without a per-item
-    Python check."""
-    out = array.array('d')
-    out.frombytes(values.astype(float, copy=False).tobytes())
-    return out
-
-
-def joint_trajectory(names, times, q, qd, qdd, effort=None):
-    """trajectory_msgs/JointTrajectory: one point per time [s from start] with the rows of
-    the (m, n) arrays ``q``, ``qd``, ``qdd`` (and ``effort``, when given)."""
-    out = JointTrajectory(joint_names=list(names))
-    for k, t in enumerate(times):
-        point = JointTrajectoryPoint()
-        point.positions = float_array(q[k])
-        point.velocities = float_array(qd[k])
-        point.accelerations = float_array(qdd[k])
-        if effort is not None:
-            point.effort = float_array(effort[k])
-        point.time_from_start.sec, point.time_from_start.nanosec = stamp_parts(t)
-        out.points.append(point)
-    return out
 
 
 class _Stop:
