@@ -50,6 +50,8 @@ STEP = MAX_TORQUE_RATE * PERIOD
 #: one cycle each. A natural host stall under 0.1 s is counted as cycles, not judged alone.
 STALL = 0.1
 DRIFT = 0.05  # [rad] over 10 s after a release
+#: The arm moves [rad/s] when an injected fault comes (a frozen stream at rest is no fault).
+MOVING = 0.02
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 RELEASED = 'released: held at'
 INJECT = '/robodyneffortsystem/inject_fault'
@@ -377,7 +379,7 @@ def _injected(probe, client, request, launch):
     q = _q(probe)
     target = q - 0.3 * np.sign(q - MIDDLE)  # towards the middle of the range: inside it
     handle = probe.wait(client.send_goal_async(_goal(NAMES, [target, target], [3.0, 4.0])))
-    speed = _moving(probe, 0.02, 5.0)  # a frozen stream is a fault only while moving
+    speed = _moving(probe, MOVING, 5.0)  # a frozen stream is a fault only while moving
     since = time.monotonic()
     publisher.publish(String(data=request))
     probe.spin(3.0)

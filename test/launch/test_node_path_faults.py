@@ -19,6 +19,7 @@ from test_default_path_faults import (
     INJECT,
     INJECTED,
     MIDDLE,
+    MOVING,
     _goal,
     _matched,
     _moving,
@@ -44,8 +45,6 @@ THRESHOLD = 3.0
 #: frozen stream after 200 ms (a topic repeats a message now and then), while its law
 #: keeps pushing on the stale state; the arm can end near a joint limit, where the next
 #: fresh activation trips at once on the position guard and nothing moves.
-#: The arm moves [rad/s] when the fault comes (a frozen stream at rest is no fault).
-MOVING = 0.02
 ORDER = sorted((request for request, _ in INJECTED), key=lambda r: r.startswith('frozen'))
 
 
