@@ -68,7 +68,7 @@ def test_the_gtest_passes(plugin_library, colcon_install, ros_launch_env, gtest_
     if not exe.is_file() and os.environ.get('ROBODYN_TEST_WS'):
         pytest.skip(f'{name}: ROBODYN_TEST_WS was built without ROBODYN_BUILD_TESTING=ON')
     assert exe.is_file(), f'{exe}: not built (BUILD_TESTING off?)'
-    env = dict(ros_launch_env, ROS_DOMAIN_ID='91', **gtest_files)
+    env = dict(ros_launch_env, ROS_DOMAIN_ID='87', **gtest_files)
     lib = str(colcon_install / 'install' / 'robodyn_controllers' / 'lib')  # as the launch
     env['LD_LIBRARY_PATH'] = os.pathsep.join([lib] + [  # gives ros2_control_node
         p for p in env.get('LD_LIBRARY_PATH', '').split(os.pathsep) if p])

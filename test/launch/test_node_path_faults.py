@@ -31,7 +31,7 @@ from test_ros2_control_launch import NAMES, ROBODYN_ACTION, _config, _Hogs, _Lau
 
 pytestmark = pytest.mark.integration
 
-DOMAIN = 95
+DOMAIN = 81
 #: The words of the node's safe mode (control/safety/supervisor.py's state names).
 SAFE = 'safe:'
 #: The node path's thresholds [N m]. Its observer takes the node's previous output as the

@@ -87,12 +87,12 @@ def _plugin_run(ros_launch_env, tmp_path_factory, hardware):
     result = {'bag': bag, 'hardware': hardware}
     witness = StallWitness(gap=STALL, nap=0.005)  # 200 wake-ups/s beside the loaded loop
     with _Hogs():
-        launch = _Launch(ros_launch_env, 95, 'controller:=plugin', f'hardware:={hardware}',
+        launch = _Launch(ros_launch_env, 85, 'controller:=plugin', f'hardware:={hardware}',
                          f'bag_path:={bag}', f'realtime_priority:={_realtime_priority()}')
         result['active'] = launch.wait_for(ACTIVE, 180.0) and launch.wait_for('sent ', 60.0)
         if result['active']:
             t0 = time.monotonic()
-            probe = Probe(95)
+            probe = Probe(85)
             probe.record('/robodyn_controller/reference', JointState, depth=20000)
             probe.record('/joint_states', JointState, depth=20000)
             probe.record('/diagnostics', DiagnosticArray)
@@ -257,10 +257,10 @@ def test_on_mock_hardware_the_chain_comes_up_commands_within_limits_and_stops(
                     'install its build tools')
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
-    launch = _Launch(ros_launch_env, 92, 'controller:=plugin', 'hardware:=mock')
+    launch = _Launch(ros_launch_env, 86, 'controller:=plugin', 'hardware:=mock')
     active = launch.wait_for(ACTIVE, 180.0) and launch.wait_for('sent ', 60.0)
     if active:
-        probe = Probe(92)
+        probe = Probe(86)
         probe.record('/robodyn_controller/reference', JointState, depth=20000)
         probe.record('/diagnostics', DiagnosticArray)
         # 2500 references, however long a loaded machine takes to find the publisher and

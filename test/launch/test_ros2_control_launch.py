@@ -265,10 +265,10 @@ def mujoco_trip_run(ros_launch_env, tmp_path_factory):
                      cross_check_tolerance=1e-15, reference='hold')
     result = {}
     with _Hogs():
-        launch = _Launch(ros_launch_env, 96, 'hardware:=mujoco', f'config:={config}')
+        launch = _Launch(ros_launch_env, 80, 'hardware:=mujoco', f'config:={config}')
         result['active'] = launch.wait_for('-> safe: cross-check', 240.0)
         if result['active']:
-            probe = Probe(96)
+            probe = Probe(80)
             probe.record('/joint_states', JointState)
             probe.record('/diagnostics', DiagnosticArray)
             _spin_until_safe(probe, 30.0)  # the probe has discovered the controller
@@ -477,13 +477,13 @@ def mujoco_jtc_run(ros_launch_env):
     from robodyn_ros.model import load_robot
     from robodyn_ros.model.ros2_control_urdf import initial_positions
     model = load_robot('panda')
-    launch = _Launch(ros_launch_env, 95, 'hardware:=mujoco_ros2_control')
+    launch = _Launch(ros_launch_env, 89, 'hardware:=mujoco_ros2_control')
     # physics_gate ends at the robodyn controller's first command (resuming the physics if
     # it had paused it)
     result = {'active': launch.wait_for(r'\[physics_gate-\d+\]: process has finished', 180.0) and
               launch.wait_for('Loaded joint_trajectory_controller', 60.0)}
     if result['active']:
-        probe = Probe(95)
+        probe = Probe(89)
         probe.record('/joint_states', JointState)
         probe.record('/joint_trajectory_controller/controller_state',
                      JointTrajectoryControllerState)

@@ -245,11 +245,11 @@ def test_controller_launch_yaml_values_reach_the_node_and_only_given_arguments_o
     path = tmp_path / 'arm.yaml'
     path.write_text(yaml.safe_dump(CONFIG))
     proc = _launch(ros_launch_env, 'controller.launch.py', f'config:={path}',
-                   'command_topic:=/given/commands', domain=92)
+                   'command_topic:=/given/commands', domain=84)
     lines = []
     try:
         params = CONFIG['robodyn_controller']['ros__parameters']
-        got = _parameters(ros_launch_env, list(params) + ['autostart'], 92)
+        got = _parameters(ros_launch_env, list(params) + ['autostart'], domain=84)
     finally:
         _stop(proc, lines)
     for name, value in params.items():
@@ -259,7 +259,7 @@ def test_controller_launch_yaml_values_reach_the_node_and_only_given_arguments_o
 
 
 def test_show_args_lists_every_documented_argument(ros_launch_env):
-    env = dict(ros_launch_env, ROS_DOMAIN_ID='93')
+    env = dict(ros_launch_env, ROS_DOMAIN_ID='83')
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     readme = ''.join(open(os.path.join(root, page), encoding='utf-8').read() for page in (
         'README.md', 'docs/real_arm.md', 'docs/ros2_control.md', 'docs/descriptions.md'))
@@ -283,7 +283,7 @@ def test_installed_executables_use_the_installed_data(ros_launch_env, colcon_ins
                                                       tmp_path):
     prefix = colcon_install / 'install' / 'robodyn_ros'
     share = prefix / 'share' / 'robodyn_ros'
-    env = dict(ros_launch_env, ROS_DOMAIN_ID='94', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    env = dict(ros_launch_env, ROS_DOMAIN_ID='82', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
     out = subprocess.run([str(prefix / 'lib' / 'robodyn_ros' / 'robodyn'), 'demo', '--robot',
                           'three_link', '--duration', '0.3', '--out', str(tmp_path)],
                          env=env, capture_output=True, text=True, timeout=300)
