@@ -1,9 +1,15 @@
 """The controller's collision watch: the momentum observer fed every cycle with the state
 and the torque applied since the previous one, and the detector on its residual.
 
-The applied torque is the controller's own previous output (chain order): a forward effort
-controller or the drive holds it until the next one (a zero-order hold), which is what the
-observer's discrete form assumes (dynamics/momentum_observer.py).
+The applied torque is held until the next state (a zero-order hold), which is what the
+observer's discrete form assumes (dynamics/momentum_observer.py). It is the effort the state
+reports when it has one per joint (:meth:`CollisionWatch.note_reported`: what the hardware
+applied since the previous state), else the controller's own previous output (chain order).
+The C++ controller writes its output in the same loop as the hardware applies it, so its own
+output is what was applied; the node's output reaches the arm through a forward controller
+a cycle or more after it is published, and while the command moves at the rate limit its
+own output is off the applied torque by that limit times the lag (1.07-1.09 N m read on the
+Panda with no contact): the node takes the state's effort.
 """
 
 import numpy as np
@@ -32,6 +38,9 @@ class CollisionWatch:
         self.settings = settings
         self.joints = joints
         self.applied = np.zeros(dyn.n)  # chain order [N m or N]
+        #: the last state's effort when it reported one per joint (chain order), else None
+        self.reported: np.ndarray | None = None
+        self.source = 'the controller output'  # of the last cycle's applied torque
 
     @classmethod
     def from_config(cls, dyn: RigidBodyDynamics, config: ControllerConfig,
@@ -53,6 +62,15 @@ class CollisionWatch:
         self.observer.reset()
         self.detector.contact = None
 
+    def note_reported(self, effort: np.ndarray | None) -> None:
+        """The effort of the state about to be cycled, chain order [N m or N]: taken as the
+        torque applied since the previous state when every value is finite and not all are
+        0 (a driver that fills no effort reports zeros); else (None too) the controller's
+        own previous output is."""
+        usable = effort is not None and bool(np.all(np.isfinite(effort))) and \
+            bool(np.any(effort))
+        self.reported = effort if usable else None
+
     def observe(self, stamp: float, q: np.ndarray, qd: np.ndarray,
                 detect: bool) -> Contact | None:
         """One cycle: the observer advanced with the torque held since the last state;
@@ -69,11 +87,17 @@ class CollisionWatch:
     def react(self, now: float, stamp: float, q: np.ndarray, qd: np.ndarray,
               applied: np.ndarray, supervisor, events: list) -> str:
         """The watch on one cycle's valid state (``stamp`` [s], 0: unset, ``now`` used),
-        ``applied`` the torque held since the previous state: a contact while the law
+        ``applied`` the controller's output held since the previous state (unless the state
+        reported its effort, :meth:`note_reported`): a contact while the law
         commands is the reaction (a latched safe mode of ``supervisor``, taking effect next
         cycle as every guard's; or a WARN event in ``events`` with ``report``). Returns
         the contact's line ('' when none); an observer that fails latches safe mode."""
-        self.applied[:] = applied
+        if self.reported is None:
+            self.applied[:] = applied
+            self.source = 'the controller output'
+        else:
+            self.applied[:] = self.reported
+            self.source = 'the effort the joint states report'
         try:
             contact = self.observe(stamp if stamp > 0.0 else now, q, qd,
                                    supervisor.commanding)

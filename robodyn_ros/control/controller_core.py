@@ -225,6 +225,22 @@ class ControllerCore:
             self._restart_reference(self.clock.reference_time(now), q, was_waiting)
         return True
 
+    def note_effort(self, names: Sequence[str], effort: Values) -> None:
+        """The effort field of the state about to be cycled (``names``' order): with the
+        collision watch on, the torque the observer takes as applied since the previous
+        state (CollisionWatch.note_reported; its own output when the field is empty,
+        not finite or all 0, or the names are not the chain's)."""
+        watch = self.collision
+        if watch is None:
+            return
+        applied = None
+        if len(effort) == len(names):
+            try:
+                applied = np.asarray(effort, dtype=float)[self.joint_map.index(names)]
+            except InputError:
+                applied = None  # the cycle rejects such a state with the reason
+        watch.note_reported(applied)
+
     def cycle(self, now: float, names: Sequence[str], position: Values,
               velocity: Values, stamp: float = 0.0) -> Command | None:
         """A state-triggered cycle, :meth:`on_state` then :meth:`update`: the Command, or

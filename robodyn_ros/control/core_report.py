@@ -32,6 +32,7 @@ def core_diagnostics(core, now: float) -> tuple[Level, str, dict[str, str]]:
     if watch is not None:
         values['external_torque'] = ' '.join(f'{v:.3f}' for v in watch.observer.residual)
         values['last_collision'] = core.last_collision
+        values['observer_torque'] = watch.source
         if watch.detector.contact is not None and level == Level.OK:
             level, message = Level.WARN, f'{message}; in contact: {core.last_collision}'
     return level, message, values

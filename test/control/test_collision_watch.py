@@ -118,3 +118,50 @@ def test_on_mujoco_the_estimate_follows_the_simulators_push_and_detects_it_at_on
         sim.step()
     assert peak > 5.0 and max(errors) < 0.05 * peak, (max(errors), peak)
     assert len(said) == 1 and ONSET <= said[0][0] <= ONSET + 0.010, said
+
+
+def _lagged_loop(lag, report_effort, seconds=0.8):
+    """The core (fused cycle) on an arm whose forward controller applies each command
+    ``lag`` cycles after it (a node's output on a topic), moving 0.3 rad in 0.8 s; with
+    ``report_effort`` the states carry the effort applied since the previous one. Returns
+    the largest |residual| [N m] with nothing touching the arm, and the watch's source."""
+    values = {'kp': [400.0], 'kd': [40.0], 'ramp_time': 0.0, 'max_tracking_error': 0.0,
+              'reference': 'one_minus_cos', 'amplitudes': [0.15], 'periods': [seconds],
+              'collision.thresholds': [50.0], 'collision.reaction': 'report'}
+    core = ControllerCore(PANDA, ControllerConfig.from_parameters(values))
+    core.activate(0.0)
+    q, qd = np.array(PANDA_HOME), np.zeros(7)
+    sent = [core.dyn.gravity_vector(q)] * (lag + 1)  # what the controller holds, oldest first
+    worst, applied = 0.0, sent[0]  # applied: since the previous state
+    for k in range(int(round(seconds / DT))):
+        t, effort = k * DT, applied if report_effort else ()
+        data = encode_joint_state(100.0 + t, NAMES, q, qd, effort)
+        core.note_effort(NAMES, effort)
+        command = core.cycle_packed(t, NAMES, data, JointStateLayout(data).offsets, 100.0 + t)
+        sent = sent[1:] + [command.effort if command is not None else sent[-1]]
+        worst = max(worst, float(np.abs(core.collision.observer.residual).max()))
+        applied = sent[0]
+        q, qd = step(core.dyn, q, qd, applied)
+    return worst, core.collision.source
+
+
+def test_the_observer_takes_the_applied_effort_the_states_report():
+    # the controller's own output runs ahead of the torque applied by the lag: its residual
+    # carries the command's change over the lag; the reported effort is the applied torque
+    own, own_source = _lagged_loop(lag=2, report_effort=False)
+    reported, source = _lagged_loop(lag=2, report_effort=True)
+    print(f'largest residual with no contact, commands applied 2 cycles late: {own:.3f} N m '
+          f'from the controller output, {reported:.2e} N m from the reported effort')
+    assert (own_source, source) == ('the controller output',
+                                    'the effort the joint states report')
+    assert reported < 0.05 < own, (reported, own)
+
+
+@pytest.mark.parametrize('effort', [[], [0.0] * 7, [np.nan] + [1.0] * 6, [1.0] * 6],
+                         ids=['none', 'zeros', 'nan', 'short'])
+def test_a_state_without_a_usable_effort_leaves_the_controller_output(effort):
+    core, _, _ = _loop(0.01, push=False)
+    core.note_effort(NAMES, effort)
+    assert core.collision.reported is None
+    core.note_effort(NAMES, [1.0] * 7)
+    np.testing.assert_array_equal(core.collision.reported, np.ones(7))

@@ -213,7 +213,13 @@ def make_reference(kind, q0, amplitudes=None, periods=None, ramp=1.0):
     if kind == 'hold':
         return Hold(q0)
     if kind == 'one_minus_cos':
-        amp = np.full(n, 0.5) if amplitudes is None else np.asarray(amplitudes, float)[:n]
+        amp = np.full(n, 0.5) if amplitudes is None else np.asarray(amplitudes, float).ravel()
+        if amp.size == 1:  # one amplitude for every joint, as the parameter allows
+            amp = np.full(n, amp[0])
+        elif amp.size < n:
+            raise InputError(f'one_minus_cos: {amp.size} amplitudes for {n} joints; give 1 '
+                             f'or {n}')
+        amp = amp[:n]
         return OneMinusCos(q0, amp, float(periods[0]) if periods is not None else 1.0)
     if kind == 'sum_of_sines':
         amp = np.asarray(amplitudes if amplitudes is not None else
