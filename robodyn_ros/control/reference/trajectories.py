@@ -213,14 +213,13 @@ def make_reference(kind, q0, amplitudes=None, periods=None, ramp=1.0):
     if kind == 'hold':
         return Hold(q0)
     if kind == 'one_minus_cos':
-        amp = np.full(n, 0.5) if amplitudes is None else np.asarray(amplitudes, float).ravel()
-        if amp.size == 1:  # one amplitude for every joint, as the parameter allows
-            amp = np.full(n, amp[0])
-        elif amp.size < n:
-            raise InputError(f'one_minus_cos: {amp.size} amplitudes for {n} joints; give 1 '
+        lift = np.full(n, 0.5) if amplitudes is None else np.asarray(amplitudes, float).ravel()
+        if lift.size == 1:  # one amplitude for every joint, as the parameter allows
+            lift = np.full(n, lift[0])
+        elif lift.size < n:
+            raise InputError(f'one_minus_cos: {lift.size} amplitudes for {n} joints; give 1 '
                              f'or {n}')
-        amp = amp[:n]
-        return OneMinusCos(q0, amp, float(periods[0]) if periods is not None else 1.0)
+        return OneMinusCos(q0, lift[:n], float(periods[0]) if periods is not None else 1.0)
     if kind == 'sum_of_sines':
         amp = np.asarray(amplitudes if amplitudes is not None else
                          np.linspace(0.3, 0.5, n), dtype=float)
