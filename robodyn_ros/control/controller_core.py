@@ -210,8 +210,9 @@ class ControllerCore:
         except InputError as exc:
             self.reject(now, str(exc))
             return False
-        jump = self.supervisor.jump(now, q, self.model.joint_names,
-                                    self.clock.stamp_interval(stamp), self.state_publishers)
+        interval = self.clock.stamp_interval(stamp)
+        jump = self.supervisor.jump(now, q, self.model.joint_names, interval,
+                                    self.state_publishers)
         if jump:
             self.reject(now, jump)
             return False
@@ -221,7 +222,7 @@ class ControllerCore:
             emit(self.events, EventKind.CLOCK_JUMP, Level.WARN, jump)
         sup = self.supervisor
         was_waiting = sup.state == WAITING
-        if sup.accept_state(now, q, qd):
+        if sup.accept_state(now, q, qd, interval):
             self._restart_reference(self.clock.reference_time(now), q, was_waiting)
         return True
 
@@ -281,7 +282,8 @@ class ControllerCore:
         nothing changed, when the general path must decide (cycle_events.py lists when)."""
         fused = self.fused_cycle
         sup = self.supervisor
-        inputs = sup.fused_inputs(now, self.clock.stamp_interval(stamp))
+        interval = self.clock.stamp_interval(stamp)
+        inputs = sup.fused_inputs(now, interval)
         if inputs is None or type(data) is not bytes:
             return None
         layout = fused.layout(names, offsets)
@@ -305,7 +307,7 @@ class ControllerCore:
         self.q, self.qd = buffer[1], buffer[2]
         self.clock.reference_time(now, offset)  # = t: a declined cycle left no trace
         self.clock.take_steady(stamp, offset)
-        sup.accept_fused(now, self.q, self.qd, flags)
+        sup.accept_fused(now, self.q, self.qd, flags, interval)
         fused.cycles += 1
         self.stats.record(now, (time.thread_time() - c0) * 1e6,
                           (time.perf_counter() - t0) * 1e6)

@@ -241,6 +241,34 @@ def test_a_frozen_stream_faults_on_both_paths_alike():
     assert fused.fused_cycle.cycles >= 25
 
 
+def test_a_frozen_stream_heard_late_trips_on_its_stamps_after_50_ms():
+    """A node that hears its topic late (the repeats arrive 0.1 ms apart while their
+    stamps are 1 ms apart) counts the stream's own time: both paths trip once the repeats
+    span 50 ms of stamps (kernels.FROZEN_SECONDS, the C++ controller's too)."""
+    cores = [_core('sim'), _core('sim')]
+    cores[1].fused_cycle = None
+    rngs = [np.random.default_rng(2) for _ in range(2)]
+    tripped = []
+    for core, rng in zip(cores, rngs):
+        core.activate(0.0)
+        frozen, trip = None, None
+        for k in range(200):
+            state = _state('ok', k, rng)
+            now = k * DT if k < 40 else 40 * DT + (k - 40) * 1e-4
+            if k >= 40:
+                frozen = frozen or state
+                state = (*frozen[:3], 1000.0 + k * DT)
+            if core.fused_cycle is not None:
+                core.cycle_packed(now, *_packed(*state))
+            else:
+                _general(core, now, *state)
+            if trip is None and core.supervisor.state == 'safe':
+                trip = k
+        tripped.append(trip)
+        assert 'repeated themselves for 50 ms' in core.supervisor.reason, core.supervisor.reason
+    assert tripped[0] == tripped[1] and 40 + 50 <= tripped[0] <= 40 + 52, tripped
+
+
 def test_a_collision_faults_on_both_paths_alike():
     """From cycle 60 joint 2 accelerates at 20 rad/s^2, which the commands do not explain
     (something pushes it): the collision watch trips both paths on the same cycle, with the

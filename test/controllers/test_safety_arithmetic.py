@@ -6,12 +6,15 @@ outputs and flags; the derived hold gains are the same numbers; the state checks
 position jump, a frozen stream) judge identical state sequences alike."""
 
 import ctypes
+import os
+import re
 
 import numpy as np
 import pytest
 
 from robodyn_ros.control.safety.hold import hold_bandwidths
 from robodyn_ros.control.safety.kernels import (
+    FROZEN_SECONDS,
     JUMP_TOLERANCE,
     frozen_state,
     limit_into,
@@ -24,7 +27,15 @@ pytestmark = pytest.mark.integration  # needs the colcon-built C++ package
 _D = ctypes.POINTER(ctypes.c_double)
 _I = ctypes.POINTER(ctypes.c_int)
 PERIOD, RATE = 0.001, 1000.0
-FROZEN = 0.05  # [s] the C++ controller's (the node waits longer; the same arithmetic)
+FROZEN = FROZEN_SECONDS  # [s] one constant for both paths
+HEADER = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__)))), 'robodyn_controllers', 'include', 'robodyn_controllers', 'torque_safety.hpp')
+
+
+def test_a_stream_counts_as_frozen_after_the_same_time_on_both_paths():
+    with open(HEADER, encoding='utf-8') as handle:
+        found = re.search(r'constexpr double FROZEN_SECONDS = ([0-9.e-]+);', handle.read())
+    assert found and float(found.group(1)) == FROZEN_SECONDS, found
 
 
 def _sequence(n=4, count=400, seed=11):

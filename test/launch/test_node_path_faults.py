@@ -1,8 +1,8 @@
 """The node path's collision watch through every state fault the hardware can inject:
 `ros2 launch robodyn_ros ros2_control.launch.py controller:=node hardware:=mujoco` with the
-observer on (thresholds THRESHOLD, debounce 3, reaction `report`), two CPU hogs. The robodyn
-node holds the lock-step MuJoCo arm; for each case it is activated afresh and given a goal
-(0.3 rad in 3 s), and once the arm moves the hardware corrupts the states it hands the
+observer on (the default path's thresholds, debounce 3, reaction `report`), two CPU hogs.
+The robodyn node holds the lock-step MuJoCo arm; for each case it is activated afresh and
+given a goal (0.3 rad in 3 s), and once the arm moves the hardware corrupts the states it hands the
 controllers (NaN, out of range, frozen, jumping by 0.5 rad, one late read of 0.2 s). The
 physics is not touched: nothing pushes the arm, so a declared collision is a false one.
 The same faults on the default path: test_default_path_faults.py.
@@ -34,17 +34,13 @@ pytestmark = pytest.mark.integration
 DOMAIN = 81
 #: The words of the node's safe mode (control/safety/supervisor.py's state names).
 SAFE = 'safe:'
-#: The node path's thresholds [N m]. Its observer takes the node's previous output as the
-#: torque applied since the previous state; the forward controller applies it one or more
-#: cycles later, so while the command moves at the rate limit (1000 N m/s, 1 N m a cycle)
-#: the estimate is off by about the rate limit times that lag: collision-free goals under
-#: two hogs read up to 1.09 N m on panda_joint2 (docs/collisions.md), above the default
-#: path's 1 N m. 3 N m covers a lag of up to three cycles.
-THRESHOLD = 3.0
-#: The cases in the order they run: the frozen stream last. The node path trips on a
-#: frozen stream after 200 ms (a topic repeats a message now and then), while its law
-#: keeps pushing on the stale state; the arm can end near a joint limit, where the next
-#: fresh activation trips at once on the position guard and nothing moves.
+#: The node path's thresholds [N m]: the default path's. Its observer takes the effort the
+#: joint states report as the torque applied (what the hardware applied since the previous
+#: state): the node's own output reaches the arm a cycle or more after it is published,
+#: and with it collision-free goals read up to 1.09 N m on panda_joint2 (docs/collisions.md).
+THRESHOLD = COLLISION['thresholds'][0]
+#: The cases in the order they run: the frozen stream last (its trip leaves the arm where the
+#: stale state let the law push it).
 ORDER = sorted((request for request, _ in INJECTED), key=lambda r: r.startswith('frozen'))
 
 
@@ -126,19 +122,17 @@ def test_the_node_follows_on_the_simulated_arm(node_faults):
 
 
 def test_no_collision_is_declared_through_corrupted_states(node_faults):
-    """Nothing touches the arm: no declaration in any case, the jumping stream included (a
-    jump is refused by the state guard before the observer sees it, and nothing is
-    declared in the safe mode it latches: docs/collisions.md). The frozen stream's are
-    printed, not bounded: the node trips on it after 200 ms, and meanwhile its law pushes
-    on the stale state (one run: panda_joint3 at 2.41 rad/s, past its velocity guard, and
-    a declaration with it)."""
+    """Nothing touches the arm: no declaration in any case, the jumping and frozen streams
+    included (a jump is refused by the state guard before the observer sees it, a repeat
+    of the last state is skipped, and nothing is declared in the safe mode they latch:
+    docs/collisions.md)."""
     for request, case in node_faults['cases'].items():
         print(f'{request}: fresh {case["fresh"]}, fastest joint {case["speed"]} rad/s, '
               f'said {case["said"]}, declared {case["declared"][:1]}')
     moving = [r for r, case in node_faults['cases'].items() if case['speed'] > MOVING]
     assert len(moving) >= 4, ('too few faults came while the arm moved', moving)
     declared = {r: case['declared'][:2] for r, case in node_faults['cases'].items()
-                if case['declared'] and not r.startswith('frozen')}
+                if case['declared']}
     assert not declared, declared
 
 

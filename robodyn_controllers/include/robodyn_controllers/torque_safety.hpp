@@ -41,10 +41,9 @@ constexpr double JUMP_WINDOW = 1.0;
 // A state stream that repeats the same positions and velocities, bit for bit, for at least
 // FROZEN_SECONDS [s] while its velocities say some joint moved more than FROZEN_MOTION
 // [rad or m] meanwhile is frozen (a driver that stopped reading its encoders), not an arm
-// at rest (whose velocities read 0, or whose positions change). 50 ms: the hardware's own
-// state, read every cycle; a law that runs on a frozen state while its reference moves
-// pushes the arm open-loop (0.2 s of it took an arm to 10 rad/s). robodyn_ros' node, on a
-// topic, waits FROZEN_SECONDS_TOPIC.
+// at rest (whose velocities read 0, or whose positions change). 50 ms on both paths (the
+// node counts its states' stamps): a law that runs on a frozen state while its reference
+// moves pushes the arm open-loop (0.2 s of it took an arm to 10 rad/s).
 constexpr double FROZEN_SECONDS = 0.05;
 constexpr double FROZEN_MOTION = 1e-3;
 // After a state fault, this long [s] of continuous, plausible states and the C++

@@ -18,12 +18,12 @@ JUMP_TOLERANCE = 0.01
 #: A state stream that repeats the same positions and velocities, bit for bit, for at least
 #: FROZEN_SECONDS [s] while its velocities say some joint moved more than FROZEN_MOTION
 #: [rad or m] meanwhile is frozen (a driver that stopped reading its encoders), not an arm
-#: at rest (whose velocities read 0, or whose positions change). The node's states come
-#: on a topic: 0.2 s, since a simulation whose physics thread a busy machine starves for
-#: 100-170 ms repeats its last state meanwhile (and the world waits with it); the C++
-#: controller reads the hardware every cycle and waits 50 ms (torque_safety.hpp, the same
-#: arithmetic).
-FROZEN_SECONDS, FROZEN_MOTION = 0.2, 1e-3
+#: at rest (whose velocities read 0, or whose positions change). One constant for both
+#: paths (torque_safety.hpp): a law that runs on a frozen state while its reference moves
+#: pushes the arm open-loop. Time is the states' own (their stamps; the node's receipt time
+#: for unstamped states): a node that hears a topic late still counts the time the stream
+#: froze for, and a simulation whose physics waits stamps no time meanwhile.
+FROZEN_SECONDS, FROZEN_MOTION = 0.05, 1e-3
 
 
 @numba.njit(cache=True)

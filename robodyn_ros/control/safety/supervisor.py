@@ -205,10 +205,11 @@ class SafetySupervisor:
             'damping (state not trusted)'
 
     # -- inputs -----------------------------------------------------------------------
-    def accept_state(self, now, q, qd):
-        """A valid state arrived. Returns True when it ends a (non-latched) safe mode or
-        the wait for the first state: the caller restarts its reference there."""
-        self.note_valid(now, q, qd)
+    def accept_state(self, now, q, qd, stamp_interval=0.0):
+        """A valid state arrived (``stamp_interval`` [s] after the previous one's stamp; 0:
+        unstamped). Returns True when it ends a (non-latched) safe mode or the wait for the
+        first state: the caller restarts its reference there."""
+        self.note_valid(now, q, qd, stamp_interval)
         if self.state == HELD and self.retrust:
             self.retrust = False
             self._choose_hold(now, trusted=True, where='the position the states resumed at')
@@ -275,11 +276,11 @@ class SafetySupervisor:
         return FusedInputs(self.output, now - self.output_time, self.q_valid,
                            self.since_valid(now, stamp_interval))
 
-    def accept_fused(self, now, q, qd, flags):
+    def accept_fused(self, now, q, qd, flags, stamp_interval=0.0):
         """A fused cycle passed every check of :meth:`jump` and :meth:`accept_state` on
         (q, qd) and limited the output in place with limit_into's ``flags``: the state is
         the last valid one and the output is published at ``now``."""
-        self.note_valid(now, q, qd)
+        self.note_valid(now, q, qd, stamp_interval)
         self.record_output(now, flags)
 
     def continue_from(self, output, time):
@@ -289,13 +290,16 @@ class SafetySupervisor:
                               self.limits.effort)
         self.output_time = time
 
-    def note_valid(self, now, q, qd):
+    def note_valid(self, now, q, qd, stamp_interval=0.0):
         """The last valid state (it feeds the watchdog and the hold command); the guards
         are :meth:`accept_state`'s. Counts how long the stream has repeated itself
-        (kernels.frozen_state); :meth:`check_frozen` acts on it after the cycle."""
+        (kernels.frozen_state) on the states' stamps (``stamp_interval`` [s] since the
+        previous one; receipt time when 0); :meth:`check_frozen` acts on it after the
+        cycle."""
         if self.q_valid is not None and self.valid_time is not None:
+            elapsed = stamp_interval if stamp_interval > 0.0 else now - self.valid_time
             self.frozen_for, self.frozen = frozen_state(
-                q, qd, self.q_valid, self.qd_valid, now - self.valid_time, self.frozen_for)
+                q, qd, self.q_valid, self.qd_valid, elapsed, self.frozen_for)
         self.q_valid, self.qd_valid, self.valid_time = q, qd, now
 
     def check_frozen(self, now):
