@@ -111,6 +111,7 @@ class ControllerCore:
         self.qd: np.ndarray | None = None
         self.clock = StateClock()
         self.last_rejection = ''
+        self.rejected_at: float | None = None  # monotonic time of the last rejected state
         self.last_collision = 'none'  # the last contact's line (collision watch)
         #: Publishers of the joint states as the node last counted them (None: unknown): tells
         #: two sources that disagree from one whose stamps lag its motion.
@@ -320,6 +321,7 @@ class ControllerCore:
         """Count a state that cannot be used (logged once per distinct reason); it does not
         feed the watchdog."""
         self.stats.bump('rejected_states')
+        self.rejected_at = now
         if reason != self.last_rejection:
             emit(self.events, EventKind.STATE_REJECTED, Level.WARN,
                  f'joint state rejected: {reason}')
@@ -384,7 +386,9 @@ class ControllerCore:
         if not sup.publishing:
             return None
         t0, c0 = time.perf_counter(), time.thread_time()
-        if self.last_rejection:
+        if self.rejected_at is not None and (sup.valid_time is None or
+                                            self.rejected_at >= sup.valid_time):
+            # states came and were refused since the last valid one: that is the cause
             sup.check_watchdog(now, f'; last rejected state: {self.last_rejection}')
         else:
             sup.check_watchdog(now)

@@ -347,3 +347,25 @@ def test_reference_stamps_stay_ordered_through_a_stall_and_its_late_backlog():
         core.on_state(0.07 + k * 1e-5, NAMES, Q0, np.zeros(7), 100.010 + k * DT)
         stamps.append(core.update(0.07 + k * 1e-5).t_ref)
     assert min(np.diff(stamps)) >= 0.0
+
+
+def _stale_reason(nan_then_valid):
+    """The watchdog's reason after NaN states, then (``nan_then_valid``) valid ones, then
+    silence."""
+    core = _started(state_timeout=0.05)
+    bad = Q0.copy()
+    bad[2] = np.nan
+    for k in range(10, 20):
+        core.on_state(k * DT, NAMES, bad, np.zeros(7), 100.0 + k * DT)
+        core.update(k * DT)
+    if nan_then_valid:
+        _run(core, 10, t0=20 * DT)
+    _run(core, 100, t0=30 * DT, states=False)
+    assert core.supervisor.state == SAFE
+    return core.supervisor.reason
+
+
+def test_the_watchdog_names_rejected_states_only_when_they_came_since_the_last_valid_one():
+    assert 'last rejected state: non-finite' in _stale_reason(nan_then_valid=False)
+    reason = _stale_reason(nan_then_valid=True)
+    assert reason.startswith('no valid joint state') and 'rejected' not in reason, reason

@@ -91,13 +91,17 @@ def _case(probe, client, publisher, request, result):
     probe.spin(1.0)
     q = _q(probe)
     target = q - 0.3 * np.sign(q - MIDDLE)
-    probe.wait(client.send_goal_async(_goal(NAMES, [target, target], [3.0, 4.0], REST)), 60.0)
+    sent = time.monotonic()
+    handle = probe.wait(client.send_goal_async(_goal(NAMES, [target, target], [3.0, 4.0],
+                                                     REST)), 60.0)
     speed = _moving(probe, MOVING, 10.0)
     since = time.monotonic()
     publisher.publish(String(data=request))
     probe.spin(3.0)
-    return {'fresh': fresh, 'speed': round(speed, 3), 'said': _said_since(probe, since),
-            'declared': _declared(probe, since)}
+    goal = 'no answer' if handle is None else 'accepted' if handle.accepted else 'rejected'
+    return {'fresh': fresh, 'speed': round(speed, 3), 'goal': goal,
+            'before': _said_since(probe, sent) if speed <= MOVING else {},
+            'said': _said_since(probe, since), 'declared': _declared(probe, since)}
 
 
 def _declared(probe, since):
@@ -127,8 +131,9 @@ def test_no_collision_is_declared_through_corrupted_states(node_faults):
     of the last state is skipped, and nothing is declared in the safe mode they latch:
     docs/collisions.md)."""
     for request, case in node_faults['cases'].items():
-        print(f'{request}: fresh {case["fresh"]}, fastest joint {case["speed"]} rad/s, '
-              f'said {case["said"]}, declared {case["declared"][:1]}')
+        print(f'{request}: fresh {case["fresh"]}, goal {case["goal"]}, fastest joint '
+              f'{case["speed"]} rad/s (still: the node said {case["before"]}), said '
+              f'{case["said"]}, declared {case["declared"][:1]}')
     moving = [r for r, case in node_faults['cases'].items() if case['speed'] > MOVING]
     assert len(moving) >= 4, ('too few faults came while the arm moved', moving)
     declared = {r: case['declared'][:2] for r, case in node_faults['cases'].items()
