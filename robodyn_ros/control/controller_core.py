@@ -417,11 +417,15 @@ class ControllerCore:
         error = np.abs(q_r - self.q)
         j = int(np.argmax(error))
         if error[j] > limit:
+            jump = self.supervisor.recent_jump(now)
+            cause = (': the joint states jumped (a glitch, or a driver catching up), or the '
+                     'arm does not follow the commands') if jump else \
+                (': the arm does not follow the commands (not applied: a paused simulation, '
+                 'an inactive effort controller, a joint not in effort mode; or a model far '
+                 'from the arm)')
             self.supervisor.fault(
                 now, f'tracking error {error[j]:.3g} on {self.model.joint_names[j]} above '
-                     f'max_tracking_error {limit:g}: the arm does not follow the commands '
-                     '(not applied: a paused simulation, an inactive effort controller, a '
-                     'joint not in effort mode; or a model far from the arm)', latch=True)
+                     f'max_tracking_error {limit:g}{jump}{cause}', latch=True)
 
     def _observe(self, now, stamp, applied):
         """The collision watch on this cycle's state (CollisionWatch.react)."""

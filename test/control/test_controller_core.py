@@ -369,3 +369,22 @@ def test_the_watchdog_names_rejected_states_only_when_they_came_since_the_last_v
     assert 'last rejected state: non-finite' in _stale_reason(nan_then_valid=False)
     reason = _stale_reason(nan_then_valid=True)
     assert reason.startswith('no valid joint state') and 'rejected' not in reason, reason
+
+
+def test_a_tracking_trip_after_an_accepted_jump_names_the_jump():
+    """One publisher whose joint 2 reads 0.5 rad off for good: its jump is accepted (a
+    lagging stream), the tracking guard trips on it, and the reason says the states jumped
+    rather than only that the arm does not follow."""
+    core = _started(max_tracking_error=0.2)
+    core.state_publishers = 1
+    jumped = Q0.copy()
+    jumped[1] += 0.5
+    _run(core, 5, t0=10 * DT, q=jumped)
+    reason = core.supervisor.reason
+    assert core.supervisor.state == SAFE, reason
+    assert 'tracking error 0.5 on panda_joint2' in reason, reason
+    assert 'after joint panda_joint2 jumped +0.5' in reason and 'joint states jumped' in reason
+    late = _started(max_tracking_error=0.2)  # no jump: the usual cause
+    late.reference.hold(Q0 + 0.3, 0.0)
+    _run(late, 3, t0=10 * DT)
+    assert 'jumped' not in late.supervisor.reason and 'does not follow' in late.supervisor.reason

@@ -34,6 +34,7 @@ def judge_jump(sup, now, q, names, elapsed, publishers=None) -> str:
         emit(sup.events, EventKind.LAGGING_STREAM, Level.WARN,
              f"{text}: accepted, the one joint_states publisher's stamps lag its "
              'motion (a starved driver catching up?)')
+        sup.accepted_jump = (now, text)  # a guard it trips next names it (JUMP_WINDOW)
         return ''
     sup.jumps.append(now)
     if len(sup.jumps) == JUMPS_TO_FAULT and now - sup.jumps[0] < JUMP_WINDOW and \

@@ -54,7 +54,7 @@ from .kernels import (
     rate_step,
 )
 from .limits import SafetyLimits
-from .state_jumps import JUMPS_TO_FAULT, judge_jump
+from .state_jumps import JUMP_WINDOW, JUMPS_TO_FAULT, judge_jump
 from .supervisor_states import (
     ACTIVE,
     GRAVITY_HOLD,
@@ -112,6 +112,8 @@ class SafetySupervisor:
         self.clamped = 0
         self._step = limits.max_torque_rate * limits.period
         self.jumps: deque[float] = deque(maxlen=JUMPS_TO_FAULT)  # times of the last rejected jumps
+        #: (time, text) of the last jump accepted from a single lagging stream
+        self.accepted_jump: tuple[float, str] | None = None
         self.frozen_for = 0.0  # [s] the valid states have repeated themselves bit for bit
         self.frozen = False  # ... long enough, while their velocities say the arm moves
         self.wrap = (~np.isfinite(limits.lower) | ~np.isfinite(limits.upper)).astype(float)
@@ -301,6 +303,14 @@ class SafetySupervisor:
             self.frozen_for, self.frozen = frozen_state(
                 q, qd, self.q_valid, self.qd_valid, elapsed, self.frozen_for)
         self.q_valid, self.qd_valid, self.valid_time = q, qd, now
+
+    def recent_jump(self, now):
+        """'; after <the jump>' when a jump was accepted from a single lagging stream within
+        JUMP_WINDOW before ``now`` (a guard it trips names it as a cause), else ''."""
+        if self.accepted_jump is None or now - self.accepted_jump[0] > JUMP_WINDOW:
+            return ''
+        return f'; {now - self.accepted_jump[0]:.3f} s after {self.accepted_jump[1]} ' \
+               '(accepted from the one joint_states publisher as a lagging stream)'
 
     def check_frozen(self, now):
         """Safe mode (latched, state not trusted) when the valid states have repeated
