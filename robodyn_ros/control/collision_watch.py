@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dynamics.momentum_observer import MomentumObserver, ObserverSettings
 from ..dynamics.rigid_body_dynamics import RigidBodyDynamics
-from ..errors import RobodynError
+from ..errors import InputError, RobodynError
 from .collision import CollisionDetector, CollisionSettings, Contact, Reaction
 from .controller_config import ControllerConfig
 from .events import EventKind, emit
@@ -61,6 +61,18 @@ class CollisionWatch:
         """Forget the estimate (a new activation: what was applied before is unknown)."""
         self.observer.reset()
         self.detector.contact = None
+
+    def note_state_effort(self, joint_map, names, effort) -> None:
+        """:meth:`note_reported` of a state's effort field in ``names``' order (None: the
+        field is not one value per name, or the names are not ``joint_map``'s chain; the
+        cycle rejects such a state with the reason)."""
+        applied = None
+        if len(effort) == len(names):
+            try:
+                applied = np.asarray(effort, dtype=float)[joint_map.index(names)]
+            except InputError:
+                applied = None
+        self.note_reported(applied)
 
     def note_reported(self, effort: np.ndarray | None) -> None:
         """The effort of the state about to be cycled, chain order [N m or N]: taken as the

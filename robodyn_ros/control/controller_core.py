@@ -39,10 +39,11 @@ from .payload_swap import (
     prepare_payload,
 )
 from .reference.manager import PreparedTrajectory, ReferenceManager
-from .reference.trajectories import Hold
 from .safety.safety_view import SafetyView
 from .safety.supervisor import ACTIVE, WAITING, SafetySupervisor, SupervisorState
+from .safety.tracking_guard import tracking_fault
 from .state_clock import CLOCK_RESET, StateClock
+from .warm_up import warm_up_core
 
 __all__ = ['ControllerCore', 'Command', 'PreparedPayload', 'CLOCK_RESET']
 
@@ -151,25 +152,8 @@ class ControllerCore:
 
     # -- lifecycle --------------------------------------------------------------------
     def warm_up(self) -> float:
-        """Run every compiled path once at a mid-range state (loads numba's kernels before
-        the first cycle); returns the time it took [s]."""
-        t0 = time.perf_counter()
-        q = self.model.mid_range
-        z = np.zeros(self.model.n)
-        references = [(q, z, z), Hold(q)(0.0)]  # writeable, and Hold's read-only arrays
-        for reference in references:
-            self.law(q, z, *reference)
-        self.dyn.gravity_vector(q)
-        self.dyn.inverse_dynamics(q, z, z)
-        self.dyn.friction_torque(z)
-        self._mass_matrix(np.array(q, dtype=float))  # the position hold's (PositionHold)
-        if self.cross_check is not None:
-            self.cross_check.check(q, z, z)
-        self.supervisor.warm_up(q)
-        if self.fused_cycle is not None:
-            for reference in references:
-                self.fused_cycle.warm_up(q, reference)
-        return time.perf_counter() - t0
+        """Load every compiled path before the first cycle (warm_up.warm_up_core) [s]."""
+        return warm_up_core(self)
 
     def verify_model(self) -> float:
         """M, g and inverse dynamics against Pinocchio once (online_cross_check.
@@ -228,20 +212,11 @@ class ControllerCore:
         return True
 
     def note_effort(self, names: Sequence[str], effort: Values) -> None:
-        """The effort field of the state about to be cycled (``names``' order): with the
-        collision watch on, the torque the observer takes as applied since the previous
-        state (CollisionWatch.note_reported; its own output when the field is empty,
-        not finite or all 0, or the names are not the chain's)."""
-        watch = self.collision
-        if watch is None:
-            return
-        applied = None
-        if len(effort) == len(names):
-            try:
-                applied = np.asarray(effort, dtype=float)[self.joint_map.index(names)]
-            except InputError:
-                applied = None  # the cycle rejects such a state with the reason
-        watch.note_reported(applied)
+        """The effort field of the state about to be cycled (``names``' order): what the
+        collision watch takes as applied since the previous state (CollisionWatch.
+        note_state_effort)."""
+        if self.collision is not None:
+            self.collision.note_state_effort(self.joint_map, names, effort)
 
     def cycle(self, now: float, names: Sequence[str], position: Values,
               velocity: Values, stamp: float = 0.0) -> Command | None:
@@ -407,25 +382,14 @@ class ControllerCore:
         return self.command(tau, q_r, qd_r, t, state)
 
     def _check_tracking(self, now, q_r):
-        """Safe mode (latched, position hold) when |q_r - q| exceeds max_tracking_error on
-        a joint: the arm does not do what it is commanded, and a law that keeps pushing
-        would drive it into its limits once it does (both paths call this after the
-        cycle; the next cycle is the safe one)."""
-        limit = self.tracking_limit
-        if limit is None or self.q is None:
-            return
-        error = np.abs(q_r - self.q)
-        j = int(np.argmax(error))
-        if error[j] > limit:
-            jump = self.supervisor.recent_jump(now)
-            cause = (': the joint states jumped (a glitch, or a driver catching up), or the '
-                     'arm does not follow the commands') if jump else \
-                (': the arm does not follow the commands (not applied: a paused simulation, '
-                 'an inactive effort controller, a joint not in effort mode; or a model far '
-                 'from the arm)')
-            self.supervisor.fault(
-                now, f'tracking error {error[j]:.3g} on {self.model.joint_names[j]} above '
-                     f'max_tracking_error {limit:g}{jump}{cause}', latch=True)
+        """Safe mode (latched, position hold) when tracking_guard.tracking_fault says so;
+        both paths call this after the cycle (the next cycle is the safe one)."""
+        if self.tracking_limit is not None and self.q is not None:
+            sup = self.supervisor
+            reason = tracking_fault(q_r, self.q, self.tracking_limit, self.model.joint_names,
+                                    sup.recent_jump(now))
+            if reason:
+                sup.fault(now, reason, latch=True)
 
     def _observe(self, now, stamp, applied):
         """The collision watch on this cycle's state (CollisionWatch.react)."""
