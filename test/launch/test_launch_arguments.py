@@ -22,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
     ('controller.launch.py', ('include_gravity:=maybe',),
      "robodyn controller: error: include_gravity:='maybe'; valid: true, false"),
     ('record.launch.py', (f'bag_path:={HERE}',), 'robodyn record: error: bag_path:='),
+    ('record.launch.py', ('nice:=-5',), "robodyn record: error: nice:='-5'; valid: an "
+     'integer 0 to 19'),
 ])
 def test_a_wrong_argument_stops_the_launch_with_one_line(ros_launch_env, launch_file, args,
                                                          says):
