@@ -26,7 +26,7 @@ from test_default_path_faults import (
     _q,
     require_lockstep,
 )
-from test_node_path_release import NODE, REST, _forward_active, _fresh, _said_since
+from test_node_path_release import NODE, REST, _fresh, _said_since
 from test_ros2_control_launch import NAMES, ROBODYN_ACTION, _config, _Hogs, _Launch, _require
 
 pytestmark = pytest.mark.integration
@@ -89,9 +89,6 @@ def _case(probe, client, publisher, request, result):
     from std_msgs.msg import String
     fresh = _fresh(probe, result, force=True)
     probe.spin(1.0)
-    # the forward controller's command timeout (0.2 s) can end it after _fresh looked: the
-    # node is silent between its deactivation and its first state after activation
-    fresh.append(_forward_active(probe, result))
     q = _q(probe)
     target = q - 0.3 * np.sign(q - MIDDLE)
     sent = time.monotonic()

@@ -287,8 +287,13 @@ def _fresh(probe, result, force=False):
     if said and said[-1].startswith('active:') and not force:
         return [True, True, _forward_active(probe, result)]
     result['fresh_transitions'] = result.get('fresh_transitions', 0) + 1
-    return [probe.transition(NODE, 'deactivate'), probe.transition(NODE, 'activate'),
-            _forward_active(probe, result)]
+    done = [probe.transition(NODE, 'deactivate'), probe.transition(NODE, 'activate')]
+    # the node is silent from its deactivation to its first answer after activation, and
+    # the forward controller's command timeout (0.2 s) can end it then, after a look made
+    # at once: look when that time has passed (a goal the arm cannot follow otherwise
+    # trips the node's tracking guard and the arm stays at rest)
+    probe.spin(0.5)
+    return done + [_forward_active(probe, result)]
 
 
 def _forward_active(probe, result):
