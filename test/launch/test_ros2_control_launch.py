@@ -467,7 +467,7 @@ def _tracking_without_stall(probe, model, q0, with_effort, result, key):
 
 
 @pytest.fixture(scope='module')
-def mujoco_jtc_run(ros_launch_env):
+def mujoco_jtc_run(ros_launch_env, tmp_path_factory):
     """The real JTC on MuJoCo hardware tracks 0.3 rad out and back in 4 s (seed 000 eq. 73)
     from q0, with robodyn's feed-forward efforts and without."""
     _require('mujoco_ros2_control')
@@ -477,7 +477,11 @@ def mujoco_jtc_run(ros_launch_env):
     from robodyn_ros.model import load_robot
     from robodyn_ros.model.ros2_control_urdf import initial_positions
     model = load_robot('panda')
-    launch = _Launch(ros_launch_env, 89, 'hardware:=mujoco_ros2_control')
+    # reference 'hold': no reference_sender. It sends the config's sum of sines to the JTC
+    # once the JTC is active, and under load that came seconds late, replacing the test's
+    # trajectory mid-window (0.171 rad with feed-forward, ratio 0.78, in a suite)
+    config = _config(tmp_path_factory.mktemp('jtc'), reference='hold')
+    launch = _Launch(ros_launch_env, 89, 'hardware:=mujoco_ros2_control', f'config:={config}')
     # physics_gate ends at the robodyn controller's first command (resuming the physics if
     # it had paused it)
     result = {'active': launch.wait_for(r'\[physics_gate-\d+\]: process has finished', 180.0) and
