@@ -3,7 +3,7 @@ and the torque applied since the previous one, and the detector on its residual.
 
 The applied torque is held until the next state (a zero-order hold), which is what the
 observer's discrete form assumes (dynamics/momentum_observer.py). It is the effort the state
-reports when it has one per joint (:meth:`CollisionWatch.note_reported`: what the hardware
+reports when it has one per joint (:meth:`CollisionWatch.note_state_effort`: what the hardware
 applied since the previous state), else the controller's own previous output (chain order).
 The C++ controller writes its output in the same loop as the hardware applies it, so its own
 output is what was applied; the node's output reaches the arm through a forward controller
@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dynamics.momentum_observer import MomentumObserver, ObserverSettings
 from ..dynamics.rigid_body_dynamics import RigidBodyDynamics
-from ..errors import InputError, RobodynError
+from ..errors import RobodynError
 from .collision import CollisionDetector, CollisionSettings, Contact, Reaction
 from .controller_config import ControllerConfig
 from .events import EventKind, emit
@@ -63,25 +63,10 @@ class CollisionWatch:
         self.detector.contact = None
 
     def note_state_effort(self, joint_map, names, effort) -> None:
-        """:meth:`note_reported` of a state's effort field in ``names``' order (None: the
-        field is not one value per name, or the names are not ``joint_map``'s chain; the
-        cycle rejects such a state with the reason)."""
-        applied = None
-        if len(effort) == len(names):
-            try:
-                applied = np.asarray(effort, dtype=float)[joint_map.index(names)]
-            except InputError:
-                applied = None
-        self.note_reported(applied)
-
-    def note_reported(self, effort: np.ndarray | None) -> None:
-        """The effort of the state about to be cycled, chain order [N m or N]: taken as the
-        torque applied since the previous state when every value is finite and not all are
-        0 (a driver that fills no effort reports zeros); else (None too) the controller's
-        own previous output is."""
-        usable = effort is not None and bool(np.all(np.isfinite(effort))) and \
-            bool(np.any(effort))
-        self.reported = effort if usable else None
+        """The effort field (``names``' order) of the state about to be cycled: taken as the
+        torque applied since the previous state when JointMap.reported_effort finds it
+        usable; else the controller's own previous output is."""
+        self.reported = joint_map.reported_effort(names, effort)[0]
 
     def observe(self, stamp: float, q: np.ndarray, qd: np.ndarray,
                 detect: bool) -> Contact | None:
@@ -100,7 +85,7 @@ class CollisionWatch:
               applied: np.ndarray, supervisor, events: list) -> str:
         """The watch on one cycle's valid state (``stamp`` [s], 0: unset, ``now`` used),
         ``applied`` the controller's output held since the previous state (unless the state
-        reported its effort, :meth:`note_reported`): a contact while the law
+        reported its effort, :meth:`note_state_effort`): a contact while the law
         commands is the reaction (a latched safe mode of ``supervisor``, taking effect next
         cycle as every guard's; or a WARN event in ``events`` with ``report``). Returns
         the contact's line ('' when none); an observer that fails latches safe mode."""

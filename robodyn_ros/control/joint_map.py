@@ -56,6 +56,21 @@ class JointMap:
             raise InputError(self._error)
         return self._index
 
+    def reported_effort(self, names, effort):
+        """(chain-order effort [N m or N], '') of a JointState's effort field when it is
+        usable as the torque the hardware applied, else (None, why not): the field is not
+        one value per name, the names are not the chain's, or its values are not finite
+        or all 0 (a driver that fills no effort reports zeros)."""
+        if len(effort) != len(names):
+            return None, 'no effort in the joint state'
+        try:
+            applied = np.asarray(effort, dtype=float)[self.index(names)]
+        except InputError as exc:
+            return None, str(exc)
+        if not np.all(np.isfinite(applied)) or not np.any(applied):
+            return None, 'effort not finite or all 0'
+        return applied, ''
+
     def cached_index(self, names):
         """The index of the last layout seen when ``names`` is that layout, else None."""
         return self._index if tuple(names) == self._key else None

@@ -19,7 +19,6 @@ applied. Without controller_manager (the sim node, a driver of its own) no activ
 arrives and nothing changes.
 """
 
-import numpy as np
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from ..control.levels import Level
@@ -78,13 +77,9 @@ class CommandConsumer:
         output at ``now``: the cycle's step is 0, so the stream is a copy of the arm's
         torque (no feedback through a consumer that is back before the node hears it);
         keep the node's own stream when the state has no usable effort."""
-        effort = layout.values(raw)[2]
-        if len(effort) != len(layout.names):
-            self.last_resume = 'no effort in the joint state: from its own last command'
-            return
-        applied = np.asarray(effort, dtype=float)[core.joint_map.index(layout.names)]
-        if not np.all(np.isfinite(applied)) or not np.any(applied):
-            self.last_resume = 'effort not finite or all 0: from its own last command'
+        applied, why_not = core.joint_map.reported_effort(layout.names, layout.values(raw)[2])
+        if applied is None:
+            self.last_resume = f'{why_not}: from its own last command'
             return
         core.safety.continue_from(applied, now)  # a zero step: its output is a copy
         self.last_resume = 'from the applied effort'

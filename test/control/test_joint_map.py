@@ -55,3 +55,16 @@ def test_extract_results_do_not_alias_between_calls():
 def test_extract_rejects_unusable_layouts(names, position, message):
     with pytest.raises(InputError, match=message):
         JointMap(CHAIN).extract(names, array('d', position), array('d', VELOCITY[:len(names)]))
+
+
+def test_reported_effort_is_chain_ordered_or_says_why_not():
+    jm = JointMap(['a', 'b', 'c'])
+    effort, why = jm.reported_effort(['c', 'a', 'b'], [3.0, 1.0, 2.0])
+    np.testing.assert_array_equal(effort, [1.0, 2.0, 3.0])
+    assert why == ''
+    assert jm.reported_effort(['a', 'b', 'c'], []) == (None, 'no effort in the joint state')
+    assert jm.reported_effort(['a', 'b', 'c'], [0.0] * 3) == (None, 'effort not finite or all 0')
+    assert jm.reported_effort(['a', 'b', 'c'], [np.nan, 1.0, 1.0])[1] == \
+        'effort not finite or all 0'
+    effort, why = jm.reported_effort(['a', 'b'], [1.0, 2.0])
+    assert effort is None and why.startswith('lacks joints')
