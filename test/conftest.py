@@ -8,6 +8,7 @@ os.environ.setdefault('ROS_DOMAIN_ID', '57')
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
+import faulthandler  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
 
@@ -20,6 +21,13 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _BUILD = {}
 #: Longest a workspace build may take [s].
 BUILD_TIMEOUT = 900
+#: Past pytest.ini's per-test ``timeout`` (which fails the test from its own thread and
+#: goes on), a test still running is stuck where a signal cannot reach it (a C call with
+#: no timeout): every thread's stack is printed and the run ends with exit 1 [s].
+HARD_TIMEOUT = 1200
+#: Longest the interpreter may take to exit after the last test (DDS participants, worker
+#: threads, atexit handlers) before every thread's stack is printed and it is ended [s].
+EXIT_TIMEOUT = 120
 
 
 def _module(item):
@@ -54,8 +62,35 @@ def _start_build():
             env=dict(os.environ, ROBODYN_BUILD_TESTING='ON')))  # + the gtests
 
 
+#: A duplicate of the terminal's stderr, taken before any test captures fd 2: the stacks
+#: printed by the two guards below must reach the CI log, not a test's capture file.
+_STDERR = {}
+
+
+def pytest_configure(config):
+    """Keep the terminal's stderr for the hang guards (:data:`_STDERR`)."""
+    _STDERR['file'] = os.fdopen(os.dup(sys.__stderr__.fileno()), 'w')
+
+
+def _guard(seconds):
+    faulthandler.dump_traceback_later(seconds, exit=True, file=_STDERR.get('file', sys.stderr))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    """A test that hangs where pytest-timeout cannot end it ends the run, with the stack
+    of every thread, instead of holding CI until its own limit (:data:`HARD_TIMEOUT`)."""
+    _guard(HARD_TIMEOUT)
+    try:
+        yield
+    finally:
+        faulthandler.cancel_dump_traceback_later()
+
+
 def pytest_sessionfinish(session, exitstatus):
-    """The background build stopped if it still runs, its workspace removed."""
+    """The background build stopped if it still runs, its workspace removed; the exit
+    guarded by :data:`EXIT_TIMEOUT`."""
+    _guard(EXIT_TIMEOUT)
     proc, ws = _BUILD.get('proc'), _BUILD.get('ws')
     if proc is not None and proc.poll() is None:
         os.killpg(proc.pid, 9)
