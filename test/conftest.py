@@ -11,6 +11,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import faulthandler  # noqa: E402
 import shutil  # noqa: E402
 import subprocess  # noqa: E402
+import time  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -25,6 +26,10 @@ BUILD_TIMEOUT = 900
 #: goes on), a test still running is stuck where a signal cannot reach it (a C call with
 #: no timeout): every thread's stack is printed and the run ends with exit 1 [s].
 HARD_TIMEOUT = 1200
+#: Longest the whole run may take [s]: past it the run stops with exit 1 and names the
+#: test it reached, before CI's own limit would end it with nothing said (a quiet run
+#: takes about 25 min, one beside two CPU hogs about 40).
+SESSION_BUDGET = 3600
 #: Longest the interpreter may take to exit after the last test (DDS participants, worker
 #: threads, atexit handlers) before every thread's stack is printed and it is ended [s].
 EXIT_TIMEOUT = 120
@@ -79,7 +84,12 @@ def _guard(seconds):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     """A test that hangs where pytest-timeout cannot end it ends the run, with the stack
-    of every thread, instead of holding CI until its own limit (:data:`HARD_TIMEOUT`)."""
+    of every thread, instead of holding CI until its own limit (:data:`HARD_TIMEOUT`);
+    a run past :data:`SESSION_BUDGET` stops."""
+    started = _STDERR.setdefault('started', time.monotonic())
+    if time.monotonic() - started > SESSION_BUDGET:
+        pytest.exit(f'the suite ran past its {SESSION_BUDGET} s budget before {item.nodeid}',
+                    returncode=1)
     _guard(HARD_TIMEOUT)
     try:
         yield
