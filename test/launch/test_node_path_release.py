@@ -127,25 +127,28 @@ def _release(probe, result):
         handle = probe.wait(goal, 60.0)  # accepted before the deactivate, which refuses goals
         result.setdefault('accept_s', []).append(round(time.monotonic() - sent, 2))
         result['accepted'] = handle is not None and handle.accepted
-        probe.spin(1.5)  # the arm moves: the goal
+        ending = handle.get_result_async() if result['accepted'] else None
         # the cubic's speed is above MOVING from 1.8 s to 10.2 s after the node started the
         # goal (0.1 rad/s in its middle): an acceptance that comes back seconds late (8 s
-        # seen under the hogs) still finds the arm moving; wait for the speed if early. The
-        # speed of the newest states received: under the hogs the probe hears them late, and
-        # the states stamped in the last 0.3 s of the wall clock may not have arrived yet
-        result['release_speed'] = _speed_before(probe, _latest_stamp(probe) + 1e-6)
-        for _ in range(15):
-            if result['release_speed'] > MOVING:
-                break
-            probe.spin(0.1)
+        # seen under the hogs) still finds the arm moving; wait for the speed if early (the
+        # newest states received: under the hogs the probe hears them late). A goal that
+        # ended already (its execution refused: the node tripped, or its control thread
+        # did not take it in time) is said and tried again.
+        result['release_speed'] = 0.0
+        deadline = time.monotonic() + 9.0
+        while time.monotonic() < deadline and result['release_speed'] <= MOVING and not (
+                ending is None or ending.done()):
+            probe.spin(0.2)
             result['release_speed'] = _speed_before(probe, _latest_stamp(probe) + 1e-6)
         if result['release_speed'] > MOVING:
             break
+        result.setdefault('attempts', []).append(_attempt_outcome(ending))
     since = time.monotonic()
     # why an arm was found at rest, if it was: what the node said in the last attempt, and
     # how many states the probe heard in the second before the release
     result['before_release'] = (_said_since(probe, sent), sum(
-        1 for t, _ in probe.log['/joint_states'][-5000:] if t >= since - 1.0))
+        1 for t, _ in probe.log['/joint_states'][-5000:] if t >= since - 1.0),
+        result.get('attempts'))
     result['deactivated'] = probe.transition(NODE, 'deactivate')
     result['timing'] = (round(since - sent, 2), round(time.monotonic() - since, 2))
     done = probe.wait(handle.get_result_async(), 10.0) if result['accepted'] else None
@@ -275,6 +278,16 @@ def _stop_the_node(probe, result, group):
     result['stop_speed'] = _speed_before(probe, stop)
     result['stop_window'] = (stamps[after], q[after], effort[after])
     result['stop_states'] = probe.controller_states()
+
+
+def _attempt_outcome(ending):
+    """Why an attempt found no motion: the goal's end if it came, else 'still running'."""
+    if ending is None:
+        return 'not accepted'
+    if not ending.done():
+        return 'still running, arm at rest'
+    answer = ending.result()
+    return (answer.status, answer.result.error_string)
 
 
 def _fresh(probe, result, force=False):
