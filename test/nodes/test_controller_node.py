@@ -341,35 +341,41 @@ def test_signal_publishes_the_safe_command_last_and_exits_0(ros, signum):
                               lambda m: commands.append(np.array(m.data)), 1000)
     executor = SingleThreadedExecutor(context=ros)
     executor.add_node(probe)
-    fed = []
+    try:
+        fed = []
 
-    def feed():
-        fed.append(Q0 + 0.01 * np.sin(0.01 * len(fed)))
-        pub.publish(_state(fed[-1], np.zeros(7), 1.0 + 1e-3 * len(fed)))
-        executor.spin_once(timeout_sec=0.001)
-        return len(commands) > 200
-    deadline = time.monotonic() + 60
-    while not feed() and time.monotonic() < deadline:
-        pass
-    assert len(commands) > 200, proc.stdout.read1().decode()[-800:] if proc.poll() else ''
-    proc.send_signal(signum)
-    spin_until(executor, lambda: proc.poll() is not None, 10.0)
-    spin_until(executor, lambda: False, 0.3)
-    out = proc.communicate(timeout=10)[0].decode()
-    assert proc.returncode == 0 and 'Traceback' not in out, out[-800:]
-    # the hold at the last state the node took: on a loaded machine it can be states behind
-    # the last one fed (the feed runs as fast as the node answers, in bursts), so the hold
-    # is matched against the recent ones, exactly
-    dyn = RigidBodyDynamics(MODEL)
-    behind, q = min(enumerate(reversed(fed[-300:])), key=lambda item: float(
-        np.abs(commands[-1] - dyn.gravity_vector(item[1])).max()))
-    gap = float(np.abs(commands[-1] - dyn.gravity_vector(q)).max())
-    assert gap < 1e-6, (f'the last command is {gap:.3g} N m from the hold at any of the last '
-                        f'300 states fed (nearest {behind} states before the last)\n'
-                        f'{commands[-3:]}\n{out[-800:]}')
-    steps = np.abs(np.diff(np.array(commands[-50:]), axis=0))
-    assert steps.max() <= 1000.0 * 1e-3 + 1e-9
-    probe.destroy_node()
+        def feed():
+            fed.append(Q0 + 0.01 * np.sin(0.01 * len(fed)))
+            pub.publish(_state(fed[-1], np.zeros(7), 1.0 + 1e-3 * len(fed)))
+            executor.spin_once(timeout_sec=0.001)
+            return len(commands) > 200
+        deadline = time.monotonic() + 60
+        while not feed() and time.monotonic() < deadline:
+            pass
+        assert len(commands) > 200, proc.stdout.read1().decode()[-800:] if proc.poll() else ''
+        proc.send_signal(signum)
+        spin_until(executor, lambda: proc.poll() is not None, 10.0)
+        spin_until(executor, lambda: False, 0.3)
+        out = proc.communicate(timeout=10)[0].decode()
+        assert proc.returncode == 0 and 'Traceback' not in out, out[-800:]
+        # the hold at the last state the node took: on a loaded machine it can be states behind
+        # the last one fed (the feed runs as fast as the node answers, in bursts), so the hold
+        # is matched against the recent ones, exactly
+        dyn = RigidBodyDynamics(MODEL)
+        behind, q = min(enumerate(reversed(fed[-300:])), key=lambda item: float(
+            np.abs(commands[-1] - dyn.gravity_vector(item[1])).max()))
+        gap = float(np.abs(commands[-1] - dyn.gravity_vector(q)).max())
+        assert gap < 1e-6, (f'the last command is {gap:.3g} N m from the hold at any of the last '
+                            f'300 states fed (nearest {behind} states before the last)\n'
+                            f'{commands[-3:]}\n{out[-800:]}')
+        steps = np.abs(np.diff(np.array(commands[-50:]), axis=0))
+        assert steps.max() <= 1000.0 * 1e-3 + 1e-9
+    finally:  # a controller left running would command the next tests' topics
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(5.0)
+        executor.shutdown()
+        probe.destroy_node()
 
 
 def test_timer_trigger_commands_at_rate_on_the_steady_clock(ros):
