@@ -74,6 +74,16 @@ class CycleTimer:
         """The timer period [ns] once the safe command is published at rate."""
         return self._rearm(self.period_ns, True)
 
+    def expiry_due(self, now: float) -> float | None:
+        """When the last valid state went stale [s], if a firing at ``now`` is the
+        watchdog's expiry (the law drives, the timer watches, the state is stale); else
+        None. Asked before :meth:`on_fire`, which puts the timer at rate."""
+        sup = self.supervisor
+        if not self.trigger_state or self.fast or not sup.commanding or \
+                sup.valid_time is None or not sup.needs_timer(now):
+            return None
+        return sup.valid_time + sup.limits.stale_after
+
     def on_fire(self, now: float) -> tuple[bool, int | None]:
         """The timer fired at monotonic ``now`` [s]: (run a cycle and publish, the new
         timer period [ns] or None to keep it)."""

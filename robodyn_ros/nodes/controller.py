@@ -56,6 +56,7 @@ from .outlet import Outlets
 from .parameter_host import ParameterHost
 from .runtime_parameters import apply_runtime_parameters
 from .sim_clock_start import SimClockStart
+from .watchdog_wakeup import WatchdogWakeup
 
 __all__ = ['ControllerNode', 'ConfiguredResources']  # the latter: controller_run.py;
 # the process's entry point: controller_main.py
@@ -92,9 +93,11 @@ class ControllerNode(LifecycleNode):
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.finished = False
         self.log_gate = EventGate()
+        self.callback_end = 0.0  # the control thread busy until then (node_events.guarded)
         self.command_count = 0
         self.last_output: tuple | None = None  # (joint names, chain-order torque [N m], time)
         self.sim_time = self.get_parameter('use_sim_time').value is True
+        self.wakeup = WatchdogWakeup(not self.sim_time)  # how late the last expiry woke
         self.steady = Clock(clock_type=ClockType.STEADY_TIME)
         self.clock_start = SimClockStart(self.get_clock(), self.sim_time,
                                          self.get_logger().info)
@@ -322,6 +325,7 @@ class ControllerNode(LifecycleNode):
             self.publish(command, now)
             _rearm(run.timer, run.cycle_timer.after_answer())
         elif run.cycle_timer.unanswered_needs_command(now):
+            self.wakeup.note_cycle(now, run.cycle_timer, self.callback_end)
             self.publish(core.update(now), now)
             _rearm(run.timer, run.cycle_timer.after_unanswered(now))
 
@@ -334,6 +338,7 @@ class ControllerNode(LifecycleNode):
         if run is None or not self.clock_start.ready(run.core, self.now):
             return  # fired just before cleanup, or simulated time not started
         now = self.now()
+        self.wakeup.note_cycle(now, run.cycle_timer, self.callback_end)
         apply_requests(run, now)
         fire, period_ns = run.cycle_timer.on_fire(now)
         if fire:
@@ -424,6 +429,7 @@ class ControllerNode(LifecycleNode):
             if self.clock_start.pending:  # activated; simulated time has not started yet
                 level, message = Level.WARN, 'active: waiting for /clock (use_sim_time)'
             values['state_publishers'] = str(core.state_publishers)
+            values.update(self.wakeup.values())
             level, message = self.outlets.status(level, message, values, run.cmd_pub,
                                                  core.safety.publishing)
             level, message = run.consumer.status(level, message, values,

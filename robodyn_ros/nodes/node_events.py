@@ -11,12 +11,16 @@ __all__ = ['guarded', 'EventGate', 'log_events']
 
 def guarded(method):
     """Callback wrapper: an exception is handed to ``self.on_internal_error`` (logged,
-    and the controller latches safe mode); nothing escapes the callback."""
+    and the controller latches safe mode); nothing escapes the callback. Its end is noted
+    in ``self.callback_end`` (CLOCK_MONOTONIC [s]: the thread busy until then, see
+    watchdog_wakeup.py)."""
     def wrapper(self, *args):
         try:
             return method(self, *args)
         except Exception as exc:  # noqa: BLE001 - nothing may escape a callback
             self.on_internal_error(exc)
+        finally:
+            self.callback_end = time.monotonic()
     wrapper.__name__ = method.__name__
     wrapper.__doc__ = method.__doc__
     return wrapper

@@ -53,3 +53,13 @@ def test_a_fault_while_states_arrive_needs_the_safe_command_at_once():
     assert timer.unanswered_needs_command(0.2)
     assert timer.after_unanswered(0.2) == 1_000_000 and timer.fast
     assert not timer.unanswered_needs_command(0.201)  # already at rate
+
+
+def test_the_expiry_is_the_watchdog_s_first_firing_on_a_stale_state_only():
+    sup = _supervisor()
+    timer = CycleTimer(sup, PERIOD, trigger_state=True)
+    assert timer.expiry_due(0.030) is None  # fresh
+    assert abs(timer.expiry_due(0.0515) - 0.049) < 1e-12  # due at stale_after
+    timer.on_fire(0.0515)
+    assert timer.expiry_due(0.0525) is None  # at rate now: not an expiry
+    assert CycleTimer(sup, PERIOD, trigger_state=False).expiry_due(0.06) is None

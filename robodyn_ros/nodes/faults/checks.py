@@ -28,6 +28,10 @@ STEP_TOLERANCE = 1e-6
 #: A gap's start is known from its receipt times to within the probe's receipt latency: the
 #: window searched for a machine stall starts this much earlier [s].
 STALL_SLACK = 0.005
+#: The most of one gap excused as the machine's late wake-up of the controller's watchdog
+#: (nodes/watchdog_wakeup.py) [s]: a longer wait for a core is a stall the witness sees
+#: (its threshold is 2 ms), and an uncapped excuse would hide a watchdog never armed.
+WAKEUP_EXCUSE = 0.005
 
 
 @dataclass
@@ -212,8 +216,10 @@ def _check_silence(h, result, commands):
     the script's stop (or the end), less what the machine spent stalled inside it.
 
     A stall the witness process saw (stall_witness.py) stopped every process, the probe's
-    stream and the controller alike: that part of a gap is not the controller's silence.
-    What remains must be within the bound; the stall is reported (Result.machine_stall)."""
+    stream and the controller alike: that part of a gap is not the controller's silence;
+    nor is the time the machine took to wake the controller's watchdog when it was due
+    and the controller idle (it says so: nodes/watchdog_wakeup.py). What remains must be
+    within the bound; the larger of the two is reported (Result.machine_stall)."""
     timeout = float(h.parameters.get('state_timeout', 0.05))
     period = 1.0 / float(h.parameters.get('rate', 1000.0))
     limit = timeout + 2 * period
@@ -232,8 +238,10 @@ def _check_silence(h, result, commands):
         gaps[(times[1:] >= start) & (times[:-1] <= stop)] = 0.0
     stalled = np.zeros_like(gaps)
     for i in np.flatnonzero(gaps > limit):  # the gap ends at its receipt, times[i + 1]
-        stalled[i] = min(gaps[i], h.witness.stalled(
-            min(times[i], times[i + 1] - gaps[i]) - STALL_SLACK, times[i + 1]))
+        start = min(times[i], times[i + 1] - gaps[i]) - STALL_SLACK
+        woke = [min(late, WAKEUP_EXCUSE) for expiry, late in list(h.wakeups.items())
+                if start <= expiry <= times[i + 1] + STALL_SLACK]
+        stalled[i] = min(gaps[i], max([h.witness.stalled(start, times[i + 1])] + woke))
     own = gaps - stalled
     k = int(np.argmax(own))
     result.longest_silence = float(own[k])

@@ -73,6 +73,9 @@ class Harness:
         self.sequence = []
         self.arrivals = []  # monotonic receipt times of the best-effort copy
         self.diagnostics = []  # (time, level, message)
+        # {watchdog expiry: how late the machine woke it} [s], CLOCK_MONOTONIC, as the
+        # controller reports them (nodes/watchdog_wakeup.py)
+        self.wakeups: dict[float, float] = {}
         self.references = []  # (time, stamp [s], positions)
         self.state_log = []  # (time, q) of every state published
         self.stamp_start = stamp_start
@@ -135,6 +138,10 @@ class Harness:
                 self.diagnostics.append((time.monotonic(), status.level[0]
                                          if isinstance(status.level, bytes) else status.level,
                                          status.message))
+                values = {kv.key: kv.value for kv in status.values}
+                if 'watchdog_expiry' in values:
+                    self.wakeups[float(values['watchdog_expiry'])] = \
+                        float(values['watchdog_wakeup_ms']) * 1e-3
 
     def _on_reference(self, raw):  # CDR bytes: no message objects at 1 kHz in the probe
         stamp, _, position, _, _ = parse_joint_state(raw)

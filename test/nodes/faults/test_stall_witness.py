@@ -44,14 +44,15 @@ def _ending_after(stalls, t1):
     return [stall for stall in stalls if stall[1] >= t1 - 1e-3]
 
 
-def _harness(times, stalls):
-    """What _check_silence reads: commands received at ``times`` (no wire stamps), and a
-    witness that saw ``stalls``."""
+def _harness(times, stalls, wakeups=None):
+    """What _check_silence reads: commands received at ``times`` (no wire stamps), a
+    witness that saw ``stalls`` and the controller's reported watchdog ``wakeups``."""
     witness = SimpleNamespace(stalls=stalls)
     witness.stalled = lambda a, b: StallWitness.stalled(witness, a, b)
     return SimpleNamespace(parameters={'state_timeout': 0.05, 'rate': 1000.0},
                            stop_time=None, sequence=[], arrivals=list(times), pauses=[],
-                           state_log=[(t, None) for t in times], witness=witness)
+                           state_log=[(t, None) for t in times], witness=witness,
+                           wakeups=wakeups or {})
 
 
 @pytest.mark.parametrize('stalls, passed', [
@@ -69,3 +70,29 @@ def test_only_a_witnessed_stall_inside_the_gap_is_excused(stalls, passed):
     assert (result.machine_stall > 0.0) == (stalls == [(1.102, 1.200)] or
                                             stalls == [(1.102, 1.140)])
     assert result.longest_silence == pytest.approx(0.105 - result.machine_stall, abs=1e-3)
+
+
+@pytest.mark.parametrize('wakeups, passed', [
+    ({}, False),                      # a 52.6 ms silence against 52 ms
+    ({1.1525: 0.0030}, True),         # the machine woke the due watchdog 3 ms late
+    ({1.1525: 0.0005}, False),        # 0.5 ms of it: 52.1 ms remain the controller's
+    ({2.5: 0.0030}, False),           # an expiry elsewhere excuses nothing
+    ({1.1525: 0.0008}, True),         # 0.8 ms: 51.8 ms remain
+])
+def test_only_the_late_wake_up_of_the_gap_s_own_expiry_is_excused(wakeups, passed):
+    """The controller's watchdog woke late for the expiry that ends the gap (it reports
+    how late, measured from the due time or its own last callback, whichever is later)."""
+    times = np.concatenate([np.arange(1.0, 1.1, 1e-3), np.arange(1.1526, 1.2, 1e-3)])
+    result = Result('gap')
+    _check_silence(_harness(times, [], wakeups), result, [(t, None) for t in times])
+    ok, detail = result.checks['no silence above state_timeout + 2 periods']
+    assert ok == passed, detail
+
+
+def test_a_late_wake_up_is_excused_up_to_its_cap_only():
+    """20 ms reported for a 69 ms gap: 5 ms (WAKEUP_EXCUSE) are excused, 64 ms remain."""
+    times = np.concatenate([np.arange(1.0, 1.1, 1e-3), np.arange(1.169, 1.2, 1e-3)])
+    result = Result('gap')
+    _check_silence(_harness(times, [], {1.168: 0.020}), result, [(t, None) for t in times])
+    assert not result.checks['no silence above state_timeout + 2 periods'][0]
+    assert result.machine_stall == pytest.approx(0.005)
