@@ -117,7 +117,7 @@ def _release(probe, result):
     # 40 s, so that the deactivate lands during the goal even when the goal's answer and
     # the transition each take seconds to come back under the hogs (measured: 10.6 s for
     # an acceptance through the gateway, 11.5 s for a transition); the deactivate aborts it
-    for attempt in range(3):  # a node that tripped meanwhile holds: activated afresh
+    for attempt in range(4):  # a node that tripped meanwhile holds: activated afresh
         if attempt:
             result['release_retry'] = _fresh(probe, result, force=True)
             probe.spin(1.0)
