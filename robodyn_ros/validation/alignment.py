@@ -12,26 +12,15 @@ __all__ = ['Aligner', 'STALL_GAP']
 #: A gap between two recorded states longer than this [s] is a stall: the control loop (or
 #: the recorder, or the whole host) stood still.
 STALL_GAP = 0.02
-#: Two stamps closer than this [s] are the same state's (a stamp in seconds since the
-#: epoch as a float64 carries about 0.2 us; states are milliseconds apart).
-STAMP_MATCH = 1e-6
 
 
 class Aligner:
     """State arrays waiting for reference coverage, processed chunk by chunk."""
 
-    def __init__(self, n, tolerance, dyn, settle_after_stall=0.0, recording_losses=None):
+    def __init__(self, n, tolerance, dyn, settle_after_stall=0.0):
         """``settle_after_stall`` [s]: states that follow a stall (STALL_GAP) by at most this
-        long are counted apart, not in the tracking metrics (0: every state counts).
-
-        ``recording_losses``: {stamp [s] of the first state recorded after a recording
-        gap: the states lost there} (io.sequence_gaps; filled while the bag is read).
-        A gap in the recorded stamps that the recorder's losses explain (the states it
-        lost fill it at less than STALL_GAP apart) is not a stall: the loop ran, the
-        recorder fell behind."""
+        long are counted apart, not in the tracking metrics (0: every state counts)."""
         self.settle_after_stall = settle_after_stall
-        self.recording_losses: dict[float, int] = {} if recording_losses is None \
-            else recording_losses
         self.last_t: float | None = None  # the last state processed [s]
         self.settle_until = -np.inf  # states up to this time follow a stall [s]
         self.t = np.zeros(0)
@@ -86,24 +75,10 @@ class Aligner:
             return np.zeros(len(ts), bool)
         before = ts[0] if self.last_t is None else self.last_t
         gaps = np.diff(np.concatenate([[before], ts]))
-        stalls = gaps > STALL_GAP
-        if self.recording_losses and stalls.any():
-            stalls &= ~self._lost_in_recording(ts, gaps, stalls)
-        ends = np.maximum.accumulate(np.where(stalls, ts, -np.inf))
+        ends = np.maximum.accumulate(np.where(gaps > STALL_GAP, ts, -np.inf))
         ends = np.maximum(ends, self.settle_until - self.settle_after_stall)
         after = ts - ends <= self.settle_after_stall
         if done:
             self.last_t = float(ts[done - 1])
             self.settle_until = float(ends[done - 1] + self.settle_after_stall)
         return after
-
-    def _lost_in_recording(self, ts, gaps, stalls):
-        """Which of the ``stalls`` (gaps before ``ts``) the recorder's losses explain."""
-        ends = np.array(sorted(self.recording_losses))
-        explained = np.zeros(len(ts), bool)
-        for k in np.flatnonzero(stalls):
-            at = int(np.searchsorted(ends, ts[k]))
-            near = [e for e in ends[max(at - 1, 0):at + 1] if abs(e - ts[k]) < STAMP_MATCH]
-            if near:  # the lost states and this one share the gap
-                explained[k] = gaps[k] / (self.recording_losses[near[0]] + 1) <= STALL_GAP
-        return explained

@@ -2,7 +2,6 @@
 diagnostics are routed to the reference, alignment, metrics and residual stages."""
 
 from dataclasses import dataclass
-import struct
 import sys
 from typing import Any
 
@@ -124,11 +123,6 @@ class BagStream:
         self.events: list[tuple[int, int, str, tuple]] = []
         self.first_ns: int | None = None  # bag time of the first message routed
         self.states_seen = 0
-        # the state topic's recording gaps {receive time [ns]: states lost}, set by
-        # validate_bag, and the stamps [s] of the states recorded right after them
-        self.state_gaps: dict[int, int] = {}
-        self.gap_times = np.zeros(0, np.int64)  # the keys of state_gaps, for np.isin
-        self.recording_losses: dict[float, int] = {}
         self.last_state_raw: bytes | None = None
         self.early: list[tuple[bytes, int]] = []
 
@@ -184,11 +178,6 @@ class BagStream:
             if role == 'reference' and self.refs is not None:
                 self.refs.add_many(chunk.data, start, length, stamps)
             elif role == 'state':
-                if self.state_gaps:
-                    for at in np.flatnonzero(np.isin(stamps, self.gap_times)).tolist():
-                        first = int(start[at])
-                        self._note_recording_gap(chunk.data[first:first + 12].tobytes(),
-                                                 int(stamps[at]))
                 self.states.add_many(chunk.data, start, length, stamps)
                 self.states_seen += len(start)
             elif role == 'command':
@@ -248,8 +237,6 @@ class BagStream:
     def _on_state(self, raw, msgtype, stamp_ns):
         if self.first_ns is None:
             self.first_ns = stamp_ns
-        if self.state_gaps:
-            self._note_recording_gap(raw, stamp_ns)
         states = self.states
         if not self.early and states.joints is not None and self.joints is not None:
             states.add(raw, stamp_ns)  # the usual case, once per state: keep it short
@@ -258,25 +245,6 @@ class BagStream:
         self.states_seen += 1
         if states.count >= CHUNK:
             self.flush()
-
-    def note_state_gaps(self, entry: Any) -> None:
-        """The state topic's recording gaps from the recorder's summary ``entry``
-        (io.sequence_gaps; the listed ones, each a fact even when not all are listed)."""
-        if not isinstance(entry, dict):
-            return
-        for gap in entry.get('gaps', []):
-            if isinstance(gap, list) and len(gap) == 2 and all(
-                    isinstance(v, int) and v > 0 for v in gap):
-                self.state_gaps[gap[0]] = gap[1]
-        self.gap_times = np.array(sorted(self.state_gaps), np.int64)
-
-    def _note_recording_gap(self, raw, bag_ns):
-        """A state received at ``bag_ns`` right after a recording gap: its header stamp
-        [s], as JointStateBatch decodes it, and the states lost before it."""
-        lost = self.state_gaps.get(bag_ns)
-        if lost is not None and len(raw) >= 12:
-            sec, nanosec = struct.unpack_from('<iI', raw, 4)
-            self.recording_losses[float(sec) + nanosec * 1e-9] = lost
 
     def _on_early_state(self, raw, stamp_ns):
         """States before the joints are known wait (a reference may start at their
@@ -359,7 +327,7 @@ class BagStream:
             self.state_timing.add(batch.arrival_t)
             if self.aligner is None:
                 self.aligner = Aligner(len(self._known_joints()), self.tolerance, self.dyn,
-                                       self.settle_after_stall, self.recording_losses)
+                                       self.settle_after_stall)
             self.aligner.add(batch.t, batch.q, batch.qd, batch.effort)
         if self.aligner is not None:
             self.aligner.process(self.reference, final)

@@ -132,7 +132,6 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         gaps = listed_gaps(bag.recording_gaps.get(roles['command'] or ''))
         stream.cmd.gaps = gaps if gaps is not None else frozenset()
         stream.cmd.steps_known = gaps is not None
-        stream.note_state_gaps(bag.recording_gaps.get(roles['state'] or ''))
         _stream(bag, stream, wanted, progress)
         result = stream.result()
         result['recovered'] = bag.recovered

@@ -35,18 +35,3 @@ def test_states_after_a_stall_are_counted_apart_across_chunk_boundaries():
         assert stats.excluded == 61, chunks  # 0.600 .. 0.660 inclusive
         assert abs(stats.maxabs[0] - 1e-3) < 1e-12, chunks
         assert stats.count == 900 - 61
-
-
-def test_a_gap_the_recorder_lost_states_in_is_not_a_stall():
-    """The 100 ms hole at 0.5 s: 99 states lost in recording fill it 1 ms apart (no
-    stall, nothing counted apart); 2 lost leave 33 ms between published states (a stall)."""
-    t = np.concatenate([np.arange(0.0, 0.5, 1e-3), np.arange(0.6, 1.0, 1e-3)])
-    ref = SampledReference()
-    ref.add_arrays(t, np.zeros((len(t), 1)), np.zeros((len(t), 1)))
-    for lost, excluded in ((99, 0), (2, 51)):
-        aligner = Aligner(1, 1e-2, None, settle_after_stall=0.0505,
-                          recording_losses={float(t[500]) + 3e-7: lost})
-        zeros = np.zeros((len(t), 1))
-        aligner.add(t, zeros, zeros, zeros)
-        aligner.process(ref, final=True)
-        assert aligner.tracking.excluded == excluded, lost
