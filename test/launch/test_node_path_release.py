@@ -438,7 +438,8 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     hold = np.array([float(v) for v in held[0][2]['hold_position'].split()])
     stamps, q, effort = released['window']
     assert len(released['published']) > 1000  # the hold goes out every cycle
-    assert _published_step(released['published']) <= 1.001
+    assert _published_step(released['published']) <= 1.001, _worst_published_pair(
+        released['published'], _stamp_of(released['published'][0]), [], ())
     # from the state the node released the arm at (hold_position is printed to 1e-5 rad);
     # a trip's hold began before the window: all of it
     at = np.flatnonzero(np.abs(q - hold).max(axis=1) < 1e-4)
