@@ -67,18 +67,19 @@ def _start_build():
             env=dict(os.environ, ROBODYN_BUILD_TESTING='ON')))  # + the gtests
 
 
-#: A duplicate of the terminal's stderr, taken before any test captures fd 2: the stacks
-#: printed by the two guards below must reach the CI log, not a test's capture file.
-_STDERR = {}
+#: The hang guards' state: 'stderr', a duplicate of the terminal's stderr taken before any
+#: test captures fd 2 (the stacks must reach the CI log, not a test's capture file), and
+#: 'started', the monotonic time of the first test (for SESSION_BUDGET).
+_GUARDS = {}
 
 
 def pytest_configure(config):
-    """Keep the terminal's stderr for the hang guards (:data:`_STDERR`)."""
-    _STDERR['file'] = os.fdopen(os.dup(sys.__stderr__.fileno()), 'w')
+    """Keep the terminal's stderr for the hang guards (:data:`_GUARDS`)."""
+    _GUARDS['stderr'] = os.fdopen(os.dup(sys.__stderr__.fileno()), 'w')
 
 
 def _guard(seconds):
-    faulthandler.dump_traceback_later(seconds, exit=True, file=_STDERR.get('file', sys.stderr))
+    faulthandler.dump_traceback_later(seconds, exit=True, file=_GUARDS.get('stderr', sys.stderr))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -86,7 +87,7 @@ def pytest_runtest_protocol(item, nextitem):
     """A test that hangs where pytest-timeout cannot end it ends the run, with the stack
     of every thread, instead of holding CI until its own limit (:data:`HARD_TIMEOUT`);
     a run past :data:`SESSION_BUDGET` stops."""
-    started = _STDERR.setdefault('started', time.monotonic())
+    started = _GUARDS.setdefault('started', time.monotonic())
     if time.monotonic() - started > SESSION_BUDGET:
         pytest.exit(f'the suite ran past its {SESSION_BUDGET} s budget before {item.nodeid}',
                     returncode=1)

@@ -12,7 +12,15 @@ import time
 
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
-from test_ros2_control_launch import JTC_ACTION, NAMES, _alive, _config, _Hogs, _Launch
+from test_ros2_control_launch import (
+    JTC_ACTION,
+    NAMES,
+    _alive,
+    _config,
+    _Hogs,
+    _Launch,
+    _stamp,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -85,10 +93,6 @@ def _sim_time_passes(probe, seconds, timeout):
     while span() < seconds and time.monotonic() < deadline:
         probe.spin(0.5)
     return span()
-
-
-def _stamp(msg):
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
 def _goals(probe, result):

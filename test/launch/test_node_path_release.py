@@ -151,7 +151,7 @@ def _release(probe, result):
         result.get('attempts'))
     result['deactivated'] = probe.transition(NODE, 'deactivate')
     result['timing'] = (round(since - sent, 2), round(time.monotonic() - since, 2))
-    done = probe.wait(handle.get_result_async(), 10.0) if result['accepted'] else None
+    done = probe.wait(ending, 10.0) if ending is not None else None
     result['goal_status'] = done.status if done else None
     # 10 s of states stamped after the transition's answer (the hardware's clock, the wall
     # clock here): a probe that hears them late under the hogs spins on for them
