@@ -84,9 +84,12 @@ COMMAND_TOPIC = '/effort_controller/commands'
 #: of the node's state timeouts (0.2 s by default): a node that is late recovers within its
 #: own watchdog's time; one this late has stopped.
 COMMAND_TIMEOUTS = 4
-#: The forward controller's max_torque_rate [N m/s]: its upper bound, 100 N m a cycle at 1 kHz
-#: (no limit for an arm's efforts); the node limits what it publishes itself.
-FORWARD_RATE = 1e5
+#: The node path's share of max_torque_rate: the node limits what it publishes to this
+#: share, the forward controller limits what the hardware applies to all of it. The rest is
+#: the forward side's room to catch up with a stream whose messages arrived bunched (a
+#: loaded machine): a bunch of k messages is made up within 4 k cycles, while with no room
+#: the lag would last as long as the node's stream ramps at its limit.
+NODE_RATE_SHARE = 0.8
 #: plugin: JTC -> the C++ robodyn_controllers controller in controller_manager's loop;
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
@@ -321,15 +324,22 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
                                 '/robot_description'])
 
 
+def _max_torque_rate(params):
+    """The configured max_torque_rate [N m/s]: what the hardware may be given per second."""
+    from robodyn_ros.control.parameters import PARAMETERS
+    return float(params.get('max_torque_rate', PARAMETERS['max_torque_rate'].default))
+
+
 def _forward_limits(params):
-    """The node path's forward controller (robodyn_controllers' slew-limited one) with a
-    command timeout of COMMAND_TIMEOUTS state timeouts, after which commands that stopped (a
-    node stalled or gone) deactivate it and the hardware holds the arm. Its per-cycle limit
-    is left open (FORWARD_RATE): limited, it fights the node's copy of the applied torque
-    while the node has not yet heard that its consumer is back (docs/reliability.md)."""
+    """The node path's forward controller (robodyn_controllers' slew-limited one): each
+    cycle's change of the torque applied limited to the configured max_torque_rate (the
+    node publishes within NODE_RATE_SHARE of it), and a command timeout of COMMAND_TIMEOUTS
+    state timeouts, after which commands that stopped (a node stalled or gone) deactivate
+    it and the hardware holds the arm."""
     from robodyn_ros.control.parameters import PARAMETERS
     timeout = params.get('state_timeout', PARAMETERS['state_timeout'].default)
-    return {'max_torque_rate': FORWARD_RATE, 'command_timeout': COMMAND_TIMEOUTS * float(timeout)}
+    return {'max_torque_rate': _max_torque_rate(params),
+            'command_timeout': COMMAND_TIMEOUTS * float(timeout)}
 
 
 def _node_actions(context, hardware, config_path, params, model, manager_node):
@@ -357,6 +367,8 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                       output='screen',
                       parameters=[config_path, {'robot': '', 'robot_description': model.xml,
                                                 'command_topic': COMMAND_TOPIC,
+                                                'max_torque_rate':
+                                                    NODE_RATE_SHARE * _max_torque_rate(params),
                                                 'autostart': hardware != 'mujoco_ros2_control',
                                                 'use_sim_time': hardware == 'gz'}] +
                       MOCK_OVERRIDES.get(hardware, []))

@@ -62,6 +62,8 @@ class Probe:
         self.executor.add_node(self.node)
         self._raw = {}  # topic -> (message type, [(receipt time, CDR bytes)])
         self._decoded = {}  # topic -> [(receipt time, message)], decoded so far
+        self._numbers = {}  # topic -> {CDR bytes: the writer's sequence number}
+        self._side = None  # (node, executor, thread) that takes the sequence numbers
 
     def record(self, topic, msgtype, depth=1000):
         """Keep every message of ``topic`` with its receipt time (see ``log``)."""
@@ -71,6 +73,37 @@ class Probe:
         self.node.create_subscription(
             msgtype, topic, lambda raw: received.append((time.monotonic(), raw)), depth,
             raw=True)
+
+    def number(self, topic, msgtype, depth=1000):
+        """Keep the writer's sequence number of each message of ``topic`` (see
+        ``numbered``), for a judge that must know how many messages the probe missed
+        between two it received. rclpy's EventsExecutor cannot hand a callback the
+        message's info, so a second node on a SingleThreadedExecutor in its own thread
+        takes them: a copy of the stream that may miss messages the first one has."""
+        import threading
+
+        from rclpy.executors import SingleThreadedExecutor
+        if self._side is None:
+            node = self.rclpy.create_node('ros2_control_probe_numbers', context=self.context)
+            executor = SingleThreadedExecutor(context=self.context)
+            executor.add_node(node)
+            thread = threading.Thread(target=executor.spin, daemon=True)
+            thread.start()
+            self._side = (node, executor, thread)
+        numbers = self._numbers.setdefault(topic, {})
+        self._side[0].create_subscription(
+            msgtype, topic,
+            lambda raw, info: numbers.__setitem__(bytes(raw),
+                                                  info.get('publication_sequence_number')),
+            depth, raw=True)
+
+    def numbered(self, topic):
+        """[(receipt time [s], sequence number or None, message)] of a topic recorded and
+        numbered: None where the numbering copy missed that message."""
+        numbers = dict(self._numbers.get(topic, {}))
+        _, received = self._raw[topic]
+        return [(t, numbers.get(bytes(raw)), m)
+                for (t, m), (_, raw) in zip(self.log[topic], received)]
 
     @property
     def log(self):
@@ -266,6 +299,10 @@ class Probe:
         return bool(response and response.goals_canceling), done.status if done else None
 
     def close(self):
+        if self._side is not None:
+            self._side[1].shutdown(timeout_sec=1.0)
+            self._side[2].join(timeout=2.0)
+            self._side[0].destroy_node()
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()
         self.rclpy.try_shutdown(context=self.context)

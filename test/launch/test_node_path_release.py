@@ -4,8 +4,9 @@ deactivated (lifecycle) in the middle of a goal: the forward effort controller a
 last message for ever, so the node keeps publishing the position hold where the arm was
 released. Judged from the recorded /joint_states, whose effort is the torque MuJoCo
 applied: the arm stays within 0.05 rad of where it was released for 10 s (plus what a hold
-needs to stop it from the speed it had: RAMP_TO_STOP), no published
-command steps by more than its budget (see REFERENCE for what is applied),
+needs to stop it from the speed it had: NODE_RAMP_TO_STOP), no published command steps
+by more than the node's budget and no applied torque by more than the configured one (see
+REFERENCE),
 /diagnostics says the arm is held, the goal is not SUCCEEDED; activated again, the node
 ramps back in without a published step. Last, the node is stopped (SIGSTOP) in the middle
 of a goal: its forward controller deactivates itself after its command timeout and the
@@ -31,6 +32,7 @@ from test_default_path_faults import (
     _q,
     _series,
     _stamp_of,
+    _within_step,
     _worst_step,
 )
 from test_ros2_control_launch import NAMES, ROBODYN_ACTION, _Hogs, _Launch, _require
@@ -39,21 +41,24 @@ pytestmark = pytest.mark.integration
 
 DOMAIN = 98
 NODE = '/robodyn_controller'
-#: The node path bounds the step of each command it publishes (max_torque_rate x
-#: min(elapsed, period) from the one before): judged here. What the hardware applies can
-#: step by more: the forward controller takes the newest message each cycle, and when its
-#: executor stalls while the node ramps (a deactivate mid-motion ramps to the hold), the
-#: messages of several cycles arrive in one (4.7 N m measured once under two hogs). The
-#: applied worst step is printed; docs/reliability.md says so. The C++ controller,
-#: writing in the hardware's own cycle, keeps one budget applied. REFERENCE carries every
-#: command the node publishes (chain order), stamped with its reference time.
+#: The node path bounds the step of each command it publishes (its max_torque_rate, the
+#: launch's NODE_RATE_SHARE of the configured one, x min(elapsed, period) from the one
+#: before), and the forward controller bounds what the hardware applies each cycle by the
+#: configured one, however the messages arrive (several in one cycle when its executor
+#: stalls: 4.7 N m applied once under two hogs without that bound): both judged here, the
+#: applied step from the hardware's witness. REFERENCE carries every command the node
+#: publishes (chain order), stamped with its reference time.
 REFERENCE = '/robodyn_controller/reference'
+#: ros2_control.launch.py's NODE_RATE_SHARE: the node's share of max_torque_rate.
+NODE_RATE_SHARE = 0.8
 #: The forward controller's command_timeout [s] in the launch (4 state timeouts).
 COMMAND_TIMEOUT = 0.2
 #: Seconds at the held speed a hold needs to stop the arm at most: its torque slews from
 #: the stale command to the opposite effort limit at max_torque_rate (2 x 87 N m at 1000
 #: N m/s on the Panda's shoulder), the arm moving on meanwhile.
 RAMP_TO_STOP = 2 * 87.0 / MAX_TORQUE_RATE
+#: The same for the node's own hold, which slews at its share of max_torque_rate.
+NODE_RAMP_TO_STOP = RAMP_TO_STOP / NODE_RATE_SHARE
 #: The arm moves when released [rad/s]: the release phase is not a release of a held arm.
 MOVING = 0.05
 #: The goal's last point [s from its start].
@@ -86,6 +91,7 @@ def released(ros_launch_env):
                 probe.record('/joint_states', JointState, depth=20000)
                 probe.record('/diagnostics', DiagnosticArray, depth=5000)
                 probe.record(REFERENCE, JointState, depth=20000)
+                probe.number(REFERENCE, JointState, depth=20000)
                 probe.record(WITNESS, JointState, depth=20000)
                 probe.hear(['/joint_states'], 30.0)
                 probe.spin(1.0)
@@ -161,7 +167,7 @@ def _release(probe, result):
         probe.spin(0.5)
     result['window'] = _series(probe, since)
     result['applied'] = _applied(probe, since)
-    result['published'] = [m for t, m in probe.log[REFERENCE] if t >= since]
+    result['published'] = [(n, m) for t, n, m in probe.numbered(REFERENCE) if t >= since]
     result['said'] = [(t, s.message, {kv.key: kv.value for kv in s.values})
                       for t, m in probe.log['/diagnostics']
                       for s in m.status if s.name == 'robodyn_controller' and t >= since]
@@ -170,7 +176,7 @@ def _release(probe, result):
     probe.spin(3.0)
     result['back_window'] = _series(probe, back)
     result['back_applied'] = _applied(probe, back)
-    result['back_published'] = [m for t, m in probe.log[REFERENCE] if t >= back]
+    result['back_published'] = [(n, m) for t, n, m in probe.numbered(REFERENCE) if t >= back]
     # The JTC alone drives the arm for 3 s (its PD on the effort interfaces), then the
     # chain is switched back: the forward controller applies the node's next message.
     result['switched_out'] = probe.switch_node_path(['joint_trajectory_controller'],
@@ -186,7 +192,7 @@ def _release(probe, result):
     # the JTC gives the arm, whose steps are the JTC's
     result['switch_window'] = _series(probe, returned - 0.5)
     result['switch_applied'] = _applied(probe, returned - 0.5)
-    result['switch_published'] = [m for _, m in probe.log[REFERENCE]
+    result['switch_published'] = [(n, m) for _, n, m in probe.numbered(REFERENCE)
                                   if _stamp_of(m) >= result['switched_wall']]
     result['switch_said'] = [s.values for t, m in probe.log['/diagnostics'] for s in m.status
                              if s.name == 'robodyn_controller' and returned - 2.5 < t < returned]
@@ -358,25 +364,36 @@ def _latest_stamp(probe):
     return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec if msg else 0.0
 
 
-def _step_ratios(references, copies=()):
-    """(stamps [s], efforts, ratios): each change between two published commands (the
-    ``references`` the node sends with each) over its budget, max_torque_rate x the time
-    between their stamps, one period at least; 0 where the later command is a copy (see
-    _published_step)."""
-    stamps = np.array([_stamp_of(m) for m in references])
-    effort = np.array([m.effort for m in references])
+def _step_ratios(published, copies=()):
+    """(stamps [s], efforts, publications, ratios): each change between two published
+    commands (``published``: (the writer's sequence number or None, the ``reference`` the
+    node sends with each)) over its budget (see _published_step); 0 where the later
+    command is a copy."""
+    numbers = np.array([np.nan if n is None else n for n, _ in published], dtype=float)
+    stamps = np.array([_stamp_of(m) for _, m in published])
+    effort = np.array([m.effort for _, m in published])
     copied = {tuple(row) for row in np.asarray(copies, dtype=float)}
+    # publications per pair: the sequence numbers' difference where both are known, else
+    # the periods between the stamps, one at least
+    count = np.diff(numbers)
+    count = np.where(np.isfinite(count), count, np.maximum(np.diff(stamps) / PERIOD, 1.0))
     ratio = np.abs(np.diff(effort, axis=0)).max(axis=1) / (
-        MAX_TORQUE_RATE * np.maximum(np.diff(stamps), PERIOD))
+        NODE_RATE_SHARE * MAX_TORQUE_RATE * PERIOD * count)
     ratio[[tuple(row) in copied for row in effort[1:]]] = 0.0
-    return stamps, effort, ratio
+    return stamps, effort, count, ratio
 
 
-def _published_step(references, copies=()):
-    """Largest ratio of the change between two published commands (the ``references``
-    the node sends with each) to its budget, max_torque_rate x the time between their
-    stamps, one period at least: a command the probe missed (its reader fell behind the
-    writer's history) lies between two it received, and each spends its own budget.
+def _published_step(published, copies=()):
+    """Largest ratio of the change between two published commands (``published``: the
+    writer's sequence number, or None, and the ``reference`` the node sends with each) to
+    its budget. The node limits each command's change to its max_torque_rate (the
+    launch's NODE_RATE_SHARE of the configured one) x its elapsed
+    time, one period at most (control/safety/kernels.rate_step), so two commands n
+    publications apart may differ by n budgets: a command the probe missed (its reader
+    fell behind the writer's history) lies between two it received and spends its own.
+    n is the writer's sequence numbers' difference; without them, the periods between
+    the commands' stamps (one at least), which undercounts when a late state held the
+    reference time back (control/state_clock.py: the stamps of two commands then repeat).
 
     A command equal to one of ``copies`` (the efforts the arm reported applied, NAMES
     order) is the node's copy of the arm's torque while it has not heard that its consumer
@@ -384,21 +401,22 @@ def _published_step(references, copies=()):
     it was (a node that dropped states under load copies from states cycles apart); it is
     the arm's, and the hardware's witness judges those. The step from a copy to the node's
     next own command is judged."""
-    if len(references) < 2:
+    if len(published) < 2:
         return 0.0
-    return float(_step_ratios(references, copies)[2].max())
+    return float(_step_ratios(published, copies)[3].max())
 
 
-def _worst_published_pair(references, since, said, copies):
+def _worst_published_pair(published, since, said, copies):
     """Why _published_step failed: the pair of published commands that stepped most, the
     later one the node's own (their stamps from ``since``, their efforts), and what the
     node said around the switch."""
-    stamps, effort, ratio = _step_ratios(references, copies)
+    stamps, effort, count, ratio = _step_ratios(published, copies)
     k = int(np.argmax(ratio))
     values = [{kv.key: kv.value for kv in v if kv.key.startswith(('command', 'consumer'))}
               for v in said]
     return (f'{ratio[k]:.3f} budgets between published commands {k} and {k + 1} of '
-            f'{len(references)}, stamped {stamps[k] - since:+.4f} and '
+            f'{len(published)}, {count[k]:g} publications apart, stamped '
+            f'{stamps[k] - since:+.4f} and '
             f"{stamps[k + 1] - since:+.4f} s from the switch's answer:\n"
             f'{np.round(effort[k], 3)}\n{np.round(effort[k + 1], 3)}\n'
             f'the node said before the switch: {values[-3:]}')
@@ -439,19 +457,20 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     stamps, q, effort = released['window']
     assert len(released['published']) > 1000  # the hold goes out every cycle
     assert _published_step(released['published']) <= 1.001, _worst_published_pair(
-        released['published'], _stamp_of(released['published'][0]), [], ())
+        released['published'], _stamp_of(released['published'][0][1]), [], ())
     # from the state the node released the arm at (hold_position is printed to 1e-5 rad);
     # a trip's hold began before the window: all of it
     at = np.flatnonzero(np.abs(q - hold).max(axis=1) < 1e-4)
     after = at[0] if at.size and 'trip position' not in held[0][1] else 0
     # the speed the arm had when it was released: the hold stops it within what a hold
-    # whose torque slews at max_torque_rate needs (RAMP_TO_STOP at that speed), as below
-    # for the stopped node (the goal's first segment starts from the sum of sines' speed)
+    # whose torque slews at the node's max_torque_rate needs (NODE_RAMP_TO_STOP at that
+    # speed), as below for the stopped node (the goal's first segment starts from the sum
+    # of sines' speed)
     near = (stamps >= stamps[after] - 0.3) & (stamps <= stamps[after])
     span = stamps[near][-1] - stamps[near][0] if near.sum() > 1 else 0.0
     speed = max(released['release_speed'], float(
         np.abs(q[near][-1] - q[near][0]).max() / span) if span > 0.0 else 0.0)
-    bound = DRIFT + speed * RAMP_TO_STOP
+    bound = DRIFT + speed * NODE_RAMP_TO_STOP
     stamps, q = stamps[after:], q[after:]
     assert stamps[-1] - stamps[0] > 9.0
     drift = np.abs(q - hold).max(axis=0)
@@ -463,6 +482,7 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
           f'{_published_step(released["published"]):.3f} of the budget published; the '
           f'hardware\'s witness: worst {released["applied"][0]:.3f} N m applied in one cycle')
     print(f'released at {speed:.3f} rad/s: bound {bound:.3f} rad')
+    assert _within_step(released['applied']), released['applied']
     assert drift.max() <= bound, f'drift {drift.max():.4f} rad over ' \
         f'{stamps[-1] - stamps[0]:.1f} s; ' + \
         '\n'.join(line[-200:] for line in released['text'].splitlines()
@@ -478,6 +498,7 @@ def test_activated_again_the_node_ramps_in_without_a_step(released):
     print(f'node path, re-activated: worst applied step {_worst_step(stamps, effort):.3f} N m '
           f"{_largest_steps(stamps, effort, 3)}; the hardware's witness: "
           f'{released["back_applied"][0]:.3f} N m')
+    assert _within_step(released['back_applied']), released['back_applied']
 
 
 def test_switched_back_from_the_jtc_alone_the_arm_gets_no_step(released):
@@ -536,6 +557,7 @@ def test_the_forward_controller_unloaded_leaves_the_arm_held(released):
              f"{released['forward_said']}")
     print(story)
     assert drift <= bound, story
+    assert _within_step(released['forward_applied']), story
 
 
 def test_a_stopped_node_is_not_followed_for_ever(released):
