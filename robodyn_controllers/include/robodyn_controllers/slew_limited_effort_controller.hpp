@@ -28,13 +28,11 @@ namespace robodyn_controllers
 // executor takes several of them in one cycle (a loaded machine) the torque the arm is
 // given steps by several of the node's per-message budgets at once. Limiting the step
 // here, in the hardware's own cycle, bounds what the arm is given whatever arrives when.
-// The node's own per-message limit stays: this one is the hardware-side backstop.
-// Its cost: after messages arrive bunched while the node's stream ramps at its own limit,
-// the torque written lags the newest command by the bunch, and the lag persists while the
-// ramp lasts: a loop latency the node's position hold is built to tolerate (hold_latency),
-// but a limit that fights the node's copy of the applied torque after a switch back, so
-// ros2_control.launch.py runs it with max_torque_rate at its upper bound, for the timeout
-// below (docs/reliability.md).
+// The node's own per-message limit stays. Its cost: after messages arrive bunched while
+// the node's stream ramps at this limit, the torque written lags the newest command by
+// the bunch for as long as the ramp lasts. So ros2_control.launch.py gives this controller
+// the configured max_torque_rate and the node 0.8 of it (NODE_RATE_SHARE): the rest is the
+// room to make a bunch up (docs/reliability.md).
 //
 // Commands that stop are not applied for ever: with `command_timeout` [s] > 0 (default 0.2,
 // four of the node's state timeouts), once no new command has arrived for that long on the
