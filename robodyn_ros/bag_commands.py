@@ -38,7 +38,8 @@ def _validate_fleet(args):
     options = FleetOptions(args.robot, args.tip, args.state_topic, args.reference_topic,
                            args.command_topic, args.max_rms, args.max_abs, args.thresholds,
                            args.tolerance, args.settle_after_stall, args.collision,
-                           args.allow_contacts, not args.no_plots, os.path.abspath(out))
+                           args.allow_contacts, not args.no_plots, os.path.abspath(out),
+                           max_torque_rate=args.max_torque_rate)
     if args.collision and not args.robot:
         raise ConfigError('--collision needs --robot: the observer runs on the model')
     progress = FleetProgress(len(bags), sys.stderr.write) if sys.stderr.isatty() else None
@@ -72,7 +73,8 @@ def _validate_one(args):
                           model, args.max_rms, args.max_abs, args.tolerance, args.out,
                           not args.no_plots, progress=sys.stderr.isatty(),
                           thresholds_file=args.thresholds,
-                          settle_after_stall=args.settle_after_stall, contacts=contacts)
+                          settle_after_stall=args.settle_after_stall, contacts=contacts,
+                          max_torque_rate=args.max_torque_rate)
     print_summary(report)
     if contacts is not None:
         expected = ' (--allow-contacts: expected)' if contacts['count'] and \

@@ -210,6 +210,10 @@ def _validate_parser(sub):
     p.add_argument('--settle-after-stall', type=float, default=0.0, metavar='S',
                    help='count apart the states within S seconds after a gap of the state '
                         'stream over 20 ms (a busy host stood still) [s, 0..10; default 0]')
+    p.add_argument('--max-torque-rate', type=float, default=None, metavar='R',
+                   help='fail the run when the effort the states report (what the hardware '
+                        "applied) changed by more than R x the states' period in one cycle "
+                        '[N m/s, (0, 1e5]; default: reported, not judged]')
     p.add_argument('--out', default=None, help='report directory (default: BAG/validation; '
                                                'a fleet: fleet_report)')
     p.add_argument('--no-plots', action='store_true')

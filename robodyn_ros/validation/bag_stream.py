@@ -13,6 +13,7 @@ from ..io.cdr import float64_multi_array, parse_joint_state
 from ..io.joint_state_batch import JointStateBatch
 from ..io.mcap_chunks import byte_rows
 from .alignment import Aligner
+from .applied_steps import AppliedSteps
 from .metrics import Decimator, TimingStats
 from .references import SampledReference, TrajectoryReference
 
@@ -114,6 +115,7 @@ class BagStream:
         self.state_timing, self.ref_timing = TimingStats(), TimingStats()
         self.aligner: Aligner | None = None
         self.cmd = CommandStats()
+        self.applied = AppliedSteps()  # the effort the states report, per cycle
         self.cmd_plot = Decimator()
         # (receive times [ns] (m,), values (m, n)) blocks, cmd_buffered messages in all
         self.cmd_buffer: list[tuple[np.ndarray, np.ndarray]] = []
@@ -325,6 +327,7 @@ class BagStream:
                 self.states.joints = self.joints
             batch = self.states.take()
             self.state_timing.add(batch.arrival_t)
+            self.applied.add(batch.t, batch.effort)
             if self.aligner is None:
                 self.aligner = Aligner(len(self._known_joints()), self.tolerance, self.dyn,
                                        self.settle_after_stall)
@@ -383,7 +386,7 @@ class BagStream:
                             for t, level, text, key in self.events],
                     residual=aligner.residual.result(self.joints) if aligner.residual
                     else None,
-                    residual_plot=aligner.residual_plot.get())
+                    residual_plot=aligner.residual_plot.get(), applied=self.applied)
 
     def _state_timing(self):
         timing = self.state_timing.result()

@@ -46,6 +46,7 @@ class FleetOptions:
     allow_contacts: bool = False
     plots: bool = False
     out_root: str = 'fleet_report'
+    max_torque_rate: float | None = None
 
 
 def is_bag(path: str) -> bool:
@@ -128,7 +129,8 @@ def _validate(bag, options, out_dir):
                         options.command_topic, model, options.max_rms, options.max_abs,
                         options.tolerance, out_dir, options.plots,
                         thresholds_file=options.thresholds,
-                        settle_after_stall=options.settle_after_stall, contacts=contacts)
+                        settle_after_stall=options.settle_after_stall, contacts=contacts,
+                        max_torque_rate=options.max_torque_rate)
 
 
 def _contacts(bag, model, options):

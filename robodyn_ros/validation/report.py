@@ -189,6 +189,10 @@ def _markdown(report):
         lines.append(f'Largest command step between consecutive messages: {step:.4g} N m'
                      + (f' (at {at:.3f} s from the first message).' if at is not None
                         else '.'))
+    applied, at = report['torque'].get('applied_step'), report['torque'].get('applied_step_time')
+    if applied is not None and at is not None:
+        lines.append(f'Largest applied torque step in one cycle (the effort the states report): '
+                     f'{applied:.4g} N m, {at:.3f} s after the first state.')
     d = report['diagnostics']
     if d:
         rate = d.get('rate_hz_min')

@@ -95,7 +95,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  out_dir: str | None = None, plots: bool = True, progress: bool = False,
                  thresholds_file: str | None = None,
                  settle_after_stall: float = 0.0,
-                 contacts: ContactsSummary | None = None) -> ValidationReport:
+                 contacts: ContactsSummary | None = None,
+                 max_torque_rate: float | None = None) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -115,12 +116,18 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             without the host's. 0: every state counts.
         contacts: what the collision observer found in the same bag
             (contacts_report.contacts_summary); a contact fails the run unless allowed.
+        max_torque_rate: [N m/s]; the run fails when the effort the states report (what
+            the hardware applied) changed by more than this x the states' period in one
+            cycle (validation.applied_steps). None: reported, not judged.
 
     Returns:
         The report (also written to report.json; keys in validation.report_schema).
     """
     from .report import add_contacts, build_report, write_outputs
     thresholds = resolve_thresholds(max_rms, max_abs, thresholds_file)
+    if max_torque_rate is not None and not 0.0 < max_torque_rate <= 1e5:
+        raise ConfigError(f'max_torque_rate must be within (0, 1e5] N m/s, got '
+                          f'{max_torque_rate}')
     if not 0.0 <= settle_after_stall <= 10.0:
         raise ConfigError(f'settle_after_stall must be within [0, 10] s, got '
                           f'{settle_after_stall}')
@@ -141,9 +148,23 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                           model, thresholds, tolerance)
     report['start_time'] = None if start_ns is None else start_ns * 1e-9
     report['recovered'] = bag.recovered is not None
+    _judge_applied(report, result['applied'], result['joints'], max_torque_rate)
     if contacts is not None:
         add_contacts(report, contacts)
     if out_dir is None:
         out_dir = os.path.join(str(bag_path), 'validation')
     write_outputs(report, result, out_dir, plots)
     return report
+
+
+def _judge_applied(report: ValidationReport, applied, joints: list[str],
+                   max_torque_rate: float | None) -> None:
+    """The applied torque's worst step per cycle into the report's torque section; a step
+    over ``max_torque_rate``'s budget fails the run."""
+    report['torque']['applied_step'] = applied.worst if applied.period is not None else None
+    report['torque']['applied_step_time'] = None if applied.at is None or \
+        applied.first is None else applied.at - applied.first
+    reason = None if max_torque_rate is None else applied.failure(max_torque_rate, joints)
+    if reason:
+        report['failures'].append(reason)
+        report['passed'] = False

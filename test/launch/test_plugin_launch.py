@@ -135,9 +135,12 @@ def _goals_and_switches(probe, result):
 def _validate(bag, max_rms):
     """The law's own tracking: the states within SETTLE of a stall of the loop (a gap of
     /joint_states over 20 ms: the physics went on with the last command while the JTC's
-    wall-clock reference jumped ahead) are counted apart (validate --settle-after-stall)."""
+    wall-clock reference jumped ahead) are counted apart (validate --settle-after-stall).
+    And what the arm was given: the effort the lock-step hardware reports (the torque it
+    applied) changes by at most MAX_TORQUE_RATE x one period a cycle (--max-torque-rate)."""
     from robodyn_ros.validation.validate import validate_bag
-    return validate_bag(bag, max_rms=max_rms, plots=False, settle_after_stall=SETTLE)
+    return validate_bag(bag, max_rms=max_rms, plots=False, settle_after_stall=SETTLE,
+                        max_torque_rate=MAX_TORQUE_RATE)
 
 
 def test_the_chain_tracks_the_reference_under_load(plugin_run):
