@@ -93,8 +93,7 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  model: RobotModel | None = None, max_rms: float | None = None,
                  max_abs: float | None = None, tolerance: float = 1e-3,
                  out_dir: str | None = None, plots: bool = True, progress: bool = False,
-                 thresholds_file: str | None = None,
-                 settle_after_stall: float = 0.0,
+                 thresholds_file: str | None = None, settle_after_stall: float = 0.0,
                  contacts: ContactsSummary | None = None,
                  max_torque_rate: float | None = None) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
@@ -116,21 +115,15 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             without the host's. 0: every state counts.
         contacts: what the collision observer found in the same bag
             (contacts_report.contacts_summary); a contact fails the run unless allowed.
-        max_torque_rate: [N m/s]; the run fails when the effort the states report (what
-            the hardware applied) changed by more than this x the states' period in one
-            cycle (validation.applied_steps). None: reported, not judged.
+        max_torque_rate: [N m/s]; a change of the applied effort (validation.applied_steps)
+            above this x the states' period in one cycle fails the run. None: reported.
 
     Returns:
         The report (also written to report.json; keys in validation.report_schema).
     """
     from .report import add_contacts, build_report, write_outputs
     thresholds = resolve_thresholds(max_rms, max_abs, thresholds_file)
-    if max_torque_rate is not None and not 0.0 < max_torque_rate <= 1e5:
-        raise ConfigError(f'max_torque_rate must be within (0, 1e5] N m/s, got '
-                          f'{max_torque_rate}')
-    if not 0.0 <= settle_after_stall <= 10.0:
-        raise ConfigError(f'settle_after_stall must be within [0, 10] s, got '
-                          f'{settle_after_stall}')
+    _check_options(settle_after_stall, max_torque_rate)
     with BagReader(bag_path) as bag:
         roles, ref_type = _topics(bag, state_topic, reference_topic, command_topic)
         wanted = [t for t in roles.values() if t]
@@ -168,3 +161,13 @@ def _judge_applied(report: ValidationReport, applied, joints: list[str],
     if reason:
         report['failures'].append(reason)
         report['passed'] = False
+
+
+def _check_options(settle_after_stall: float, max_torque_rate: float | None) -> None:
+    """ConfigError naming an option out of its range."""
+    if max_torque_rate is not None and not 0.0 < max_torque_rate <= 1e5:
+        raise ConfigError(f'max_torque_rate must be within (0, 1e5] N m/s, got '
+                          f'{max_torque_rate}')
+    if not 0.0 <= settle_after_stall <= 10.0:
+        raise ConfigError(f'settle_after_stall must be within [0, 10] s, got '
+                          f'{settle_after_stall}')
