@@ -11,7 +11,7 @@ from robodyn_ros.validation.validate import validate_bag
 PERIOD = 1e-3
 
 
-def _ramp(count, slope, t0=100.0):
+def _ramp(count, slope, t0=1.79e9):
     """States every PERIOD from t0 [s]; effort on joint 2 changing ``slope`` N m a cycle."""
     t = t0 + PERIOD * np.arange(count)
     effort = np.zeros((count, 2))
@@ -24,12 +24,14 @@ def test_a_ramp_at_the_limit_passes_and_one_cycle_beyond_it_fails_naming_joint_a
     effort[150:, 1] += 0.5  # one cycle changes by 1.5 N m
     steps = AppliedSteps()
     steps.add(t, effort)
-    assert steps.period == pytest.approx(PERIOD)
+    assert steps.period == pytest.approx(PERIOD, rel=1e-3)  # stamps since 1970: 0.24 us
     assert steps.worst == pytest.approx(1.5)
     assert steps.failure(1500.0, ['a', 'b']) is None
+    assert steps.failure(1499.0, ['a', 'b']) is None  # the stamps' resolution: 0.1 %
+    assert steps.failure(1498.0, ['a', 'b']) is not None
     reason = steps.failure(1000.0, ['a', 'b'])
     assert reason is not None and 'on b 0.150 s after the first state' in reason
-    assert '1.5 N m in one cycle' in reason and 'budget 1 N m' in reason
+    assert '1.5 N m in one cycle' in reason and 'over the budget 0.9999 N m' in reason
 
 
 def test_states_the_recording_lost_span_as_many_cycles_as_their_stamps_say():
