@@ -3,7 +3,9 @@ to see which cases catch it (docs/reliability.md, "Each defect ... put back").
 
     git worktree add /tmp/defects HEAD
     python3 scripts/put_back_defects.py /tmp/defects D2 D3 D5
-    (cd /tmp/defects && bash scripts/build_workspace.sh /tmp/ws_defects)
+    ln -s "$PWD/.venv" /tmp/defects/.venv
+    ROBODYN_ROS_WHEELS="$PWD/../shared/wheels" \
+        bash /tmp/defects/scripts/build_workspace.sh /tmp/ws_defects
     ROBODYN_TEST_WS=/tmp/ws_defects PYTHONPATH=/tmp/defects \\
         .venv/bin/python -m pytest -q test/launch/test_default_path_faults.py
 
