@@ -300,7 +300,13 @@ def _cases(probe, launch, result):
     released_at = time.monotonic()
     result['released'] = probe.switch([], ['joint_trajectory_controller',
                                            'robodyn_controller'])
+    # 10 s of states stamped after the switch's answer (the hardware's clock, the wall
+    # clock here): a probe that hears them late under load spins on for them, 25 s at most
+    until, deadline = time.time() + 10.5, time.monotonic() + 25.0
     probe.spin(10.0)
+    while _stamp_of(probe.log['/joint_states'][-1][1]) < until and \
+            time.monotonic() < deadline:
+        probe.spin(0.5)
     result['release_window'] = _series(probe, released_at)
     result['release_applied'] = _applied(probe, released_at)
     result['hardware_said'] = launch.wait_for(RELEASED, 1.0)
