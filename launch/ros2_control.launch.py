@@ -70,7 +70,7 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
-from robodyn_ros.defaults import CONTROLLER_NAME
+from robodyn_ros.defaults import CONTROLLER_NAME, NODE_RATE_SHARE
 from robodyn_ros.nodes.launch_robot import LaunchArgumentError as ArgumentError
 from robodyn_ros.nodes.launch_robot import new_bag_path
 
@@ -84,12 +84,6 @@ COMMAND_TOPIC = '/effort_controller/commands'
 #: of the node's state timeouts (0.2 s by default): a node that is late recovers within its
 #: own watchdog's time; one this late has stopped.
 COMMAND_TIMEOUTS = 4
-#: The node path's share of max_torque_rate: the node limits what it publishes to this
-#: share, the forward controller limits what the hardware applies to all of it. The rest is
-#: the forward side's room to catch up with a stream whose messages arrived bunched (a
-#: loaded machine): a bunch of k messages is made up within 4 k cycles, while with no room
-#: the lag would last as long as the node's stream ramps at its limit.
-NODE_RATE_SHARE = 0.8
 #: plugin: JTC -> the C++ robodyn_controllers controller in controller_manager's loop;
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')

@@ -5,7 +5,8 @@ where a bag records them.
 """
 
 __all__ = ['GRAVITY', 'CONTROLLER_NAME', 'JOINT_STATES', 'COMMAND_TOPIC', 'REFERENCE_TOPIC',
-           'CONTROLLER_STATE_TOPIC', 'DIAGNOSTICS_TOPIC', 'MAX_JOINT_NAMES']
+           'CONTROLLER_STATE_TOPIC', 'DIAGNOSTICS_TOPIC', 'MAX_JOINT_NAMES',
+           'NODE_RATE_SHARE']
 
 #: Gravity in the base_link frame [m/s^2].
 GRAVITY = (0.0, 0.0, -9.81)
@@ -23,3 +24,10 @@ DIAGNOSTICS_TOPIC = '/diagnostics'
 #: Most joint names a JointState may carry before it is refused undecoded (a cell with
 #: several arms, grippers and a base has tens; a million would stall any decoder).
 MAX_JOINT_NAMES = 1024
+#: The node path's share of max_torque_rate: the Python node limits what it publishes to this
+#: share, the forward controller (SlewLimitedEffortController) limits what the hardware
+#: applies to all of it. The rest is the forward side's room to catch up with a stream whose
+#: messages arrived bunched (a loaded machine): a bunch of k messages is made up within 4 k
+#: cycles, while with no room the lag would last as long as the node's stream ramps at its
+#: limit. Read by ros2_control.launch.py and by the tests that judge the node's steps.
+NODE_RATE_SHARE = 0.8

@@ -37,6 +37,8 @@ from test_default_path_faults import (
 )
 from test_ros2_control_launch import NAMES, ROBODYN_ACTION, _Hogs, _Launch, _require
 
+from robodyn_ros.defaults import NODE_RATE_SHARE
+
 pytestmark = pytest.mark.integration
 
 DOMAIN = 98
@@ -49,8 +51,6 @@ NODE = '/robodyn_controller'
 #: applied step from the hardware's witness. REFERENCE carries every command the node
 #: publishes (chain order), stamped with its reference time.
 REFERENCE = '/robodyn_controller/reference'
-#: ros2_control.launch.py's NODE_RATE_SHARE: the node's share of max_torque_rate.
-NODE_RATE_SHARE = 0.8
 #: The forward controller's command_timeout [s] in the launch (4 state timeouts).
 COMMAND_TIMEOUT = 0.2
 #: Seconds at the held speed a hold needs to stop the arm at most: its torque slews from
