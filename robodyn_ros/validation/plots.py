@@ -16,10 +16,21 @@ def _from_zero(t):
     return t - t[0] if len(t) else t
 
 
-#: Points drawn per curve at most: a bucket's smallest and largest sample each (the peaks
-#: stay visible), far more than the figure's pixels across and a fraction of the samples
-#: kept for plotting (40 000 rows draw several times slower).
-BUCKETS = 1500
+#: Buckets per curve: each is drawn as its smallest and largest sample (the peaks stay
+#: visible). As many as the widest plot area has pixel columns (11 in at 90 dpi less the
+#: 3.6 in of margins: 666) and no more: a pixel column then shows exactly its samples'
+#: range, and more buckets only lengthen the paths Agg rasterises, the plots' largest cost
+#: on a long bag.
+BUCKETS = 700
+
+
+def _subplots(*args, figsize, **kwargs):
+    """(figure, axes) as pyplot.subplots gives them, without pyplot: a figure that Agg
+    draws straight to its file (no figure manager, no backend to select, no global state
+    to clean up after each figure)."""
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=figsize)
+    return fig, fig.subplots(*args, **kwargs)
 
 
 def _envelope(t, values):
@@ -52,12 +63,12 @@ def _margins(fig, legend=True):
                         top=1.0 - TOP / height, bottom=BOTTOM / height)
 
 
-def _per_joint(plt, joints, t, rows, title, unit, band=None):
+def _per_joint(joints, t, rows, title, unit, band=None):
     """One axis per joint; ``rows``: [(values (m, n), style, label)]; the worst sample of
     each joint marked (where and when it went wrong)."""
     from matplotlib.ticker import MaxNLocator
     n = len(joints)
-    fig, axes = plt.subplots(n, 1, figsize=(10, 1.6 * n + 1.3), sharex=True, squeeze=False)
+    fig, axes = _subplots(n, 1, figsize=(10, 1.6 * n + 1.3), sharex=True, squeeze=False)
     fig.suptitle(title, fontsize=10)
     curves = [(*_envelope(t, values), style, label) for values, style, label in rows]
     for j, ax in enumerate(axes[:, 0]):
@@ -82,12 +93,16 @@ def _per_joint(plt, joints, t, rows, title, unit, band=None):
     return fig
 
 
-def _all_joints(plt, labels, t, values, ylabel, xlabel, title):
-    """Every joint on one axis, the legend outside it (it would cover the curves)."""
-    fig, ax = plt.subplots(figsize=(11, 4))
+def _all_joints(labels, t, values, ylabel, xlabel, title, dashed=None):
+    """Every joint on one axis, the legend outside it (it would cover the curves);
+    ``dashed``: a second series per joint, drawn dashed in the joint's colour."""
+    fig, ax = _subplots(figsize=(11, 4))
     tc, values = _envelope(t, values)
+    td, second = _envelope(t, dashed) if dashed is not None else (None, None)
     for j in range(values.shape[1]):
-        ax.plot(tc[:, j], values[:, j], label=labels[j] if j < len(labels) else str(j))
+        line, = ax.plot(tc[:, j], values[:, j], label=labels[j] if j < len(labels) else str(j))
+        if second is not None:
+            ax.plot(td[:, j], second[:, j], '--', color=line.get_color())
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.legend(fontsize=6, loc='upper left', bbox_to_anchor=(1.0, 1.0))
     ax.grid(alpha=0.3)
@@ -100,14 +115,14 @@ def _all_joints(plt, labels, t, values, ylabel, xlabel, title):
 PERIOD_SPREAD = 1e-6
 
 
-def _histogram(plt, periods):
+def _histogram(periods):
     """The state periods' deviation from their median [us], log counts: jitter and late
     states at a glance; None when they do not vary (lock step)."""
     median = float(np.median(periods))
     deviation = (periods - median) * 1e6
     if float(np.ptp(periods)) < PERIOD_SPREAD:
         return None
-    fig, ax = plt.subplots(figsize=(6, 3.5))
+    fig, ax = _subplots(figsize=(6, 3.5))
     ax.hist(deviation, bins=60)
     ax.set_yscale('log')
     ax.ticklabel_format(axis='x', useOffset=False, style='plain')
@@ -121,37 +136,36 @@ def _histogram(plt, periods):
 
 def write_plots(result, report, out_dir):
     """Write the plots; return {name: path}."""
-    import matplotlib
-    matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
     joints = result['joints']
     figures = {}
     if result['plot'] is not None:
         t, q_ref, q = result['plot']
         t = _from_zero(t)
-        figures['tracking'] = _per_joint(
-            plt, joints, t, [(q_ref, '-', 'reference'), (q, '--', 'measured')],
-            'reference and measured position (they overlap when tracking is good: the '
-            'error is in error.png)', 'rad or m')
+        # one axis: the two curves overlap when tracking is good; seven panels of them
+        # showed the motion no better than one and cost more to draw (error.png has the
+        # panel per joint)
+        figures['tracking'] = _all_joints(
+            joints, t, q_ref, 'position [rad or m]', STAMPS,
+            'reference (solid) and measured (dashed) position; the error per joint is in '
+            'error.png', dashed=q)
         figures['error'] = _per_joint(
-            plt, joints, t, [(q_ref - q, '-', 'reference - measured')],
+            joints, t, [(q_ref - q, '-', 'reference - measured')],
             'tracking error per joint', 'rad or m', band=report['tolerance_band'])
     if result['command_plot'] is not None:
         t, tau = result['command_plot']
-        figures['torques'] = _all_joints(plt, joints, _from_zero(t), tau, 'command [N m or N]',
+        figures['torques'] = _all_joints(joints, _from_zero(t), tau, 'command [N m or N]',
                                          RECEIVED, 'effort commands')
     if result['residual_plot'] is not None:
         t, residual = result['residual_plot']
-        figures['residual'] = _all_joints(plt, joints, _from_zero(t), residual,
+        figures['residual'] = _all_joints(joints, _from_zero(t), residual,
                                           'effort - model [N m or N]', STAMPS,
                                           'model residual: measured effort minus the model')
     if result['periods'].size:
-        timing = _histogram(plt, result['periods'])
+        timing = _histogram(result['periods'])
         if timing is not None:
             figures['timing'] = timing
     paths = {}
     for name, fig in figures.items():
         paths[name] = os.path.join(out_dir, f'{name}.png')
         fig.savefig(paths[name], dpi=90)  # one draw: the margins are fixed (_margins)
-        plt.close(fig)
     return paths
