@@ -98,11 +98,11 @@ def _all_joints(labels, t, values, ylabel, xlabel, title, dashed=None):
     ``dashed``: a second series per joint, drawn dashed in the joint's colour."""
     fig, ax = _subplots(figsize=(11, 4))
     tc, values = _envelope(t, values)
-    td, second = _envelope(t, dashed) if dashed is not None else (None, None)
+    second = _envelope(t, dashed) if dashed is not None else None
     for j in range(values.shape[1]):
         line, = ax.plot(tc[:, j], values[:, j], label=labels[j] if j < len(labels) else str(j))
         if second is not None:
-            ax.plot(td[:, j], second[:, j], '--', color=line.get_color())
+            ax.plot(second[0][:, j], second[1][:, j], '--', color=line.get_color())
     ax.set(title=title, xlabel=xlabel, ylabel=ylabel)
     ax.legend(fontsize=6, loc='upper left', bbox_to_anchor=(1.0, 1.0))
     ax.grid(alpha=0.3)
