@@ -1,4 +1,5 @@
-"""Defaults shared by every layer, written once: gravity and the topic names.
+"""Defaults shared by every layer, written once: gravity, the topic names and the node
+path's share of the torque rate limit.
 
 Topic names are relative where nodes use them (namespaces and remapping work) and absolute
 where a bag records them.
