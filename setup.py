@@ -64,7 +64,6 @@ setup(
         ('share/' + package_name, ['package.xml']),
         share('launch', '*.launch.py'),
         share('config', '*.yaml'),
-        share('config', '*.xml'),
         share('urdf', '*.urdf'),
     ],
     install_requires=['setuptools', 'numpy', 'pyyaml'],
