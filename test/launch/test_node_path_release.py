@@ -289,8 +289,9 @@ def _stop_the_node(probe, result, group):
 
 
 def _starved(released):
-    """Every attempt's goal ended early because the node went safe on a gap in its joint
-    states (``no valid joint state``): the loaded machine, not the release, decided it."""
+    """All four attempts' goals ended early, and in the last one the node said it went
+    safe on a gap in its joint states (``no valid joint state``): the loaded machine, not
+    the release, decided it (the attempts' outcomes are printed with the skip)."""
     attempts = released.get('attempts') or []
     said = ' '.join(released['before_release'][0]) if released.get('before_release') else ''
     return len(attempts) == 4 and all(isinstance(a, tuple) for a in attempts) and \
