@@ -88,11 +88,16 @@ def _judged(report):
     after stalls), or None."""
     if not report['passed']:
         return f"tracking failed ({report['failures']})"
-    overall = report['overall']
-    excluded = overall['excluded_after_stalls']
-    if excluded > MAX_EXCLUDED * (excluded + overall['samples']):
-        return f'{excluded} states set apart after stalls, of {excluded + overall["samples"]}'
+    excluded, total = _set_apart(report)
+    if excluded > MAX_EXCLUDED * total:
+        return f'{excluded} states set apart after stalls, of {total}'
     return None
+
+
+def _set_apart(report):
+    """(states set apart after stalls, states recorded in all) of a run's report."""
+    excluded = report['overall']['excluded_after_stalls']
+    return excluded, excluded + report['overall']['samples']
 
 
 def _plugin_run(ros_launch_env, tmp_path_factory, hardware):
@@ -176,9 +181,8 @@ def test_the_chain_tracks_the_reference_under_load(plugin_run):
     kept = (overall['samples'] + overall['excluded_after_stalls']) / (1e3 * overall['duration'])
     assert kept > 0.95 or any('lost in recording' in w for w in report['warnings']), \
         (kept, report['warnings'])
-    excluded = report['overall']['excluded_after_stalls']
-    assert excluded <= MAX_EXCLUDED * (excluded + report['overall']['samples']), \
-        (excluded, plugin_run['stalls'])
+    excluded, total = _set_apart(report)
+    assert excluded <= MAX_EXCLUDED * total, (excluded, plugin_run['stalls'])
 
 
 def test_a_goal_through_the_real_jtc_succeeds(plugin_run):
