@@ -80,9 +80,9 @@ class ControllerNode(LifecycleNode):
         for parameter in PARAMETERS.values():
             declare(self, parameter.name, parameter.default, parameter.description, True,
                     not parameter.runtime)
-        if spare is None:  # a node built in a process that is in DDS already
+        if spare is None:  # a node built without controller_main: its spare starts now
             spare = SpareGateway(self.get_parameter('input_gateway').value is True)
-            spare.join()
+        spare.join()  # this process is in DDS now: the spare joins within its announcements
         self.spare = spare
         self.configuring = False  # during on_configure (read by on_set_parameters)
         self.add_on_set_parameters_callback(self.on_set_parameters)

@@ -3,8 +3,9 @@ robodyn_ros.nodes.controller_main``).
 
 The input gateway's spare process is started before anything heavy is imported: it
 imports rclpy while this process imports the controller's modules (numba, numpy, rclpy:
-about 1 s), and it joins DDS when told, right before this process joins
-(gateway_process.SpareGateway: why together). This module imports nothing heavy itself.
+about 1 s), and it joins DDS when told, right after this process has joined
+(gateway_process.SpareGateway: why together, and why in that order). This module imports
+nothing heavy itself.
 """
 
 __all__ = ['main']
@@ -16,7 +17,6 @@ def main(args=None):
     spare = SpareGateway(True)
     from .controller import ControllerNode
     from .node_runner import run_node
-    spare.wait_joined()
     return run_node(lambda: ControllerNode(spare=spare), 'controller', args,
                     events_executor=True)
 

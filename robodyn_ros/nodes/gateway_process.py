@@ -123,13 +123,15 @@ class SpareGateway:
 
     Why: DDS discovery between two processes on one host takes 0.2–0.6 s when the second
     participant appears while the first still sends its initial announcements (Fast DDS:
-    5 in its first 0.5 s), and 2.5 s when it appears later, until the first one's next
-    periodic announcement (measured: a parent 1 s old, half of the starts). A gateway
-    started at configure came after the node's parameters and model, too late; a spare
-    that joined as soon as it could came 0.5 s before a controller still importing. So the
-    spare's imports overlap the controller's, and both join together: the spare when the
-    controller is about to (:meth:`wait_joined`), the controller right after it, and each
-    hears the other's first announcements.
+    5 in its first 0.5 s), and 3 s when it appears later, until the first one's next
+    periodic announcement. A gateway that joined at configure came a second after the
+    controller, too late (1 start in 10 configured after 4.5–5 s). So the spare's imports
+    overlap the controller's, and it joins (a placeholder node: rclpy.init alone does not
+    join) as soon as the controller's node exists (:meth:`join`, from the node's
+    constructor), well within the controller's announcements. In that order, not the spare
+    first: a spare that joined first took the lower participant id, and the controller's
+    first command then reached a process that was in DDS before it 3 s late in about half
+    of the starts (measured: 9 of 20, against 1 of 20 in this order; docs/benchmarks.md).
 
     Args:
         enabled: start one (the node's ``input_gateway`` parameter); False: none.
@@ -177,6 +179,9 @@ class SpareGateway:
 
     def take(self) -> 'subprocess.Popen | None':
         """The spare process, once, if it is still running; else None."""
+        if self._joined is not None:  # nobody waits for its byte any more
+            os.close(self._joined)
+            self._joined = None
         proc, self.proc = self.proc, None
         return proc if proc is not None and proc.poll() is None else None
 

@@ -159,6 +159,23 @@ def test_a_spare_gateway_joins_dds_only_when_told():
         spare.close()
 
 
+def test_a_spare_that_says_it_joined_is_in_dds(probe):
+    """When the spare says it joined, it has: its participant exists (a hidden placeholder
+    node; rclpy.init alone does not join), so the controller that joins right after it hears
+    its first announcements and it hears the controller's (gateway_process.SpareGateway)."""
+    from robodyn_ros.nodes.gateway_process import SpareGateway
+    node, executor = probe
+    spare = SpareGateway(True)
+    try:
+        assert spare.wait_joined(20.0), 'the spare never said it joined DDS'
+        pid = spare.proc.pid if spare.proc is not None else -1
+        name = f'_robodyn_spare_{pid}'
+        assert _spin_until(executor, lambda: name in node.get_node_names(), 10.0), (
+            f'{name} not in the graph: {node.get_node_names()}')
+    finally:
+        spare.close()
+
+
 def test_a_spare_gateway_given_its_arguments_forwards(probe):
     """The spare (started before the node configures) serves as a gateway started with its
     arguments does: announced, and a trajectory within bounds forwarded."""
