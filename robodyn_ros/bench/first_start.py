@@ -11,6 +11,10 @@ from ..nodes.faults.probe import Harness
 
 __all__ = ['first_command', 'first_start']
 
+#: A first command later than this after the 'configured' line is counted as late [s]: in
+#: a start without a discovery wait the two are within 0.01 s.
+LATE = 0.5
+
 
 def first_command(env: dict | None = None) -> tuple[str | None, float, float]:
     """(the controller's 'configured' line, seconds to it (its log stamp, wall clock),
@@ -45,8 +49,11 @@ def first_start(runs: int = 3) -> list[str]:
             line, configured, seconds = first_command(env)
             ready.append(configured)
             first.append(seconds)
+        late = [f'{f:.2f}' for c, f in zip(ready, first) if not f - c <= LATE]
         lines.append(f'{label:<20} configured {min(ready):.2f}-{max(ready):.2f} s, first '
                      f'command {min(first):.2f}-{max(first):.2f} s after the process '
-                     f'started ({runs} runs; each: {" ".join(f"{t:.2f}" for t in ready)}); '
+                     f'started ({runs} runs; each: {" ".join(f"{t:.2f}" for t in ready)}; '
+                     f'first command over {LATE:g} s after configured in {len(late)}'
+                     f'{": " + " ".join(late) if late else ""}); '
                      f'{line.split("]: ")[-1][:160] if line else ""}')
     return lines

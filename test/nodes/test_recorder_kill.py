@@ -4,7 +4,11 @@ received up to its last flush is validated from the bag.
 The recorder runs at ``nice:=0`` here. Its default, nice 10, yields the CPU to control. On
 a loaded machine that lets it fall seconds behind (fresh clone, two hogs: 4430 of 9647
 states written when it was killed at 9.6 s), and a kill loses that backlog too
-(docs/real_arm.md). That is the scheduling policy, not the flush this test checks."""
+(docs/real_arm.md). That is the scheduling policy, not the flush this test checks. Even at
+nice 0 a suite beside two hogs left it 2.8 s behind once (6820 of 9623 states). So what is
+judged is what the recorder had received, read from the bag itself: its last state was
+received within ``flush_period`` (plus slack) of the kill, and no state published before
+that one is missing. How far behind it was is printed."""
 
 import os
 import random
@@ -53,7 +57,7 @@ def test_sigkill_at_a_random_moment_keeps_at_least_90_percent(tmp_path, storage,
             assert time.monotonic() < deadline and proc.poll() is None, proc.stderr.read()
             time.sleep(0.05)
         time.sleep(0.5)
-        sent = _publish_until_killed(state_pub, ref_pub, proc, kill_at)
+        stamps, killed = _publish_until_killed(state_pub, ref_pub, proc, kill_at)
     finally:
         node.destroy_node()
         rclpy.shutdown(context=context)
@@ -63,24 +67,53 @@ def test_sigkill_at_a_random_moment_keeps_at_least_90_percent(tmp_path, storage,
     assert proc.returncode == -signal.SIGKILL
     assert not (bag / 'metadata.yaml').exists()  # killed: no clean close
     report = validate_bag(bag, out_dir=str(tmp_path / 'out'), plots=False, max_rms=1e-6)
-    validated = report['overall']['samples']
-    print(f'{storage}: killed at {kill_at:.2f} s, {validated} of {sent} states validated')
-    assert validated >= 0.9 * sent, (validated, sent, kill_at)
+    validated, sent = report['overall']['samples'], len(stamps)
+    received, stamped = _states_in_bag(bag)
+    behind = received[-1] - stamped[-1]  # how far the recorder lagged at its last state [s]
+    before = sum(1 for t in stamps if t <= stamped[-1])
+    print(f'{storage}: killed at {kill_at:.2f} s, {validated} of {sent} states validated; '
+          f'the last one received {killed - received[-1]:.3f} s before the kill, '
+          f'{behind:.3f} s after it was published; {len(stamped)} of the {before} '
+          'published up to it in the bag')
+    assert killed - received[-1] <= FLUSH_PERIOD + SLACK, (killed - received[-1], behind)
+    assert len(stamped) >= 0.99 * before, (len(stamped), before)
+    assert validated >= 0.99 * len(stamped), (validated, len(stamped))
     assert report['passed'] and any('recovered' in w for w in report['warnings'])
+
+
+#: The recorder's flush_period [s] (its default) and the slack on it [s]: the last flush
+#: committing, the recorder's last turn of its loop.
+FLUSH_PERIOD, SLACK = 0.1, 0.3
+
+
+def _states_in_bag(bag):
+    """(receive times, header stamps) [s, wall clock] of the bag's states, in order."""
+    from rclpy.serialization import deserialize_message
+
+    from robodyn_ros.io import BagReader
+    received, stamped = [], []
+    with BagReader(bag) as reader:
+        for _, _, t, raw in reader.messages([TOPICS[0]]):
+            msg = deserialize_message(bytes(raw), JointState)
+            received.append(t * 1e-9)
+            stamped.append(msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9)
+    return received, stamped
 
 
 def _publish_until_killed(state_pub, ref_pub, proc, kill_at):
     """States and references at 1 kHz (q = q_ref: zero error); SIGKILL the recorder at
-    ``kill_at`` s. Returns how many states were published before the kill."""
+    ``kill_at`` s. Returns the header stamps of the states published before the kill, and
+    the wall clock time of the kill [s]."""
     state, ref = JointState(), JointState()
     state.name = ref.name = ['a', 'b']
     start = time.monotonic()
-    sent = 0
+    stamps = []
     while True:
         now = time.monotonic()
         if now - start >= kill_at:
+            killed = time.time()
             proc.send_signal(signal.SIGKILL)
-            return sent
+            return stamps, killed
         q = [np.sin(now - start), 0.0]
         stamp = rclpy.clock.Clock().now().to_msg()
         for msg in (ref, state):
@@ -88,8 +121,8 @@ def _publish_until_killed(state_pub, ref_pub, proc, kill_at):
             msg.position, msg.velocity = q, [np.cos(now - start), 0.0]
         ref_pub.publish(ref)
         state_pub.publish(state)
-        sent += 1
-        time.sleep(max(0.0, start + sent * 1e-3 - time.monotonic()))
+        stamps.append(stamp.sec + stamp.nanosec * 1e-9)
+        time.sleep(max(0.0, start + len(stamps) * 1e-3 - time.monotonic()))
 
 
 def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_path):
