@@ -137,8 +137,8 @@ def mock_run(ros_launch_env, tmp_path_factory):
         goal = moveit_like_goal(NAMES, [q0.get(n, 0.0) for n in NAMES])
         reference, jtc_state = '/robodyn_controller/reference', \
             '/joint_trajectory_controller/controller_state'
-        result['robodyn'] = probe.follow(ROBODYN_ACTION, goal)
-        result['robodyn_path'] = list(probe.log[reference])
+        result['robodyn'], result['robodyn_path'] = _follow_through_state_gaps(
+            probe, goal, reference)
         result['robodyn_preempted'] = probe.preempt(ROBODYN_ACTION, goal)
         result['switched'] = probe.switch_node_path(['joint_trajectory_controller'],
                                                     ['effort_controller'])
@@ -151,6 +151,27 @@ def mock_run(ros_launch_env, tmp_path_factory):
     result['code'], result['text'], result['exit_s'] = launch.stop()
     result['timeline'] = launch.exit_timeline()
     return result
+
+
+def _follow_through_state_gaps(probe, goal, reference, attempts=3):
+    """robodyn's (accepted, status, result) for ``goal``, and the reference it published
+    meanwhile. A goal the node aborted because its states stopped for over state_timeout
+    (the Python node on a loaded machine: 53 ms once beside two hogs) is sent again once
+    the node has recovered by itself, at most ``attempts`` times in all: the trip is the
+    safety doing its job, not a path to compare. Mock hardware does not move, so each
+    attempt starts where the first did. Every attempt's outcome is printed."""
+    outcomes = []
+    for _ in range(attempts):
+        start = len(probe.log[reference])
+        outcome = probe.follow(ROBODYN_ACTION, goal)
+        outcomes.append(outcome)
+        text = outcome[2].error_string if outcome[2] is not None else ''
+        if 'no valid joint state' not in text:
+            break
+        probe.spin(1.0)  # the watchdog recovers when states return; ramp-in 0.2 s
+    print('robodyn goal attempts: ' + '; '.join(
+        f'status {o[1]} {o[2].error_string if o[2] is not None else ""!r}' for o in outcomes))
+    return outcomes[-1], list(probe.log[reference])[start:]
 
 
 def test_mock_stack_comes_up_and_stops_on_ctrl_c(mock_run):
