@@ -2,8 +2,9 @@
 
 Topics are subscribed as raw CDR (no deserialization) once their type is known: given in
 the ``types`` parameter or discovered from the ROS graph. The bag is closed cleanly on
-SIGINT/SIGTERM; everything older than ``flush_period`` is on disk even if the recorder is
-killed (SIGKILL, power loss), and ``robodyn validate`` recovers such a bag.
+SIGINT/SIGTERM; everything older than ``flush_period`` is kept even if the recorder is
+killed (SIGKILL, the OOM killer; a power loss loses what the kernel had not yet written:
+io.bag_writer), and ``robodyn validate`` recovers such a bag.
 
 Each message's publisher and publication sequence number are checked: messages lost
 while the recorder lagged (a keep-last writer overwrote them) are counted per topic and

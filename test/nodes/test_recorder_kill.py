@@ -1,4 +1,4 @@
-"""The recorder killed with SIGKILL mid-recording (power loss, the OOM killer): what it had
+"""The recorder killed with SIGKILL mid-recording (the OOM killer, a crash): what it had
 received up to its last flush is validated from the bag.
 
 The recorder runs at ``nice:=0`` here. Its default, nice 10, yields the CPU to control. On
