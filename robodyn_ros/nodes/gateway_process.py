@@ -18,8 +18,9 @@ __all__ = ['GatewayProcess', 'SpareGateway', 'start_gateway']
 #: How long configure waits for the gateway to be up [s] (a Python process importing rclpy
 #: and control_msgs: about 1 s on a busy 2-core machine).
 START_TIMEOUT = 15.0
-#: How long the controller's process waits for a spare gateway to join DDS before it joins
-#: itself [s] (the spare imports rclpy only: about 0.3 s).
+#: How long SpareGateway.wait_joined waits for the spare's byte by default [s] (the spare
+#: imports rclpy only: about 0.3 s). The controller does not wait: it tells the spare to
+#: join once its own node exists (SpareGateway.join).
 JOIN_TIMEOUT = 1.5
 #: How long the controller waits for the gateway to end before it is killed [s].
 STOP_TIMEOUT = 0.8

@@ -144,8 +144,8 @@ def _first_line() -> bytes | None:
 def _spare_arguments(fd: list[str], line: bytes | None = None) -> list[str] | None:
     """A spare's arguments: say it joined on the pipe ``fd`` (when given), then read one
     JSON list from stdin (``line``: read already); None when none come (stdin closed: the
-    controller did not use it, or ended). A controller that stopped waiting for the byte
-    (JOIN_TIMEOUT on a busy machine) has closed the pipe's other end: it may still hand the
+    controller did not use it, or ended). A controller that took the spare without reading
+    the byte (SpareGateway.take) has closed the pipe's other end: it may still hand the
     spare its arguments."""
     if fd:
         try:

@@ -58,6 +58,10 @@ def _msg_class(msgtype):
     return getattr(importlib.import_module(f'{pkg}.msg'), name)
 
 
+#: The default flush_period [s]: a killed recorder loses at most this much of what it took.
+FLUSH_PERIOD = 0.1
+
+
 class RecorderNode(Node):
     """Subscribe raw to each topic and append to the bag (receive time on the node clock)."""
 
@@ -75,8 +79,8 @@ class RecorderNode(Node):
             raise ConfigError(f'nice: expected an integer 0-19, got {niceness!r}')
         if niceness:
             os.nice(niceness)
-        flush = declare(self, 'flush_period', 0.1, 'make the bag durable at least this often '
-                        '[s] (a killed recorder loses at most that much)')
+        flush = declare(self, 'flush_period', FLUSH_PERIOD, 'make the bag durable at least '
+                        'this often [s] (a killed recorder loses at most that much)')
         self.bag = BagWriter(path, storage, flush_period=flush)
         self.gaps = SequenceGaps()
         # The subscriptions live on a node no executor spins: spin_once takes them. It

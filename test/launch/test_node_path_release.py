@@ -37,6 +37,7 @@ from test_default_path_faults import (
 )
 from test_ros2_control_launch import NAMES, ROBODYN_ACTION, _Hogs, _Launch, _require
 
+from robodyn_ros.control.safety.supervisor import STATE_GAP
 from robodyn_ros.defaults import NODE_RATE_SHARE
 
 pytestmark = pytest.mark.integration
@@ -295,7 +296,7 @@ def _starved(released):
     attempts = released.get('attempts') or []
     said = ' '.join(released['before_release'][0]) if released.get('before_release') else ''
     return len(attempts) == 4 and all(isinstance(a, tuple) for a in attempts) and \
-        'no valid joint state' in said
+        STATE_GAP in said
 
 
 def _attempt_outcome(ending):

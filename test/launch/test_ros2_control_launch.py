@@ -16,6 +16,8 @@ import pytest
 from ros2_control_probe import Probe, manager_said, moveit_like_goal
 import yaml
 
+from robodyn_ros.control.safety.supervisor import STATE_GAP
+
 pytestmark = pytest.mark.integration
 
 ROS2 = os.path.join(os.path.dirname(sys.executable), 'ros2')
@@ -166,7 +168,7 @@ def _follow_through_state_gaps(probe, goal, reference, attempts=3):
         outcome = probe.follow(ROBODYN_ACTION, goal)
         outcomes.append(outcome)
         text = outcome[2].error_string if outcome[2] is not None else ''
-        if 'no valid joint state' not in text:
+        if STATE_GAP not in text:
             break
         probe.spin(1.0)  # the watchdog recovers when states return; ramp-in 0.2 s
     print('robodyn goal attempts: ' + '; '.join(

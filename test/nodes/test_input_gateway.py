@@ -208,8 +208,8 @@ def test_a_spare_gateway_given_its_arguments_forwards(probe):
 
 
 def test_a_spare_whose_controller_stopped_waiting_ends_quietly():
-    """On a busy machine the controller stops waiting for the spare's byte (JOIN_TIMEOUT)
-    and closes its end of the pipe: the spare's byte then finds no reader. It carries on
+    """The controller takes the spare without reading its byte (SpareGateway.take) and
+    closes its end of the pipe: the spare's byte then finds no reader. It carries on
     to its arguments and, when none come (the controller ended), exits 0 without a
     traceback."""
     read, write = os.pipe()

@@ -71,6 +71,10 @@ from .supervisor_states import (
     SupervisorState,
 )
 
+#: The words of a watchdog trip (no valid state for state_timeout): the reason, the log line
+#: and every goal's abort begin with them.
+STATE_GAP = 'no valid joint state'
+
 __all__ = ['SafetyLimits', 'SafetySupervisor', 'SupervisorState', 'HoldKind', 'FusedInputs',
            'INACTIVE', 'WAITING', 'RAMP_IN', 'ACTIVE', 'SAFE', 'HELD', 'LEVELS', 'POSITION_HOLD',
            'GRAVITY_HOLD', 'ZERO_TORQUE']
@@ -327,7 +331,7 @@ class SafetySupervisor:
         if self.state in (RAMP_IN, ACTIVE) and self.valid_time is not None and \
                 now - self.valid_time > self.limits.stale_after:
             age = (now - self.valid_time) * 1e3
-            self.fault(now, f'no valid joint state for {age:.0f} ms (state_timeout '
+            self.fault(now, f'{STATE_GAP} for {age:.0f} ms (state_timeout '
                             f'{self.limits.state_timeout * 1e3:.0f} ms){why}', latch=False,
                        trusted=False)
 

@@ -8,6 +8,7 @@ pytest.importorskip('rclpy')
 pytest.importorskip('control_msgs', reason='control_msgs (../shared/wheels) is not installed: '
                     'the campaign drives the FollowJointTrajectory action')
 
+from robodyn_ros.control.safety.supervisor import STATE_GAP as WATCHDOG  # noqa: E402
 from robodyn_ros.nodes.faults.cases import CASES, FAST  # noqa: E402
 from robodyn_ros.nodes.faults.checks import run_case  # noqa: E402
 
@@ -28,7 +29,7 @@ def test_fault_case_holds_every_invariant(case):
 
 
 #: The node's words when it goes safe on missing states (supervisor.py's watchdog).
-STATE_GAP = '-> safe: no valid joint state'
+STATE_GAP = f'-> safe: {WATCHDOG}'
 
 
 def test_every_numbered_path_has_a_case():
