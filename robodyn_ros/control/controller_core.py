@@ -345,7 +345,7 @@ class ControllerCore:
         if not self.supervisor.commanding:
             return self._refuse(f'trajectory rejected: controller is {self.supervisor.state}')
         try:
-            duration = self.reference.adopt(prepared)
+            duration = self.reference.adopt(prepared, self.clock.peek(now))
         except InputError as exc:
             return self._refuse(f'trajectory rejected: {exc}')
         text = f'following a {len(prepared.spline.knots) - 1}-point trajectory over ' \

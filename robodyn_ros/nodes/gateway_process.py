@@ -18,10 +18,6 @@ __all__ = ['GatewayProcess', 'SpareGateway', 'start_gateway']
 #: How long configure waits for the gateway to be up [s] (a Python process importing rclpy
 #: and control_msgs: about 1 s on a busy 2-core machine).
 START_TIMEOUT = 15.0
-#: How long SpareGateway.wait_joined waits for the spare's byte by default [s] (the spare
-#: imports rclpy only: about 0.3 s). The controller does not wait: it tells the spare to
-#: join once its own node exists (SpareGateway.join).
-JOIN_TIMEOUT = 1.5
 #: How long the controller waits for the gateway to end before it is killed [s].
 STOP_TIMEOUT = 0.8
 
@@ -119,7 +115,7 @@ def _environment() -> dict[str, str]:
 
 class SpareGateway:
     """A gateway process started with the controller's process, before its imports: it
-    imports rclpy meanwhile, joins DDS when told (:meth:`join`), says so, and waits for its
+    imports rclpy meanwhile, joins DDS when told (:meth:`join`), and waits for its
     arguments on stdin (:class:`GatewayProcess` gives them at configure).
 
     Why: DDS discovery between two processes on one host takes 0.2–0.6 s when the second
@@ -140,17 +136,10 @@ class SpareGateway:
 
     def __init__(self, enabled: bool) -> None:
         self.proc: subprocess.Popen | None = None
-        self._joined: int | None = None
         self._told = False  # join() sent
         if enabled:
-            read, write = os.pipe()
-            try:
-                self.proc = subprocess.Popen(
-                    _command() + ['--spare', str(write)], env=_environment(),
-                    stdin=subprocess.PIPE, pass_fds=(write,))
-            finally:
-                os.close(write)
-            self._joined = read
+            self.proc = subprocess.Popen(_command() + ['--spare'], env=_environment(),
+                                         stdin=subprocess.PIPE)
 
     def join(self) -> None:
         """Tell the spare to join DDS now (once; it may still be importing rclpy)."""
@@ -164,33 +153,13 @@ class SpareGateway:
         except OSError:  # it ended meanwhile: start_gateway starts a new one
             pass
 
-    def wait_joined(self, timeout: float = JOIN_TIMEOUT) -> bool:
-        """Tell the spare to join DDS and wait until it has (at most ``timeout`` [s]); True
-        if it did."""
-        import select
-        self.join()
-        read, self._joined = self._joined, None
-        if read is None:
-            return False
-        try:
-            ready, _, _ = select.select([read], [], [], timeout)
-            return bool(ready) and os.read(read, 1) == b'1'
-        finally:
-            os.close(read)
-
     def take(self) -> 'subprocess.Popen | None':
         """The spare process, once, if it is still running; else None."""
-        if self._joined is not None:  # nobody waits for its byte any more
-            os.close(self._joined)
-            self._joined = None
         proc, self.proc = self.proc, None
         return proc if proc is not None and proc.poll() is None else None
 
     def close(self) -> None:
         """End an unused spare (it exits when its stdin closes; killed if it does not)."""
-        if self._joined is not None:
-            os.close(self._joined)
-            self._joined = None
         proc, self.proc = self.proc, None
         if proc is None:
             return

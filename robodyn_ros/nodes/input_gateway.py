@@ -62,9 +62,9 @@ def _parse(argv):
 
 def main(argv=None) -> int:
     """The gateway process: serve until SIGINT/SIGTERM or until the parent is gone. With
-    ``--spare [FD]`` it waits for the word to join DDS on stdin, joins, writes one byte to
-    FD, and then reads its arguments, one JSON list, from stdin
-    (gateway_process.SpareGateway); an end of stdin before either ends it."""
+    ``--spare`` it waits for the word to join DDS on stdin, joins, and then reads its
+    arguments, one JSON list, from stdin (gateway_process.SpareGateway); an end of stdin
+    before either ends it."""
     argv = sys.argv[1:] if argv is None else argv
     # The handler only records the signal: it runs in the main thread between two of its
     # bytecodes, and one that took a lock (an Event's set()) could find the main thread
@@ -89,7 +89,7 @@ def main(argv=None) -> int:
     placeholder = None
     if spare:
         placeholder = _join_dds()
-        argv = _spare_arguments(argv[1:], None if first.strip() == JOIN else first)
+        argv = _spare_arguments(None if first.strip() == JOIN else first)
         if argv is None:
             rclpy.try_shutdown()
             return 0
@@ -122,10 +122,11 @@ def _join_dds():
     """Join DDS now: a hidden placeholder node, destroyed once the gateway's own node exists.
 
     Why: rclpy.init does not join DDS; the middleware creates the process's participant with
-    its first node. A spare that said it joined after rclpy.init alone joined only at
-    configure, a second after the controller, when the controller's first announcements
-    (Fast DDS: 5 in 0.5 s) were over: the two then found each other at the controller's next
-    periodic announcement, 3 s later, in about 1 start in 10."""
+    its first node. A spare that stopped at rclpy.init joined only at configure, a second
+    after the controller, when the controller's first announcements (Fast DDS: 5 in 0.5 s)
+    were over: the two then found each other at the controller's next periodic announcement,
+    3 s later, in about 1 start in 10. The placeholder's name, ``_robodyn_spare_<pid>``, is
+    how a test sees that the spare joined."""
     from rclpy.node import Node
     return Node(f'_robodyn_spare_{os.getpid()}', use_global_arguments=False,
                 start_parameter_services=False, enable_rosout=False)
@@ -141,19 +142,9 @@ def _first_line() -> bytes | None:
     return line or None
 
 
-def _spare_arguments(fd: list[str], line: bytes | None = None) -> list[str] | None:
-    """A spare's arguments: say it joined on the pipe ``fd`` (when given), then read one
-    JSON list from stdin (``line``: read already); None when none come (stdin closed: the
-    controller did not use it, or ended). A controller that took the spare without reading
-    the byte (SpareGateway.take) has closed the pipe's other end: it may still hand the
-    spare its arguments."""
-    if fd:
-        try:
-            os.write(int(fd[0]), b'1')
-        except OSError:  # EPIPE: nobody waits for the byte any more
-            pass
-        finally:
-            os.close(int(fd[0]))
+def _spare_arguments(line: bytes | None = None) -> list[str] | None:
+    """A spare's arguments: one JSON list from stdin (``line``: read already); None when
+    none come (stdin closed: the controller did not use it, or ended)."""
     try:
         line = sys.stdin.buffer.readline() if line is None else line
         argv = json.loads(line) if line.strip() else None

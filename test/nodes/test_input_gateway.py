@@ -135,42 +135,27 @@ def test_a_spare_gateway_ends_when_its_node_gives_it_nothing():
     assert SpareGateway(False).take() is None
     spare = SpareGateway(True)
     proc = spare.proc
-    assert spare.wait_joined(20.0), 'the spare never said it joined DDS'
+    spare.join()
+    time.sleep(3.0)  # imported and joined
     assert proc is not None and proc.poll() is None
     t0 = time.monotonic()
     spare.close()
     assert proc.poll() == 0 and time.monotonic() - t0 < 2.0
 
 
-def test_a_spare_gateway_joins_dds_only_when_told():
-    """The spare imports meanwhile but joins DDS when the controller is about to (join()),
-    so that both send their first announcements together (gateway_process.SpareGateway)."""
-    import select
-
-    from robodyn_ros.nodes.gateway_process import SpareGateway
-    spare = SpareGateway(True)
-    try:
-        read = spare._joined
-        assert read is not None
-        ready, _, _ = select.select([read], [], [], 3.0)  # rclpy imported well before this
-        assert not ready, 'the spare joined DDS before it was told to'
-        assert spare.wait_joined(20.0), 'the spare never said it joined DDS'
-    finally:
-        spare.close()
-
-
-def test_a_spare_that_says_it_joined_is_in_dds(probe):
-    """When the spare says it joined, it has: its participant exists (a hidden placeholder
-    node; rclpy.init alone does not join), so the controller that joins right after it hears
-    its first announcements and it hears the controller's (gateway_process.SpareGateway)."""
+def test_a_spare_gateway_joins_dds_only_when_told(probe):
+    """The spare imports meanwhile but joins DDS when the controller's node exists (join()),
+    so that both send their first announcements together (gateway_process.SpareGateway).
+    Joined means in the graph: its placeholder node (rclpy.init alone does not join)."""
     from robodyn_ros.nodes.gateway_process import SpareGateway
     node, executor = probe
     spare = SpareGateway(True)
     try:
-        assert spare.wait_joined(20.0), 'the spare never said it joined DDS'
-        pid = spare.proc.pid if spare.proc is not None else -1
-        name = f'_robodyn_spare_{pid}'
-        assert _spin_until(executor, lambda: name in node.get_node_names(), 10.0), (
+        name = f'_robodyn_spare_{spare.proc.pid if spare.proc is not None else -1}'
+        assert not _spin_until(executor, lambda: name in node.get_node_names(), 3.0), \
+            'the spare joined DDS before it was told to'  # rclpy imported well before 3 s
+        spare.join()
+        assert _spin_until(executor, lambda: name in node.get_node_names(), 20.0), (
             f'{name} not in the graph: {node.get_node_names()}')
     finally:
         spare.close()
@@ -195,7 +180,7 @@ def test_a_spare_gateway_given_its_arguments_forwards(probe):
                              n.split('/')[-1]})()
     gateway = GatewayProcess(fake, 10, 7, False, spare)
     try:
-        assert gateway.proc.args[-2] == '--spare' and spare.take() is None
+        assert gateway.proc.args[-1] == '--spare' and spare.take() is None
         assert _spin_until(executor, lambda: ready.get_publisher_count() > 0 and
                            public.get_subscription_count() > 0, 20.0), 'gateway not up'
         for _ in range(50):
@@ -207,18 +192,10 @@ def test_a_spare_gateway_given_its_arguments_forwards(probe):
         gateway.close()
 
 
-def test_a_spare_whose_controller_stopped_waiting_ends_quietly():
-    """The controller takes the spare without reading its byte (SpareGateway.take) and
-    closes its end of the pipe: the spare's byte then finds no reader. It carries on
-    to its arguments and, when none come (the controller ended), exits 0 without a
-    traceback."""
-    read, write = os.pipe()
-    os.close(read)  # the controller gave up waiting before the spare joined
-    try:
-        proc = subprocess.Popen([sys.executable, '-m', 'robodyn_ros.nodes.input_gateway',
-                                 '--spare', str(write)], stdin=subprocess.PIPE,
-                                stderr=subprocess.PIPE, pass_fds=(write,))
-    finally:
-        os.close(write)
-    _, err = proc.communicate(b'', timeout=30)  # stdin closed: no arguments
+def test_a_spare_whose_controller_ended_ends_quietly():
+    """Told to join, then stdin closed before any arguments came (the controller ended
+    before configure): the spare exits 0 without a traceback."""
+    proc = subprocess.Popen([sys.executable, '-m', 'robodyn_ros.nodes.input_gateway',
+                             '--spare'], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = proc.communicate(b'join\n', timeout=30)  # then stdin closed: no arguments
     assert proc.returncode == 0 and b'Traceback' not in err, err.decode()[-2000:]

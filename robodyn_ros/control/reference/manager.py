@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ...errors import InputError
-from .trajectories import Hold, SumOfSines, make_reference
+from .trajectories import Hold, SplineTrajectory, SumOfSines, make_reference
 from .trajectory_message import trajectory_from_message
 
 __all__ = ['ReferenceManager', 'PreparedTrajectory']
@@ -125,20 +125,37 @@ class ReferenceManager:
             raise InputError(str(exc)) from exc
         return PreparedTrajectory(spline, t, generator, t0)
 
-    def adopt(self, prepared):
-        """Follow a prepared trajectory from its start time; InputError when the reference
-        it starts from was replaced meanwhile (it would not start where the arm is
-        going). Returns its duration [s]."""
+    def adopt(self, prepared, t=None):
+        """Follow a prepared trajectory; InputError when the reference it starts from was
+        replaced meanwhile (it would not start where the arm is going). Returns its
+        duration [s].
+
+        ``t``: the adopting cycle's reference time [s]. A trajectory converted from a still
+        reference (a hold, or a trajectory past its end) starts then, as
+        JointTrajectoryController starts a goal at its first update after it: its start
+        point did not move meanwhile, so the reference leaves it as the first segment
+        does, however long the conversion waited (tens of ms on a loaded machine; a start
+        that far into a segment leaving rest is a step of its velocity). One converted from
+        a moving reference keeps its conversion time: its start moved on with it."""
         if prepared.base is not self.generator or prepared.base_t0 != self.t0:
             raise InputError('the reference changed while the trajectory was converted; '
                              'send it again')
-        self.generator, self.t0, self.kind = prepared.spline, prepared.t, 'trajectory'
+        start = prepared.t
+        if t is not None and t > start and _still(prepared.base, prepared.base_t0, start):
+            start = t
+        self.generator, self.t0, self.kind = prepared.spline, start, 'trajectory'
         return prepared.spline.duration
 
     def follow(self, msg, t):
         """Follow a JointTrajectory from the current reference at time t (InputError if
         rejected; the current reference stays)."""
         return self.adopt(self.prepare(msg, t))
+
+
+def _still(generator, t0, t):
+    """True when ``generator`` started at ``t0`` stands still from time t [s] on."""
+    return isinstance(generator, Hold) or (
+        isinstance(generator, SplineTrajectory) and t - t0 >= generator.duration)
 
 
 def _sample(generator, t0, t):

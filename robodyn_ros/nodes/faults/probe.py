@@ -286,7 +286,9 @@ class Harness:
 
     def transition(self, label, timeout=5.0):
         """A lifecycle transition by label (configure, activate, deactivate, cleanup,
-        shutdown); True when it succeeded."""
+        shutdown): (succeeded, why not: no service, no answer, or a refusal, each with the
+        seconds waited). One client serves every call (a new one per call is rediscovered
+        each time, under load in seconds)."""
         from lifecycle_msgs.msg import Transition
         from lifecycle_msgs.srv import ChangeState
         ids = {'configure': Transition.TRANSITION_CONFIGURE,
@@ -294,12 +296,19 @@ class Harness:
                'deactivate': Transition.TRANSITION_DEACTIVATE,
                'cleanup': Transition.TRANSITION_CLEANUP,
                'shutdown': Transition.TRANSITION_ACTIVE_SHUTDOWN}
-        client: Any = self.node.create_client(ChangeState, f'/{CONTROLLER_NAME}/change_state')
+        if getattr(self, 'lifecycle_client', None) is None:
+            self.lifecycle_client: Any = self.node.create_client(
+                ChangeState, f'/{CONTROLLER_NAME}/change_state')
+        client, t0 = self.lifecycle_client, time.monotonic()
         if not client.wait_for_service(timeout_sec=timeout):
-            return False
+            return False, f'{label}: no change_state service within {timeout:g} s'
         future = client.call_async(ChangeState.Request(transition=Transition(id=ids[label])))
-        response = future.result() if self.wait_future(future, timeout) else None
-        return response is not None and response.success
+        if not self.wait_future(future, timeout):
+            return False, f'{label}: no answer within {timeout:g} s'
+        waited = time.monotonic() - t0
+        if not future.result().success:
+            return False, f'{label}: answered failure after {waited:.2f} s'
+        return True, f'{label}: succeeded after {waited:.2f} s'
 
     def set_parameter(self, name, value, timeout=5.0):
         """Set one parameter at runtime; (successful, reason)."""

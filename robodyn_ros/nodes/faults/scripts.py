@@ -167,7 +167,7 @@ def reconfigure(h, result):
     for label in ('deactivate', 'cleanup', 'configure', 'activate'):
         if label == 'deactivate':
             h.pause()
-        result.check(f'{label} succeeds', h.transition(label, 30.0), label)
+        result.check(f'{label} succeeds', *h.transition(label, 30.0))
     h.resume()
     h.wait_commands(len(h.commands) + 500)
     h.mark_stop()
@@ -201,7 +201,7 @@ def goal_then(labels):
         h.mark_stop()
         t0 = time.monotonic()
         for label in labels:
-            result.check(f'{label} succeeds', h.transition(label, 10.0), label)
+            result.check(f'{label} succeeds', *h.transition(label, 10.0))
         ok = future is not None and h.wait_future(future, 2.0 - (time.monotonic() - t0))
         result.check('goal gets a result within 2 s', ok, 'no result')
     return script
@@ -212,7 +212,7 @@ def shutdown_transition(h, result):
         return
     h.mark_stop()
     t0 = time.monotonic()
-    result.check('shutdown succeeds', h.transition('shutdown'), 'failed')
+    result.check('shutdown succeeds', *h.transition('shutdown'))
     try:
         h.proc.wait(timeout=5.0)
         h.exit_time = time.monotonic() - t0
@@ -393,7 +393,7 @@ def cleanup_while_streaming(h, result):
     for _ in range(5):
         h.pause()
         for label in ('deactivate', 'cleanup', 'configure', 'activate'):
-            result.check(f'{label} succeeds', h.transition(label, 30.0), label)
+            result.check(f'{label} succeeds', *h.transition(label, 30.0))
         h.resume()
         time.sleep(0.3)
     out = h.output()
