@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "hardware_interface/types/hardware_interface_type_values.hpp"
+#include "robodyn_controllers/physics_steps.hpp"
 #include "robodyn_controllers/torque_safety.hpp"
 
 namespace robodyn_controllers
@@ -41,6 +42,7 @@ CallbackReturn MujocoLockstepSystem::on_init(
     return fail("cannot load " + found->second + ": " + error);
   }
   data_ = mj_makeData(model_);
+  timestep_ = model_->opt.timestep;
   for (const auto & joint : get_hardware_info().joints) {
     const int j = mj_name2id(model_, mjOBJ_JOINT, joint.name.c_str());
     const int a = mj_name2id(model_, mjOBJ_ACTUATOR, joint.name.c_str());
@@ -172,7 +174,7 @@ return_type MujocoLockstepSystem::read(const rclcpp::Time & time, const rclcpp::
 
 return_type MujocoLockstepSystem::write(const rclcpp::Time &, const rclcpp::Duration & period)
 {
-  const double dt = model_->opt.timestep;
+  const double dt = timestep_;
   const double elapsed = period.seconds();
   const double step = rate_step(max_rate_, std::isfinite(elapsed) ? elapsed : dt, dt);
   for (std::size_t i = 0; i < command_.size(); ++i) {
@@ -202,18 +204,13 @@ return_type MujocoLockstepSystem::write(const rclcpp::Time &, const rclcpp::Dura
 
 void MujocoLockstepSystem::advance(const rclcpp::Time & time, double elapsed)
 {
-  const double dt = model_->opt.timestep;
-  const double span = std::isfinite(elapsed) ? elapsed : dt;
-  const double step = rate_step(max_rate_, span, dt);
-  lag_ += span;
-  const double wanted = std::round(lag_ / dt);
-  const int count = static_cast<int>(std::clamp(wanted, 1.0, MAX_STEPS));
-  // beyond MAX_STEPS the world stood still: nothing carried into the next cycle (a step
-  // carried there would act over no time of its period)
-  lag_ = wanted > MAX_STEPS ? 0.0 : std::clamp(lag_ - count * dt, -dt, dt);
+  const double dt = timestep_;
+  const PhysicsSteps steps = physics_steps(elapsed, dt, MAX_STEPS);
+  const double step = rate_step(max_rate_, steps.count * steps.step, dt);
   take_push();
   std::fill(contact_torque_.begin(), contact_torque_.end(), 0.0);
-  for (int k = 0; k < count; ++k) {
+  model_->opt.timestep = steps.step;
+  for (int k = 0; k < steps.count; ++k) {
     mj_step1(model_, data_);  // positions and velocities: the bias force of this state
     if (k == 0) {  // the hold, like the controllers' commands, moves once per cycle
       hold(step);
@@ -222,6 +219,7 @@ void MujocoLockstepSystem::advance(const rclcpp::Time & time, double elapsed)
     mj_step2(model_, data_);
     if (k == 0) {contact();}  // the contact of this cycle's first step, as its push
   }
+  model_->opt.timestep = dt;
   publish_witness(time);
 }
 
@@ -246,7 +244,7 @@ void MujocoLockstepSystem::request_fault(const std::string & text)
       "jump, late; joint 0 (all) to %zu", text.c_str(), qpos_.size());
     return;
   }
-  const auto cycles = static_cast<std::uint64_t>(std::ceil(seconds / model_->opt.timestep));
+  const auto cycles = static_cast<std::uint64_t>(std::ceil(seconds / timestep_));
   const auto late_us = static_cast<std::uint64_t>(std::round(seconds * 1e6));
   pending_.store((static_cast<std::uint64_t>(fault) << 56) |
     (static_cast<std::uint64_t>(joint) << 48) |

@@ -100,7 +100,7 @@ def released(ros_launch_env):
                     t0 = time.monotonic()
                     _release(probe, result)
                     t1 = time.monotonic()
-                    _stop_the_node(probe, result, launch.proc.pid)
+                    _stop_the_node(probe, result, launch)
                     print(f'node path release test: up after {t0 - started:.1f} s, the release '
                           f'phases {t1 - t0:.1f} s, the stopped node {time.monotonic() - t1:.1f} '
                           f"s ({result.get('fresh_transitions', 0)} fresh activations)")
@@ -251,7 +251,27 @@ def _node_pid(group):
     raise AssertionError('no robodyn_controller process in the launch')
 
 
-def _stop_the_node(probe, result, group):
+#: The hardware's word that it holds a joint, and the time it said so (its clock: wall).
+HELD = r'\[(\d+\.\d+)\] \[[^]]+\]: MujocoLockstepSystem: panda_joint\d released: held at'
+
+
+def _stop_the_node(probe, result, launch, attempts=2):
+    """The stopped-node phase (_stop_once); run again, once, when the hardware began to hold
+    the arm between the look that found the forward controller active and the stop: the
+    node had stalled past the command timeout on its own just then (the hogs), so the stop
+    found nothing applied to judge. Each early hold is printed."""
+    for attempt in range(attempts):
+        _stop_once(probe, result, launch.proc.pid)
+        early = [float(t) for t in re.findall(HELD, '\n'.join(launch.lines))
+                 if result['stop_checked'] <= float(t) < result['stop_wall']]
+        if not early:
+            return
+        print(f'the hardware held the arm {result["stop_wall"] - early[0]:.3f} s before the '
+              'node was stopped (the forward controller timed out on its own after it was '
+              f'found active): {"running it again" if attempt + 1 < attempts else "judged"}')
+
+
+def _stop_once(probe, result, group):
     """The node stopped (SIGSTOP, 0.6 s) while it drives the arm through a goal: its
     forward controller stops applying the last command after command_timeout (0.2 s) by
     deactivating itself, and the hardware holds the arm."""
@@ -270,6 +290,7 @@ def _stop_the_node(probe, result, group):
     # the forward controller applies the node's commands right before the stop: under the
     # hogs the node can stall past the controller's timeout on its own meanwhile, and the
     # hardware's hold would then come before the stop (activated again, as an operator would)
+    result['stop_checked'] = time.time()
     result['stop_forward'] = [_forward_active(probe, result)]
     if probe.controller_states().get('effort_controller') != 'active':
         result['stop_forward'].append(_forward_active(probe, result))
@@ -601,9 +622,7 @@ def test_a_stopped_node_is_not_followed_for_ever(released):
     assert released['stop_states'].get('effort_controller') == 'inactive', \
         released['stop_states']
     stop = released['stop_wall']
-    held = [float(t) for t in re.findall(r'\[(\d+\.\d+)\] \[[^]]+\]: MujocoLockstepSystem: '
-                                         r'panda_joint\d released: held at',
-                                         released['text']) if float(t) >= stop]
+    held = [float(t) for t in re.findall(HELD, released['text']) if float(t) >= stop]
     assert held, '\n'.join(
         [f'the hardware never said it held the arm after the node stopped at {stop:.3f} '
          f"(the forward controller active before it: {released.get('stop_forward')})"] +

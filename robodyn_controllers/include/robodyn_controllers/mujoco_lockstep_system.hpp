@@ -114,16 +114,17 @@ private:
   // The fault to apply this cycle: a new request replaces the one running.
   Fault take_fault();
 
-  // At read(), when write() ran since the last one (the hardware is active): as many
-  // physics steps as keep the physics' time on controller_manager's (the cycles' periods
-  // summed: a late cycle advances the physics as far as the world went on meanwhile, as a
-  // real arm's does, at most MAX_STEPS; every cycle at least one step, so every command is
-  // applied). Without the sum, jittery periods rounded one by one would let the physics
-  // drift from the clock the JTC samples its reference on. Stepped here, by read()'s
-  // period (the time since the last read, the time the last write's efforts acted), a
-  // state reports what its cycle's period did: stepped in write() by write()'s period (the
-  // cycle before's), a late cycle's extra steps showed in the next state, one cycle off
-  // from the time a controller integrates over (the collision observer's momentum).
+  // At read(), when write() ran since the last one (the hardware is active): the physics
+  // advances by the cycle's period exactly (physics_steps.hpp: the time since the last
+  // read, the time the last write's efforts acted), as a real arm's world goes on, at most
+  // MAX_STEPS steps' worth, at least one step, so every command is applied. A late cycle
+  // advances as far as the world went on meanwhile, an early one (controller_manager
+  // catching up: 0.27 ms after the last) only that far: with whole steps of the model's
+  // timestep, at least one a cycle, each early cycle put the physics up to a step ahead of
+  // the clock the JTC samples its reference on (1.5e-3 rad of tracking error at 1.5 rad/s,
+  // decaying over 0.2 s, beside two hogs). By
+  // read()'s period, not write()'s (the cycle before's): a state reports what its cycle's
+  // period did, as a controller integrates over (the collision observer's momentum).
   void advance(const rclcpp::Time & time, double elapsed);
 
   // The push's hardware parameters, its request topic and the ground truth's publisher.
@@ -196,7 +197,7 @@ private:
   std::vector<double> hold_q_, hold_w_, effort_max_;
   // the hold's acceleration and M times it, per MuJoCo dof (sized nv at configure)
   std::vector<mjtNum> hold_acc_, hold_force_;
-  double lag_ = 0.0;  // controller_manager's time not yet stepped by the physics [s]
+  double timestep_ = 0.0;  // the model's timestep [s] (opt.timestep: changed per cycle)
   bool written_ = false;  // write() ran since the last read(): the physics advances
   // fault injection (test only): the request, the fault running and its cycles left
   rclcpp::Subscription<std_msgs::msg::String>::SharedPtr injector_;
