@@ -87,9 +87,15 @@ class Probe:
             node = self.rclpy.create_node('ros2_control_probe_numbers', context=self.context)
             executor = SingleThreadedExecutor(context=self.context)
             executor.add_node(node)
-            thread = threading.Thread(target=executor.spin, daemon=True)
+            stop = threading.Event()
+
+            def spin():  # until close(): the executor is shut down once this has ended
+                while not stop.is_set():
+                    executor.spin_once(timeout_sec=0.05)
+
+            thread = threading.Thread(target=spin, daemon=True)
             thread.start()
-            self._side = (node, executor, thread)
+            self._side = (node, executor, thread, stop)
         numbers = self._numbers.setdefault(topic, {})
         self._side[0].create_subscription(
             msgtype, topic,
@@ -299,10 +305,12 @@ class Probe:
         return bool(response and response.goals_canceling), done.status if done else None
 
     def close(self):
-        if self._side is not None:
-            self._side[1].shutdown(timeout_sec=1.0)
-            self._side[2].join(timeout=2.0)
-            self._side[0].destroy_node()
+        if self._side is not None:  # its thread ended first: an executor shut down under
+            node, executor, thread, stop = self._side  # a spinning thread raised there
+            stop.set()
+            thread.join(timeout=5.0)
+            executor.shutdown(timeout_sec=1.0)
+            node.destroy_node()
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()
         self.rclpy.try_shutdown(context=self.context)
