@@ -230,7 +230,7 @@ def _said_since(probe, since):
     for t, m in probe.log['/diagnostics']:
         for s in m.status:
             if s.name == 'robodyn_controller' and t >= since:
-                said.setdefault(s.message[:160], round(t - since, 2))
+                said.setdefault(s.message[:400], round(t - since, 2))
     return said
 
 
@@ -311,13 +311,15 @@ def _stop_once(probe, result, group):
 
 
 def _starved(released):
-    """All four attempts' goals ended early, and in the last one the node said it went
-    safe on a gap in its joint states (``no valid joint state``): the loaded machine, not
-    the release, decided it (the attempts' outcomes are printed with the skip)."""
+    """All four attempts' goals ended early or were refused (a node safe since the last
+    gap refuses them: 'trajectory rejected: controller is safe'), none found running with
+    the arm at rest, and in the last one the node said it went safe on a gap in its joint
+    states (``no valid joint state``): the loaded machine, not the release, decided it (the
+    attempts' outcomes are printed with the skip)."""
     attempts = released.get('attempts') or []
     said = ' '.join(released['before_release'][0]) if released.get('before_release') else ''
-    return len(attempts) == 4 and all(isinstance(a, tuple) for a in attempts) and \
-        STATE_GAP in said
+    return len(attempts) == 4 and STATE_GAP in said and \
+        all(isinstance(a, tuple) or a == 'not accepted' for a in attempts)
 
 
 def _attempt_outcome(ending):
