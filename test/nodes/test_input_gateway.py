@@ -128,7 +128,15 @@ def _alive(pid):
         return False
 
 
-def test_a_spare_gateway_ends_when_its_node_gives_it_nothing():
+def _in_graph(probe, spare, timeout):
+    """True once the spare's placeholder node (how it joins DDS: input_gateway._join_dds)
+    is in the probe's graph, within ``timeout`` [s]."""
+    node, executor = probe
+    name = f'_robodyn_spare_{spare.proc.pid if spare.proc is not None else -1}'
+    return _spin_until(executor, lambda: name in node.get_node_names(), timeout)
+
+
+def test_a_spare_gateway_ends_when_its_node_gives_it_nothing(probe):
     """A spare that is never used (the node's input_gateway turned off before configure,
     or the node destroyed) ends at close(), through its stdin, well within 2 s."""
     from robodyn_ros.nodes.gateway_process import SpareGateway
@@ -136,7 +144,7 @@ def test_a_spare_gateway_ends_when_its_node_gives_it_nothing():
     spare = SpareGateway(True)
     proc = spare.proc
     spare.join()
-    time.sleep(3.0)  # imported and joined
+    assert _in_graph(probe, spare, 20.0), 'the spare never joined DDS'
     assert proc is not None and proc.poll() is None
     t0 = time.monotonic()
     spare.close()
@@ -148,15 +156,13 @@ def test_a_spare_gateway_joins_dds_only_when_told(probe):
     so that both send their first announcements together (gateway_process.SpareGateway).
     Joined means in the graph: its placeholder node (rclpy.init alone does not join)."""
     from robodyn_ros.nodes.gateway_process import SpareGateway
-    node, executor = probe
     spare = SpareGateway(True)
     try:
-        name = f'_robodyn_spare_{spare.proc.pid if spare.proc is not None else -1}'
-        assert not _spin_until(executor, lambda: name in node.get_node_names(), 3.0), \
+        assert not _in_graph(probe, spare, 3.0), \
             'the spare joined DDS before it was told to'  # rclpy imported well before 3 s
         spare.join()
-        assert _spin_until(executor, lambda: name in node.get_node_names(), 20.0), (
-            f'{name} not in the graph: {node.get_node_names()}')
+        assert _in_graph(probe, spare, 20.0), \
+            f'the spare never joined DDS: {probe[0].get_node_names()}'
     finally:
         spare.close()
 

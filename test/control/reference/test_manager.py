@@ -43,10 +43,16 @@ def test_a_goal_from_a_hold_starts_when_adopted_however_late():
     assert manager(11.07)[0][0] < Q0[0] + 0.2 - 1e-6
 
 
-def test_a_goal_from_a_finished_trajectory_starts_when_adopted():
+def _following_goal():
+    """A manager following GOAL from 1.0 s (moving until 2.0 s, then still)."""
     manager = _manager()
     manager.hold(Q0, 0.0)
-    manager.adopt(manager.prepare(GOAL, 1.0), 1.0)  # ends at 2.0 s
+    manager.adopt(manager.prepare(GOAL, 1.0), 1.0)
+    return manager
+
+
+def test_a_goal_from_a_finished_trajectory_starts_when_adopted():
+    manager = _following_goal()
     prepared = manager.prepare(_msg(1.0, Q0, [0.0, 0.0]), 3.0)
     manager.adopt(prepared, 3.05)
     assert manager.t0 == 3.05
@@ -56,9 +62,7 @@ def test_a_goal_from_a_finished_trajectory_starts_when_adopted():
 def test_a_goal_from_a_moving_reference_keeps_its_conversion_time():
     """The point it starts from moved on with the reference it replaces: starting later
     would put it back where the arm was at conversion."""
-    manager = _manager()
-    manager.hold(Q0, 0.0)
-    manager.adopt(manager.prepare(GOAL, 1.0), 1.0)  # moving until 2.0 s
+    manager = _following_goal()
     prepared = manager.prepare(_msg(2.0, Q0, [0.0, 0.0]), 1.5)
     manager.adopt(prepared, 1.55)
     assert manager.t0 == 1.5
