@@ -6,6 +6,11 @@ messages without an error. Each DDS writer numbers its samples 1, 2, 3, ...; a r
 that sees n + k after n lost k - 1 of them. Across such a gap, two recorded commands are
 not two consecutive published ones: their difference is not one published torque step.
 The recorder stores the summary in the bag's metadata (``custom_data``) for validation.
+
+A reader can also stop receiving altogether while its publisher goes on (the recorder
+starved on a loaded machine, a transport that dropped it): no sequence number shows that,
+so the recorder notes each such silence (:meth:`SequenceGaps.silence`) and the summary
+says which stretch of the run the bag does not cover.
 """
 
 import json
@@ -30,8 +35,7 @@ class SequenceGaps:
         """A message of ``topic`` from writer ``publisher`` (its GID) with its publication
         ``sequence`` number (None or 0: unknown, nothing counted), received at ``time_ns``
         (the time it is recorded with)."""
-        entry = self.topics.setdefault(topic, dict(publishers=0, lost=0, gap_count=0,
-                                                   gaps=[]))
+        entry = self._entry(topic)
         key = (topic, publisher)
         previous = self.last.get(key)
         if previous is None:
@@ -46,9 +50,21 @@ class SequenceGaps:
             if len(entry['gaps']) < MAX_GAPS:
                 entry['gaps'].append([time_ns, sequence - previous - 1])
 
+    def silence(self, topic: str, start_ns: int, end_ns: int | None) -> None:
+        """Nothing of ``topic`` was received from ``start_ns`` (its last message) to
+        ``end_ns`` (the next, or None: the recording ended first) although a publisher
+        offered it: that stretch of the run is not in the bag."""
+        silences = self._entry(topic).setdefault('silences', [])
+        if len(silences) < MAX_GAPS:
+            silences.append([start_ns, end_ns])
+
+    def _entry(self, topic: str) -> dict[str, Any]:
+        return self.topics.setdefault(topic, dict(publishers=0, lost=0, gap_count=0, gaps=[]))
+
     def to_json(self) -> str:
         """The summary: {topic: {publishers, lost, gap_count,
-        gaps: [[receive time ns, lost], ...] (the first MAX_GAPS)}}."""
+        gaps: [[receive time ns, lost], ...] (the first MAX_GAPS),
+        silences: [[last message ns, next message ns or None], ...] (when any)}}."""
         return json.dumps(self.topics, separators=(',', ':'))
 
 

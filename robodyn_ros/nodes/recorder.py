@@ -60,6 +60,10 @@ def _msg_class(msgtype):
 
 #: The default flush_period [s]: a killed recorder loses at most this much of what it took.
 FLUSH_PERIOD = 0.1
+#: A topic is silent when nothing came for this long [s], and for ten of its mean intervals
+#: so far, while a publisher offers it: the recorder says so, subscribes again, and the bag
+#: notes the stretch it lacks (io.sequence_gaps).
+SILENT = 2.0
 
 
 class RecorderNode(Node):
@@ -93,6 +97,9 @@ class RecorderNode(Node):
         self.next_service = 0.0
         self.turn = 0  # turns of the loop (which topic is taken first)
         self.subs = {}
+        self.heard = {}  # topic -> [first, last receive time ns, messages]
+        self.silent = {}  # topic -> receive time ns of its last message before the silence
+        self.next_silence_check = 0.0
         self.qos = QoSProfile(depth=10000)
         self.latched_qos = QoSProfile(depth=100, durability=DurabilityPolicy.TRANSIENT_LOCAL)
         self.discover()
@@ -115,10 +122,37 @@ class RecorderNode(Node):
                 self.get_logger().warning(f'not recording {topic} ({msgtype}): {exc}')
                 self.subs[topic] = None
                 continue
-            self.subs[topic] = self.sink.create_subscription(
-                cls, self.resolve_topic_name(topic), lambda _data: None,
-                self.latched_qos if topic in LATCHED else self.qos, raw=True)
-            self.wait_set = None
+            self._subscribe(topic, cls)
+
+    def _subscribe(self, topic, cls):
+        self.subs[topic] = self.sink.create_subscription(
+            cls, self.resolve_topic_name(topic), lambda _data: None,
+            self.latched_qos if topic in LATCHED else self.qos, raw=True)
+        self.wait_set = None
+
+    def check_silence(self, now_ns, waiting=frozenset()):
+        """Each recorded topic that stopped arriving while a publisher still offers it
+        (SILENT; none in ``waiting``, the topics with messages still to take): say so once,
+        note where the bag starts to lack it, subscribe again."""
+        for topic, (first, last, count) in self.heard.items():
+            sub = self.subs.get(topic)
+            if topic in self.silent or topic in LATCHED or topic in waiting or sub is None \
+                    or count < 2:
+                continue
+            quiet = (now_ns - last) * 1e-9
+            if quiet < max(SILENT, 10e-9 * (last - first) / (count - 1)):
+                continue
+            offered = self.sink.count_publishers(self.resolve_topic_name(topic))
+            if not offered:
+                continue
+            self.silent[topic] = last
+            self.get_logger().warning(
+                f'nothing received on {topic} for {quiet:.1f} s although {offered} '
+                'publisher(s) offer it (a publisher that stopped, or a recorder that no '
+                'longer receives): subscribing again; the bag notes the stretch it lacks')
+            cls = sub.msg_type
+            self.sink.destroy_subscription(sub)
+            self._subscribe(topic, cls)
 
     def spin_once(self, executor, timeout_sec):
         """Wait up to ``timeout_sec`` [s] for messages and record every one taken; the
@@ -148,6 +182,10 @@ class RecorderNode(Node):
         for topic, sub in subs[first:] + subs[:first]:
             if sub.handle.pointer in ready:
                 self._take_all(topic, sub, deadline)
+        if now >= self.next_silence_check:  # a topic with messages waiting is not silent
+            self.check_silence(self.get_clock().now().nanoseconds,
+                               {t for t, s in subs if s.handle.pointer in ready})
+            self.next_silence_check = now + 0.5
 
     def take_ready(self):
         """Record every message already received, without waiting (a caller that spins
@@ -169,6 +207,14 @@ class RecorderNode(Node):
         """Append one serialized message (``info``: rclpy's MessageInfo dict)."""
         now = self.get_clock().now().nanoseconds
         self.bag.write(topic, now, data)
+        heard = self.heard.get(topic)
+        if heard is None:
+            heard = self.heard[topic] = [now, now, 0]
+        heard[1], heard[2] = now, heard[2] + 1
+        if topic in self.silent:
+            start = self.silent.pop(topic)
+            self.gaps.silence(topic, start, now)
+            self.get_logger().info(f'receiving {topic} again after {(now - start) * 1e-9:.1f} s')
         if info:
             gid = info.get('publisher_gid') or {}
             self.gaps.note(topic, bytes(gid.get('data', b'')),
@@ -176,6 +222,12 @@ class RecorderNode(Node):
 
     def close(self):
         """Store the lost-message summary, say what was lost, and close the bag."""
+        now = self.get_clock().now().nanoseconds
+        for topic, start in sorted(self.silent.items()):
+            self.gaps.silence(topic, start, None)
+            self.get_logger().warning(f'nothing of {topic} in the last '
+                                      f'{(now - start) * 1e-9:.1f} s of the bag although a '
+                                      'publisher offered it')
         lost = {t: e['lost'] for t, e in self.gaps.topics.items() if e['lost']}
         if lost:
             self.get_logger().warning(

@@ -87,7 +87,7 @@ def build_report(bag_path: str | os.PathLike, state_topic: str, ref_topic: str |
         'events': events,
         'warnings': _warnings(result['state_timing'], result.get('recovered')) +
         _missing_topics(command_topic, result['diagnostics']) +
-        _lost_in_recording(result.get('recording_gaps') or {}),
+        _lost_in_recording(result.get('recording_gaps') or {}, result.get('start_ns')),
         'failures': failures,
         'passed': not failures,
     }
@@ -112,8 +112,10 @@ def _missing_topics(command_topic, diagnostics):
     return out
 
 
-def _lost_in_recording(gaps):
-    """Each topic whose recorder lost messages (io.sequence_gaps), and what that means."""
+def _lost_in_recording(gaps, start_ns=None):
+    """Each topic whose recorder lost messages (io.sequence_gaps), or received nothing for
+    a while although it was published, and what that means (times [s] from ``start_ns``,
+    the bag's first message)."""
     out = []
     for topic, entry in sorted(gaps.items()):
         lost = entry.get('lost', 0) if isinstance(entry, dict) else 0
@@ -125,7 +127,18 @@ def _lost_in_recording(gaps):
                        + ('' if listed_gaps(entry) is not None else
                           f'; the gaps beyond the first {MAX_GAPS} are not listed, so no '
                           'command step is reported'))
+        for start, end in entry.get('silences', []) if isinstance(entry, dict) else []:
+            out.append(f'the recorder received nothing of {topic} from '
+                       f'{_since(start, start_ns)} '
+                       + (f'to {_since(end, start_ns)}' if end else 'to the end of the bag')
+                       + ' although a publisher offered it: the bag does not cover that '
+                       'stretch of the run')
     return out
+
+
+def _since(ns, start_ns):
+    """A receive time [ns] as seconds from the bag's first message."""
+    return f'{(ns - (start_ns or ns)) * 1e-9:.1f} s'
 
 
 def _warnings(timing, recovered=None):

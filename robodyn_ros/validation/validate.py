@@ -136,7 +136,7 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         result = stream.result()
         result['recovered'] = bag.recovered
         start_ns = bag.reader.start_time if bag.reader.message_count else None
-        result['recording_gaps'] = bag.recording_gaps
+        result.update(recording_gaps=bag.recording_gaps, start_ns=start_ns)
     report = build_report(bag_path, state_topic, roles['reference'], roles['command'], result,
                           model, thresholds, tolerance)
     report['start_time'] = None if start_ns is None else start_ns * 1e-9
