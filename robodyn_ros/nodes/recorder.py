@@ -225,9 +225,9 @@ class RecorderNode(Node):
         now = self.get_clock().now().nanoseconds
         for topic, start in sorted(self.silent.items()):
             self.gaps.silence(topic, start, None)
-            self.get_logger().warning(f'nothing of {topic} in the last '
-                                      f'{(now - start) * 1e-9:.1f} s of the bag although a '
-                                      'publisher offered it')
+            self.get_logger().warning(f'nothing of {topic} received in the last '
+                                      f'{(now - start) * 1e-9:.1f} s before closing the bag, '
+                                      'although a publisher offered it')
         lost = {t: e['lost'] for t, e in self.gaps.topics.items() if e['lost']}
         if lost:
             self.get_logger().warning(
