@@ -5,13 +5,19 @@ mujoco_ros2_control's free-running plugin), two CPU hogs running throughout, and
 ros2_control_node under SCHED_FIFO when this machine allows it."""
 
 import os
-import subprocess
 import time
 
 import numpy as np
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
-from test_ros2_control_launch import JTC_ACTION, NAMES, _Hogs, _Launch, _require
+from test_ros2_control_launch import (
+    JTC_ACTION,
+    NAMES,
+    _Hogs,
+    _Launch,
+    _realtime_priority,
+    _require,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -36,15 +42,6 @@ MAX_EXCLUDED = 0.25
 RUNS = 3
 #: The fewest recorded states that judge a run's tracking (2 s of a 1 kHz stream).
 MIN_SAMPLES = 2000
-
-
-def _realtime_priority():
-    """40 when this machine lets a process take SCHED_FIFO (as an arm's driver runs), else
-    0 (said in the test's output)."""
-    ok = subprocess.run(['chrt', '-f', '40', 'true'], capture_output=True).returncode == 0
-    if not ok:
-        print('chrt -f 40 is not permitted here: ros2_control_node runs at normal priority')
-    return 40 if ok else 0
 
 
 @pytest.fixture(scope='module', params=sorted(MAX_RMS))
