@@ -127,13 +127,22 @@ def _lost_in_recording(gaps, start_ns=None):
                        + ('' if listed_gaps(entry) is not None else
                           f'; the gaps beyond the first {MAX_GAPS} are not listed, so no '
                           'command step is reported'))
-        for start, end in entry.get('silences', []) if isinstance(entry, dict) else []:
+        for start, end in _silences(entry):
             out.append(f'the recorder received nothing of {topic} from '
                        f'{_since(start, start_ns)} '
                        + (f'to {_since(end, start_ns)}' if end else 'to the end of the bag')
                        + ' although a publisher offered it: the bag does not cover that '
                        'stretch of the run')
     return out
+
+
+def _silences(entry):
+    """The well-formed [start ns, end ns or None] pairs of a topic's summary (the bag's
+    metadata is input: anything else is skipped)."""
+    silences = entry.get('silences') if isinstance(entry, dict) else None
+    return [(a, b) for a, b in (p for p in silences if isinstance(p, list) and len(p) == 2)
+            if isinstance(a, int) and (b is None or isinstance(b, int))] \
+        if isinstance(silences, list) else []
 
 
 def _since(ns, start_ns):

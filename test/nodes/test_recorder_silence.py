@@ -100,3 +100,11 @@ def test_waiting_messages_or_no_publisher_is_no_silence(recording):
         recorder.spin_once(executor, 0.05)
     recorder.check_silence(later)  # a publisher that left: the topic simply ended
     assert recorder.silent == {}
+
+
+def test_malformed_silences_in_a_bags_metadata_are_skipped():
+    gaps = {'/a': {'silences': [[1, 'x'], 'bad', [3 * 10**9, None], [1, 2, 3]]},
+            '/b': {'silences': 5}, '/c': 'not a summary'}
+    assert _lost_in_recording(gaps, 10**9) == [
+        'the recorder received nothing of /a from 2.0 s to the end of the bag although a '
+        'publisher offered it: the bag does not cover that stretch of the run']
