@@ -140,9 +140,12 @@ def _silences(entry):
     """The well-formed [start ns, end ns or None] pairs of a topic's summary (the bag's
     metadata is input: anything else is skipped)."""
     silences = entry.get('silences') if isinstance(entry, dict) else None
-    return [(a, b) for a, b in (p for p in silences if isinstance(p, list) and len(p) == 2)
-            if isinstance(a, int) and (b is None or isinstance(b, int))] \
-        if isinstance(silences, list) else []
+    out = []
+    for pair in silences if isinstance(silences, list) else []:
+        if isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int) and \
+                (pair[1] is None or isinstance(pair[1], int)):
+            out.append((pair[0], pair[1]))
+    return out
 
 
 def _since(ns, start_ns):

@@ -29,6 +29,11 @@ def moveit_like_goal(names, q0, tolerance=-1.0):
     return goal
 
 
+def stamp(msg):
+    """A stamped message's header stamp [s]."""
+    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
+
+
 def manager_said(text):
     """controller_manager's warnings and errors and its switches in a launch's output (why
     a switch failed), the last 20 lines, each cut to its last 300 characters."""

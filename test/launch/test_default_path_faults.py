@@ -29,6 +29,7 @@ import time
 import numpy as np
 import pytest
 from ros2_control_probe import Probe
+from ros2_control_probe import stamp as _stamp_of
 from ros_helpers import stall
 from test_ros2_control_launch import JTC_ACTION, NAMES, _Hogs, _Launch, _require
 
@@ -435,10 +436,6 @@ def _matched(probe, *publishers, timeout=30.0):
     while time.monotonic() < deadline and \
             any(p.get_subscription_count() < 1 for p in publishers):
         probe.spin(0.1)
-
-
-def _stamp_of(msg):
-    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
 
 
 def _injection_stamp(launch, request):

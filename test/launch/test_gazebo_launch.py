@@ -12,15 +12,8 @@ import time
 
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
-from test_ros2_control_launch import (
-    JTC_ACTION,
-    NAMES,
-    _alive,
-    _config,
-    _Hogs,
-    _Launch,
-    _stamp,
-)
+from ros2_control_probe import stamp as _stamp
+from test_ros2_control_launch import JTC_ACTION, NAMES, _alive, _config, _Hogs, _Launch
 
 pytestmark = pytest.mark.integration
 

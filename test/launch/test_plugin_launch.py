@@ -10,6 +10,7 @@ import time
 import numpy as np
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
+from ros2_control_probe import stamp as _stamp
 from test_ros2_control_launch import (
     JTC_ACTION,
     NAMES,
@@ -212,10 +213,6 @@ def test_preempt_and_cancel_end_as_the_jtc_ends_them(plugin_run):
     print(f'preempted goal (status, error code): {status}, {code}')
     assert status in (5, 6) and code == -1, (status, code)  # CANCELED / ABORTED
     assert plugin_run['canceled'] == (True, 5), plugin_run['canceled']
-
-
-def _stamp(msg):
-    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec
 
 
 def test_without_the_jtc_the_plugin_holds_the_position_and_says_so(plugin_run):

@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from ros2_control_probe import Probe, manager_said, moveit_like_goal
+from ros2_control_probe import Probe, manager_said, moveit_like_goal, stamp
 import yaml
 
 from robodyn_ros.control.safety.supervisor import STATE_GAP
@@ -227,7 +227,7 @@ def test_every_command_reaches_the_hardware_by_joint_name(mock_run):
 def _path(samples):
     """(t [s], positions (k, 7) in NAMES order) of JointState / controller_state samples,
     by their stamps."""
-    t = np.array([m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 for _, m in samples])
+    t = np.array([stamp(m) for _, m in samples])
     q = []
     for _, m in samples:
         names, values = (m.name, m.position) if hasattr(m, 'position') else \
@@ -446,11 +446,9 @@ def _longest_repeat_ms(log):
     measures): the witness that a hardware's physics stood still."""
     longest, first = 0.0, None
     for (_, previous), (_, msg) in zip(log, log[1:]):
-        stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
         if list(msg.position) == list(previous.position) and any(msg.velocity):
-            if first is None:
-                first = previous.header.stamp.sec + previous.header.stamp.nanosec * 1e-9
-            longest = max(longest, (stamp - first) * 1e3)
+            first = stamp(previous) if first is None else first
+            longest = max(longest, (stamp(msg) - first) * 1e3)
         else:
             first = None
     return longest
@@ -530,10 +528,6 @@ def _hold_with_gravity(probe, model, q, seconds=1.0):
     probe.spin(seconds)
 
 
-def _stamp(msg):
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-
-
 #: A gap this much longer than the usual one between the JTC's own state stamps is a stall
 #: of controller_manager's whole loop (the host's, not the law's): the window is measured
 #: again, once.
@@ -558,9 +552,9 @@ def _tracking(probe, model, q0, with_effort, duration=4.0):
     sent = probe.node.get_clock().now().nanoseconds * 1e-9
     publisher.publish(_jtc_message(model.joint_names, samples, with_effort))
     probe.spin(duration + 1.0)
-    window = [m for _, m in probe.log[topic] if sent + 0.05 < _stamp(m) < sent + duration]
+    window = [m for _, m in probe.log[topic] if sent + 0.05 < stamp(m) < sent + duration]
     errors = np.array([m.error.positions for m in window])
-    gaps = np.diff([_stamp(m) for m in window])
+    gaps = np.diff([stamp(m) for m in window])
     stall = float(gaps.max() - np.median(gaps)) if len(gaps) > 1 else float('inf')
     return float(np.sqrt(np.mean(errors ** 2, axis=0)).max()), stall
 
