@@ -78,9 +78,11 @@ class BagWriter:
             least this often (mcap: close the chunk and flush the file; sqlite3: WAL mode,
             commit), so that a killed writer loses at most that much; None: only at close
             (fastest). Neither storage waits for the disk (no fsync; sqlite3
-            ``synchronous=NORMAL``): an fsync under a busy disk blocked the recorder's one
-            loop for 3 s (it then received nothing), and what a killed process handed over
-            is kept by the kernel. A power loss loses what the kernel had not written yet.
+            ``synchronous=OFF``, since in WAL mode ``NORMAL`` still syncs at every
+            checkpoint, about every 4 MB): an fsync under a busy disk blocked the
+            recorder's one loop for seconds (it then received nothing), and what a killed
+            process handed over is kept by the kernel. A power loss loses what the kernel
+            had not written yet.
     """
 
     def __init__(self, path: str | os.PathLike, storage: str = 'mcap',
@@ -97,8 +99,8 @@ class BagWriter:
         self.flush_period = flush_period
         self.last_flush = time.monotonic()
         if flush_period is not None and storage == 'sqlite3':
+            writer.storage.conn.execute('PRAGMA synchronous=OFF')  # before WAL: no sync
             writer.storage.conn.execute('PRAGMA journal_mode=WAL')
-            writer.storage.conn.execute('PRAGMA synchronous=NORMAL')
         self.connections: dict[str, Any] = {}
         self.path = path
         self.count = 0
