@@ -337,7 +337,9 @@ def _forward_limits(params):
 
 
 def _node_actions(context, hardware, config_path, params, model, manager_node):
-    """controller:=node: the robodyn node -> forward effort controller -> hardware."""
+    """controller:=node: the robodyn node -> forward effort controller -> hardware. The
+    node is the control loop here, so ``realtime_priority`` runs it under chrt as well
+    (docs/real_arm.md: an arm's node runs SCHED_FIFO)."""
     from robodyn_ros.control.jtc_gains import jtc_gains
     from robodyn_ros.dynamics import RigidBodyDynamics
     from robodyn_ros.io.params_yaml import dump_parameters
@@ -358,7 +360,7 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
     inactive = Node(package='controller_manager', executable='spawner', output='screen',
                     arguments=['joint_trajectory_controller', '--inactive'])
     controller = Node(package='robodyn_ros', executable='controller', name=CONTROLLER,
-                      output='screen',
+                      output='screen', prefix=manager_node[2], exec_name='controller',
                       parameters=[config_path, {'robot': '', 'robot_description': model.xml,
                                                 'command_topic': COMMAND_TOPIC,
                                                 'max_torque_rate':
@@ -428,7 +430,7 @@ def _nodes(context):
     actions = [LogInfo(msg=f'robodyn ros2_control: {note}') for note in notes]
     build = _plugin_actions if kind == 'plugin' else _node_actions
     return actions + [describe] + build(context, hardware, config_path, params, model,
-                                        (manager, out))
+                                        (manager, out, prefix))
 
 
 def generate_launch_description():
@@ -440,7 +442,8 @@ def generate_launch_description():
         DeclareLaunchArgument('controller', default_value='plugin',
                               description=' | '.join(CONTROLLERS)),
         DeclareLaunchArgument('realtime_priority', default_value='0',
-                              description='run ros2_control_node under chrt -f N (SCHED_FIFO, '
+                              description='run ros2_control_node (and, controller:=node, '
+                                          'the robodyn node) under chrt -f N (SCHED_FIFO, '
                                           "as an arm's driver runs; needs the privilege); 0: "
                                           'off'),
         DeclareLaunchArgument('bag_path', default_value='',

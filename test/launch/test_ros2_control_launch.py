@@ -114,7 +114,8 @@ def _realtime_priority():
     0 (said in the test's output)."""
     ok = subprocess.run(['chrt', '-f', '40', 'true'], capture_output=True).returncode == 0
     if not ok:
-        print('chrt -f 40 is not permitted here: ros2_control_node runs at normal priority')
+        print('chrt -f 40 is not permitted here: ros2_control_node (and a robodyn node) '
+              'runs at normal priority')
     return 40 if ok else 0
 
 
@@ -123,20 +124,22 @@ def mock_run(ros_launch_env, tmp_path_factory):
     """Mock hardware; the robodyn controller commands in reverse joint order and holds; the
     same MoveIt-like goal goes to robodyn and then (controllers switched) to the real JTC.
 
-    ros2_control_node runs SCHED_FIFO when allowed, as an arm's driver does: its state
-    stream beside the suite's load then does not stop for the node's 50 ms state_timeout
-    (a suite beside two hogs: three goals in a row aborted by state gaps at normal
-    priority); the Python node itself runs at normal priority."""
+    ros2_control_node and the Python node run SCHED_FIFO when allowed
+    (``realtime_priority``), as an arm's driver and docs/real_arm.md's node do: at normal
+    priority beside two hogs and the suite, three goals in a row were aborted by 49 ms
+    without a state, once with only ros2_control_node at SCHED_FIFO."""
     _require('controller_manager')
     from control_msgs.msg import JointTrajectoryControllerState
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
     folder = tmp_path_factory.mktemp('mock')
     config = _config(folder, joints=NAMES[::-1], reference='hold')
+    priority = _realtime_priority()
     launch = _Launch(ros_launch_env, 93, 'hardware:=mock', f'config:={config}',
-                     f'realtime_priority:={_realtime_priority()}')
-    result = {'active': launch.wait_for('ramp-in complete', 180.0)}
+                     f'realtime_priority:={priority}')
+    result = {'active': launch.wait_for('ramp-in complete', 180.0), 'priority': priority}
     if result['active']:
+        result['policies'] = _controller_policies(93)
         probe = Probe(93)
         for topic, msgtype in (('/effort_controller/commands', Float64MultiArray),
                                ('/joint_states', JointState),
@@ -170,6 +173,24 @@ def mock_run(ros_launch_env, tmp_path_factory):
     return result
 
 
+def _controller_policies(domain):
+    """The scheduling policies of the robodyn controller node's threads in ROS domain
+    ``domain`` (read from /proc), as a set."""
+    policies = set()
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open(f'/proc/{pid}/cmdline', 'rb') as handle:
+                argv = handle.read().split(b'\0')
+            with open(f'/proc/{pid}/environ', 'rb') as handle:
+                ours = f'ROS_DOMAIN_ID={domain}'.encode() in handle.read().split(b'\0')
+            if ours and any(a.endswith(b'robodyn_ros/controller') for a in argv[:2]):
+                policies |= {os.sched_getscheduler(int(t))
+                             for t in os.listdir(f'/proc/{pid}/task')}
+        except OSError:  # gone meanwhile
+            continue
+    return policies
+
+
 def _follow_through_state_gaps(probe, goal, reference, attempts=3):
     """robodyn's (accepted, status, result) for ``goal``, the reference it published
     meanwhile, and each attempt's outcome (a line). A goal the node aborted because its
@@ -197,6 +218,9 @@ def test_mock_stack_comes_up_and_stops_on_ctrl_c(mock_run):
     text = mock_run['text']
     assert mock_run['active'], text[-3000:]
     assert 'Traceback' not in text, text[-3000:]
+    # realtime_priority runs the node, the control loop of this path, SCHED_FIFO too
+    expected = os.SCHED_FIFO if mock_run['priority'] else os.SCHED_OTHER
+    assert mock_run['policies'] == {expected}, (mock_run['policies'], mock_run['priority'])
     # The robodyn controller exits cleanly; every other process is gone (the rclpy
     # description publisher and ros2_control_node sometimes end by a signal in their DDS
     # teardown when all stop at once: docs/ros2_control.md, known limits).
