@@ -35,7 +35,14 @@ from test_default_path_faults import (
     _within_step,
     _worst_step,
 )
-from test_ros2_control_launch import NAMES, ROBODYN_ACTION, _Hogs, _Launch, _require
+from test_ros2_control_launch import (
+    NAMES,
+    ROBODYN_ACTION,
+    _Hogs,
+    _Launch,
+    _realtime_priority,
+    _require,
+)
 
 from robodyn_ros.control.safety.supervisor import STATE_GAP
 from robodyn_ros.defaults import NODE_RATE_SHARE
@@ -83,8 +90,11 @@ def released(ros_launch_env):
     started = time.monotonic()
     result = {}
     with _Hogs():
+        # the node and ros2_control_node SCHED_FIFO when allowed, as an arm's run: at normal
+        # priority beside the hogs a stall tripped the tracking guard before the release
         launch = _Launch(ros_launch_env, DOMAIN, 'controller:=node', 'hardware:=mujoco',
-                         'robot:=panda', 'fault_injection:=true')  # the applied-step witness
+                         'robot:=panda', 'fault_injection:=true',  # the applied-step witness
+                         f'realtime_priority:={_realtime_priority()}')
         try:  # the launch stops whatever happens here (a leaked one loads every later test)
             result['active'] = launch.wait_for('ramp-in complete', 240.0)
             if result['active']:

@@ -45,7 +45,7 @@ class Result:
     # longest machine-wide stall (stall_witness.py) inside a gap above the bound [s]: not
     # counted in longest_silence, reported
     machine_stall: float = 0.0
-    exit_time: float | None = None  # signal or shutdown to process exit [s]
+    exit_time: float | None = None  # signal, or the node taking a shutdown, to exit [s]
     commands: int = 0
     lost: int = 0  # commands the probe's reader lost (publication sequence numbers)
     output: str = ''
