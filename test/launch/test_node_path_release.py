@@ -90,7 +90,7 @@ def released(ros_launch_env):
     started = time.monotonic()
     result = {}
     with _Hogs():
-        # the node and ros2_control_node SCHED_FIFO when allowed, as an arm's run: at normal
+        # the node and ros2_control_node SCHED_FIFO when allowed, as on an arm: at normal
         # priority beside the hogs a stall tripped the tracking guard before the release
         launch = _Launch(ros_launch_env, DOMAIN, 'controller:=node', 'hardware:=mujoco',
                          'robot:=panda', 'fault_injection:=true',  # the applied-step witness

@@ -224,7 +224,7 @@ def goal_then(labels):
 def shutdown_transition(h, result):
     """The shutdown transition, then the exit: timed from the moment the node logged it
     took the shutdown (the request's way through the probe's service client is the
-    machine's: beside two hogs it made 2.28 s of one run), or from the request when the
+    machine's: beside two hogs it can take most of the 2 s), or from the request when the
     line is missing."""
     if not start(h, result):
         return
