@@ -3,7 +3,6 @@ controller process (Panda, autostart, 1 kHz states already streaming from anothe
 to its 'configured' log line and to its first command on the wire, with the kernel cache
 as setup.sh / colcon build leave it, and with an empty one."""
 
-import re
 import tempfile
 import time
 
@@ -25,13 +24,9 @@ def first_command(env: dict | None = None) -> tuple[str | None, float, float]:
         deadline = time.monotonic() + 120.0
         while not h.commands and time.monotonic() < deadline and h.proc.poll() is None:
             time.sleep(0.002)
-        configured = None
-        for line in h.output().splitlines():
-            if 'configured panda' in line:
-                configured = line
+        configured, stamp = h.logged('configured panda')
         first = h.commands[0][0] - h.t_start if h.commands else float('nan')
-        stamp = re.search(r'\[(\d+\.\d+)\]', configured or '')
-        ready = float(stamp.group(1)) - h.wall_start if stamp else float('nan')
+        ready = stamp - h.wall_start if stamp is not None else float('nan')
         return configured, ready, first
     finally:
         h.close()

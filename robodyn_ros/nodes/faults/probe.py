@@ -17,6 +17,7 @@ import rclpy
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from ...defaults import CONTROLLER_NAME, REFERENCE_TOPIC
+from ...io import console_log
 from ...io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
 from .fixtures import NAMES, PANDA_Q0, trajectory
 from .stall_witness import StallWitness
@@ -390,6 +391,12 @@ class Harness:
         self.log.flush()
         with open(self.log.name, 'rb') as handle:
             return handle.read().decode(errors='replace')
+
+    def logged(self, text):
+        """(the message of the last line the controller printed that contains ``text``, its
+        log stamp [s], wall clock), or (None, None) when there is no such line."""
+        found = console_log.logged(self.output(), text)
+        return (found[-1].message, found[-1].stamp) if found else (None, None)
 
     def close(self):
         """Stop the stream, end the process (SIGKILL if it hangs), shut the probe down."""

@@ -2,7 +2,6 @@
 ``script(harness, result)``, or a factory of one), and what it checks beyond the common
 invariants (checks._check_common). :mod:`.cases` names them."""
 
-import re
 import signal
 import time
 
@@ -235,19 +234,8 @@ def shutdown_transition(h, result):
         h.proc.wait(timeout=5.0)
     except Exception:  # noqa: BLE001 - still alive: the check below fails
         return
-    waited, taken = time.monotonic() - t0, _logged_at(h.output(), '-> inactive: shutdown')
+    waited, (_, taken) = time.monotonic() - t0, h.logged('-> inactive: shutdown')
     h.exit_time = waited if taken is None else min(waited, time.time() - taken)
-
-
-def _logged_at(text, what):
-    """The wall-clock stamp [s] of the first log line of the node that ends with ``what``
-    (``[INFO] [1795933885.529200265] [robodyn_controller]: active -> inactive: shutdown``),
-    or None."""
-    for line in text.splitlines():
-        found = re.match(r'\[\w+\] \[(\d+\.\d+)\] \[[^\]]+\]: .*', line.strip())
-        if found and line.rstrip().endswith(what):
-            return float(found.group(1))
-    return None
 
 
 def signal_cold_configure(h, result):
