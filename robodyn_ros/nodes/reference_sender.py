@@ -5,7 +5,9 @@ On that path the reference comes from the real JTC chained into the C++ controll
 (robodyn_controllers), so the configured reference becomes one JointTrajectory: samples
 every ``spacing`` seconds for ``duration`` seconds with positions, velocities and
 accelerations (the JTC interpolates them with quintic splines), starting at the first
-joint state received. The node checks the samples against the joint limits shrunk by
+joint state received and ending at rest back there (trajectories.EndingAtRest over the
+last max(ramp, SETTLE) seconds): a JTC left holding a point the arm passed at speed reports
+tolerance errors for ever. The node checks the samples against the joint limits shrunk by
 ``reference_margin`` and the velocity limits, sends, and exits.
 """
 
@@ -17,7 +19,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
-from ..control.reference.trajectories import make_reference
+from ..control.reference.trajectories import EndingAtRest, make_reference
 from ..errors import ConfigError
 from .node_messages import joint_trajectory
 from .node_parameters import declare, declare_robot, model_from_parameters
@@ -32,6 +34,9 @@ ACK_TIMEOUT = 10.0
 #: Most samples one message carries: measured here, a 15000-point trajectory (2.5 MB)
 #: was acknowledged yet never reached the JTC, 2400 points (0.4 MB) always did.
 MAX_SAMPLES = 2500
+#: Shortest time the reference takes to come back to rest at its start [s]: its extra
+#: speed is at most 1.875 x the deviation / SETTLE (0.47 rad/s for 0.5 rad).
+SETTLE = 2.0
 
 
 class ReferenceSender(Node):
@@ -114,7 +119,9 @@ class ReferenceSender(Node):
         model, q0 = self.model, self.q0
         if q0 is None:
             return None
-        reference = make_reference(self.kind, q0, self.amplitudes, self.periods, self.ramp)
+        reference = EndingAtRest(
+            make_reference(self.kind, q0, self.amplitudes, self.periods, self.ramp), q0,
+            self.duration, min(max(self.ramp, SETTLE), self.duration))
         times = np.arange(1, int(round(self.duration / self.spacing)) + 1) * self.spacing
         samples = [reference(t) for t in times]
         q, qd, qdd = (np.array(column) for column in zip(*samples))

@@ -5,6 +5,7 @@
   envelope e(t) rising from 0 to 1 over ``ramp`` seconds so that q_r(0) = q0 and
   qd_r(0) = qdd_r(0) = 0 (the arm starts at rest).
 * :class:`Hold`: q_r = q0.
+* :class:`EndingAtRest`: any of them brought back to q0 and to rest at a given time.
 * :class:`SplineTrajectory`: a JointTrajectory's points joined by segments whose degree
   follows what their end points carry, as JointTrajectoryController's spline does ('auto':
   quintic with positions, velocities and accelerations, cubic Hermite with positions and
@@ -19,7 +20,8 @@ import numpy as np
 
 from ...errors import InputError
 
-__all__ = ['Hold', 'OneMinusCos', 'SumOfSines', 'SplineTrajectory', 'make_reference']
+__all__ = ['EndingAtRest', 'Hold', 'OneMinusCos', 'SumOfSines', 'SplineTrajectory',
+           'make_reference']
 
 
 class Hold:
@@ -86,6 +88,38 @@ class SumOfSines:
             return self.q0 + s, ds, dds
         e, de, dde = _envelope(t, self.ramp)
         return self.q0 + e * s, de * s + e * ds, dde * s + 2 * de * ds + e * dds
+
+
+class EndingAtRest:
+    """A reference that ends at rest back at its start q0 at ``end`` [s]: over the last
+    ``settle`` seconds its deviation d(t) = q_r(t) - q0 is scaled by w(t) = 1 - e(t - end +
+    settle), e the quintic envelope of SumOfSines, so (product rule)
+
+        q = q0 + w d,  qd = w' d + w qd_r,  qdd = w'' d + 2 w' qd_r + w qdd_r,
+
+    and q(end) = q0, qd(end) = qdd(end) = 0, continuous to the second derivative. Every
+    position lies between q0 and the reference's own, so inside any box that holds both.
+    Why: a JointTrajectoryController that reaches the last point of a trajectory still
+    moving keeps it as a goal the arm cannot meet at rest, and logs tolerance errors."""
+
+    def __init__(self, reference, q0, end, settle):
+        if not 0.0 < settle <= end:
+            raise InputError(f'EndingAtRest: 0 < settle <= end required (got settle '
+                             f'{settle}, end {end})')
+        self.reference, self.end, self.settle = reference, float(end), float(settle)
+        self.q0 = np.asarray(q0, dtype=float)
+        self._zero = np.zeros_like(self.q0)
+
+    def __call__(self, t):
+        """(q, qd, qdd) at time t [s]."""
+        if t >= self.end:
+            return self.q0, self._zero, self._zero
+        q, qd, qdd = self.reference(t)
+        if t <= self.end - self.settle:
+            return q, qd, qdd
+        e, de, dde = _envelope(t - self.end + self.settle, self.settle)
+        d, w = q - self.q0, 1.0 - e
+        return self.q0 + w * d, -de * d + w * qd, -dde * d - 2 * de * qd + w * qdd
 
 
 def _quintic(p0, v0, a0, p1, v1, a1, duration):
