@@ -92,6 +92,7 @@ class ControllerNode(LifecycleNode):
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.finished = False
+        self.exit_deadline = None  # run_node's arm_exit_deadline (final_ramp.close_at_exit)
         self.log_gate = EventGate()
         self.callback_end = 0.0  # the control thread busy until then (node_events.guarded)
         self.command_count = 0

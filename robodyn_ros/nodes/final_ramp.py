@@ -62,10 +62,14 @@ def close_at_exit(node) -> None:
     the process ends without a teardown (``exit_after_close``): destroying a helper node's
     service waits until its executor's thread lets go of it, which a loaded machine has
     been seen to delay past the 2 s the exit has, and nothing is commanded after the ramp.
-    Once per process (the shutdown transition, then run_node's exit)."""
+    Once per process (the shutdown transition, then run_node's exit). The process's exit
+    deadline is armed first (``node.exit_deadline``, node_runner.arm_exit_deadline, as a
+    signal arms it): a shutdown transition whose work hangs still ends within 2 s."""
     if getattr(node, 'closed_at_exit', False):
         return
     node.closed_at_exit = True
+    if getattr(node, 'exit_deadline', None) is not None:
+        node.exit_deadline()
     run = node.configured
     if run is not None and run.gateway is not None:
         run.gateway.interrupt()

@@ -15,7 +15,7 @@ from rclpy.signals import SignalHandlerOptions
 
 from ..errors import RobodynError
 
-__all__ = ['run_node', 'EXIT_DEADLINE', 'stop_helper', 'spin_in_thread']
+__all__ = ['run_node', 'arm_exit_deadline', 'EXIT_DEADLINE', 'stop_helper', 'spin_in_thread']
 
 #: A process exits at most this long [s] after SIGINT/SIGTERM, whatever it is doing.
 EXIT_DEADLINE = 1.8
@@ -40,17 +40,33 @@ class _Stop:
         self.signal = self.signal or signum
         if not first:
             return
-        # Whatever the process is doing, it is gone EXIT_DEADLINE after the signal, also
-        # when the thread below never gets the interpreter lock again (a C call holding it,
-        # or finalisation, where daemon threads no longer run): faulthandler's watchdog is
-        # a C thread; it prints where every thread is, then _exit(1). Armed first: starting
-        # a thread takes threading's own locks, and a handler that runs while the main
-        # thread holds one of them (starting a thread itself) would wait for ever.
-        faulthandler.dump_traceback_later(EXIT_DEADLINE + HARD_EXIT_MARGIN, exit=True)
-        threading.Thread(target=_exit_later, daemon=True).start()  # exit 0 at the deadline
-        # The main loop ends at its next turn; the daemon thread above bounds whatever runs
-        # until then. (While the node is still being built, run_node leaves the signals'
-        # default action: the process ends at once, nothing commanded.)
+        arm_exit_deadline()
+        # The main loop ends at its next turn; the deadline bounds whatever runs until
+        # then. (While the node is still being built, run_node leaves the signals' default
+        # action: the process ends at once, nothing commanded.)
+
+
+#: Non-empty once the deadline is armed: a plain list, no lock that a signal handler
+#: arriving inside arm_exit_deadline could wait on for ever.
+_ARMED: list[bool] = []
+
+
+def arm_exit_deadline() -> None:
+    """The process is gone EXIT_DEADLINE [s] from now, whatever it is doing: at the first
+    SIGINT/SIGTERM, and at a node's shutdown transition (run_node hands this function to
+    a node that has an ``exit_deadline`` attribute). Once per process: a later call does
+    not move the deadline.
+
+    Also when the exit thread never gets the interpreter lock again (a C call holding it,
+    or finalisation, where daemon threads no longer run): faulthandler's watchdog is a C
+    thread; it prints where every thread is, then _exit(1). Armed first: starting a thread
+    takes threading's own locks, and a signal handler that runs while the main thread
+    holds one of them (starting a thread itself) would wait for ever."""
+    if _ARMED:
+        return
+    _ARMED.append(True)
+    faulthandler.dump_traceback_later(EXIT_DEADLINE + HARD_EXIT_MARGIN, exit=True)
+    threading.Thread(target=_exit_later, daemon=True).start()  # exit 0 at the deadline
 
 
 def _exit_later():
@@ -95,6 +111,18 @@ def _default_signals():
         signal.signal(signum, signal.SIG_DFL)
 
 
+def _install_stop(node) -> '_Stop':
+    """SIGINT/SIGTERM from now recorded by a :class:`_Stop` (the first arms the exit
+    deadline); a node with an ``exit_deadline`` attribute gets :func:`arm_exit_deadline`
+    for its shutdown transition, which ends the process too."""
+    if hasattr(node, 'exit_deadline'):
+        node.exit_deadline = arm_exit_deadline
+    stop = _Stop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, stop)
+    return stop
+
+
 def run_node(factory, name, args=None, events_executor=False):
     """Standard main(): init, build the node (a RobodynError is one line, exit 2), spin until
     SIGINT / SIGTERM, call the node's ``close_at_exit()`` or else ``close()`` if it has one,
@@ -121,9 +149,7 @@ def run_node(factory, name, args=None, events_executor=False):
         rclpy.try_shutdown()
         _ignore_signals()
         return 2
-    stop = _Stop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, stop)
+    stop = _install_stop(node)
     executor = _executor(events_executor)
     executor.add_node(node)
     own = getattr(node, 'spin_once', None)

@@ -77,3 +77,41 @@ def test_a_process_stuck_holding_the_interpreter_lock_still_exits_within_2_s():
     assert proc.returncode == 1, proc.stderr
     assert ended - signalled < 2.0 + 0.3, ended - signalled  # + process teardown
     assert 'in close' in proc.stderr  # the traceback names where it was stuck
+
+
+SHUTTING_DOWN = """
+import re, sys, time
+from rclpy.node import Node
+from robodyn_ros.nodes.node_runner import run_node
+
+class ShuttingDown(Node):
+    def __init__(self):
+        super().__init__('run_node_shutdown_test')
+        self.exit_deadline = None  # run_node sets it
+        self.timer = self.create_timer(0.5, self.on_shutdown)
+
+    def on_shutdown(self):  # the transition's work hangs, holding the interpreter lock
+        self.timer.cancel()
+        print(time.monotonic(), flush=True)
+        if self.exit_deadline is not None:
+            self.exit_deadline()
+        re.match(r'(a+)+$', 'a' * 64 + 'b')
+
+sys.exit(run_node(ShuttingDown, 'test'))
+"""
+
+
+def test_a_shutdown_transition_that_hangs_still_ends_the_process_within_2_s():
+    """A node's shutdown transition ends its process (the controller): the exit deadline is
+    armed as by a signal, so a transition stuck in a C call cannot keep the process."""
+    env = dict(os.environ, ROS_DOMAIN_ID='88', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    try:
+        proc = subprocess.run([sys.executable, '-c', SHUTTING_DOWN], env=env,
+                              capture_output=True, text=True, timeout=30)
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f'still running 30 s after starting: {exc.stdout!r}')
+    ended = time.monotonic()
+    started = float(proc.stdout.split()[0])
+    assert proc.returncode == 1, proc.stderr
+    assert ended - started < 2.0 + 0.3, ended - started  # + process teardown
+    assert 'in on_shutdown' in proc.stderr
