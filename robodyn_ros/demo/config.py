@@ -92,7 +92,11 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     step simulated time stops while the loop stalls (GC, bag writes), so the wall-clock
     watchdog gets a lenient ``state_timeout`` (separate processes keep the default), and
     the loop closes in one simulated cycle whatever the wall clock does, so the position
-    hold is the one-cycle loop's (``hold_latency`` 0, as the C++ controller's).
+    hold is the one-cycle loop's (``hold_latency`` 0, as the C++ controller's). The
+    controller receives its trajectories itself (``input_gateway`` false): the lock-step
+    loop is one process by design, and a gateway process would make its start wait on a
+    second process's imports and discovery (beside two hogs and a test suite, once more than
+    its 15 s) and deliver inputs off the simulated steps.
     """
     config = {} if is_description(robot) else load_config(robot)
     path, default_base, default_tip = robot_path(robot)
@@ -120,7 +124,7 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
         n = len(ctrl.get('kp', [0.0]))
         ctrl['kp'], ctrl['kd'] = [TORQUE_PD[0]] * n, [TORQUE_PD[1]] * n
     ctrl.update(mode=mode, trigger='state', rate=float(rate), use_sim_time=True,
-                autostart=True, state_timeout=1.0, hold_latency=0.0)
+                autostart=True, state_timeout=1.0, hold_latency=0.0, input_gateway=False)
     if reference:
         ctrl['reference'] = reference
     ctrl.update(controller_overrides or {})

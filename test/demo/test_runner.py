@@ -122,6 +122,15 @@ def test_a_description_without_effort_limits_gets_demo_limits_and_a_note(tmp_pat
     assert any('the demo simulates with effort limits' in n for n in notes)
 
 
+def test_the_lock_step_controller_receives_its_inputs_itself():
+    """No input gateway process in the one-process loop (its start waited on a second
+    process, once past 15 s beside two hogs), unless asked for."""
+    from robodyn_ros.demo.config import demo_parameters
+    assert demo_parameters('three_link')[0]['input_gateway'] is False
+    asked = demo_parameters('three_link', controller_overrides={'input_gateway': True})
+    assert asked[0]['input_gateway'] is True
+
+
 def test_the_demo_gives_the_same_figures_however_fast_the_machine_runs_it(tmp_path):
     """Every ramp, timeout and rate limit of the controller runs on the simulated clock its
     states are stamped with: the demo alone and beside two CPU hogs (about half as fast)
