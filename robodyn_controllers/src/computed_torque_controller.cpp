@@ -69,7 +69,8 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   }
   for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
       &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_,
-      &applied_cmd_, &hold_w_, &hold_acc_, &zero_qd_, &hold_guard_, &hold_runaway_})
+      &applied_cmd_, &hold_w_, &hold_acc_, &zero_qd_, &hold_guard_, &hold_runaway_,
+      &accepted_q_, &accepted_qd_, &brake_time_})
   {
     v->assign(n_, 0.0);
   }
@@ -185,6 +186,8 @@ CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::Sta
     std::copy(applied_cmd_.begin(), applied_cmd_.end(), last_cmd_.begin());
   }
   released_ = false;
+  braking_ = false;
+  have_accepted_ = false;
   if (!finite) {
     fault("non_finite_state", "a joint state is not finite at activation", false);
   } else {
@@ -217,6 +220,7 @@ void ComputedTorqueController::write_release() noexcept
   } else {
     compute_gravity_damping();
   }
+  braking_ = false;
   std::copy(last_cmd_.begin(), last_cmd_.end(), applied_cmd_.begin());
   release_time_ = std::chrono::steady_clock::now();
   released_ = true;
@@ -274,9 +278,13 @@ return_type ComputedTorqueController::update_and_write_commands(
       const char * why = check_reference();
       if (why != nullptr) {
         event_ = "reference_outside_limits";
-        enter_hold(why);
+        refuse_reference(why);
       } else {
         mode_ = Mode::ACTIVE;
+        braking_ = false;
+        std::copy(q_ref_.begin(), q_ref_.end(), accepted_q_.begin());
+        std::copy(qd_ref_.begin(), qd_ref_.end(), accepted_qd_.begin());
+        have_accepted_ = true;
         reason_ = "following the chained reference";
       }
     } else if (!is_in_chained_mode()) {
@@ -286,6 +294,7 @@ return_type ComputedTorqueController::update_and_write_commands(
       enter_hold("the chained reference stopped updating: holding the position reached");
     }
   }
+  if (braking_ && mode_ == Mode::HOLD) {brake(dt);}
   if (valid && mode_ == Mode::ACTIVE && law_ != Law::GRAVITY &&
     params_.max_tracking_error > 0.0)
   {
@@ -307,7 +316,7 @@ return_type ComputedTorqueController::update_and_write_commands(
   }
   if (!valid && mode_ != Mode::SAFE) {  // one rejected state: the last command stands
     std::copy(last_cmd_.begin(), last_cmd_.end(), tau_.begin());
-  } else if (mode_ == Mode::ACTIVE) {
+  } else if (mode_ == Mode::ACTIVE || braking_) {
     compute_law();
   } else if (mode_ == Mode::HOLD || state_trusted_) {
     compute_hold();

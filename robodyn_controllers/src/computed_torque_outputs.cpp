@@ -23,7 +23,7 @@ void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept
   if (cycles_ % static_cast<unsigned long>(params_.publish_every) != 0) {return;}
   double * record = ring_.begin(time.nanoseconds());
   if (record == nullptr) {return;}  // the ring is full: counted, reported on /diagnostics
-  const bool tracking = mode_ == Mode::ACTIVE;
+  const bool tracking = mode_ == Mode::ACTIVE || braking_;
   for (std::size_t i = 0; i < n_; ++i) {
     record[i] = tracking ? q_ref_[i] : hold_q_[i];
     record[n_ + i] = tracking ? qd_ref_[i] : 0.0;

@@ -233,24 +233,75 @@ bool ComputedTorqueController::take_reference(double period) noexcept
   return true;
 }
 
-// A reference outside the limits (shrunk by reference_margin), too fast or accelerating
-// beyond the acceleration limit; nullptr if none.
+// A reference outside the limits (shrunk by reference_margin), whose stopping point at the
+// acceleration limit (q + qd |qd| / (2 a)) is, too fast or accelerating beyond the
+// acceleration limit; nullptr if none. A trajectory that stays inside the range without
+// exceeding the acceleration limit passes at every sample (to stop before the edge at
+// distance d from speed v takes d >= v^2 / (2 a)): the node path's check of the whole
+// interpolation (control/reference/envelope.py) admits no trajectory this refuses.
 const char * ComputedTorqueController::check_reference() noexcept
 {
   for (std::size_t i = 0; i < n_; ++i) {
     const double m = params_.reference_margin;
+    const double a = acceleration_limit_[i];
+    const double stop = q_ref_[i] +
+      (a > 0.0 && std::isfinite(a) ? qd_ref_[i] * std::abs(qd_ref_[i]) / (2.0 * a) : 0.0);
     if (q_ref_[i] < lower_[i] + m || q_ref_[i] > upper_[i] - m ||
+      stop < lower_[i] + m - STOP_TOLERANCE || stop > upper_[i] - m + STOP_TOLERANCE ||
       std::abs(qd_ref_[i]) > velocity_limit_[i] || std::abs(qdd_ref_[i]) > acceleration_limit_[i])
     {
       std::snprintf(reason_buffer_, sizeof(reason_buffer_),
-        "the reference of %s (%.4f, %.4f/s, %.4f/s^2) leaves its limits [%.4f, %.4f] shrunk "
-        "by %.3f, its velocity limit %.4f or its acceleration limit %.4f: holding the "
-        "position reached", params_.joints[i].c_str(), q_ref_[i], qd_ref_[i], qdd_ref_[i],
-        lower_[i], upper_[i], m, velocity_limit_[i], acceleration_limit_[i]);
+        "the reference of %s (%.4f, %.4f/s, %.4f/s^2, stopping at %.4f) leaves its limits "
+        "[%.4f, %.4f] shrunk by %.3f, its velocity limit %.4f or its acceleration limit "
+        "%.4f: stopping at the acceleration limits, then holding the position reached",
+        params_.joints[i].c_str(), q_ref_[i], qd_ref_[i], qdd_ref_[i], stop, lower_[i],
+        upper_[i], m, velocity_limit_[i], acceleration_limit_[i]);
       return reason_buffer_;
     }
   }
   return nullptr;
+}
+
+// The reference refused: the hold (enter_hold), preceded by a controlled stop (header) when
+// the controller was following a moving reference.
+void ComputedTorqueController::refuse_reference(const char * why) noexcept
+{
+  bool moving = false;
+  for (std::size_t i = 0; i < n_; ++i) {moving = moving || accepted_qd_[i] != 0.0;}
+  moving = moving && have_accepted_ && mode_ == Mode::ACTIVE;
+  enter_hold(why);
+  if (!moving) {return;}
+  brake_end_ = 0.0;
+  for (std::size_t i = 0; i < n_; ++i) {
+    const double a = acceleration_limit_[i];
+    brake_time_[i] = a > 0.0 && std::isfinite(a) ? std::abs(accepted_qd_[i]) / a : 0.0;
+    brake_end_ = std::max(brake_end_, brake_time_[i]);
+  }
+  braking_for_ = 0.0;  // at the accepted reference's time: update() brakes this cycle on
+  braking_ = brake_end_ > 0.0;
+}
+
+// One cycle of the controlled stop: joint i at constant deceleration v_i / T_i for T_i =
+// |v_i| / a_i from the last accepted reference (accepted_q_, accepted_qd_: no reference is
+// accepted while braking) into q_ref_, qd_ref_, qdd_ref_; when every joint is at rest, the
+// hold at the position the arm reached.
+void ComputedTorqueController::brake(double dt) noexcept
+{
+  braking_for_ += dt;
+  if (braking_for_ >= brake_end_) {
+    braking_ = false;
+    mode_ = Mode::ACTIVE;  // so that enter_hold takes the position reached
+    enter_hold(reason_);
+    return;
+  }
+  for (std::size_t i = 0; i < n_; ++i) {
+    const double end = brake_time_[i];
+    const double t = std::min(braking_for_, end);
+    const double a = end > 0.0 ? accepted_qd_[i] / end : 0.0;
+    q_ref_[i] = accepted_q_[i] + accepted_qd_[i] * t - 0.5 * a * t * t;
+    qd_ref_[i] = accepted_qd_[i] - a * t;
+    qdd_ref_[i] = braking_for_ < end ? -a : 0.0;
+  }
 }
 
 // The law (header) into tau_ [N m or N].
@@ -381,6 +432,7 @@ void ComputedTorqueController::fault(
   const char * event, const char * reason, bool trusted) noexcept
 {
   if (mode_ == Mode::SAFE) {return;}
+  braking_ = false;
   if (trusted) {
     mode_ = Mode::ACTIVE;
     enter_hold(reason);

@@ -5,9 +5,12 @@
 //   ROBODYN_GTEST_DIR      folder with robot.urdf, good.yaml, bad_*.yaml (one refusal each)
 //   ROBODYN_GTEST_Q        the joint positions of the state [rad or m], space separated
 //   ROBODYN_GTEST_GRAVITY  g(q) at those positions [N m or N], from robodyn_ros' dynamics
+//   ROBODYN_GTEST_UPPER    the upper joint limits less reference_margin [rad or m]
+//   ROBODYN_GTEST_ACCELERATION  the acceleration limits the node path derives [rad/s^2]
 // Without them every test skips, saying so.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -55,7 +58,11 @@ protected:
     dir_ = dir;
     q_ = numbers(std::getenv("ROBODYN_GTEST_Q"));
     gravity_ = numbers(std::getenv("ROBODYN_GTEST_GRAVITY"));
+    upper_ = numbers(std::getenv("ROBODYN_GTEST_UPPER"));
+    acceleration_ = numbers(std::getenv("ROBODYN_GTEST_ACCELERATION"));
     ASSERT_EQ(q_.size(), gravity_.size());
+    ASSERT_EQ(q_.size(), upper_.size());
+    ASSERT_EQ(q_.size(), acceleration_.size());
     std::ifstream urdf(dir_ / "robot.urdf");
     std::stringstream text;
     text << urdf.rdbuf();
@@ -121,7 +128,8 @@ protected:
 
   std::filesystem::path dir_;
   std::string urdf_;
-  std::vector<double> q_, gravity_, position_, velocity_, effort_, command_;
+  std::vector<double> q_, gravity_, upper_, acceleration_, position_, velocity_, effort_,
+    command_;
   std::vector<CommandInterface::SharedPtr> command_ifs_;
   std::vector<StateInterface::SharedPtr> state_ifs_;
   std::vector<CommandInterface::SharedPtr> references_;  // per joint: position, velocity, acc.
@@ -181,6 +189,49 @@ TEST_F(ComputedTorqueControllerTest, AJumpingStateStreamIsNoCollision)
   position_[1] = q_[1];
   for (int k = 0; k < 300; ++k) {ASSERT_EQ(update(), return_type::OK);}
   EXPECT_EQ(controller_->collisions(), 0u);
+}
+
+// The JointTrajectoryController's linear interpolation to a goal beyond joint 1's limit
+// (test_default_path_faults.py's beyond_limit): 0.875 rad/s towards the upper limit. The
+// arm (kinematic here) follows what the controller tracks. The reference is refused before
+// its stopping point leaves the range; the arm stops from there at joint 1's acceleration
+// limit, inside the range, and is held where it came to rest, not in the safe mode.
+TEST_F(ComputedTorqueControllerTest, ARefusedMovingReferenceStopsInsideTheRange)
+{
+  ASSERT_NO_FATAL_FAILURE(init("good"));
+  ASSERT_EQ(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE);
+  ASSERT_NO_FATAL_FAILURE(activate(gravity_));
+  const std::size_t n = q_.size();
+  const double speed = 0.875, dt = 0.001;
+  double highest = -1e9, previous_speed = speed, fastest_slowing = 0.0;
+  int refused_at = -1;
+  for (int k = 1; k <= 4000; ++k) {
+    for (std::size_t i = 0; i < n; ++i) {
+      (void)references_[3 * i]->set_value(q_[i] + (i == 0 ? speed * dt * k : 0.0));
+      (void)references_[3 * i + 1]->set_value(i == 0 ? speed : 0.0);
+      (void)references_[3 * i + 2]->set_value(0.0);
+    }
+    ASSERT_EQ(update(), return_type::OK);
+    const double tracked = controller_->tracked_position()[0];
+    const double moved = (tracked - position_[0]) / dt;  // the arm's speed this cycle
+    if (refused_at < 0 && controller_->mode() != ComputedTorqueController::Mode::ACTIVE) {
+      refused_at = k;
+    }
+    if (refused_at > 0) {
+      fastest_slowing = std::max(fastest_slowing, (previous_speed - moved) / dt);
+    }
+    previous_speed = moved;
+    velocity_[0] = moved;
+    position_[0] = tracked;
+    highest = std::max(highest, tracked);
+  }
+  ASSERT_GT(refused_at, 0) << "never refused";
+  EXPECT_LE(highest, upper_[0] + 1e-9);
+  EXPECT_GE(highest, upper_[0] - 0.05);  // it went on close to the edge: no early stop
+  EXPECT_LE(fastest_slowing, acceleration_[0] * (1.0 + 1e-6));  // no instant stop
+  EXPECT_EQ(previous_speed, 0.0);  // at rest
+  EXPECT_EQ(controller_->mode(), ComputedTorqueController::Mode::HOLD);
+  EXPECT_DOUBLE_EQ(controller_->tracked_position()[0], position_[0]);  // held where it is
 }
 
 TEST_F(ComputedTorqueControllerTest, AnImpossibleModelIsRefusedAtConfigure)

@@ -26,12 +26,14 @@ def gtest_files(tmp_path_factory):
     description (mock hardware), the parameter file `robodyn export` writes for it
     (good.yaml; observer.yaml: the same with the collision observer, reaction report)
     and one file per impossible edit (bad_<edit>.yaml, plugin_model_edits), the
-    home pose and g(q) there from robodyn_ros' dynamics."""
+    home pose and g(q) there from robodyn_ros' dynamics, the upper limits less
+    reference_margin and the acceleration limits the node path derives."""
     import copy
 
     import numpy as np
     from plugin_model_edits import plugin_model_edits
 
+    from robodyn_ros.control.controller_config import acceleration_limits
     from robodyn_ros.control.plugin_parameters import plugin_config, plugin_parameters
     from robodyn_ros.dynamics import RigidBodyDynamics
     from robodyn_ros.io.params_yaml import dump_parameters
@@ -53,10 +55,14 @@ def gtest_files(tmp_path_factory):
         with open(folder / f'{name}.yaml', 'w', encoding='utf-8') as handle:
             dump_parameters({'/**': {'ros__parameters': values}}, handle)
     q = np.array(PANDA_HOME)
-    gravity = RigidBodyDynamics(model).gravity_vector(q)
-    return {'ROBODYN_GTEST_DIR': str(folder),
-            'ROBODYN_GTEST_Q': ' '.join(repr(float(v)) for v in q),
-            'ROBODYN_GTEST_GRAVITY': ' '.join(repr(float(v)) for v in gravity)}
+    dynamics = RigidBodyDynamics(model)
+    config = plugin_config({})
+    values = {'Q': q, 'GRAVITY': dynamics.gravity_vector(q),
+              'UPPER': model.upper - config.reference_margin,
+              'ACCELERATION': acceleration_limits(model, config, dynamics.mass_matrix)}
+    return {'ROBODYN_GTEST_DIR': str(folder), **{
+        f'ROBODYN_GTEST_{key}': ' '.join(repr(float(v)) for v in value)
+        for key, value in values.items()}}
 
 
 @pytest.mark.parametrize('name', GTESTS)

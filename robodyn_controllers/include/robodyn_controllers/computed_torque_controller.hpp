@@ -84,6 +84,12 @@ public:
   enum class Law {COMPUTED_TORQUE, FEEDFORWARD, GRAVITY};
   // The reference position of the last cycle, chain order [rad or m] (tests).
   const std::vector<double> & reference_position() const noexcept {return q_ref_;}
+  // The position this cycle's command tracks, chain order [rad or m]: the reference while
+  // following it or stopping, the hold position when holding (what ~/reference publishes).
+  const std::vector<double> & tracked_position() const noexcept
+  {
+    return mode_ == Mode::ACTIVE || braking_ ? q_ref_ : hold_q_;
+  }
   // Collisions declared since configure, and the mode of the last cycle (tests).
   unsigned long collisions() const noexcept {return collisions_;}
   Mode mode() const noexcept {return mode_;}
@@ -113,6 +119,8 @@ private:
   void reject_state(std::size_t j) noexcept;
   bool take_reference(double period) noexcept;
   const char * check_reference() noexcept;
+  void refuse_reference(const char * why) noexcept;
+  void brake(double dt) noexcept;
   void compute_law() noexcept;
   void compute_hold() noexcept;
   void compute_gravity_damping() noexcept;
@@ -169,6 +177,18 @@ private:
   // them and the reference is at rest (a trajectory's end, not a clock that repeated a time).
   int unchanged_cycles_ = 0;
   static constexpr int AT_REST_CYCLES = 10;
+  // A reference refused while following one (check_reference) starts a controlled stop:
+  // each joint decelerates from the last accepted reference (position, velocity) at its
+  // acceleration limit to rest, the law tracking that, then the hold starts where the arm
+  // came to rest. check_reference admits only references whose stopping point is inside
+  // the range, so the stop is too (a hold at the position reached let the arm's momentum
+  // carry it past the position guard: a latched trip at the range's edge).
+  std::vector<double> accepted_q_, accepted_qd_, brake_time_;  // brake_time_ [s] per joint
+  bool have_accepted_ = false;  // accepted_q_ holds a reference accepted since activation
+  bool braking_ = false;
+  double braking_for_ = 0.0, brake_end_ = 0.0;  // [s] since the stop began, its length
+  // A stopping point this far outside the range is floating-point noise [rad or m].
+  static constexpr double STOP_TOLERANCE = 1e-9;
 
   Mode mode_ = Mode::HOLD;
   const char * event_ = "none";   // the node's event names (cycle_events.py)
