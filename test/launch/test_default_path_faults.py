@@ -22,7 +22,6 @@ of the loop cannot be mistaken for lost states.
 """
 
 import os
-import re
 import subprocess
 import time
 
@@ -32,6 +31,9 @@ from ros2_control_probe import Probe
 from ros2_control_probe import stamp as _stamp_of
 from ros_helpers import stall
 from test_ros2_control_launch import JTC_ACTION, NAMES, _Hogs, _Launch, _require
+
+from robodyn_ros.io.console_log import logged
+from robodyn_ros.model.ros2_control_urdf import GOAL_TOLERANCE
 
 pytestmark = pytest.mark.integration
 
@@ -378,7 +380,8 @@ def _injected(probe, client, request, launch):
     """Re-activate the chain, start a slow move, corrupt the states for a while: (seconds
     from the hardware taking the request (its log line's stamp) to the stamp of the first
     /diagnostics ERROR of the controller, and its message; the move's status; the states
-    of the 3 s after the request). Both stamps are the launch's clock: the delay is the
+    of the 3 s after the request; the steps applied; the arm's largest distance from the
+    goal when the goal ended [rad]). Both stamps are the launch's clock: the delay is the
     controller's, not the probe's discovery of its new publisher or its receipt."""
     from std_msgs.msg import String
     publisher = probe.node.create_publisher(String, INJECT, 10)
@@ -397,6 +400,7 @@ def _injected(probe, client, request, launch):
             time.monotonic() < deadline:
         probe.spin(0.5)
     done = probe.wait(handle.get_result_async(), 10.0) if handle is not None else None
+    off = float(np.abs(_q(probe) - target).max())  # where the arm ended, from the goal
     error, said = None, []
     for t, msg in probe.log['/diagnostics']:
         for status in msg.status:
@@ -413,7 +417,7 @@ def _injected(probe, client, request, launch):
     window, applied = _series(probe, since), _applied(probe, since)
     probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
     probe.node.destroy_publisher(publisher)
-    return error, (done.status if done else None), window, said, applied
+    return error, (done.status if done else None), window, said, applied, off
 
 
 def _moving(probe, speed, timeout):
@@ -441,9 +445,8 @@ def _matched(probe, *publishers, timeout=30.0):
 def _injection_stamp(launch, request):
     """The stamp [s] of the hardware's last 'injecting <kind>' log line (NaN: none)."""
     kind = request.split()[0]
-    lines = [line for line in launch.lines if f'MujocoLockstepSystem: injecting {kind} ' in line]
-    found = re.search(r'\[(\d+\.\d+)\]', lines[-1]) if lines else None
-    return float(found.group(1)) if found else float('nan')
+    found = logged(launch.lines, f'MujocoLockstepSystem: injecting {kind} ')
+    return found[-1].stamp if found else float('nan')
 
 
 def _reasons(probe, stamped=False):
@@ -501,6 +504,11 @@ def test_goals_the_arm_cannot_follow_do_not_succeed(campaign):
     holds = [text for _, text in campaign['diagnostics'] if text.startswith('hold: the '
                                                                            'reference of')]
     assert holds, 'the controller never said why it held the arm'
+    # refused before its stopping point leaves the range, the goal beyond joint 1's limit
+    # (0.875 rad/s towards it) stops the arm inside the position guard: no trip
+    trips = [text for _, text in _reasons_between(campaign, 'bad goals')
+             if text.startswith('safe')]
+    assert not trips, trips
 
 
 def test_a_stopped_controller_manager_gives_no_step(campaign):
@@ -542,7 +550,7 @@ def test_the_launch_exits_within_2_s(campaign):
 
 @pytest.mark.parametrize('request_, words', INJECTED)
 def test_corrupted_states_are_named_and_the_arm_brought_to_rest(campaign, request_, words):
-    error, status, (stamps, q, effort), said, applied = campaign['injected'][request_]
+    error, status, (stamps, q, effort), said, applied, off = campaign['injected'][request_]
     assert _within_step(applied), (request_, applied)
     if words is None:  # a late read(): no fault, no step
         assert error is None, (error, said)
@@ -551,7 +559,11 @@ def test_corrupted_states_are_named_and_the_arm_brought_to_rest(campaign, reques
     # named at once, from the hardware taking the request to the stamp of the controller's
     # ERROR (a state fault is published within 10 ms; 0.05 s of a frozen stream first)
     assert 0.0 <= error[0] < 0.3, error
-    assert status != campaign['succeeded'], request_
+    # the goal's result says what the arm did: SUCCEEDED only with the arm at the goal
+    # (within the JTC's goal tolerance); beside two hogs the probe, hearing states late,
+    # injected once as the move ended and the faulted arm rested within it
+    print(f'{request_}: goal status {status}, the arm {off:.4f} rad from the goal')
+    assert status != campaign['succeeded'] or off <= GOAL_TOLERANCE, (request_, off, said)
     # brought to rest: the last second's states (true again) move less than 0.01 rad
     assert len(stamps), (request_, 'no /joint_states heard after the injection', said)
     last = stamps >= stamps[-1] - 1.0

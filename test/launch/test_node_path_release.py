@@ -46,6 +46,7 @@ from test_ros2_control_launch import (
 
 from robodyn_ros.control.safety.supervisor import STATE_GAP
 from robodyn_ros.defaults import NODE_RATE_SHARE
+from robodyn_ros.io.console_log import logged
 
 pytestmark = pytest.mark.integration
 
@@ -261,8 +262,13 @@ def _node_pid(group):
     raise AssertionError('no robodyn_controller process in the launch')
 
 
-#: The hardware's word that it holds a joint, and the time it said so (its clock: wall).
-HELD = r'\[(\d+\.\d+)\] \[[^]]+\]: MujocoLockstepSystem: panda_joint\d released: held at'
+
+
+def _held(text):
+    """The stamps [s] (the hardware's clock: wall) of the hardware's word that it holds a
+    joint."""
+    return [line.stamp for line in logged(text, ' released: held at')
+            if line.message.startswith('MujocoLockstepSystem: panda_joint')]
 
 
 def _stop_the_node(probe, result, launch, attempts=2):
@@ -272,8 +278,8 @@ def _stop_the_node(probe, result, launch, attempts=2):
     found nothing applied to judge. Each early hold is printed."""
     for attempt in range(attempts):
         _stop_once(probe, result, launch.proc.pid)
-        early = [float(t) for t in re.findall(HELD, '\n'.join(launch.lines))
-                 if result['stop_checked'] <= float(t) < result['stop_wall']]
+        early = [t for t in _held(launch.lines)
+                 if result['stop_checked'] <= t < result['stop_wall']]
         if not early:
             return
         print(f'the hardware held the arm {result["stop_wall"] - early[0]:.3f} s before the '
@@ -634,7 +640,7 @@ def test_a_stopped_node_is_not_followed_for_ever(released):
     assert released['stop_states'].get('effort_controller') == 'inactive', \
         released['stop_states']
     stop = released['stop_wall']
-    held = [float(t) for t in re.findall(HELD, released['text']) if float(t) >= stop]
+    held = [t for t in _held(released['text']) if t >= stop]
     assert held, '\n'.join(
         [f'the hardware never said it held the arm after the node stopped at {stop:.3f} '
          f"(the forward controller active before it: {released.get('stop_forward')})"] +

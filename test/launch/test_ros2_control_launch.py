@@ -14,6 +14,7 @@ import time
 import numpy as np
 import pytest
 from ros2_control_probe import Probe, manager_said, moveit_like_goal, stamp
+from running_time import Timeout
 import yaml
 
 from robodyn_ros.control.safety.supervisor import STATE_GAP
@@ -59,9 +60,10 @@ class _Launch:
             self.lines.append(line)
 
     def wait_for(self, pattern, timeout):
-        """True once a line matches the regular expression ``pattern``."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.proc.poll() is None:
+        """True once a line matches the regular expression ``pattern`` within ``timeout``
+        [s] of running time (running_time: a pause of the machine is not counted)."""
+        wait = Timeout(timeout)
+        while not wait.expired() and self.proc.poll() is None:
             if any(re.search(pattern, line) for line in self.lines):
                 return True
             time.sleep(0.1)
@@ -553,17 +555,35 @@ def _hold_with_gravity(probe, model, q, seconds=1.0):
 
 
 #: A gap this much longer than the usual one between the JTC's own state stamps is a stall
-#: of controller_manager's whole loop (the host's, not the law's): the window is measured
-#: again, once.
+#: of controller_manager's whole loop (the host's, not the law's) [s].
 STALL_GAP = 0.02
+
+#: How long after a stall the error is not judged [s]: the arm went on under a stale
+#: command (the whole process stopped for 65 ms left it 0.3 rad off), and the JTC's PD
+#: pulls it back within a few of its time constants (to 1.6 mrad 0.35 s after the stall).
+RECOVERY = 0.5
+
+
+def _undisturbed(stamps):
+    """Mask of the samples stamped ``stamps`` [s] that are neither in a stall (STALL_GAP)
+    nor within RECOVERY after one, and the longest stall [s] (inf without two stamps)."""
+    stamps = np.asarray(stamps, dtype=float)
+    if len(stamps) < 2:
+        return np.zeros(len(stamps), dtype=bool), float('inf')
+    gaps = np.diff(stamps)
+    excess = gaps - np.median(gaps)
+    keep = np.ones(len(stamps), dtype=bool)
+    for k in np.flatnonzero(excess > STALL_GAP):
+        keep &= ~((stamps >= stamps[k]) & (stamps <= stamps[k + 1] + RECOVERY))
+    return keep, float(excess.max())
 
 
 def _tracking(probe, model, q0, with_effort, duration=4.0):
     """Worst-joint RMS of the real JTC's own error (reference - feedback) [rad] while it
     runs 0.3 rad out and back in ``duration`` s from ``q0`` (seed 000 eq. 73, at rest at
-    the end, as JTC requires), over the JTC's own stamps of that window, and the window's
-    stall: its longest gap between those stamps beyond the usual one [s]. Nothing is read
-    from the probe's queues to start it: under load they lag."""
+    the end, as JTC requires), over the JTC's own stamps of that window away from the
+    loop's stalls (``_undisturbed``); the window's longest stall [s] and the time judged
+    [s]. Nothing is read from the probe's queues to start it: under load they lag."""
     from robodyn_ros.control.reference.trajectories import make_reference
     from robodyn_ros.control.reference.trajectory_feedforward import feedforward_trajectory
     from robodyn_ros.dynamics import RigidBodyDynamics
@@ -577,77 +597,93 @@ def _tracking(probe, model, q0, with_effort, duration=4.0):
     publisher.publish(_jtc_message(model.joint_names, samples, with_effort))
     probe.spin(duration + 1.0)
     window = [m for _, m in probe.log[topic] if sent + 0.05 < stamp(m) < sent + duration]
-    errors = np.array([m.error.positions for m in window])
-    gaps = np.diff([stamp(m) for m in window])
-    stall = float(gaps.max() - np.median(gaps)) if len(gaps) > 1 else float('inf')
-    return float(np.sqrt(np.mean(errors ** 2, axis=0)).max()), stall
+    stamps = [stamp(m) for m in window]
+    keep, stall = _undisturbed(stamps)
+    judged = float(np.sum(np.diff(stamps)[keep[1:]])) if len(stamps) > 1 else 0.0
+    if not keep.any():
+        return float('nan'), stall, judged
+    errors = np.array([m.error.positions for m in window])[keep]
+    return float(np.sqrt(np.mean(errors ** 2, axis=0)).max()), stall, judged
 
 
-def _tracking_without_stall(probe, model, q0, with_effort, result, key):
-    """_tracking into ``result[key]``; a window with a stall (STALL_GAP) is measured once
-    more (held at q0 first), and both stalls are kept in ``result[key + '_stalls']``."""
+def _tracking_without_stall(probe, model, q0, with_effort, result, key, duration=4.0):
+    """_tracking into ``result[key]``; a window judged on less than half its time (the
+    rest stalled or recovering) is measured once more (held at q0 first). The windows'
+    stalls and judged times [s] are kept in ``result[key + '_stalls']``."""
     stalls = []
     for attempt in range(2):
         if attempt:
             _hold_with_gravity(probe, model, q0)
-        result[key], stall = _tracking(probe, model, q0, with_effort)
-        stalls.append(stall)
-        if stall <= STALL_GAP:
+        result[key], stall, judged = _tracking(probe, model, q0, with_effort, duration)
+        stalls.append((round(stall, 3), round(judged, 2)))
+        if judged >= 0.5 * duration:
             break
     result[key + '_stalls'] = stalls
 
 
-@pytest.fixture(scope='module')
-def mujoco_jtc_run(ros_launch_env, tmp_path_factory):
-    """The real JTC on MuJoCo hardware tracks 0.3 rad out and back in 4 s (seed 000 eq. 73)
-    from q0, with robodyn's feed-forward efforts and without."""
-    _require('mujoco_ros2_control')
+def _track_with_and_without(model, result):
+    """The JTC's tracking with robodyn's feed-forward and without, into ``result``
+    (mujoco_jtc_run)."""
     from control_msgs.msg import JointTrajectoryControllerState
     from sensor_msgs.msg import JointState
 
-    from robodyn_ros.model import load_robot
     from robodyn_ros.model.ros2_control_urdf import initial_positions
-    model = load_robot('panda')
-    # reference 'hold': no reference_sender. It sends the config's sum of sines to the JTC
-    # once the JTC is active, and under load that came seconds late, replacing the test's
-    # trajectory mid-window (0.171 rad with feed-forward, ratio 0.78, in a suite)
-    config = _config(tmp_path_factory.mktemp('jtc'), reference='hold')
-    launch = _Launch(ros_launch_env, 89, 'hardware:=mujoco_ros2_control', f'config:={config}')
-    # physics_gate ends at the robodyn controller's first command (resuming the physics if
-    # it had paused it)
-    result = {'active': launch.wait_for(r'\[physics_gate-\d+\]: process has finished', 180.0) and
-              launch.wait_for('Loaded joint_trajectory_controller', 60.0)}
-    if result['active']:
-        probe = Probe(89)
+    probe = Probe(89)
+    try:
         probe.record('/joint_states', JointState)
         probe.record('/joint_trajectory_controller/controller_state',
                      JointTrajectoryControllerState)
-        # The same start whatever happened before (MuJoCo's keyframe 'home' is q0), then the
-        # JTC takes over and holds it.
-        result['reset'] = probe.reset_world('/mujoco_ros2_control_node/reset_world', 'home')
+        # the lock-step arm starts at q0 and the robodyn node ('hold') holds it there; then
+        # the JTC takes over and holds it
         result['switched'] = probe.switch_node_path(['joint_trajectory_controller'],
                                                     ['effort_controller'])
-        # MuJoCo's keyframe 'home' is the config's q0: the arm is there after the reset
         q0 = initial_positions(model, _config_q0())
         _hold_with_gravity(probe, model, q0)  # a JTC without feed-forward cannot hold it
         _tracking_without_stall(probe, model, q0, True, result, 'with')  # ends at q0
         _hold_with_gravity(probe, model, q0)
         _tracking_without_stall(probe, model, q0, False, result, 'without')
         result['switches'] = probe.__dict__.get('switches', [])
+    finally:
         probe.close()
-    result['code'], result['text'], result['exit_s'] = launch.stop()
+
+
+@pytest.fixture(scope='module')
+def mujoco_jtc_run(ros_launch_env, tmp_path_factory):
+    """The real JTC on the lock-step MuJoCo hardware tracks 0.3 rad out and back in 4 s
+    (seed 000 eq. 73) from q0, with robodyn's feed-forward efforts and without. Lock-step:
+    on mujoco_ros2_control's free-running physics a stall of the host let the physics
+    catch up in a burst of steps under a stale command (a 65 ms stop of the process: 0.3
+    rad off), and the comparison measured the machine (ratio 0.26 beside two hogs)."""
+    _require('controller_manager')
+    if 'robodyn_controllers' not in ros_launch_env['AMENT_PREFIX_PATH']:
+        pytest.skip('robodyn_controllers (C++: the lock-step hardware) was not built')
+    from robodyn_ros.model import load_robot
+    model = load_robot('panda')
+    # reference 'hold': no reference_sender. It sends the config's sum of sines to the JTC
+    # once the JTC is active, and under load that came seconds late, replacing the test's
+    # trajectory mid-window (0.171 rad with feed-forward, ratio 0.78, in a suite)
+    config = _config(tmp_path_factory.mktemp('jtc'), reference='hold')
+    launch = _Launch(ros_launch_env, 89, 'hardware:=mujoco', f'config:={config}')
+    try:  # the launch is stopped whatever the probe met (no stack outlives the fixture)
+        result = {'active': launch.wait_for('ramp-in complete', 180.0) and
+                  launch.wait_for('Loaded joint_trajectory_controller', 60.0)}
+        if result['active']:
+            _track_with_and_without(model, result)
+    finally:
+        stopped = launch.stop()
+    result['code'], result['text'], result['exit_s'] = stopped
     result['timeline'] = launch.exit_timeline()
     return result
 
 
 def test_the_real_jtc_tracks_better_with_robodyn_feedforward(mujoco_jtc_run):
     run = mujoco_jtc_run
-    assert run['active'] and run['reset'] and run['switched'], \
-        f"active {run['active']}, reset {run.get('reset')}, switched {run.get('switched')}: " \
+    assert run['active'] and run['switched'], \
+        f"active {run['active']}, switched {run.get('switched')}: " \
         f"{run.get('switches')}\n" + (manager_said(run['text']) if run['active'] else
                                         run['text'][-3000:])
-    print(f"JTC on MuJoCo hardware: worst-joint RMS {run['with']:.3e} rad with robodyn's "
-          f"feed-forward, {run['without']:.3e} rad without, ratio "
-          f"{run['with'] / run['without']:.4f}; loop stalls in the windows "
-          f"{run['with_stalls']}, {run['without_stalls']} s")
+    print(f"JTC on the lock-step MuJoCo hardware: worst-joint RMS {run['with']:.3e} rad with "
+          f"robodyn's feed-forward, {run['without']:.3e} rad without, ratio "
+          f"{run['with'] / run['without']:.4f}; (longest loop stall, time judged) of the "
+          f"windows {run['with_stalls']}, {run['without_stalls']} s")
     assert run['with'] <= 0.1 * run['without'], (run['with_stalls'], run['without_stalls'])

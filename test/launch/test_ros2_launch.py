@@ -9,6 +9,7 @@ import time
 import numpy as np
 import pytest
 from ros_helpers import stall
+from running_time import Timeout
 import yaml
 
 from robodyn_ros.model import load_urdf
@@ -29,9 +30,11 @@ def _launch(env, *args, domain):
 
 
 def _read_until(proc, word, timeout, lines):
-    deadline = time.monotonic() + timeout
+    """True once a line holds ``word``, within ``timeout`` [s] of running time
+    (running_time: a pause of the machine is not counted)."""
+    wait = Timeout(timeout)
     os.set_blocking(proc.stdout.fileno(), False)
-    while time.monotonic() < deadline:
+    while not wait.expired():
         line = proc.stdout.readline()
         if line:
             lines.append(line)
@@ -141,10 +144,8 @@ def _first_seconds_rms(bag, seconds):
 
 def _log_time(text, words):
     """The time stamp [s] of the controller's first log line containing ``words``."""
-    import re
-    line = next(line for line in text.splitlines()
-                if '[robodyn_controller]' in line and words in line)
-    return float(re.search(r'\[(\d+\.\d+)\] \[robodyn_controller\]', line).group(1))
+    from robodyn_ros.io.console_log import logged
+    return logged(text, words, 'robodyn_controller')[0].stamp
 
 
 def test_sim_launch_bag_tracks_within_limits(sim_run, tmp_path):

@@ -65,6 +65,7 @@ def arm():
     client_executor = SingleThreadedExecutor(context=context)
     client_executor.add_node(client_node)
     assert client.wait_for_server(timeout_sec=30.0)
+    assert _answered(client, client_executor)
     deadline = time.monotonic() + 30.0
     while controller.core.supervisor.state != 'active' and time.monotonic() < deadline:
         client_executor.spin_once(timeout_sec=0.05)
@@ -75,6 +76,25 @@ def arm():
     for node in (client_node, controller, sim):
         node.destroy_node()
     rclpy.shutdown(context=context)
+
+
+def _answered(client, executor, timeout=30.0, every=2.0):
+    """True once the server's answer to a goal reaches ``client``: a goal naming an unknown
+    joint (rejected, the arm never moves), sent again every ``every`` s. wait_for_server
+    says the client reaches the server, not that the server has matched the client's
+    reader of its answers; Fast DDS waits 100 ms for that and then drops the answer
+    ('failed to send response (timeout)'), so on a loaded machine a test's first goal ran
+    without its client ever hearing it accepted."""
+    goal = _goal([np.full(7, 0.1)], [1.0], names=NAMES[:6] + ['no_such_joint'])
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        future = client.send_goal_async(goal)
+        resend = time.monotonic() + every
+        while not future.done() and time.monotonic() < min(resend, deadline):
+            executor.spin_once(timeout_sec=0.02)
+        if future.done():
+            return True
+    return False
 
 
 def _goal(offsets, times, names=NAMES, tolerance=0.01):

@@ -8,7 +8,8 @@ states written when it was killed at 9.6 s), and a kill loses that backlog too
 nice 0 a suite beside two hogs left it 2.8 s behind once (6820 of 9623 states). So what is
 judged is what the recorder had received, read from the bag itself: its last state was
 received within ``flush_period`` (plus slack) of the kill, and no state published before
-that one is missing. How far behind it was is printed."""
+that one is missing, apart from those published while the recorder stood still, which
+DDS lost (``_missing``). How far behind it was, and how many were lost so, is printed."""
 
 import os
 import random
@@ -76,8 +77,11 @@ def test_sigkill_at_a_random_moment_keeps_at_least_90_percent(tmp_path, storage,
           f'the last one received {killed - received[-1]:.3f} s before the kill, '
           f'{behind:.3f} s after it was published; {len(stamped)} of the {before} '
           'published up to it in the bag')
+    lost, excused = _missing(stamps, received, stamped)
+    print(f'{storage}: of the missing ones, {excused} published while the recorder took '
+          f'nothing for over {STALL} s, {lost} otherwise')
     assert killed - received[-1] <= FLUSH_PERIOD + SLACK, (killed - received[-1], behind)
-    assert len(stamped) >= 0.99 * before, (len(stamped), before)
+    assert lost <= 0.01 * before, (lost, excused, before)
     assert validated >= 0.99 * len(stamped), (validated, len(stamped))
     assert report['passed'] and any('recovered' in w for w in report['warnings'])
 
@@ -85,6 +89,33 @@ def test_sigkill_at_a_random_moment_keeps_at_least_90_percent(tmp_path, storage,
 #: The slack on the recorder's flush_period [s]: the last flush committing, the recorder's
 #: last turn of its loop.
 SLACK = 0.3
+
+
+#: A pause this long between two messages the recorder took is a stall of its process [s]
+#: (at 1 kHz it takes one every millisecond; a busy machine delays it by tens of ms).
+STALL = 0.1
+
+
+def _missing(published, received, stamped):
+    """(lost, excused): of the states ``published`` (header stamps [s]) up to the bag's last
+    one, how many the bag lacks although they were published while the recorder was taking
+    messages, and how many it lacks that were published inside one of its stalls: between
+    two of its receipts (``received`` [s], with the states' ``stamped``) more than STALL
+    apart. DDS loses what a stalled reader's transport cannot hold (SIGSTOP of the recorder
+    for 3 s beside a 10000-deep writer lost 3091 states), and the recorder, taking the
+    writers' sequence numbers, counts them when it closes: the kill tested here is not
+    what lost them. What the recorder took and then failed to write is not excused."""
+    kept = set(stamped)
+    stalls = [(a, b) for a, b in zip(received[:-1], received[1:]) if b - a > STALL]
+    lost = excused = 0
+    for t in published:
+        if t > stamped[-1] or t in kept:
+            continue
+        if any(a <= t <= b for a, b in stalls):
+            excused += 1
+        else:
+            lost += 1
+    return lost, excused
 
 
 def _states_in_bag(bag):
@@ -126,6 +157,20 @@ def _publish_until_killed(state_pub, ref_pub, proc, kill_at):
         time.sleep(max(0.0, start + len(stamps) * 1e-3 - time.monotonic()))
 
 
+def _publish(outlet, msg, timeout=5.0):
+    """1 once the writer took ``msg`` (the node's own Outlet: a refused write is counted,
+    not raised), retried while it refuses it ('cannot publish data': just after SIGCONT its
+    reliable history is full of samples the resumed reader has not acknowledged yet, past
+    the writer's blocking time on a loaded machine; a refused message was never sent), 0
+    if it never did within ``timeout`` [s]."""
+    deadline = time.monotonic() + timeout
+    while not outlet.send(msg):
+        if time.monotonic() > deadline:
+            return 0
+        time.sleep(1e-3)
+    return 1
+
+
 def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_path):
     """The recorder stopped (SIGSTOP) while a keep-last-5 writer publishes a burst of
     20 000 messages: the transport's buffers overflow and the writer overwrites what it
@@ -133,6 +178,7 @@ def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_pat
     from std_msgs.msg import Float64MultiArray
 
     from robodyn_ros.io import BagReader
+    from robodyn_ros.nodes.outlet import Outlet
     env = dict(os.environ, ROS_DOMAIN_ID='74')
     bag = tmp_path / 'bag'
     topic = '/effort_controller/commands'
@@ -145,6 +191,7 @@ def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_pat
     rclpy.init(context=context, domain_id=74)
     node = rclpy.create_node('gap_test_publisher', context=context)
     pub = node.create_publisher(Float64MultiArray, topic, 5)
+    outlet = Outlet(pub)
     sent = 0
     try:
         deadline = time.monotonic() + 30.0
@@ -159,8 +206,7 @@ def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_pat
             elif k == 20500:
                 proc.send_signal(signal.SIGCONT)
             msg.data = [float(k)]
-            pub.publish(msg)
-            sent += 1
+            sent += _publish(outlet, msg)
             if not 500 <= k < 20500:
                 time.sleep(1e-3)
         time.sleep(1.0)
