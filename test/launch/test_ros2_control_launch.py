@@ -541,17 +541,45 @@ def _jtc_publisher(probe):
     return probe.jtc_publisher
 
 
-def _hold_with_gravity(probe, model, q, seconds=1.0):
-    """The JTC holds the arm at ``q`` (where it is), with g(q) as the point's effort."""
+#: The arm is at rest at the hold when the JTC's own error stays within this [rad] on every
+#: joint for SETTLED_FOR [s] of its stamps: the JTC (p 100, d 10) takes the panda's shoulder
+#: back from the switch's sag (0.22 rad) in about 2 s, and a window started before that
+#: judged the sag's tail, not the tracking (1.2e-2 rad at the window's start after a 1 s
+#: hold; 2.8e-2 rad over a whole window when the hold arrived late beside two hogs).
+SETTLED = 5e-4
+SETTLED_FOR = 0.2
+
+
+def _hold_with_gravity(probe, model, q, timeout=20.0):
+    """The JTC holds the arm at ``q`` with g(q) as the point's effort, until the arm is at
+    rest there (SETTLED on the JTC's own stamps; True) or ``timeout`` [s] passed (False)."""
     from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
     from robodyn_ros.dynamics import RigidBodyDynamics
     point = JointTrajectoryPoint(positions=list(q), velocities=[0.0] * model.n,
                                  effort=list(RigidBodyDynamics(model).gravity_vector(q)))
     point.time_from_start.nanosec = 100_000_000
+    sent = probe.node.get_clock().now().nanoseconds * 1e-9
     _jtc_publisher(probe).publish(JointTrajectory(joint_names=list(model.joint_names),
                                                   points=[point]))
-    probe.spin(seconds)
+    wait = Timeout(timeout)
+    while not wait.expired():
+        probe.spin(0.1)
+        if _at_rest(probe.log['/joint_trajectory_controller/controller_state'], sent):
+            return True
+    return False
+
+
+def _at_rest(log, since):
+    """Whether the JTC's states stamped after ``since`` [s] end with SETTLED_FOR seconds of
+    errors within SETTLED, with no loop stall (STALL_GAP) among them."""
+    recent = [m for _, m in log[-2000:] if stamp(m) > since]
+    if not recent or stamp(recent[-1]) - stamp(recent[0]) < SETTLED_FOR:
+        return False
+    tail = [m for m in recent if stamp(m) >= stamp(recent[-1]) - SETTLED_FOR]
+    stamps = np.array([stamp(m) for m in tail])
+    return bool(len(tail) > 1 and np.diff(stamps).max() <= STALL_GAP and
+                all(np.abs(m.error.positions).max() <= SETTLED for m in tail))
 
 
 #: A gap this much longer than the usual one between the JTC's own state stamps is a stall
@@ -613,7 +641,7 @@ def _tracking_without_stall(probe, model, q0, with_effort, result, key, duration
     stalls = []
     for attempt in range(2):
         if attempt:
-            _hold_with_gravity(probe, model, q0)
+            result.setdefault('settled', []).append(_hold_with_gravity(probe, model, q0))
         result[key], stall, judged = _tracking(probe, model, q0, with_effort, duration)
         stalls.append((round(stall, 3), round(judged, 2)))
         if judged >= 0.5 * duration:
@@ -638,9 +666,10 @@ def _track_with_and_without(model, result):
         result['switched'] = probe.switch_node_path(['joint_trajectory_controller'],
                                                     ['effort_controller'])
         q0 = initial_positions(model, _config_q0())
-        _hold_with_gravity(probe, model, q0)  # a JTC without feed-forward cannot hold it
+        # a JTC without feed-forward cannot hold it; each window starts at rest at q0
+        result['settled'] = [_hold_with_gravity(probe, model, q0)]
         _tracking_without_stall(probe, model, q0, True, result, 'with')  # ends at q0
-        _hold_with_gravity(probe, model, q0)
+        result['settled'].append(_hold_with_gravity(probe, model, q0))
         _tracking_without_stall(probe, model, q0, False, result, 'without')
         result['switches'] = probe.__dict__.get('switches', [])
     finally:
@@ -686,4 +715,5 @@ def test_the_real_jtc_tracks_better_with_robodyn_feedforward(mujoco_jtc_run):
           f"robodyn's feed-forward, {run['without']:.3e} rad without, ratio "
           f"{run['with'] / run['without']:.4f}; (longest loop stall, time judged) of the "
           f"windows {run['with_stalls']}, {run['without_stalls']} s")
+    assert all(run['settled']), f"the JTC's hold at q0 did not settle: {run['settled']}"
     assert run['with'] <= 0.1 * run['without'], (run['with_stalls'], run['without_stalls'])
