@@ -13,6 +13,9 @@ __all__ = ['Probe', 'manager_said', 'moveit_like_goal', 'stretched']
 #: the JTC ended the first SUCCEEDED before the second came: no preemption to judge.
 PREEMPT_STRETCH = 5.0
 
+#: How long [s] before a goal's result, answered STATUS_UNKNOWN, is asked for once more.
+UNKNOWN_RETRY = 0.5
+
 
 def moveit_like_goal(names, q0, tolerance=-1.0):
     """A goal as MoveIt sends one: 3 waypoints with positions and velocities over 4 s (the
@@ -285,7 +288,13 @@ class Probe:
         return clients[action]
 
     def follow(self, action, goal, timeout=20.0):
-        """Send ``goal`` to ``action``; (accepted, status, result)."""
+        """Send ``goal`` to ``action``; (accepted, status, result).
+
+        A result of STATUS_UNKNOWN for a goal the server accepted is asked for once more,
+        after UNKNOWN_RETRY: the server answers so for a goal it does not hold, and the
+        real JTC once did for a goal it had accepted and logged as reached (beside two hogs
+        and a fresh clone's setup); a goal it never held stays UNKNOWN."""
+        from action_msgs.msg import GoalStatus
         client = self.action_client(action)
         if client is None:
             return False, None, None
@@ -293,6 +302,9 @@ class Probe:
         if handle is None or not handle.accepted:
             return False, None, None
         done = self.wait(handle.get_result_async(), timeout)
+        if done is not None and done.status == GoalStatus.STATUS_UNKNOWN:
+            self.spin(UNKNOWN_RETRY)
+            done = self.wait(handle.get_result_async(), timeout)
         return True, (done.status if done else None), (done.result if done else None)
 
     def preempt(self, action, goal, after=0.5):
