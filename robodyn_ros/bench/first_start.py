@@ -3,12 +3,14 @@ controller process (Panda, autostart, 1 kHz states already streaming from anothe
 to its 'configured' log line and to its first command on the wire, with the kernel cache
 as setup.sh / colcon build leave it, and with an empty one."""
 
+import subprocess
+import sys
 import tempfile
 import time
 
 from ..nodes.faults.probe import Harness
 
-__all__ = ['first_command', 'first_start']
+__all__ = ['first_command', 'first_start', 'import_floor']
 
 #: A first command later than this after the 'configured' line is counted as late [s]: in
 #: a start without a discovery wait the two are within 0.01 s.
@@ -32,9 +34,26 @@ def first_command(env: dict | None = None) -> tuple[str | None, float, float]:
         h.close()
 
 
+#: What every start of the controller imports before any of robodyn's own code runs.
+FLOOR_IMPORTS = 'import numpy, numba, rclpy, scipy.linalg'
+
+
+def import_floor(runs: int = 3) -> tuple[float, float]:
+    """(min, max) seconds [wall clock] a new interpreter takes to import FLOOR_IMPORTS and
+    exit: the machine's share of a start, which no change to the package lowers (numba's
+    CPU target imports scipy.linalg for BLAS). Beside the start times it tells a slower
+    machine from a slower package."""
+    seconds = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, '-c', FLOOR_IMPORTS], check=True)
+        seconds.append(time.perf_counter() - start)
+    return min(seconds), max(seconds)
+
+
 def first_start(runs: int = 3) -> list[str]:
     """One line per kernel-cache state: the range of ``runs`` starts and the configure
-    line of the last."""
+    line of the last; then the machine's floor (import_floor)."""
     lines = []
     for label, cold in (('kernel cache filled', False), ('empty kernel cache', True)):
         ready, first, line = [], [], None
@@ -51,4 +70,7 @@ def first_start(runs: int = 3) -> list[str]:
                      f'first command over {LATE:g} s after configured in {len(late)}'
                      f'{": " + " ".join(late) if late else ""}); '
                      f'{line.split("]: ")[-1][:160] if line else ""}')
+    low, high = import_floor()
+    lines.append(f'{"machine floor":<20} {low:.2f}-{high:.2f} s for a new interpreter to '
+                 f'{FLOOR_IMPORTS!r} and exit (3 runs), in every start above')
     return lines
