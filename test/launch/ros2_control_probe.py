@@ -291,9 +291,9 @@ class Probe:
         """Send ``goal`` to ``action``; (accepted, status, result).
 
         A result of STATUS_UNKNOWN for a goal the server accepted is asked for once more,
-        after UNKNOWN_RETRY: the server answers so for a goal it does not hold, and the
-        real JTC once did for a goal it had accepted and logged as reached (beside two hogs
-        and a fresh clone's setup); a goal it never held stays UNKNOWN."""
+        after UNKNOWN_RETRY: rclcpp_action answers so for a goal it does not hold, and the
+        real JTC has answered so under load for a goal it had accepted and then logged as
+        reached; a goal the server never held stays UNKNOWN, and the caller fails on it."""
         from action_msgs.msg import GoalStatus
         client = self.action_client(action)
         if client is None:
