@@ -572,13 +572,12 @@ def _hold_with_gravity(probe, model, q, timeout=20.0):
 
 def _at_rest(log, since):
     """Whether the JTC's states stamped after ``since`` [s] end with SETTLED_FOR seconds of
-    errors within SETTLED, with no loop stall (STALL_GAP) among them."""
+    errors within SETTLED, none of them in or after a loop stall (``_undisturbed``)."""
     recent = [m for _, m in log[-2000:] if stamp(m) > since]
     if not recent or stamp(recent[-1]) - stamp(recent[0]) < SETTLED_FOR:
         return False
     tail = [m for m in recent if stamp(m) >= stamp(recent[-1]) - SETTLED_FOR]
-    stamps = np.array([stamp(m) for m in tail])
-    return bool(len(tail) > 1 and np.diff(stamps).max() <= STALL_GAP and
+    return bool(_undisturbed([stamp(m) for m in tail])[0].all() and
                 all(np.abs(m.error.positions).max() <= SETTLED for m in tail))
 
 
@@ -641,7 +640,7 @@ def _tracking_without_stall(probe, model, q0, with_effort, result, key, duration
     stalls = []
     for attempt in range(2):
         if attempt:
-            result.setdefault('settled', []).append(_hold_with_gravity(probe, model, q0))
+            result['settled'].append(_hold_with_gravity(probe, model, q0))
         result[key], stall, judged = _tracking(probe, model, q0, with_effort, duration)
         stalls.append((round(stall, 3), round(judged, 2)))
         if judged >= 0.5 * duration:
