@@ -1,7 +1,10 @@
 """A probe on a launched ros2_control stack: records commands and states, switches
 controllers and sends FollowJointTrajectory goals, from its own rclpy context."""
 
+from array import array
+from collections.abc import Mapping
 import copy
+import struct
 import time
 
 import numpy as np
@@ -65,13 +68,150 @@ def manager_said(text):
     return '\n'.join(lines[-20:])
 
 
+def header_stamp(raw):
+    """The stamp [s] of a serialized message that begins with a std_msgs/Header: after
+    CDR's 4-byte encapsulation (its second byte 1: little endian), int32 sec and uint32
+    nanosec. A reader that only follows a stream's time need not decode the message (a
+    JointState costs 27 us in rclpy; 3 kHz of them is a tenth of a core the probe lacks
+    under two hogs)."""
+    import struct
+    sec, nanosec = struct.unpack_from('<iI' if raw[1] & 1 else '>iI', raw, 4)
+    return sec + 1e-9 * nanosec
+
+
+class _Stamp:
+    __slots__ = ('sec', 'nanosec')
+
+    def __init__(self, sec, nanosec):
+        self.sec, self.nanosec = sec, nanosec
+
+
+class _Header:
+    __slots__ = ('stamp', 'frame_id')
+
+    def __init__(self, stamp, frame_id):
+        self.stamp, self.frame_id = stamp, frame_id
+
+
+class _JointState:
+    """A sensor_msgs/JointState read by ``joint_state``: the fields rclpy's message has,
+    sequences of doubles as array('d') as rclpy gives them."""
+    __slots__ = ('header', 'name', 'position', 'velocity', 'effort')
+
+
+def _aligned(at, size):
+    """``at`` moved on to CDR's alignment for a ``size``-byte value (counted from the end of
+    the 4-byte encapsulation)."""
+    return at + (-(at - 4) % size)
+
+
+def _string(raw, at):
+    """(text, offset after it) of the CDR string at ``at``."""
+    at = _aligned(at, 4)
+    (length,) = struct.unpack_from('<I', raw, at)  # with its terminating NUL
+    return raw[at + 4:at + 3 + length].decode(), at + 4 + length
+
+
+_NAMES = [None, []]  # the CDR bytes of the last name sequence read, and its names
+
+
+def joint_state(raw):
+    """A little-endian CDR sensor_msgs/JointState decoded in a few microseconds (rclpy's
+    Python message takes 27 us, checking every element: three 1 kHz streams of them were
+    more than a probe beside two hogs could decode); a big-endian one through rclpy."""
+    if not raw[1] & 1:
+        from rclpy.serialization import deserialize_message
+        from sensor_msgs.msg import JointState
+        return deserialize_message(raw, JointState)
+    msg = _JointState()
+    sec, nanosec = struct.unpack_from('<iI', raw, 4)
+    frame_id, at = _string(raw, 12)
+    msg.header = _Header(_Stamp(sec, nanosec), frame_id)
+    start = at = _aligned(at, 4)
+    known, names = _NAMES
+    if known is not None and raw.startswith(known, start):  # the names of the one before
+        at += len(known)
+    else:
+        (count,) = struct.unpack_from('<I', raw, at)
+        at, names = at + 4, []
+        for _ in range(count):
+            name, at = _string(raw, at)
+            names.append(name)
+        _NAMES[:] = [raw[start:at], names]
+    msg.name = names
+    for field in ('position', 'velocity', 'effort'):
+        at = _aligned(at, 4)
+        (count,) = struct.unpack_from('<I', raw, at)
+        at = _aligned(at + 4, 8) if count else at + 4
+        values = array('d')
+        values.frombytes(raw[at:at + 8 * count])
+        setattr(msg, field, values)
+        at += 8 * count
+    return msg
+
+
+def _decoder(msgtype):
+    """The function that decodes ``msgtype``'s CDR bytes: ``joint_state`` for JointState,
+    else rclpy's deserialize_message."""
+    from rclpy.serialization import deserialize_message
+    if (msgtype.__module__, msgtype.__name__) == ('sensor_msgs.msg._joint_state',
+                                                   'JointState'):
+        return joint_state
+    return lambda raw: deserialize_message(raw, msgtype)
+
+
+#: How often [s] the probe's thread takes what its readers have queued.
+TAKE_PERIOD = 0.005
+
+
+def _take(readers, stop):
+    """Until ``stop``: every TAKE_PERIOD, each reader's queued messages taken (CDR bytes and
+    their info) with the time taken [s, monotonic]; the writer's sequence number kept by
+    the bytes for a numbered topic."""
+    while not stop.wait(TAKE_PERIOD):
+        for reader, received, numbers in list(readers.values()):
+            with reader.handle:
+                while (taken := reader.handle.take_message(reader.msg_type, True)) is not None:
+                    raw, info = taken
+                    received.append((time.monotonic(), raw))
+                    if numbers is not None:
+                        numbers[raw] = info.get('publication_sequence_number')
+
+
+class _Decoded(Mapping):
+    """{topic: [(receipt time [s], message)]}: a topic's new CDR messages are decoded when
+    that topic is read, and kept. Reading one stream never pays for the others: a probe
+    that decoded every recorded topic at each look fell behind its own recording under two
+    hogs (three 1 kHz topics), and each look then took longer than the look before."""
+
+    def __init__(self, raw, decoded):
+        self._raw, self._decoded = raw, decoded
+
+    def __getitem__(self, topic):
+        msgtype, received = self._raw[topic]
+        decoded, decode = self._decoded[topic], _decoder(msgtype)
+        decoded += [(t, decode(raw)) for t, raw in received[len(decoded):len(received)]]
+        return decoded
+
+    def __iter__(self):
+        return iter(self._raw)
+
+    def __len__(self):
+        return len(self._raw)
+
+
 class Probe:
-    """rclpy node in its own context on ``domain``; ``spin(seconds)`` collects messages.
+    """rclpy node in its own context on ``domain``; ``spin(seconds)`` serves its service and
+    action clients, and recorded topics are taken in a thread of their own.
 
     Under two CPU hogs a probe that decodes 2 kHz of JointStates in Python's executor falls
     behind the stream until its readers' histories overwrite what it has not taken yet
-    (a whole window of states lost). So it takes the messages as CDR bytes, on rclpy's
-    EventsExecutor when there is one, and decodes them when ``log`` is read.
+    (a whole window of states lost); one that takes each message through an executor's
+    event falls behind too (4 kHz of events on a quarter of a core), and a service's answer
+    then waits behind thousands of messages: the probe measured the machine. So a second
+    node's readers are not in any executor: a thread takes whatever has queued every
+    ``TAKE_PERIOD`` as CDR bytes with the message's info, and ``log`` decodes a topic when
+    it is read.
     """
 
     def __init__(self, domain):
@@ -90,45 +230,35 @@ class Probe:
         self._raw = {}  # topic -> (message type, [(receipt time, CDR bytes)])
         self._decoded = {}  # topic -> [(receipt time, message)], decoded so far
         self._numbers = {}  # topic -> {CDR bytes: the writer's sequence number}
-        self._side = None  # (node, executor, thread) that takes the sequence numbers
+        self._readers = None  # (node, {topic: (reader, received, numbers)}, thread, stop)
 
     def record(self, topic, msgtype, depth=1000):
-        """Keep every message of ``topic`` with its receipt time (see ``log``)."""
+        """Keep every message of ``topic`` with its receipt time [s, monotonic] (see
+        ``log``), taken by the readers' thread."""
+        import threading
+        if self._readers is None:
+            node = self.rclpy.create_node('ros2_control_probe_readers', context=self.context)
+            stop = threading.Event()
+            readers = {}
+            thread = threading.Thread(target=_take, args=(readers, stop), daemon=True)
+            self._readers = (node, readers, thread, stop)
+            thread.start()
+        node, readers = self._readers[:2]
         received = []
         self._raw[topic] = (msgtype, received)
         self._decoded[topic] = []
-        self.node.create_subscription(
-            msgtype, topic, lambda raw: received.append((time.monotonic(), raw)), depth,
-            raw=True)
+        reader = node.create_subscription(msgtype, topic, lambda _: None, depth, raw=True)
+        readers[topic] = (reader, received, None)
 
     def number(self, topic, msgtype, depth=1000):
-        """Keep the writer's sequence number of each message of ``topic`` (see
+        """Keep also the writer's sequence number of each message of ``topic`` (see
         ``numbered``), for a judge that must know how many messages the probe missed
-        between two it received. rclpy's EventsExecutor cannot hand a callback the
-        message's info, so a second node on a SingleThreadedExecutor in its own thread
-        takes them: a copy of the stream that may miss messages the first one has."""
-        import threading
-
-        from rclpy.executors import SingleThreadedExecutor
-        if self._side is None:
-            node = self.rclpy.create_node('ros2_control_probe_numbers', context=self.context)
-            executor = SingleThreadedExecutor(context=self.context)
-            executor.add_node(node)
-            stop = threading.Event()
-
-            def spin():  # until close(): the executor is shut down once this has ended
-                while not stop.is_set():
-                    executor.spin_once(timeout_sec=0.05)
-
-            thread = threading.Thread(target=spin, daemon=True)
-            thread.start()
-            self._side = (node, executor, thread, stop)
-        numbers = self._numbers.setdefault(topic, {})
-        self._side[0].create_subscription(
-            msgtype, topic,
-            lambda raw, info: numbers.__setitem__(bytes(raw),
-                                                  info.get('publication_sequence_number')),
-            depth, raw=True)
+        between two it received (recorded first when it is not yet)."""
+        if topic not in self._raw:
+            self.record(topic, msgtype, depth)
+        readers = self._readers[1]
+        reader, received, _ = readers[topic]
+        readers[topic] = (reader, received, self._numbers.setdefault(topic, {}))
 
     def numbered(self, topic):
         """[(receipt time [s], sequence number or None, message)] of a topic recorded and
@@ -140,13 +270,35 @@ class Probe:
 
     @property
     def log(self):
-        """{topic: [(receipt time [s, monotonic], message)]} of every recorded topic."""
-        from rclpy.serialization import deserialize_message
-        for topic, (msgtype, received) in self._raw.items():
-            decoded = self._decoded[topic]
-            decoded += [(t, deserialize_message(raw, msgtype))
-                        for t, raw in received[len(decoded):len(received)]]
-        return self._decoded
+        """{topic: [(receipt time [s, monotonic], message)]} of every recorded topic, each
+        topic decoded when it is read (``_Decoded``)."""
+        return _Decoded(self._raw, self._decoded)
+
+    def latest_stamp(self, topic):
+        """The header stamp [s] of the last message of ``topic`` received so far (0 before
+        the first), read from its CDR bytes without decoding anything."""
+        _, received = self._raw[topic]
+        return header_stamp(received[-1][1]) if received else 0.0
+
+    def newest(self, topic):
+        """The last message of ``topic`` received so far (None before the first), decoded
+        alone: the history stays, undecoded until ``log`` reads it."""
+        msgtype, received = self._raw[topic]
+        return _decoder(msgtype)(received[-1][1]) if received else None
+
+    def stamped(self, topic, start, end):
+        """[(stamp [s], message)] of the messages of ``topic`` stamped in [start, end),
+        newest first; only those are decoded. Scanned from the newest back to the first
+        stamped a second before ``start`` (one publisher's stamps rise)."""
+        msgtype, received = self._raw[topic]
+        rows, decode = [], _decoder(msgtype)
+        for k in range(len(received) - 1, -1, -1):
+            stamp = header_stamp(received[k][1])
+            if stamp < start - 1.0:
+                break
+            if start <= stamp < end:
+                rows.append((stamp, decode(received[k][1])))
+        return rows
 
     def latest(self, topic):
         """The last message of ``topic`` received so far (None before the first); forgets
@@ -338,11 +490,10 @@ class Probe:
         return bool(response and response.goals_canceling), done.status if done else None
 
     def close(self):
-        if self._side is not None:  # its thread ended first: an executor shut down under
-            node, executor, thread, stop = self._side  # a spinning thread raised there
+        if self._readers is not None:  # its thread ends before its node is destroyed
+            node, _, thread, stop = self._readers
             stop.set()
             thread.join(timeout=5.0)
-            executor.shutdown(timeout_sec=1.0)
             node.destroy_node()
         self.executor.shutdown(timeout_sec=1.0)
         self.node.destroy_node()

@@ -104,7 +104,7 @@ def pushed(ros_launch_env, tmp_path_factory):
             deadline = time.monotonic() + 30.0
             probe.spin(2.0)
             while time.monotonic() < deadline and \
-                    _stamp(probe.log['/joint_states'][-1][1]) < pushed_at + 2.0:
+                    probe.latest_stamp('/joint_states') < pushed_at + 2.0:
                 probe.spin(0.2)
             result['log'] = {k: list(v) for k, v in probe.log.items()}
             result['strike'] = _strike(probe)
@@ -124,7 +124,7 @@ def _strike(probe):
     off = probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
     on = probe.switch(['robodyn_controller', 'joint_trajectory_controller'], [])
     probe.spin(0.5)
-    state = probe.log['/joint_states'][-1][1]
+    state = probe.newest('/joint_states')
     index = {n: i for i, n in enumerate(state.name)}
     q = np.array([state.position[index[n]] for n in NAMES])
     there = np.where(np.arange(7) == 0, q, Q0)

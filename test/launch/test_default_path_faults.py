@@ -87,7 +87,7 @@ def _goal(names, positions, times, velocities=None, accelerations=None):
 
 
 def _q(probe):
-    state = probe.log['/joint_states'][-1][1]
+    state = probe.newest('/joint_states')
     index = {n: i for i, n in enumerate(state.name)}
     return np.array([state.position[index[n]] for n in NAMES])
 
@@ -203,8 +203,7 @@ def campaign(ros_launch_env, tmp_path_factory):
 def _mark(probe, result, name):
     """The stamp [s] of the last state received when case ``name`` starts (a step's stamp
     then says which case it fell in)."""
-    stamp = probe.log['/joint_states'][-1][1].header.stamp
-    result.setdefault('marks', []).append((stamp.sec + 1e-9 * stamp.nanosec, name))
+    result.setdefault('marks', []).append((probe.latest_stamp('/joint_states'), name))
 
 
 def _case_of(result, stamp):
@@ -307,8 +306,7 @@ def _cases(probe, launch, result):
     # clock here): a probe that hears them late under load spins on for them, 25 s at most
     until, deadline = time.time() + 10.5, time.monotonic() + 25.0
     probe.spin(10.0)
-    while _stamp_of(probe.log['/joint_states'][-1][1]) < until and \
-            time.monotonic() < deadline:
+    while probe.latest_stamp('/joint_states') < until and time.monotonic() < deadline:
         probe.spin(0.5)
     result['release_window'] = _series(probe, released_at)
     result['release_applied'] = _applied(probe, released_at)
@@ -426,7 +424,7 @@ def _moving(probe, speed, timeout):
     deadline, fastest = time.monotonic() + timeout, 0.0
     probe.spin(0.5)
     while time.monotonic() < deadline:
-        fastest = float(np.max(np.abs(probe.log['/joint_states'][-1][1].velocity)))
+        fastest = float(np.max(np.abs(probe.newest('/joint_states').velocity)))
         if fastest > speed:
             break
         probe.spin(0.05)

@@ -390,17 +390,7 @@ def _forward_deactivated(probe, result):
 def _speed_before(probe, wall):
     """The arm's largest joint speed over the 0.3 s of states stamped before ``wall`` (the
     hardware's clock, the wall clock here) [rad/s]; 0 with fewer than two states."""
-    log = probe.log['/joint_states']
-    rows = []  # from the newest back: the log holds every state since the start (minutes)
-    for k in range(len(log) - 1, -1, -1):
-        msg = log[k][1]
-        stamp = _stamp_of(msg)
-        if stamp < wall - 0.3:
-            if len(rows) >= 2 or log[k][0] < log[-1][0] - 5.0:
-                break  # received 5 s before the newest: what precedes it is older still
-            continue
-        if stamp < wall:
-            rows.append((stamp, msg))
+    rows = probe.stamped('/joint_states', wall - 0.3, wall)  # newest first, decoded alone
     if len(rows) < 2:
         return 0.0
     index = {n: i for i, n in enumerate(rows[0][1].name)}
@@ -412,8 +402,7 @@ def _speed_before(probe, wall):
 
 def _latest_stamp(probe):
     """The newest /joint_states stamp the probe has received [s] (0 before any)."""
-    msg = probe.log['/joint_states'][-1][1] if probe.log['/joint_states'] else None
-    return msg.header.stamp.sec + 1e-9 * msg.header.stamp.nanosec if msg else 0.0
+    return probe.latest_stamp('/joint_states')
 
 
 def _step_ratios(published, copies=()):
