@@ -1,12 +1,11 @@
 """A probe on a launched ros2_control stack: records commands and states, switches
 controllers and sends FollowJointTrajectory goals, from its own rclpy context."""
 
-from array import array
 from collections.abc import Mapping
 import copy
-import struct
 import time
 
+from cdr_reader import READERS, header_stamp
 import numpy as np
 
 __all__ = ['Probe', 'manager_said', 'moveit_like_goal', 'stretched']
@@ -68,96 +67,12 @@ def manager_said(text):
     return '\n'.join(lines[-20:])
 
 
-def header_stamp(raw):
-    """The stamp [s] of a serialized message that begins with a std_msgs/Header: after
-    CDR's 4-byte encapsulation (its second byte 1: little endian), int32 sec and uint32
-    nanosec. A reader that only follows a stream's time need not decode the message (a
-    JointState costs 27 us in rclpy; 3 kHz of them is a tenth of a core the probe lacks
-    under two hogs)."""
-    import struct
-    sec, nanosec = struct.unpack_from('<iI' if raw[1] & 1 else '>iI', raw, 4)
-    return sec + 1e-9 * nanosec
-
-
-class _Stamp:
-    __slots__ = ('sec', 'nanosec')
-
-    def __init__(self, sec, nanosec):
-        self.sec, self.nanosec = sec, nanosec
-
-
-class _Header:
-    __slots__ = ('stamp', 'frame_id')
-
-    def __init__(self, stamp, frame_id):
-        self.stamp, self.frame_id = stamp, frame_id
-
-
-class _JointState:
-    """A sensor_msgs/JointState read by ``joint_state``: the fields rclpy's message has,
-    sequences of doubles as array('d') as rclpy gives them."""
-    __slots__ = ('header', 'name', 'position', 'velocity', 'effort')
-
-
-def _aligned(at, size):
-    """``at`` moved on to CDR's alignment for a ``size``-byte value (counted from the end of
-    the 4-byte encapsulation)."""
-    return at + (-(at - 4) % size)
-
-
-def _string(raw, at):
-    """(text, offset after it) of the CDR string at ``at``."""
-    at = _aligned(at, 4)
-    (length,) = struct.unpack_from('<I', raw, at)  # with its terminating NUL
-    return raw[at + 4:at + 3 + length].decode(), at + 4 + length
-
-
-_NAMES = [None, []]  # the CDR bytes of the last name sequence read, and its names
-
-
-def joint_state(raw):
-    """A little-endian CDR sensor_msgs/JointState decoded in a few microseconds (rclpy's
-    Python message takes 27 us, checking every element: three 1 kHz streams of them were
-    more than a probe beside two hogs could decode); a big-endian one through rclpy."""
-    if not raw[1] & 1:
-        from rclpy.serialization import deserialize_message
-        from sensor_msgs.msg import JointState
-        return deserialize_message(raw, JointState)
-    msg = _JointState()
-    sec, nanosec = struct.unpack_from('<iI', raw, 4)
-    frame_id, at = _string(raw, 12)
-    msg.header = _Header(_Stamp(sec, nanosec), frame_id)
-    start = at = _aligned(at, 4)
-    known, names = _NAMES
-    if known is not None and raw.startswith(known, start):  # the names of the one before
-        at += len(known)
-    else:
-        (count,) = struct.unpack_from('<I', raw, at)
-        at, names = at + 4, []
-        for _ in range(count):
-            name, at = _string(raw, at)
-            names.append(name)
-        _NAMES[:] = [raw[start:at], names]
-    msg.name = names
-    for field in ('position', 'velocity', 'effort'):
-        at = _aligned(at, 4)
-        (count,) = struct.unpack_from('<I', raw, at)
-        at = _aligned(at + 4, 8) if count else at + 4
-        values = array('d')
-        values.frombytes(raw[at:at + 8 * count])
-        setattr(msg, field, values)
-        at += 8 * count
-    return msg
-
-
 def _decoder(msgtype):
-    """The function that decodes ``msgtype``'s CDR bytes: ``joint_state`` for JointState,
-    else rclpy's deserialize_message."""
+    """The function that decodes ``msgtype``'s CDR bytes: cdr_reader's for the types it
+    reads (the 1 kHz streams), else rclpy's deserialize_message."""
     from rclpy.serialization import deserialize_message
-    if (msgtype.__module__, msgtype.__name__) == ('sensor_msgs.msg._joint_state',
-                                                   'JointState'):
-        return joint_state
-    return lambda raw: deserialize_message(raw, msgtype)
+    return READERS.get(f'{msgtype.__module__}.{msgtype.__name__}') or (
+        lambda raw: deserialize_message(raw, msgtype))
 
 
 #: How often [s] the probe's thread takes what its readers have queued.
@@ -285,6 +200,26 @@ class Probe:
         alone: the history stays, undecoded until ``log`` reads it."""
         msgtype, received = self._raw[topic]
         return _decoder(msgtype)(received[-1][1]) if received else None
+
+    def count(self, topic):
+        """How many messages of ``topic`` were received so far (none decoded)."""
+        return len(self._raw[topic][1])
+
+    def arriving(self, topic):
+        """A reader of ``topic`` from now on: each call of the function returned gives the
+        [(receipt time [s], message)] received since the call before (the first: since
+        this one), decoded; what came before is never decoded. For a test that polls a
+        heavy 1 kHz stream (the JTC's controller_state: decoding all of it is more than a
+        probe beside two hogs can do)."""
+        msgtype, received = self._raw[topic]
+        decode, position = _decoder(msgtype), [len(received)]
+
+        def new():
+            end = len(received)
+            rows = [(t, decode(raw)) for t, raw in received[position[0]:end]]
+            position[0] = end
+            return rows
+        return new
 
     def stamped(self, topic, start, end):
         """[(stamp [s], message)] of the messages of ``topic`` stamped in [start, end),

@@ -300,7 +300,7 @@ def test_on_mock_hardware_the_chain_comes_up_commands_within_limits_and_stops(
         # deliver them (a fixed 5 s measured the machine: 1899 under a loaded suite)
         for _ in range(600):
             probe.spin(0.1)
-            if len(probe.log['/robodyn_controller/reference']) > 2500:
+            if probe.count('/robodyn_controller/reference') > 2500:
                 break
         log = probe.log
         probe.close()

@@ -150,8 +150,8 @@ def mock_run(ros_launch_env, tmp_path_factory):
                                 JointTrajectoryControllerState)):
             probe.record(topic, msgtype)
         deadline = time.monotonic() + 20.0  # discovery, then 2 s of both at least
-        while (len(probe.log['/effort_controller/commands']) < 2000 or
-               len(probe.log['/joint_states']) < 500) and time.monotonic() < deadline:
+        while (probe.count('/effort_controller/commands') < 2000 or
+               probe.count('/joint_states') < 500) and time.monotonic() < deadline:
             probe.spin(0.2)
         result['goal_time'] = time.monotonic()  # the forward controller's window ends
         states = probe.log['/joint_states']
@@ -164,9 +164,9 @@ def mock_run(ros_launch_env, tmp_path_factory):
         result['robodyn_preempted'] = probe.preempt(ROBODYN_ACTION, goal)
         result['switched'] = probe.switch_node_path(['joint_trajectory_controller'],
                                                     ['effort_controller'])
-        start = len(probe.log[jtc_state])
+        path = probe.arriving(jtc_state)
         result['jtc'] = probe.follow(JTC_ACTION, goal)
-        result['jtc_path'] = probe.log[jtc_state][start:]
+        result['jtc_path'] = path()
         result['jtc_preempted'] = probe.preempt(JTC_ACTION, goal)
         result['log'] = probe.log
         probe.close()
@@ -203,7 +203,7 @@ def _follow_through_state_gaps(probe, goal, reference, attempts=3):
     attempt's outcome is printed."""
     outcomes = []
     for _ in range(attempts):
-        start = len(probe.log[reference])
+        path = probe.arriving(reference)
         outcome = probe.follow(ROBODYN_ACTION, goal)
         outcomes.append(outcome)
         text = outcome[2].error_string if outcome[2] is not None else ''
@@ -213,7 +213,7 @@ def _follow_through_state_gaps(probe, goal, reference, attempts=3):
     said = 'robodyn goal attempts: ' + '; '.join(
         f'status {o[1]} {o[2].error_string if o[2] is not None else ""!r}' for o in outcomes)
     print(said)
-    return outcomes[-1], list(probe.log[reference])[start:], said
+    return outcomes[-1], path(), said
 
 
 def test_mock_stack_comes_up_and_stops_on_ctrl_c(mock_run):
@@ -559,13 +559,15 @@ def _hold_with_gravity(probe, model, q, timeout=20.0):
     point = JointTrajectoryPoint(positions=list(q), velocities=[0.0] * model.n,
                                  effort=list(RigidBodyDynamics(model).gravity_vector(q)))
     point.time_from_start.nanosec = 100_000_000
+    publisher = _jtc_publisher(probe)
+    arriving = probe.arriving('/joint_trajectory_controller/controller_state')
     sent = probe.node.get_clock().now().nanoseconds * 1e-9
-    _jtc_publisher(probe).publish(JointTrajectory(joint_names=list(model.joint_names),
-                                                  points=[point]))
-    wait = Timeout(timeout)
+    publisher.publish(JointTrajectory(joint_names=list(model.joint_names), points=[point]))
+    wait, log = Timeout(timeout), []
     while not wait.expired():
         probe.spin(0.1)
-        if _at_rest(probe.log['/joint_trajectory_controller/controller_state'], sent):
+        log += arriving()
+        if _at_rest(log, sent):
             return True
     return False
 
@@ -620,10 +622,11 @@ def _tracking(probe, model, q0, with_effort, duration=4.0):
                                periods=[duration])
     samples = feedforward_trajectory(RigidBodyDynamics(model), reference, duration, 0.01,
                                      include_friction=True)
+    arriving = probe.arriving(topic)
     sent = probe.node.get_clock().now().nanoseconds * 1e-9
     publisher.publish(_jtc_message(model.joint_names, samples, with_effort))
     probe.spin(duration + 1.0)
-    window = [m for _, m in probe.log[topic] if sent + 0.05 < stamp(m) < sent + duration]
+    window = [m for _, m in arriving() if sent + 0.05 < stamp(m) < sent + duration]
     stamps = [stamp(m) for m in window]
     keep, stall = _undisturbed(stamps)
     judged = float(np.sum(np.diff(stamps)[keep[1:]])) if len(stamps) > 1 else 0.0
