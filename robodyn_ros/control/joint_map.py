@@ -96,15 +96,22 @@ class JointMap:
 
         InputError for unknown or duplicate names or a length mismatch.
         """
+        columns = self.columns(names)
+        if len(values) != len(columns):
+            raise InputError(f'expected {len(columns)} values (one per joint name), '
+                             f'got {len(values)}')
+        out = np.array(fill, dtype=float)
+        out[columns] = values
+        return out
+
+    def columns(self, names):
+        """(k,) chain indices of a partial name list, in its order: where its values go.
+
+        InputError for unknown or duplicate names.
+        """
         names = list(names)
         unknown = [j for j in names if j not in self.names]
         if unknown or len(set(names)) != len(names):
             raise InputError(f'unknown or duplicate joints {short_list(unknown or names)}; '
                              f'valid joints {list(self.names)}')
-        if len(values) != len(names):
-            raise InputError(f'expected {len(names)} values (one per joint name), '
-                             f'got {len(values)}')
-        out = np.array(fill, dtype=float)
-        for name, value in zip(names, values):
-            out[self.names.index(name)] = value
-        return out
+        return np.array([self.names.index(name) for name in names], dtype=np.intp)

@@ -151,9 +151,10 @@ def parse_joint_trajectory(raw: bytes, max_points: int,
     """Decode a trajectory_msgs/JointTrajectory's CDR bytes (at most ``max_points`` points
     and ``max_names`` joint names, both counted before anything is decoded).
 
-    Pure Python, one point at a time: run it off the control thread, where the interpreter
-    hands the lock back every switch interval (rclpy's C deserializer would hold it for the
-    whole message).
+    Points of one layout (every point with the same array lengths, as a controller's
+    trajectory has) are read as strided views of the bytes, the rest one point at a time;
+    run it off the control thread, where the interpreter hands the lock back every switch
+    interval (rclpy's C deserializer would hold it for the whole message).
 
     Raises:
         BagError: more than ``max_points`` points or ``max_names`` names, not
@@ -161,23 +162,65 @@ def parse_joint_trajectory(raw: bytes, max_points: int,
     """
     data, names, count, off = _trajectory_head(raw, max_points, max_names)
     try:
-        points = []
-        for _ in range(count):
-            fields = []
-            for _ in range(4):
-                off = _align(off, 4)
-                k = _count(data, off, 8, 'JointTrajectory point array')
-                start = _align(off + 4, 8) if k else off + 4
-                fields.append(np.frombuffer(data, '<f8', k, start) if k else _EMPTY)
-                off = start + 8 * k
-            off = _align(off, 4)
-            sec, nanosec = _STAMP.unpack_from(data, off)
-            off += 8
-            points.append(TrajectoryPoint(fields[0], fields[1], fields[2], fields[3],
-                                          SimpleNamespace(sec=sec, nanosec=nanosec)))
+        points = _uniform_points(data, off, count)
+        if points is None:
+            points = []
+            for _ in range(count):
+                point, off = _point(data, off)
+                points.append(point)
     except (struct.error, UnicodeDecodeError, ValueError) as exc:
         raise BagError(f'JointTrajectory: truncated or corrupt CDR: {exc}') from None
     return TrajectoryData(names, points)
+
+
+def _point(data, off):
+    """(TrajectoryPoint at ``off``, offset after it): one point's four arrays and time."""
+    fields = []
+    for _ in range(4):
+        off = _align(off, 4)
+        k = _count(data, off, 8, 'JointTrajectory point array')
+        start = _align(off + 4, 8) if k else off + 4
+        fields.append(np.frombuffer(data, '<f8', k, start) if k else _EMPTY)
+        off = start + 8 * k
+    off = _align(off, 4)
+    sec, nanosec = _STAMP.unpack_from(data, off)
+    return TrajectoryPoint(fields[0], fields[1], fields[2], fields[3],
+                           SimpleNamespace(sec=sec, nanosec=nanosec)), off + 8
+
+
+def _uniform_points(data, off, count):
+    """The points as rows of strided views when every point has the same array lengths
+    and padding as the first (a controller's trajectory: read in milliseconds, not point
+    by point); None otherwise (the caller reads them one at a time).
+
+    The first two points fix the stride S; with S a multiple of 8 every point starts at the
+    same alignment, so one layout fits all, and every point's four lengths are read at
+    once, strided, to confirm it."""
+    if count < 2:
+        return None
+    first, second = _point(data, off)
+    _, after = _point(data, second)
+    stride = second - off
+    if stride % 8 or stride != after - second or off + count * stride > len(data):
+        return None
+    slots, cursor = [], off  # (length offset, values offset, length) of each array
+    for field in first[:4]:
+        cursor = _align(cursor, 4)
+        k = len(field)
+        start = _align(cursor + 4, 8) if k else cursor + 4
+        slots.append((cursor, start, k))
+        cursor = start + 8 * k
+    for where, _, k in slots:
+        if np.any(np.ndarray((count,), '<u4', data, where, (stride,)) != k):
+            return None
+    arrays = [np.ndarray((count, k), '<f8', data, start, (stride, 8)) if k else
+              np.zeros((count, 0)) for _, start, k in slots]
+    stamps = np.ndarray((count, 2), '<u4', data, _align(cursor, 4), (stride, 4))
+    secs = stamps[:, 0].astype(np.int32).tolist()
+    nanos = stamps[:, 1].tolist()
+    return [TrajectoryPoint(arrays[0][i], arrays[1][i], arrays[2][i], arrays[3][i],
+                            SimpleNamespace(sec=secs[i], nanosec=nanos[i]))
+            for i in range(count)]
 
 
 _EMPTY = np.zeros(0)

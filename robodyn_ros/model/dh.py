@@ -29,6 +29,7 @@ Degenerate cases are resolved so the table stays exact and short:
 """
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -304,8 +305,46 @@ def dh_table(model, convention='standard'):
     """
     if convention not in CONVENTIONS:
         raise InputError(f'unknown DH convention {convention!r}; valid: {", ".join(CONVENTIONS)}')
-    points, dirs, _ = _axes(model)
+    geometry, body_poses = _geometry(model, convention)
+    body_to_dh, inertials = [], []
+    for i, body in enumerate(model.bodies):
+        offset = invert_transform(body_poses[i]) @ geometry.frames_at_zero[i + 1]
+        body_to_dh.append(offset)
+        inertials.append(body.transformed(invert_transform(offset)))
+    return replace(geometry.table, inertials=tuple(inertials), body_to_dh=tuple(body_to_dh))
+
+
+class _Geometry(NamedTuple):
+    """What a DH table takes from the chain's kinematics alone: the table without
+    inertials (its FK verified) and the DH frames at q = 0."""
+
+    table: 'DHTable'
+    frames_at_zero: list
+
+
+#: The last few chains' geometry, keyed by the exact bytes of what it is made of (joint
+#: names, types, origins and axes, the tool and joint 1's parent frame, the convention): a
+#: payload changes the bodies only, so a new payload does not derive and verify the frames
+#: again (20 ms of the interpreter's time beside a 1 kHz control thread, per change).
+_GEOMETRIES: dict = {}
+_GEOMETRIES_KEPT = 8
+
+
+def _geometry_key(model, convention):
+    return (convention, model.tool.tobytes(), np.asarray(model.joint1_parent).tobytes(),
+            tuple((j.name, j.type, j.origin.tobytes(), j.axis.tobytes())
+                  for j in model.joints))
+
+
+def _geometry(model, convention):
+    """(_Geometry, URDF body poses at q = 0) of ``model`` in ``convention``, derived and
+    verified once per chain."""
     body_poses = model.body_poses(np.zeros(model.n))
+    key = _geometry_key(model, convention)
+    held = _GEOMETRIES.get(key)
+    if held is not None:
+        return held, body_poses
+    points, dirs, _ = _axes(model)
     build = _standard_frames if convention == 'standard' else _modified_frames
     frames = build(model, points, dirs, body_poses)
     rows = []
@@ -318,14 +357,15 @@ def dh_table(model, convention='standard'):
         rows.append(DHRow(joint.name, joint.type, float(a), float(alpha), float(d),
                           float(theta), float(beta)))
     tool = invert_transform(frames[-1]) @ body_poses[-1] @ model.tool
-    body_to_dh, inertials = [], []
-    for i, body in enumerate(model.bodies):
-        offset = invert_transform(body_poses[i]) @ frames[i + 1]
-        body_to_dh.append(offset)
-        inertials.append(body.transformed(invert_transform(offset)))
-    table = DHTable(convention, tuple(rows), frames[0], tool, tuple(inertials),
-                    tuple(body_to_dh))
-    return replace(table, fk_error=_verify(model, table))
+    body_to_dh = tuple(invert_transform(body_poses[i]) @ frames[i + 1]
+                       for i in range(model.n))
+    table = DHTable(convention, tuple(rows), frames[0], tool, (), body_to_dh)
+    table = replace(table, fk_error=_verify(model, table))
+    geometry = _Geometry(table, frames)
+    if len(_GEOMETRIES) >= _GEOMETRIES_KEPT:
+        _GEOMETRIES.pop(next(iter(_GEOMETRIES)))
+    _GEOMETRIES[key] = geometry
+    return geometry, body_poses
 
 
 def _verify(model, table):

@@ -64,6 +64,11 @@ FLUSH_PERIOD = 0.1
 #: so far, while a publisher offers it: the recorder says so, subscribes again, and the bag
 #: notes the stretch it lacks (io.sequence_gaps).
 SILENT = 2.0
+#: At close, how long [s] the recorder keeps taking what DDS had already delivered to it and
+#: it had not yet taken (a backlog after a stall): those are recorded, not left out of both
+#: the bag and its lost count. Bounded, as the process exits within node_runner's
+#: EXIT_DEADLINE of the signal.
+CLOSE_DRAIN = 0.3
 
 
 class RecorderNode(Node):
@@ -221,7 +226,16 @@ class RecorderNode(Node):
                            info.get('publication_sequence_number'), now)
 
     def close(self):
-        """Store the lost-message summary, say what was lost, and close the bag."""
+        """Record what was received and not yet taken (for up to CLOSE_DRAIN), store the
+        lost-message summary, say what was lost, and close the bag."""
+        deadline = time.monotonic() + CLOSE_DRAIN
+        for topic, sub in list(self.subs.items()):
+            if sub is not None:
+                try:
+                    self._take_all(topic, sub, deadline)
+                except RuntimeError as exc:  # the context is gone: what was taken is kept
+                    self.get_logger().warning(f'{topic}: not drained at close: {exc}')
+                    break
         now = self.get_clock().now().nanoseconds
         for topic, start in sorted(self.silent.items()):
             self.gaps.silence(topic, start, None)

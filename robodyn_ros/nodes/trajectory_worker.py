@@ -1,9 +1,13 @@
 """JointTrajectory messages converted off the control thread.
 
-A trajectory of m points costs O(m) to decode and to turn into splines (about 35 us per
-point in Python); on the control thread 10 000 points would silence the controller for a
-third of a second. The controller's ~/joint_trajectory subscription is raw: its callback
-(control thread) only queues the CDR bytes (O(1)); this worker thread refuses more than
+A trajectory of m points costs O(m) to decode and to turn into splines (about 13 us per
+point, vectorized; 130 ms for 10 000 Panda points on an idle 2.4 GHz core); on the control
+thread that would silence the controller for over a hundred cycles. Beside it, the shorter
+this work, the less often the worker is descheduled while it holds the interpreter lock
+(a loaded machine), which stalls the control thread too.
+
+The controller's ~/joint_trajectory subscription is raw: its callback (control thread)
+only queues the CDR bytes (O(1)); this worker thread refuses more than
 ``max_trajectory_points`` points or more names than the chain has joints before decoding
 any (a trajectory naming more joints is refused anyway: unknown or repeated), and
 decodes and converts the rest (the interpreter hands the lock to the control thread every

@@ -115,3 +115,34 @@ def test_mid_range_is_the_middle_of_finite_ranges_and_0_for_unlimited_joints():
     np.testing.assert_array_equal(model.mid_range[continuous], 0.0)
     np.testing.assert_allclose(model.mid_range[~continuous],
                                0.5 * (model.lower[~continuous] + model.upper[~continuous]))
+
+
+def test_a_new_payload_reuses_the_geometry_and_a_moved_joint_does_not():
+    """The DH geometry is derived once per chain: a payload (new bodies) gets the same rows
+    with its own inertials; a chain whose joint moved (even in place, same objects) gets
+    its own rows, never the stale ones."""
+    from dataclasses import replace
+
+    from robodyn_ros.model.payload import payload_inertial, with_payload
+    model = _model('panda')
+    table = model.dh_table()
+    heavy = with_payload(model, payload_inertial(2.0, [0.0, 0.0, 0.1], [0.01, 0, 0, 0.01, 0,
+                                                                          0.01]))
+    loaded = heavy.dh_table()
+    assert loaded.rows == table.rows and loaded.fk_error == table.fk_error
+    assert loaded.inertials[-1].mass == pytest.approx(table.inertials[-1].mass + 2.0)
+    assert [b.mass for b in loaded.inertials[:-1]] == [b.mass for b in table.inertials[:-1]]
+    origin = model.joints[2].origin.copy()
+    origin[2, 3] += 0.05
+    moved = replace(model, joints=model.joints[:2] + (replace(model.joints[2], origin=origin),)
+                    + model.joints[3:])
+    assert moved.dh_table().rows != table.rows
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q = rng.uniform(-2.0, 2.0, model.n)
+        assert np.abs(moved.dh_table().fk(q) - moved.fk(q)).max() <= 1e-12
+    model.joints[2].origin[2, 3] += 0.05  # the same objects, changed in place
+    try:
+        assert model.dh_table().rows == moved.dh_table().rows != table.rows
+    finally:
+        model.joints[2].origin[2, 3] -= 0.05

@@ -175,6 +175,7 @@ def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_pat
     """The recorder stopped (SIGSTOP) while a keep-last-5 writer publishes a burst of
     20 000 messages: the transport's buffers overflow and the writer overwrites what it
     could not deliver. The bag's metadata counts exactly the messages not in it."""
+    from rclpy.duration import Duration
     from std_msgs.msg import Float64MultiArray
 
     from robodyn_ros.io import BagReader
@@ -192,7 +193,7 @@ def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_pat
     node = rclpy.create_node('gap_test_publisher', context=context)
     pub = node.create_publisher(Float64MultiArray, topic, 5)
     outlet = Outlet(pub)
-    sent = 0
+    sent, acked = 0, None
     try:
         deadline = time.monotonic() + 30.0
         while pub.get_subscription_count() < 1:
@@ -209,7 +210,11 @@ def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_pat
             sent += _publish(outlet, msg)
             if not 500 <= k < 20500:
                 time.sleep(1e-3)
-        time.sleep(1.0)
+        # The recorder has all it will ever get once it acknowledged every message (a
+        # resumed reader catches up on its backlog first); what it holds untaken at the
+        # signal it records at close (recorder.CLOSE_DRAIN).
+        acked = pub.wait_for_all_acked(Duration(seconds=10.0))
+        time.sleep(0.5)
     finally:
         proc.send_signal(signal.SIGCONT)
         proc.send_signal(signal.SIGINT)
@@ -219,6 +224,7 @@ def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_pat
     with BagReader(bag) as reader:
         recorded = reader.counts[topic]
         entry = reader.recording_gaps[topic]
-    assert entry['lost'] > 0 and entry['publishers'] == 1, entry
-    assert recorded + entry['lost'] == sent, (recorded, entry['lost'], sent)
+    figures = dict(recorded=recorded, sent=sent, acked=acked, **entry)
+    assert entry['lost'] > 0 and entry['publishers'] == 1, figures
+    assert recorded + entry['lost'] == sent, figures
     assert f'{topic} {entry["lost"]}' in err

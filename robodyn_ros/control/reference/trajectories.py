@@ -122,8 +122,9 @@ class EndingAtRest:
         return self.q0 + w * d, -de * d + w * qd, -dde * d - 2 * de * qd + w * qdd
 
 
-def _quintic(p0, v0, a0, p1, v1, a1, duration):
-    t = duration
+def _quintic(p0, v0, a0, p1, v1, a1, t):
+    """(6, ...) ascending coefficients of the quintics meeting (p, v, a) at both ends of
+    segments of durations ``t`` (broadcast against the points)."""
     c0, c1, c2 = p0, v0, 0.5 * a0
     h = p1 - p0 - v0 * t - 0.5 * a0 * t * t
     dv = v1 - v0 - a0 * t
@@ -134,13 +135,12 @@ def _quintic(p0, v0, a0, p1, v1, a1, duration):
     return np.stack([c0, c1, c2, c3, c4, c5])
 
 
-def _linear(p0, p1, duration):
+def _linear(p0, p1, t):
     z = np.zeros_like(p0)
-    return np.stack([p0, (p1 - p0) / duration, z, z, z, z])
+    return np.stack([p0, (p1 - p0) / t, z, z, z, z])
 
 
-def _cubic(p0, v0, p1, v1, duration):
-    t = duration
+def _cubic(p0, v0, p1, v1, t):
     c2 = (3 * (p1 - p0) - (2 * v0 + v1) * t) / t ** 2
     c3 = (-2 * (p1 - p0) + (v0 + v1) * t) / t ** 3
     z = np.zeros_like(p0)
@@ -162,6 +162,21 @@ def _degrees(kind, m, carried):
     both_v = velocity[:-1] & velocity[1:]
     both_a = acceleration[:-1] & acceleration[1:]
     return [5 if v and a else 3 if v else 1 for v, a in zip(both_v, both_a)]
+
+
+def _coefficients(start, positions, vel, acc, durations, degrees):
+    """(m, 6, n) ascending coefficients of every segment, all segments at once: point k-1
+    (the start for k = 0) to point k over ``durations[k]`` [s], of degree ``degrees[k]``
+    (5: quintic, 3: cubic, 1: linear)."""
+    p = np.vstack([np.asarray(start[0], float), positions])
+    v = np.vstack([np.asarray(start[1], float), vel])
+    a = np.vstack([np.asarray(start[2], float), acc])
+    t = durations[:, None]
+    degree = np.asarray(degrees)[None, :, None]
+    coeffs = np.where(degree == 5, _quintic(p[:-1], v[:-1], a[:-1], p[1:], v[1:], a[1:], t),
+                      np.where(degree == 3, _cubic(p[:-1], v[:-1], p[1:], v[1:], t),
+                               _linear(p[:-1], p[1:], t)))
+    return np.ascontiguousarray(coeffs.transpose(1, 0, 2))
 
 
 class SplineTrajectory:
@@ -198,16 +213,8 @@ class SplineTrajectory:
             raise InputError('trajectory contains non-finite values')
         self.t0 = float(t0)
         self.knots = np.concatenate([[0.0], times])
-        pts = [(np.asarray(start[0], float), np.asarray(start[1], float),
-                np.asarray(start[2], float))] + list(zip(positions, vel, acc))
         degrees = _degrees(kind, m, carried)
-        self.coeffs = []
-        for k in range(m):
-            (p0, v0, a0), (p1, v1, a1) = pts[k], pts[k + 1]
-            dt = self.knots[k + 1] - self.knots[k]
-            self.coeffs.append(_quintic(p0, v0, a0, p1, v1, a1, dt) if degrees[k] == 5 else
-                               _cubic(p0, v0, p1, v1, dt) if degrees[k] == 3 else
-                               _linear(p0, p1, dt))
+        self.coeffs = _coefficients(start, positions, vel, acc, np.diff(self.knots), degrees)
         self.degrees = degrees
         last = degrees[-1]
         self.end = (positions[-1], vel[-1] if last >= 3 else np.zeros(n),
@@ -216,7 +223,7 @@ class SplineTrajectory:
     def polynomials(self):
         """((6, m, n) ascending power coefficients of every segment in the time from its
         start [s], (m,) segment durations [s]): what :mod:`.envelope` checks."""
-        return np.stack(self.coeffs, axis=1), np.diff(self.knots)
+        return np.ascontiguousarray(self.coeffs.transpose(1, 0, 2)), np.diff(self.knots)
 
     @property
     def duration(self):
