@@ -29,7 +29,6 @@ Degenerate cases are resolved so the table stays exact and short:
 """
 
 from dataclasses import dataclass, replace
-from typing import NamedTuple
 
 import numpy as np
 
@@ -305,21 +304,10 @@ def dh_table(model, convention='standard'):
     """
     if convention not in CONVENTIONS:
         raise InputError(f'unknown DH convention {convention!r}; valid: {", ".join(CONVENTIONS)}')
-    geometry, body_poses = _geometry(model, convention)
-    body_to_dh, inertials = [], []
-    for i, body in enumerate(model.bodies):
-        offset = invert_transform(body_poses[i]) @ geometry.frames_at_zero[i + 1]
-        body_to_dh.append(offset)
-        inertials.append(body.transformed(invert_transform(offset)))
-    return replace(geometry.table, inertials=tuple(inertials), body_to_dh=tuple(body_to_dh))
-
-
-class _Geometry(NamedTuple):
-    """What a DH table takes from the chain's kinematics alone: the table without
-    inertials (its FK verified) and the DH frames at q = 0."""
-
-    table: 'DHTable'
-    frames_at_zero: list
+    table = _geometry(model, convention)
+    inertials = tuple(body.transformed(invert_transform(offset))
+                      for body, offset in zip(model.bodies, table.body_to_dh))
+    return replace(table, inertials=inertials)
 
 
 #: The last few chains' geometry, keyed by the exact bytes of what it is made of (joint
@@ -337,13 +325,13 @@ def _geometry_key(model, convention):
 
 
 def _geometry(model, convention):
-    """(_Geometry, URDF body poses at q = 0) of ``model`` in ``convention``, derived and
-    verified once per chain."""
-    body_poses = model.body_poses(np.zeros(model.n))
+    """The DH table of ``model`` in ``convention`` without inertials (rows, base, tool,
+    ``body_to_dh``; its FK verified), derived and verified once per chain."""
     key = _geometry_key(model, convention)
     held = _GEOMETRIES.get(key)
     if held is not None:
-        return held, body_poses
+        return held
+    body_poses = model.body_poses(np.zeros(model.n))
     points, dirs, _ = _axes(model)
     build = _standard_frames if convention == 'standard' else _modified_frames
     frames = build(model, points, dirs, body_poses)
@@ -361,11 +349,10 @@ def _geometry(model, convention):
                        for i in range(model.n))
     table = DHTable(convention, tuple(rows), frames[0], tool, (), body_to_dh)
     table = replace(table, fk_error=_verify(model, table))
-    geometry = _Geometry(table, frames)
     if len(_GEOMETRIES) >= _GEOMETRIES_KEPT:
         _GEOMETRIES.pop(next(iter(_GEOMETRIES)))
-    _GEOMETRIES[key] = geometry
-    return geometry, body_poses
+    _GEOMETRIES[key] = table
+    return table
 
 
 def _verify(model, table):
