@@ -79,3 +79,7 @@ def test_no_two_test_modules_share_a_ros_domain():
     assert len(found) >= 10, found  # the pattern still finds the tests' domains
     shared = {domain: sorted(modules) for domain, modules in found.items() if len(modules) > 1}
     assert not shared, shared
+    from conftest import MODULE_DOMAINS  # the domains the other modules are given in turn
+    given = {domain: sorted(modules) for domain, modules in found.items()
+             if int(domain) in MODULE_DOMAINS}
+    assert not given, given
