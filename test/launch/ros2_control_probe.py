@@ -18,6 +18,14 @@ PREEMPT_STRETCH = 5.0
 #: How long [s] before a goal's result, answered STATUS_UNKNOWN, is asked for once more.
 UNKNOWN_RETRY = 0.5
 
+#: How long [s] a preempted goal's result is waited for (Probe.preempt).
+PREEMPT_WAIT = 10.0
+
+
+def _answer(handle):
+    """What a goal's sending got: 'not answered', 'accepted' or 'refused'."""
+    return 'not answered' if handle is None else 'accepted' if handle.accepted else 'refused'
+
 
 def moveit_like_goal(names, q0, tolerance=-1.0):
     """A goal as MoveIt sends one: 3 waypoints with positions and velocities over 4 s (the
@@ -396,19 +404,37 @@ class Probe:
 
     def preempt(self, action, goal, after=0.5):
         """Send ``goal`` (PREEMPT_STRETCH times slower) twice, the second ``after`` s into
-        the first; (status, error code) of the first. The second is canceled once the first
-        has ended (the arm held where it is), and waited for."""
+        the first; (status, error code) of the first, its result asked for as soon as it is
+        accepted (as MoveIt asks). The second is canceled once the first has ended (the arm
+        held where it is), and waited for; a first result still missing then is waited for
+        once more. ``preempt_steps[action]`` says, for a failing test, how far each step
+        got and when [s from the first goal's sending]."""
+        steps: list[str] = []
+        self.__dict__.setdefault('preempt_steps', {})[action] = steps
         client = self.action_client(action)
         if client is None:
+            steps.append('no action server')
             return None, None
-        goal = stretched(goal, PREEMPT_STRETCH)
+        goal, t0 = stretched(goal, PREEMPT_STRETCH), time.monotonic()
+
+        def step(what):
+            steps.append(f'{what} at {time.monotonic() - t0:.2f} s')
         first = self.wait(client.send_goal_async(goal))
+        step('first goal ' + _answer(first))
+        result = first.get_result_async() if first is not None and first.accepted else None
         self.spin(after)
         second = self.wait(client.send_goal_async(goal))
-        done = self.wait(first.get_result_async(), 10.0) if first else None
+        step('second goal ' + _answer(second))
+        done = self.wait(result, PREEMPT_WAIT) if result is not None else None
+        step('first result ' + ('not received' if done is None else f'status {done.status}'))
         if second is not None and second.accepted:
             self.wait(second.cancel_goal_async())
             self.wait(second.get_result_async(), 20.0)
+            step('second goal ended')
+        if done is None and result is not None:
+            done = self.wait(result, PREEMPT_WAIT)
+            step('first result ' + ('still not received' if done is None else
+                                    f'status {done.status} after the second ended'))
         return (done.status, done.result.error_code) if done else (None, None)
 
     def cancel(self, action, goal, after=0.5):

@@ -168,6 +168,7 @@ def mock_run(ros_launch_env, tmp_path_factory):
         result['jtc'] = probe.follow(JTC_ACTION, goal)
         result['jtc_path'] = path()
         result['jtc_preempted'] = probe.preempt(JTC_ACTION, goal)
+        result['preempt_steps'] = probe.__dict__.get('preempt_steps', {})
         result['log'] = probe.log
         probe.close()
     result['code'], result['text'], result['exit_s'] = launch.stop()
@@ -271,11 +272,11 @@ def _moving(t, q, q0):
 
 def test_a_preempted_goal_ends_as_the_real_jtc_ends_it(mock_run):
     """(status, error code) of a goal a second goal replaces, through both servers."""
-    assert mock_run['jtc_preempted'][0] is not None
+    assert mock_run['jtc_preempted'][0] is not None, mock_run['preempt_steps']
     print(f"preempted goal (status, code): robodyn {mock_run['robodyn_preempted']}, JTC "
           f"{mock_run['jtc_preempted']}")
     assert mock_run['robodyn_preempted'] == mock_run['jtc_preempted'], \
-        (mock_run['robodyn_preempted'], mock_run['jtc_preempted'])
+        (mock_run['robodyn_preempted'], mock_run['jtc_preempted'], mock_run['preempt_steps'])
 
 
 def test_the_same_goal_gives_the_same_path_through_robodyn_and_the_real_jtc(mock_run):

@@ -339,13 +339,33 @@ class Harness:
         return future.done()
 
     def action_client(self):
-        """A FollowJointTrajectory client of the controller's action."""
+        """The FollowJointTrajectory client of the controller's action, made once (see
+        :meth:`prepare_clients`)."""
         from control_msgs.action import FollowJointTrajectory
         from rclpy.action import ActionClient
-        client: Any = ActionClient(self.node, FollowJointTrajectory,
-                              f'/{CONTROLLER_NAME}/follow_joint_trajectory')
-        client.wait_for_server(timeout_sec=10.0)
-        return client
+        if getattr(self, '_action_client', None) is None:
+            self._action_client: Any = ActionClient(
+                self.node, FollowJointTrajectory, f'/{CONTROLLER_NAME}/follow_joint_trajectory')
+        self._action_client.wait_for_server(timeout_sec=10.0)
+        return self._action_client
+
+    def prepare_clients(self):
+        """Make the lifecycle and action clients now, before the case needs them, so that
+        the controller's process discovers their endpoints while the case starts, as a
+        supervisor holds its clients from its start. Every new client's endpoints must be
+        discovered by the controller's process, each service's apart: beside two hogs a
+        deactivate request made by a client created just before reached the controller
+        10 s late, and the result of a goal sent by a client 0.5 s old never arrived,
+        while the goal itself was accepted at once."""
+        from control_msgs.action import FollowJointTrajectory
+        from lifecycle_msgs.srv import ChangeState
+        from rclpy.action import ActionClient
+        if getattr(self, 'lifecycle_client', None) is None:
+            self.lifecycle_client = self.node.create_client(
+                ChangeState, f'/{CONTROLLER_NAME}/change_state')
+        if getattr(self, '_action_client', None) is None:
+            self._action_client = ActionClient(
+                self.node, FollowJointTrajectory, f'/{CONTROLLER_NAME}/follow_joint_trajectory')
 
     def send_goal(self, client, trajectory, timeout=10.0):
         """Send a goal; (goal handle or None, result future or None)."""

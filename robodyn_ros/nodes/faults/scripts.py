@@ -11,8 +11,7 @@ from .fixtures import PANDA_Q0, model
 
 
 def start(h, result, count=300):
-    """Stream states (once the probe hears the controller) and wait for ``count``
-    commands."""
+    """Stream states once the probe hears the controller; wait for ``count`` commands."""
     h.wait_command_publisher()
     h.feed()
     ok = h.wait_commands(count)
@@ -189,6 +188,7 @@ def reconfigure(h, result):
 def running_goal(h, result):
     """Stream states, send a 4 s goal and let it run 0.5 s: (commands flow, the goal's
     result future or None when it was not accepted)."""
+    h.prepare_clients()
     if not start(h, result):
         return False, None
     _, future = h.send_goal(h.action_client(), h.trajectory(4, 4.0, delta=0.1))
