@@ -295,12 +295,13 @@ def test_the_same_goal_gives_the_same_path_through_robodyn_and_the_real_jtc(mock
     t_j, q_j = _moving(t_j, q_j, q0)
     best, shift = min(_difference(t_r, q_r, t_j, q_j, s)
                       for s in np.arange(-0.05, 0.05, 0.0005))  # both start at an update
-    compared, total = _compared(t_r, t_j, shift)
+    counts = _compared(t_r, t_j, shift)
+    compared, total = sum(c[1] for c in counts), sum(c[2] for c in counts)
     print(f'robodyn vs the real JTC, same goal: paths within {best:.3g} rad (shifted '
           f'{shift * 1e3:.1f} ms) at {compared} of the {total} JTC samples (the rest fell '
           f"in a gap of over {SAMPLE_GAP * 1e3:.0f} ms in robodyn's samples)")
-    assert compared >= MIN_COMPARED * total, (compared, total, _where(t_r, q_r, t_j, q_j,
-                                                                        shift))
+    thin = [c for c in counts if c[1] < MIN_WINDOW_SHARE * c[2]]
+    assert counts and not thin, (thin, _where(t_r, q_r, t_j, q_j, shift))
     assert best <= 1e-3, f'paths differ by {best:.3g} rad; ' + \
         _where(t_r, q_r, t_j, q_j, shift)
 
@@ -309,24 +310,38 @@ def test_the_same_goal_gives_the_same_path_through_robodyn_and_the_real_jtc(mock
 #: across [s]: where the loaded host stalled the controller (411 ms once beside two hogs),
 #: its path has no samples, and a straight line across the gap is not its path.
 SAMPLE_GAP = 0.02
-#: The fewest of the JTC's samples that must be compared (not in such a gap).
-MIN_COMPARED = 0.75
+#: The whole motion is compared: in each WINDOW of it at least this share of the JTC's
+#: samples is compared (not in such a gap), so that the test cannot pass on a few samples.
+#: The share of the whole is the machine's: beside two hogs robodyn's process left gaps
+#: over SAMPLE_GAP for 1.4 s of the 4.2 s once (67 % compared, each 0.5 s compared).
+MIN_WINDOW_SHARE = 0.25
+WINDOW = 0.5
+
+
+def _span(t_r, t_j, shift):
+    """The JTC samples within the span of both paths, robodyn's shifted by ``shift`` [s]
+    (and within the first 4.2 s)."""
+    at = t_j + shift
+    return (at >= t_r[0]) & (at <= min(t_r[-1], 4.2))
 
 
 def _window(t_r, t_j, shift):
-    """The JTC samples compared with robodyn's path shifted by ``shift`` [s]: within the
-    first 4.2 s of both, and between two of robodyn's samples at most SAMPLE_GAP apart."""
-    at = t_j + shift
-    inside = (at >= t_r[0]) & (at <= min(t_r[-1], 4.2))
-    after = np.clip(np.searchsorted(t_r, at), 1, len(t_r) - 1)
-    return inside & (t_r[after] - t_r[after - 1] <= SAMPLE_GAP)
+    """The JTC samples compared: within :func:`_span`, and between two of robodyn's samples
+    at most SAMPLE_GAP apart."""
+    after = np.clip(np.searchsorted(t_r, t_j + shift), 1, len(t_r) - 1)
+    return _span(t_r, t_j, shift) & (t_r[after] - t_r[after - 1] <= SAMPLE_GAP)
 
 
 def _compared(t_r, t_j, shift):
-    """(JTC samples compared, JTC samples within the span of both paths)."""
-    at = t_j + shift
-    span = (at >= t_r[0]) & (at <= min(t_r[-1], 4.2))
-    return int(_window(t_r, t_j, shift).sum()), int(span.sum())
+    """[(start [s], JTC samples compared, JTC samples)] of each WINDOW of the goal's 4 s
+    (moveit_like_goal's last point): a robodyn path that ended early leaves windows
+    uncompared."""
+    compared, counts = _window(t_r, t_j, shift), []
+    for start in np.arange(0.0, 4.0, WINDOW):
+        part = (t_j >= start) & (t_j < start + WINDOW)
+        if part.any():
+            counts.append((float(start), int((compared & part).sum()), int(part.sum())))
+    return counts
 
 
 def _difference(t_r, q_r, t_j, q_j, shift):
