@@ -121,8 +121,12 @@ def _strike(probe):
     then on into the box: the probe's log from the strike's start, and the goals' steps."""
     from test_default_path_faults import _goal
     from test_ros2_control_launch import JTC_ACTION
-    off = probe.switch([], ['joint_trajectory_controller', 'robodyn_controller'])
-    on = probe.switch(['robodyn_controller', 'joint_trajectory_controller'], [])
+    # confirmed by list_controllers (Probe.switch_node_path): beside two hogs a switch that
+    # took effect has answered failure (the 'off' below once, the 'on' after it then found
+    # both controllers inactive and succeeded)
+    chain = ['joint_trajectory_controller', 'robodyn_controller']
+    off = probe.switch_node_path([], chain)
+    on = probe.switch_node_path(chain[::-1], [])
     probe.spin(0.5)
     state = probe.newest('/joint_states')
     index = {n: i for i, n in enumerate(state.name)}
@@ -136,7 +140,8 @@ def _strike(probe):
     into = STRIKE_FROM + np.array([0.3, 0, 0, 0, 0, 0, 0])
     struck = probe.follow(JTC_ACTION, _goal(NAMES, [into], [1.0], zero[:1]), timeout=5.0)
     probe.spin(1.5)
-    return {'switched': (off, on), 'approach': approach[:2], 'struck': struck[:2],
+    return {'switched': (off, on), 'switches': probe.__dict__.get('switches', []),
+            'approach': approach[:2], 'struck': struck[:2],
             'log': {k: [(t, m) for t, m in v if t >= since] for k, v in probe.log.items()}}
 
 

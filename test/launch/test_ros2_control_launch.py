@@ -594,6 +594,12 @@ def _jtc_publisher(probe):
 #: hold; 2.8e-2 rad over a whole window when the hold arrived late beside two hogs).
 SETTLED = 5e-4
 SETTLED_FOR = 0.2
+#: The hold is published again every this many seconds until the arm is at rest there [s]:
+#: the probe sees the JTC's subscription before the JTC's process has matched the probe's
+#: publisher (discovery is two-sided, and beside two hogs the two sides have been seconds
+#: apart), and a hold sent in between can arrive late or not at all; the same hold again
+#: changes nothing for a JTC that has it.
+HOLD_RESEND = 2.0
 
 
 def _hold_with_gravity(probe, model, q, timeout=20.0):
@@ -608,9 +614,12 @@ def _hold_with_gravity(probe, model, q, timeout=20.0):
     publisher = _jtc_publisher(probe)
     arriving = probe.arriving('/joint_trajectory_controller/controller_state')
     sent = probe.node.get_clock().now().nanoseconds * 1e-9
-    publisher.publish(JointTrajectory(joint_names=list(model.joint_names), points=[point]))
-    wait, log = Timeout(timeout), []
+    message = JointTrajectory(joint_names=list(model.joint_names), points=[point])
+    wait, log, resend = Timeout(timeout), [], Timeout(0.0)
     while not wait.expired():
+        if resend.expired():  # the same hold again: see HOLD_RESEND
+            publisher.publish(message)
+            resend = Timeout(HOLD_RESEND)
         probe.spin(0.1)
         log += arriving()
         if _at_rest(log, sent):
