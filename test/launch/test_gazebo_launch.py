@@ -13,6 +13,7 @@ import time
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
 from ros2_control_probe import stamp as _stamp
+from test_plugin_launch import STALL
 from test_ros2_control_launch import JTC_ACTION, NAMES, _alive, _config, _Hogs, _Launch
 
 pytestmark = pytest.mark.integration
@@ -29,8 +30,6 @@ SETTLE = 0.5
 READY = 'Configured and activated joint_trajectory_controller'
 #: The sum of sines recorded [s of the simulation's clock].
 SIM_SECONDS = 20.0
-#: A witness's late wake-up this long [s] is a machine-wide stall (as in test_plugin_launch).
-STALL = 0.03
 #: Runs at most: a run is repeated only when its tracking failed and the witness saw the
 #: whole machine stand still in it (its stalls and verdict are printed); the last is judged.
 RUNS = 3

@@ -297,10 +297,7 @@ class Harness:
                'deactivate': Transition.TRANSITION_DEACTIVATE,
                'cleanup': Transition.TRANSITION_CLEANUP,
                'shutdown': Transition.TRANSITION_ACTIVE_SHUTDOWN}
-        if getattr(self, 'lifecycle_client', None) is None:
-            self.lifecycle_client: Any = self.node.create_client(
-                ChangeState, f'/{CONTROLLER_NAME}/change_state')
-        client, t0 = self.lifecycle_client, time.monotonic()
+        client, t0 = self._lifecycle_client(), time.monotonic()
         if not client.wait_for_service(timeout_sec=timeout):
             return False, f'{label}: no change_state service within {timeout:g} s'
         future = client.call_async(ChangeState.Request(transition=Transition(id=ids[label])))
@@ -340,14 +337,10 @@ class Harness:
 
     def action_client(self):
         """The FollowJointTrajectory client of the controller's action, made once (see
-        :meth:`prepare_clients`)."""
-        from control_msgs.action import FollowJointTrajectory
-        from rclpy.action import ActionClient
-        if getattr(self, '_action_client', None) is None:
-            self._action_client: Any = ActionClient(
-                self.node, FollowJointTrajectory, f'/{CONTROLLER_NAME}/follow_joint_trajectory')
-        self._action_client.wait_for_server(timeout_sec=10.0)
-        return self._action_client
+        :meth:`prepare_clients`), once its server is seen (10 s at most)."""
+        client = self._action_client()
+        client.wait_for_server(timeout_sec=10.0)
+        return client
 
     def prepare_clients(self):
         """Make the lifecycle and action clients now, before the case needs them, so that
@@ -357,15 +350,25 @@ class Harness:
         deactivate request made by a client created just before reached the controller
         10 s late, and the result of a goal sent by a client 0.5 s old never arrived,
         while the goal itself was accepted at once."""
-        from control_msgs.action import FollowJointTrajectory
+        self._lifecycle_client()
+        self._action_client()
+
+    def _lifecycle_client(self):
+        """The one change_state client (a new one per call is rediscovered each time)."""
         from lifecycle_msgs.srv import ChangeState
-        from rclpy.action import ActionClient
         if getattr(self, 'lifecycle_client', None) is None:
-            self.lifecycle_client = self.node.create_client(
+            self.lifecycle_client: Any = self.node.create_client(
                 ChangeState, f'/{CONTROLLER_NAME}/change_state')
-        if getattr(self, '_action_client', None) is None:
-            self._action_client = ActionClient(
+        return self.lifecycle_client
+
+    def _action_client(self):
+        """The one FollowJointTrajectory client, not waited for."""
+        from control_msgs.action import FollowJointTrajectory
+        from rclpy.action import ActionClient
+        if getattr(self, 'follow_client', None) is None:
+            self.follow_client: Any = ActionClient(
                 self.node, FollowJointTrajectory, f'/{CONTROLLER_NAME}/follow_joint_trajectory')
+        return self.follow_client
 
     def send_goal(self, client, trajectory, timeout=10.0):
         """Send a goal; (goal handle or None, result future or None)."""
