@@ -318,18 +318,13 @@ MIN_WINDOW_SHARE = 0.25
 WINDOW = 0.5
 
 
-def _span(t_r, t_j, shift):
-    """The JTC samples within the span of both paths, robodyn's shifted by ``shift`` [s]
-    (and within the first 4.2 s)."""
-    at = t_j + shift
-    return (at >= t_r[0]) & (at <= min(t_r[-1], 4.2))
-
-
 def _window(t_r, t_j, shift):
-    """The JTC samples compared: within :func:`_span`, and between two of robodyn's samples
-    at most SAMPLE_GAP apart."""
-    after = np.clip(np.searchsorted(t_r, t_j + shift), 1, len(t_r) - 1)
-    return _span(t_r, t_j, shift) & (t_r[after] - t_r[after - 1] <= SAMPLE_GAP)
+    """The JTC samples compared with robodyn's path shifted by ``shift`` [s]: within the
+    first 4.2 s of both, and between two of robodyn's samples at most SAMPLE_GAP apart."""
+    at = t_j + shift
+    inside = (at >= t_r[0]) & (at <= min(t_r[-1], 4.2))
+    after = np.clip(np.searchsorted(t_r, at), 1, len(t_r) - 1)
+    return inside & (t_r[after] - t_r[after - 1] <= SAMPLE_GAP)
 
 
 def _compared(t_r, t_j, shift):
