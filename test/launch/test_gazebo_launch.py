@@ -10,10 +10,10 @@ import os
 import subprocess
 import time
 
+from machine_stalls import Stalls, rerun_after_stalls
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
 from ros2_control_probe import stamp as _stamp
-from test_plugin_launch import STALL
 from test_ros2_control_launch import JTC_ACTION, NAMES, _alive, _config, _Hogs, _Launch
 
 pytestmark = pytest.mark.integration
@@ -30,9 +30,6 @@ SETTLE = 0.5
 READY = 'Configured and activated joint_trajectory_controller'
 #: The sum of sines recorded [s of the simulation's clock].
 SIM_SECONDS = 20.0
-#: Runs at most: a run is repeated only when its tracking failed and the witness saw the
-#: whole machine stand still in it (its stalls and verdict are printed); the last is judged.
-RUNS = 3
 
 
 def _skip_without_gazebo(env):
@@ -53,14 +50,13 @@ def _gz_launch(env, tmp_path_factory, goals):
     _skip_without_gazebo(env)
     from sensor_msgs.msg import JointState
 
-    from robodyn_ros.nodes.faults.stall_witness import StallWitness
     folder = tmp_path_factory.mktemp('gz')
     bag = str(folder / 'bag')
     result = {'bag': bag}
     # the goals start from an arm at rest: no configured reference runs on the JTC
     extra = (f'bag_path:={bag}',) + ((f'config:={_config(folder, reference="hold")}',)
                                       if goals else ())
-    witness = StallWitness(gap=STALL, nap=0.005)  # 200 wake-ups/s beside the loaded loop
+    stalls = Stalls()
     with _Hogs():
         launch = _Launch(env, DOMAIN, 'hardware:=gz', 'controller:=plugin', *extra)
         result['ready'] = launch.wait_for(READY, 180.0)
@@ -79,9 +75,7 @@ def _gz_launch(env, tmp_path_factory, goals):
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
         result['timeline'] = launch.exit_timeline()
-    witness.close()
-    result['stalls'] = [(round(a - t0, 2), round((b - a) * 1e3))
-                        for a, b in witness.stalls if a > t0 and b - a >= STALL]
+    result['stalls'] = stalls.since(t0)
     result['servers'] = subprocess.run(['pgrep', '-f', 'ign-gazebo-server .*robodyn'],
                                        capture_output=True, text=True).stdout.split()
     return result
@@ -114,22 +108,23 @@ def _goals(probe, result):
 
 @pytest.fixture(scope='module')
 def gz_run(ros_launch_env, tmp_path_factory):
-    """20 s of the sum of sines in Gazebo, run again (RUNS in all at most) when the
-    tracking failed in a run in which the whole machine stood still (a witness process that
-    only sleeps woke STALL late): the JTC's reference follows controller_manager's ROS
-    clock, fed by /clock, and a stall of this VM delays that clock behind the simulation's
-    step (docs/ros2_control.md), so the law is judged against a reference that lagged. The
-    run that counts is the last; each earlier one's stalls and verdict are printed."""
-    for attempt in range(RUNS):
-        run = _gz_launch(ros_launch_env, tmp_path_factory, goals=False)
-        if not run['ready']:
-            return run
-        report = _report(run)
-        if report['passed'] or not run['stalls'] or attempt == RUNS - 1:
-            return run
-        print(f"gazebo: tracking failed {report['failures']} in a run with machine-wide "
-              f"stalls {run['stalls']} (start, ms): running it again")
-    return run
+    """20 s of the sum of sines in Gazebo, run again (machine_stalls.RUNS in all at most)
+    when the tracking failed in a run in which the whole machine stood still (a witness
+    process that only sleeps woke machine_stalls.STALL late): the JTC's reference follows
+    controller_manager's ROS clock, fed by /clock, and a stall of this VM delays that clock
+    behind the simulation's step (docs/ros2_control.md), so the law is judged against a
+    reference that lagged. The run that counts is the last; each earlier one's stalls and
+    verdict are printed."""
+    return rerun_after_stalls(lambda: _gz_launch(ros_launch_env, tmp_path_factory, goals=False),
+                              _failed, 'gazebo')
+
+
+def _failed(run):
+    """Why a run's tracking fails, or None (it passes, or Gazebo never became ready)."""
+    if not run['ready']:
+        return None
+    report = _report(run)
+    return None if report['passed'] else f"tracking failed {report['failures']}"
 
 
 @pytest.fixture(scope='module')

@@ -7,6 +7,7 @@ ros2_control_node under SCHED_FIFO when this machine allows it."""
 import os
 import time
 
+from machine_stalls import Stalls, rerun_after_stalls
 import numpy as np
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
@@ -29,8 +30,6 @@ MAX_TORQUE_RATE = 1000.0  # config/panda.yaml [N m/s]
 #: old (its own documentation), 1.3-5.2e-4.
 MAX_RMS = {'mujoco': 2e-4, 'mujoco_ros2_control': 2e-3}
 ACTIVE = 'Configured and activated joint_trajectory_controller'
-#: A witness's late wake-up this long [s] is a machine-wide stall (the plugin_run fixture).
-STALL = 0.03
 #: After a stall of the loop the law is judged again this much later [s]: the JTC's
 #: reference, timed by the wall clock, jumped as far ahead as the stall was long, and the
 #: law (kp 400, critically damped: about 0.3 s) catches up within the rate limit.
@@ -38,9 +37,6 @@ SETTLE = 0.5
 #: At most this fraction of the states may be counted apart after stalls: a loop that
 #: stalls all the time fails.
 MAX_EXCLUDED = 0.25
-#: Runs at most: a run is repeated only when it failed and the witness saw the whole machine
-#: stand still in it (its stalls and verdict are printed); the last run is the one judged.
-RUNS = 3
 #: The fewest recorded states that judge a run's tracking (2 s of a 1 kHz stream).
 MIN_SAMPLES = 2000
 
@@ -50,11 +46,11 @@ def plugin_run(request, ros_launch_env, tmp_path_factory):
     """20 s of the configured sum of sines through JTC -> robodyn plugin -> MuJoCo, then a
     MoveIt-like goal to the real JTC, then the JTC switched off (the plugin must hold).
 
-    Run again (RUNS in all at most) when the tracking failed, or too many states were set
-    apart after stalls, in a run in which the whole machine stood still (a witness process
-    that only sleeps woke STALL late): this VM sometimes stops as a whole, and the loop and
-    the recorder with it. The run that counts is the last; each earlier one's stalls and
-    verdict are printed."""
+    Run again (machine_stalls.RUNS in all at most) when the tracking failed, or too many
+    states were set apart after stalls, in a run in which the whole machine stood still (a
+    witness process that only sleeps woke machine_stalls.STALL late): this VM sometimes
+    stops as a whole, and the loop and the recorder with it. The run that counts is the
+    last; each earlier one's stalls and verdict are printed."""
     _require('mujoco_ros2_control')
     if request.param == 'mujoco_ros2_control' and not os.environ.get('ROBODYN_FULL'):
         pytest.skip('the third-party mujoco_ros2_control hardware under load (3 to 6 min) runs '
@@ -68,22 +64,23 @@ def plugin_run(request, ros_launch_env, tmp_path_factory):
         os.path.join(p, 'lib', 'librobodyn_mujoco_lockstep.so'))]
     if request.param == 'mujoco' and not lockstep:
         pytest.skip('robodyn_controllers was built without MuJoCo (MujocoLockstepSystem)')
-    for attempt in range(RUNS):
-        result = _plugin_run(ros_launch_env, tmp_path_factory, request.param)
-        if not result['active']:
-            return result
-        result['report'] = _validate(result['bag'], MAX_RMS[request.param])
-        judged = _judged(result['report'])
-        joints = result['report']['joints']
-        worst = max(joints, key=lambda name: joints[name]['rms'])
-        print(f"{request.param}: worst-joint RMS {joints[worst]['rms']:.3g} rad ({worst}; "
-              f'bound {MAX_RMS[request.param]:g}), {_set_apart(result["report"])[0]} states '
-              'set apart after stalls')
-        if judged is None or not result['stalls'] or attempt == RUNS - 1:
-            return result
-        print(f"{request.param}: {judged} in a run with machine-wide stalls "
-              f"{result['stalls']} (start, ms): running it again")
-    return result
+    return rerun_after_stalls(
+        lambda: _plugin_run(ros_launch_env, tmp_path_factory, request.param),
+        lambda result: _failed(result, request.param), request.param)
+
+
+def _failed(result, hardware):
+    """Why a run fails the tests below, or None (it passes, or never became active); the
+    run's report goes into ``result``."""
+    if not result['active']:
+        return None
+    result['report'] = _validate(result['bag'], MAX_RMS[hardware])
+    joints = result['report']['joints']
+    worst = max(joints, key=lambda name: joints[name]['rms'])
+    print(f"{hardware}: worst-joint RMS {joints[worst]['rms']:.3g} rad ({worst}; bound "
+          f'{MAX_RMS[hardware]:g}), {_set_apart(result["report"])[0]} states set apart after '
+          'stalls')
+    return _judged(result['report'])
 
 
 def _judged(report):
@@ -107,16 +104,15 @@ def _plugin_run(ros_launch_env, tmp_path_factory, hardware):
     from diagnostic_msgs.msg import DiagnosticArray
     from sensor_msgs.msg import JointState
 
-    from robodyn_ros.nodes.faults.stall_witness import StallWitness
     bag = str(tmp_path_factory.mktemp('plugin') / 'bag')
     result = {'bag': bag, 'hardware': hardware}
-    witness = StallWitness(gap=STALL, nap=0.005)  # 200 wake-ups/s beside the loaded loop
+    stalls = Stalls()
     with _Hogs():
         launch = _Launch(ros_launch_env, 85, 'controller:=plugin', f'hardware:={hardware}',
                          f'bag_path:={bag}', f'realtime_priority:={_realtime_priority()}')
         result['active'] = launch.wait_for(ACTIVE, 180.0) and launch.wait_for('sent ', 60.0)
+        t0 = time.monotonic()
         if result['active']:
-            t0 = time.monotonic()
             probe = Probe(85)
             probe.record('/robodyn_controller/reference', JointState, depth=20000)
             probe.record('/joint_states', JointState, depth=20000)
@@ -127,10 +123,7 @@ def _plugin_run(ros_launch_env, tmp_path_factory, hardware):
             probe.close()
         result['code'], result['text'], result['exit_s'] = launch.stop()
         result['timeline'] = launch.exit_timeline()
-    witness.close()
-    if result['active']:  # while the bag recorded what is validated
-        result['stalls'] = [(round(a - t0, 2), round((b - a) * 1e3))
-                            for a, b in witness.stalls if a > t0 - 5.0 and b - a >= STALL]
+    result['stalls'] = stalls.since(t0, lead=5.0)  # from 5 s before the recorded 20 s
     return result
 
 

@@ -295,15 +295,14 @@ def test_the_same_goal_gives_the_same_path_through_robodyn_and_the_real_jtc(mock
     t_j, q_j = _moving(t_j, q_j, q0)
     best, shift = min(_difference(t_r, q_r, t_j, q_j, s)
                       for s in np.arange(-0.05, 0.05, 0.0005))  # both start at an update
-    counts = _compared(t_r, t_j, shift)
+    counts = _compared(t_r, q_r, t_j, q_j, shift)
     compared, total = sum(c[1] for c in counts), sum(c[2] for c in counts)
     print(f'robodyn vs the real JTC, same goal: paths within {best:.3g} rad (shifted '
           f'{shift * 1e3:.1f} ms) at {compared} of the {total} JTC samples (the rest fell '
           f"in a gap of over {SAMPLE_GAP * 1e3:.0f} ms in robodyn's samples)")
     thin = [c for c in counts if c[1] < MIN_WINDOW_SHARE * c[2]]
-    assert counts and not thin, (thin, _where(t_r, q_r, t_j, q_j, shift))
-    assert best <= 1e-3, f'paths differ by {best:.3g} rad; ' + \
-        _where(t_r, q_r, t_j, q_j, shift)
+    assert counts and not thin, (thin, _where(counts, t_r, t_j))
+    assert best <= 1e-3, f'paths differ by {best:.3g} rad; ' + _where(counts, t_r, t_j)
 
 
 #: Longest interval between two of robodyn's path samples that a JTC sample is compared
@@ -327,15 +326,17 @@ def _window(t_r, t_j, shift):
     return inside & (t_r[after] - t_r[after - 1] <= SAMPLE_GAP)
 
 
-def _compared(t_r, t_j, shift):
-    """[(start [s], JTC samples compared, JTC samples)] of each WINDOW of the goal's 4 s
-    (moveit_like_goal's last point): a robodyn path that ended early leaves windows
-    uncompared."""
+def _compared(t_r, q_r, t_j, q_j, shift):
+    """[(start [s], JTC samples compared, JTC samples, largest difference there [rad])] of
+    each WINDOW of the goal's 4 s (moveit_like_goal's last point): a robodyn path that
+    ended early leaves windows uncompared."""
     compared, counts = _window(t_r, t_j, shift), []
     for start in np.arange(0.0, 4.0, WINDOW):
         part = (t_j >= start) & (t_j < start + WINDOW)
         if part.any():
-            counts.append((float(start), int((compared & part).sum()), int(part.sum())))
+            worst, _ = _difference(t_r, q_r, t_j[part], q_j[part], shift)
+            counts.append((float(start), int((compared & part).sum()), int(part.sum()),
+                           worst))
     return counts
 
 
@@ -350,15 +351,10 @@ def _difference(t_r, q_r, t_j, q_j, shift):
     return float(np.abs(ours - q_j[window]).max()), float(shift)
 
 
-def _where(t_r, q_r, t_j, q_j, shift):
-    """Where two paths differ: the difference per 0.5 s, each path's longest gap between
-    samples and when (a stall of either shows there)."""
-    profile = []
-    for start in np.arange(0.0, 4.2, 0.5):
-        part = (t_j >= start) & (t_j < start + 0.5)
-        if part.any():
-            worst, _ = _difference(t_r, q_r, t_j[part], q_j[part], shift)
-            profile.append(f'{start:.1f} s: {worst:.2g}')
+def _where(counts, t_r, t_j):
+    """Where two paths differ: the difference per WINDOW (``counts``, :func:`_compared`),
+    each path's longest gap between samples and when (a stall of either shows there)."""
+    profile = [f'{start:.1f} s: {worst:.2g}' for start, _, _, worst in counts]
     gaps = [f'{name} {np.diff(t).max() * 1e3:.0f} ms at {t[np.argmax(np.diff(t))]:.2f} s'
             for name, t in (('robodyn', t_r), ('JTC', t_j))]
     return ', '.join(profile) + '; longest gaps: ' + ', '.join(gaps)
