@@ -44,6 +44,11 @@ INTERNAL = '_inputs'
 ANSWER_TIMEOUT = 2.0
 #: A spare's first line on stdin: join DDS now (gateway_process.SpareGateway.join).
 JOIN = b'join'
+#: A relayed goal the controller's status says has ended, without its result this long
+#: after, has its result asked for again, and again this often [s] (_Relayed.ask_if_late).
+RESULT_RETRY = 1.0
+#: The goal statuses that end a goal (action_msgs GoalStatus: succeeded, canceled, aborted).
+ENDED = (4, 5, 6)
 
 
 def _parse(argv):
@@ -238,6 +243,8 @@ class _ActionRelay:
             handle_accepted_callback=self.on_accepted,
             cancel_callback=lambda public: self.on_cancel(public) or CancelResponse.ACCEPT,
             callback_group=group)
+        self.retry = gateway.node.create_timer(RESULT_RETRY, self.ask_again,
+                                               callback_group=group)
 
     async def on_goal(self, goal):
         """Refuse a goal beyond the bounds; otherwise the controller decides (an unexpected
@@ -294,8 +301,7 @@ class _ActionRelay:
         key = bytes(public.goal_id.uuid)
         relayed = self.running[key]
         relayed.done, relayed.executor = Future(), self.gateway.node.executor
-        relayed.inner.get_result_async().add_done_callback(
-            lambda future: relayed.finish(future.result()))
+        relayed.ask(time.monotonic())
         answer = await relayed.done
         self.running.pop(key, None)
         if isinstance(answer, str):  # the controller is gone
@@ -312,6 +318,19 @@ class _ActionRelay:
             public.abort()
         return answer.result
 
+    def ask_again(self):
+        """Ask the controller again for each relayed goal's result that is late
+        (_Relayed.ask_if_late): Fast DDS drops a service's answer whose reader it has not
+        matched within 100 ms ('failed to send response (timeout)'), and a result lost so
+        would leave the public goal without its one final result."""
+        try:
+            now = time.monotonic()
+            for relayed in list(self.running.values()):
+                relayed.ask_if_late(now)
+        except Exception as exc:  # noqa: BLE001 - a callback never raises (shutting down)
+            print(f'input gateway: result not asked again: {type(exc).__name__}: {exc}',
+                  file=sys.stderr, flush=True)
+
     def end_goals(self, reason):
         """End every goal still running with ``reason`` (the controller is gone), then let
         the results go out."""
@@ -326,8 +345,31 @@ class _Relayed:
     """One goal relayed: the public handle, the controller's handle, the pending end."""
 
     def __init__(self):
-        self.public = self.inner = self.done = self.executor = None
+        self.public: Any = None
+        self.inner: Any = None  # the controller's ClientGoalHandle
+        self.done: Any = None
+        self.executor: Any = None
         self.lock = threading.Lock()
+        self.asked = 0.0  # [s] time.monotonic() of the last result request
+        self.ended: float | None = None  # [s] when the status first said the goal ended
+
+    def ask(self, now):
+        """Ask the controller for the goal's result (answered when the goal ends)."""
+        self.asked = now
+        self.inner.get_result_async().add_done_callback(
+            lambda future: self.finish(future.result()))
+
+    def ask_if_late(self, now):
+        """Ask again when the controller's status has said for RESULT_RETRY that the goal
+        ended, and no result has come in the RESULT_RETRY since the last ask."""
+        if self.inner is None or self.done is None or self.done.done():
+            return
+        if self.inner.status not in ENDED:
+            return
+        if self.ended is None:
+            self.ended = now
+        if now - self.ended >= RESULT_RETRY and now - self.asked >= RESULT_RETRY:
+            self.ask(now)
 
     def feedback(self, message):
         public = self.public
