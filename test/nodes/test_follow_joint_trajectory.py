@@ -86,15 +86,24 @@ def _answered(client, executor, timeout=30.0, every=2.0):
     ('failed to send response (timeout)'), so on a loaded machine a test's first goal ran
     without its client ever hearing it accepted."""
     goal = _goal([np.full(7, 0.1)], [1.0], names=NAMES[:6] + ['no_such_joint'])
+    return _asked_again(executor, lambda: client.send_goal_async(goal), timeout,
+                        every) is not None
+
+
+def _asked_again(executor, ask, timeout=30.0, every=2.0):
+    """The first of ``ask()``'s futures answered, ``ask()`` called again every ``every`` s
+    (an answer Fast DDS dropped is asked for again); None after ``timeout`` [s]."""
+    asked = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        future = client.send_goal_async(goal)
-        resend = time.monotonic() + every
-        while not future.done() and time.monotonic() < min(resend, deadline):
+        asked.append(ask())
+        again = min(time.monotonic() + every, deadline)
+        while time.monotonic() < again:
+            answered = [future for future in asked if future.done()]
+            if answered:
+                return answered[0]
             executor.spin_once(timeout_sec=0.02)
-        if future.done():
-            return True
-    return False
+    return None
 
 
 def _goal(offsets, times, names=NAMES, tolerance=0.01):
@@ -117,20 +126,12 @@ def _wait(executor, future, timeout=30.0):
     return future.result()
 
 
-def _result(arm, handle, timeout=30.0, every=2.0):
-    """The goal's result, asked for again every ``every`` s: an answer Fast DDS dropped
-    (see _answered) is asked for again, as the input gateway asks the controller."""
-    asked = []
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        asked.append(handle.get_result_async())
-        again = min(time.monotonic() + every, deadline)
-        while time.monotonic() < again:
-            answered = [future for future in asked if future.done()]
-            if answered:
-                return answered[0].result()
-            arm['executor'].spin_once(timeout_sec=0.02)
-    raise AssertionError(f'no result in {timeout:g} s ({len(asked)} requests)')
+def _result(arm, handle, timeout=30.0):
+    """The goal's result, asked for again every 2 s (_asked_again), as the input gateway
+    asks the controller."""
+    answered = _asked_again(arm['executor'], handle.get_result_async, timeout)
+    assert answered is not None, f'no result in {timeout:g} s'
+    return answered.result()
 
 
 def _send(arm, goal):
