@@ -465,6 +465,17 @@ def _worst_published_pair(published, since, said, copies):
             f'the node said before the switch: {values[-3:]}')
 
 
+def _outlets_said(said):
+    """What the node's /diagnostics (``said``: (t, message, values)) said of its writes and
+    its forward controller, each value once: a ~/reference write the DDS writer refused
+    skips a command in the stream judged here (the sequence numbers go on), and a bypassed
+    consumer makes the node copy the applied torque; either tells a published step that
+    the commands did not take."""
+    keys = ('refused_writes', 'command_consumer', 'consumer_resume')
+    return {key: sorted({values[key] for _, _, values in said if key in values})
+            for key in keys}
+
+
 def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     from action_msgs.msg import GoalStatus
     assert released['active'], released['text'][-3000:]
@@ -505,8 +516,9 @@ def test_a_deactivated_node_holds_the_arm_where_it_was_released(released):
     hold = np.array([float(v) for v in held[0][2]['hold_position'].split()])
     stamps, q, effort = released['window']
     assert len(released['published']) > 1000  # the hold goes out every cycle
-    assert _published_step(released['published']) <= 1.001, _worst_published_pair(
-        released['published'], _stamp_of(released['published'][0][1]), [], ())
+    assert _published_step(released['published']) <= 1.001, (_worst_published_pair(
+        released['published'], _stamp_of(released['published'][0][1]), [], ()),
+        "the hardware's witness", released['applied'], _outlets_said(released['said']))
     # from the state the node released the arm at (hold_position is printed to 1e-5 rad);
     # a trip's hold began before the window: all of it
     at = np.flatnonzero(np.abs(q - hold).max(axis=1) < 1e-4)

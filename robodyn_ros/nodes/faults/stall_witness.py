@@ -30,6 +30,7 @@ WITNESS_GAP = 0.002
 _SCRIPT = """
 import os, sys, time
 parent, gap, nap = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+print('up', flush=True)
 last = time.monotonic()
 while os.getppid() == parent:
     time.sleep(nap)
@@ -54,6 +55,9 @@ class StallWitness:
 
     def __init__(self, gap: float = WITNESS_GAP, nap: float = 0.001) -> None:
         self.stalls: list[tuple[float, float]] = []
+        #: set once the witness is timing its naps: a stall before that is not seen (its
+        #: interpreter's start takes 0.05 s idle, longer on a loaded machine)
+        self.up = threading.Event()
         self.proc = subprocess.Popen(
             [sys.executable, '-c', _SCRIPT, str(os.getpid()), repr(gap), repr(nap)],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
@@ -63,6 +67,9 @@ class StallWitness:
     def _read(self) -> None:
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
+            if line.strip() == 'up':
+                self.up.set()
+                continue
             try:
                 start, end = (float(v) for v in line.split())
             except ValueError:  # a line cut by the kill: not a stall

@@ -18,7 +18,10 @@ from robodyn_ros.nodes.faults.stall_witness import WITNESS_GAP, StallWitness  # 
 def test_a_process_stopped_for_120_ms_is_one_stall_of_that_length():
     witness = StallWitness()
     try:
-        time.sleep(0.5)  # the interpreter up and sleeping
+        # the witness timing its naps (its interpreter's start under two hogs can take
+        # longer than any fixed wait: stopped before, it would see no stall)
+        assert witness.up.wait(10.0)
+        time.sleep(0.05)
         quiet = list(witness.stalls)
         os.kill(witness.proc.pid, signal.SIGSTOP)
         t0 = time.monotonic()
