@@ -27,6 +27,9 @@ PERIOD = 0.001
 MAX_RMS = 2e-3
 #: States within this long after a stall of the state stream are counted apart [s].
 SETTLE = 0.5
+#: Fewer samples compared than this (of 20 s at 1 kHz, less what the recorder lost and the
+#: stalls set apart) judge too little: a run with machine-wide stalls is repeated.
+MIN_SAMPLES = 5000
 READY = 'Configured and activated joint_trajectory_controller'
 #: The sum of sines recorded [s of the simulation's clock].
 SIM_SECONDS = 20.0
@@ -120,11 +123,16 @@ def gz_run(ros_launch_env, tmp_path_factory):
 
 
 def _failed(run):
-    """Why a run's tracking fails, or None (it passes, or Gazebo never became ready)."""
+    """Why a run's tracking fails, or compares too few samples to judge (the stalls set
+    apart and the recorder's losses of a loaded machine), or None (it passes, or Gazebo
+    never became ready)."""
     if not run['ready']:
         return None
     report = _report(run)
-    return None if report['passed'] else f"tracking failed {report['failures']}"
+    if not report['passed']:
+        return f"tracking failed {report['failures']}"
+    samples = report['overall']['samples']
+    return None if samples > MIN_SAMPLES else f'{samples} samples compared'
 
 
 @pytest.fixture(scope='module')
@@ -145,8 +153,8 @@ def test_the_arm_tracks_in_gazebo(gz_run):
     report = _report(gz_run)
     assert report['passed'], (report['failures'], report['warnings'])
     # 20 s of simulated time at 1 kHz, less what the recorder lost and the stalls set apart
-    assert report['overall']['samples'] > 5000, (gz_run.get('sim_seconds'),
-                                                 report['warnings'])
+    assert report['overall']['samples'] > MIN_SAMPLES, (gz_run.get('sim_seconds'),
+                                                        report['warnings'])
 
 
 def test_a_goal_succeeds_and_one_beyond_the_limits_does_not(gz_goals):
