@@ -87,6 +87,13 @@ COMMAND_TIMEOUTS = 4
 #: plugin: JTC -> the C++ robodyn_controllers controller in controller_manager's loop;
 #: node: the robodyn node (Python) -> forward effort controller.
 CONTROLLERS = ('plugin', 'node')
+#: Ctrl-C: controller_manager deactivates every controller within milliseconds (the robodyn
+#: controller leaves the hardware its hold), then tears itself down; that teardown has been
+#: seen to hang past 1.7 s after the hardware was shut down (loaded machine). Launch sends
+#: SIGTERM this long [s] after SIGINT, and SIGKILL this long after SIGTERM: the process is
+#: gone 1.1 s after Ctrl-C, leaving launch itself time to exit within 2 s.
+MANAGER_SIGTERM_AFTER = '0.6'
+MANAGER_SIGKILL_AFTER = '0.5'
 CONTROLLER = CONTROLLER_NAME
 #: How long (s) the launch waits for the words of a Gazebo server that ended, at most; how
 #: long its output must have been quiet; how often it looks. A server that said nothing
@@ -417,14 +424,10 @@ def _nodes(context):
                                     additional_env={'LD_LIBRARY_PATH': _library_path()},
                                     sigterm_timeout='1', sigkill_timeout='1')
             return GroupAction([server, *_server_watch(server)])
-        # Ctrl-C: controller_manager deactivates every controller (the robodyn controller
-        # leaves the hardware its hold) and returns; a loaded machine has been seen to take
-        # 3.5 s for it, so launch escalates (SIGTERM after 1 s, SIGKILL 0.7 s later) and the
-        # process is gone within 2 s, as every process of this package
         return Node(package=package, executable='ros2_control_node', output='screen',
                     parameters=[controllers], prefix=prefix,
                     additional_env={'LD_LIBRARY_PATH': _library_path()},
-                    sigterm_timeout='1', sigkill_timeout='0.7')
+                    sigterm_timeout=MANAGER_SIGTERM_AFTER, sigkill_timeout=MANAGER_SIGKILL_AFTER)
     describe = Node(package='robodyn_ros', executable='describe', output='screen',
                     parameters=[{'robot_description': description}])
     actions = [LogInfo(msg=f'robodyn ros2_control: {note}') for note in notes]
