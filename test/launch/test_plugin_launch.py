@@ -77,14 +77,14 @@ def _failed(result, hardware):
     run's report goes into ``result``."""
     if not result['active']:
         return None
-    if result['exit_s'] >= EXIT_S:
-        return f"the launch exited {result['exit_s']:.2f} s after Ctrl-C"
     result['report'] = _validate(result['bag'], MAX_RMS[hardware])
     joints = result['report']['joints']
     worst = max(joints, key=lambda name: joints[name]['rms'])
     print(f"{hardware}: worst-joint RMS {joints[worst]['rms']:.3g} rad ({worst}; bound "
           f'{MAX_RMS[hardware]:g}), {_set_apart(result["report"])[0]} states set apart after '
-          'stalls')
+          f"stalls, exit {result['exit_s']:.2f} s after Ctrl-C")
+    if result['exit_s'] >= EXIT_S:
+        return f"the launch exited {result['exit_s']:.2f} s after Ctrl-C"
     return _judged(result['report'])
 
 
