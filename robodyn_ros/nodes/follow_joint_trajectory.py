@@ -232,6 +232,9 @@ class FollowJointTrajectoryBridge:
                                 text)
         self.active = handle
         monitor = GoalMonitor(tol, t0 + duration, names)
+        # a safe-mode episode shorter than this loop's period leaves the hold in place of
+        # the trajectory: the supervisor's count of safe entries tells it was there
+        trips = core.safety.faults
         while True:
             time.sleep(self.period)
             if handle.is_cancel_requested:
@@ -245,10 +248,11 @@ class FollowJointTrajectoryBridge:
             if self.ending or core is None:
                 return self._finish(handle, result, INVALID_GOAL,
                                     f'{self.ending or "controller cleaned up"}: goal ended')
-            if core.safety.state == 'safe':
+            if core.safety.state == 'safe' or core.safety.faults != trips:
                 self._submit('hold')
                 return self._finish(handle, result, PATH_TOLERANCE_VIOLATED,
-                                    f'controller in safe mode: {core.safety.reason}')
+                                    f'controller in safe mode during the goal: '
+                                    f'{core.safety.reason}')
             snapshot = self.snapshot
             if snapshot is None:
                 continue

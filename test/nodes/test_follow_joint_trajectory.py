@@ -140,6 +140,30 @@ def _send(arm, goal):
     return handle
 
 
+def test_a_safe_episode_shorter_than_a_poll_aborts_the_goal(arm):
+    """A trip that recovers at the next valid state (about a millisecond) replaces the
+    trajectory with a hold: the goal ends PATH_TOLERANCE_VIOLATED, never SUCCESSFUL with the
+    arm short of its goal (the goal thread polls every few milliseconds)."""
+    controller = arm['controller']
+    tripped = []
+
+    def trip():  # on the control thread (the node's executor), once
+        if not tripped and controller.core.supervisor.state == 'active':
+            tripped.append(controller.core.supervisor.faults)
+            controller.core.supervisor.fault(controller.now(), 'injected trip', latch=False)
+            timer.cancel()
+
+    offsets = [np.full(7, 0.1) * np.array([1, -1, 1, 1, -1, 1, 1])]
+    handle = _send(arm, _goal(offsets, [1.5]))
+    timer = controller.create_timer(0.3, trip)
+    result = _result(arm, handle)
+    controller.destroy_timer(timer)
+    assert tripped, 'the trip was not injected'
+    assert result.result.error_code == FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED, \
+        (result.result.error_code, result.result.error_string)
+    assert 'safe mode during the goal' in result.result.error_string
+
+
 def test_five_point_goal_succeeds_within_the_goal_tolerance(arm):
     offsets = [np.full(7, 0.05 * k) * np.array([1, -1, 1, 1, -1, 1, 1]) for k in range(1, 6)]
     handle = _send(arm, _goal(offsets, [0.5, 1.0, 1.5, 2.0, 2.5]))
