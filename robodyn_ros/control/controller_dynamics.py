@@ -46,12 +46,14 @@ def payload_body(mass, com, inertia, model=None, gravity=9.81):
         raise ConfigError(str(exc)) from None
 
 
-def controller_dynamics(model, config, payload=None):
+def controller_dynamics(model, config, payload=None, method='recursive'):
     """(RigidBodyDynamics, ControlLaw) of ``model`` carrying ``payload`` (an Inertial in the
-    tip frame, or None), with the config's friction overrides (empty: the URDF's)."""
+    tip frame, or None), with the config's friction overrides (empty: the URDF's).
+    ``method``: RigidBodyDynamics' method; 'kronecker' (numpy only, nothing compiled) where
+    only the chain and the friction values are read, as an export or a launch file does."""
     n = model.n
     try:
-        dyn = RigidBodyDynamics(with_payload(model, payload), gravity=config.gravity,
+        dyn = RigidBodyDynamics(with_payload(model, payload), method, gravity=config.gravity,
                                 viscous=config.per_joint('viscous', n) if config.viscous
                                 else None,
                                 coulomb=config.per_joint('coulomb', n) if config.coulomb

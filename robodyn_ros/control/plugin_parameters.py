@@ -148,7 +148,9 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
     n = model.n
     payload = payload_body(config.payload_mass, config.payload_com, config.payload_inertia,
                            model)
-    dyn, _ = controller_dynamics(model, config, payload)
+    # only the chain and the friction are read: no kernel to compile (numba stays out of a
+    # launch process, whose exit it would slow)
+    dyn, _ = controller_dynamics(model, config, payload, method='kronecker')
     values: dict[str, Any] = {
         'model_name': source or model.name,
         'joints': list(model.joint_names),

@@ -14,7 +14,9 @@ client gets the code); during execution the path tolerance, after it the goal to
 goal_time, as JTC defines them; cancel -> hold at the current reference (the supervisor's
 rate limit keeps the torque continuous), CANCELED; a new goal preempts the running one,
 which is aborted with INVALID_GOAL and 'preempted by a new goal'; safe mode aborts with
-PATH_TOLERANCE_VIOLATED and the supervisor's reason.
+PATH_TOLERANCE_VIOLATED and the supervisor's reason; any other reference that replaces the
+goal's trajectory before the goal ends (a message on the trajectory topic, the hold of a
+restart) aborts it with INVALID_GOAL, 'preempted: ...': a result says what the arm did.
 """
 
 from collections import deque
@@ -173,12 +175,12 @@ class FollowJointTrajectoryBridge:
                 accepted, text = core.adopt_trajectory(now, request.trajectory)
                 generator = core.reference.generator
                 request.result = (accepted, text, core.reference.t0,
-                                  getattr(generator, 'duration', 0.0))
+                                  getattr(generator, 'duration', 0.0), generator)
             else:
                 t = core.clock.reference_time(now)
                 if core.reference.started:
                     core.reference.hold(core.reference(t)[0], t)
-                request.result = (True, 'holding', t, 0.0)
+                request.result = (True, 'holding', t, 0.0, core.reference.generator)
             request.done.set()
 
     # -- action thread ----------------------------------------------------------------
@@ -188,9 +190,10 @@ class FollowJointTrajectoryBridge:
         if not request.done.wait(timeout=0.5) and request.claim('withdrawn'):
             # Withdrawn under the lock: the control thread will never apply it, so the
             # client may be told it was not executed.
-            return False, 'controller did not take the request (no joint states?)', 0.0, 0.0
+            return (False, 'controller did not take the request (no joint states?)', 0.0, 0.0,
+                    None)
         if not request.done.wait(timeout=1.0):  # taken: the control thread is applying it
-            return False, 'controller did not finish the request', 0.0, 0.0
+            return False, 'controller did not finish the request', 0.0, 0.0, None
         return request.result
 
     def on_goal(self, goal):
@@ -223,9 +226,9 @@ class FollowJointTrajectoryBridge:
                                 f'controller not active ({self.ending or "not configured"})')
         prepared = core.prepare_trajectory(self.controller.now(), goal.trajectory)  # this thread
         if isinstance(prepared, str):
-            accepted, text, t0, duration = False, prepared, 0.0, 0.0
+            accepted, text, t0, duration, spline = False, prepared, 0.0, 0.0, None
         else:
-            accepted, text, t0, duration = self._submit('follow', prepared)
+            accepted, text, t0, duration, spline = self._submit('follow', prepared)
         if not accepted:
             unknown = 'unknown' in text or 'duplicate' in text
             return self._finish(handle, result, INVALID_JOINTS if unknown else INVALID_GOAL,
@@ -253,6 +256,10 @@ class FollowJointTrajectoryBridge:
                 return self._finish(handle, result, PATH_TOLERANCE_VIOLATED,
                                     f'controller in safe mode during the goal: '
                                     f'{core.safety.reason}')
+            if core.reference.generator is not spline:  # a restart's hold, a topic message
+                return self._finish(handle, result, INVALID_GOAL,
+                                    f"preempted: the goal's trajectory was replaced by a "
+                                    f'{core.reference.kind} reference before it ended')
             snapshot = self.snapshot
             if snapshot is None:
                 continue

@@ -164,6 +164,32 @@ def test_a_safe_episode_shorter_than_a_poll_aborts_the_goal(arm):
     assert 'safe mode during the goal' in result.result.error_string
 
 
+def test_a_reference_that_replaces_the_trajectory_ends_the_goal(arm):
+    """Another reference taking the trajectory's place mid-goal (here a hold, as a restart
+    sets it, on the control thread) ends the goal INVALID_GOAL, never SUCCESSFUL with the
+    arm held short of the goal."""
+    controller = arm['controller']
+    replaced = []
+
+    def replace():  # on the control thread (the node's executor), once
+        core = controller.core
+        if not replaced and core.reference.kind == 'trajectory':
+            t = core.clock.reference_time(controller.now())
+            core.reference.hold(core.reference(t)[0], t)
+            replaced.append(t)
+            timer.cancel()
+
+    offsets = [np.full(7, 0.1) * np.array([1, -1, 1, 1, -1, 1, 1])]
+    handle = _send(arm, _goal(offsets, [1.5]))
+    timer = controller.create_timer(0.3, replace)
+    result = _result(arm, handle)
+    controller.destroy_timer(timer)
+    assert replaced, 'the hold was not set'
+    assert result.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL, \
+        (result.result.error_code, result.result.error_string)
+    assert 'replaced by a hold reference' in result.result.error_string
+
+
 def test_five_point_goal_succeeds_within_the_goal_tolerance(arm):
     offsets = [np.full(7, 0.05 * k) * np.array([1, -1, 1, 1, -1, 1, 1]) for k in range(1, 6)]
     handle = _send(arm, _goal(offsets, [0.5, 1.0, 1.5, 2.0, 2.5]))

@@ -1,0 +1,32 @@
+"""control/plugin_parameters.py: what the C++ controller is given, written without
+compiling a kernel (a launch process writes it, and every module it imports slows its exit
+after Ctrl-C)."""
+
+import subprocess
+import sys
+
+from robodyn_ros.control.controller_dynamics import controller_dynamics
+from robodyn_ros.control.plugin_parameters import plugin_config, plugin_parameters, plugin_rows
+from robodyn_ros.model import load_robot
+
+
+def test_the_parameters_are_written_without_numba_or_scipy():
+    code = ('import sys\n'
+            'from robodyn_ros.control.plugin_parameters import plugin_config, '
+            'plugin_parameters\n'
+            'from robodyn_ros.model import load_robot\n'
+            "values = plugin_parameters(load_robot('panda'), plugin_config({}))\n"
+            "assert len(values['model']) == 7\n"
+            "print(sorted(m for m in ('numba', 'scipy', 'llvmlite') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == '[]', out.stdout
+
+
+def test_the_rows_are_those_of_the_compiled_dynamics():
+    model = load_robot('panda')
+    config = plugin_config({'viscous': [0.1] * 7, 'coulomb': [0.2] * 7})
+    dyn, _ = controller_dynamics(model, config)  # 'recursive', as the node runs it
+    assert dyn.method == 'recursive'
+    assert plugin_parameters(model, config)['model'] == plugin_rows(model, config, dyn)
