@@ -91,7 +91,8 @@ CONTROLLERS = ('plugin', 'node')
 #: controller leaves the hardware its hold), then tears itself down; that teardown has been
 #: seen to hang past 1.7 s after the hardware was shut down (loaded machine). Launch sends
 #: SIGTERM this long [s] after SIGINT, and SIGKILL this long after SIGTERM: the process is
-#: gone 1.1 s after Ctrl-C, leaving launch itself time to exit within 2 s.
+#: gone 1.1 s after Ctrl-C, leaving launch itself time to exit within 2 s. The Gazebo
+#: server (controller_manager inside its step) ends within 0.2-0.3 s and gets the same.
 MANAGER_SIGTERM_AFTER = '0.6'
 MANAGER_SIGKILL_AFTER = '0.5'
 CONTROLLER = CONTROLLER_NAME
@@ -422,7 +423,8 @@ def _nodes(context):
             server = ExecuteProcess(cmd=server_command(os.path.join(out, 'world.sdf')),
                                     name='gz_server', output='screen', prefix=prefix or None,
                                     additional_env={'LD_LIBRARY_PATH': _library_path()},
-                                    sigterm_timeout='1', sigkill_timeout='1')
+                                    sigterm_timeout=MANAGER_SIGTERM_AFTER,
+                                    sigkill_timeout=MANAGER_SIGKILL_AFTER)
             return GroupAction([server, *_server_watch(server)])
         return Node(package=package, executable='ros2_control_node', output='screen',
                     parameters=[controllers], prefix=prefix,

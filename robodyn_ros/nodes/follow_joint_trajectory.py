@@ -245,21 +245,9 @@ class FollowJointTrajectoryBridge:
                 handle.canceled()
                 result.error_code, result.error_string = SUCCESSFUL, 'canceled: holding'
                 return result
-            if self.active is not handle:
-                return self._finish(handle, result, INVALID_GOAL, 'preempted by a new goal')
-            core = self.controller.core
-            if self.ending or core is None:
-                return self._finish(handle, result, INVALID_GOAL,
-                                    f'{self.ending or "controller cleaned up"}: goal ended')
-            if core.safety.state == 'safe' or core.safety.faults != trips:
-                self._submit('hold')
-                return self._finish(handle, result, PATH_TOLERANCE_VIOLATED,
-                                    f'controller in safe mode during the goal: '
-                                    f'{core.safety.reason}')
-            if core.reference.generator is not spline:  # a restart's hold, a topic message
-                return self._finish(handle, result, INVALID_GOAL,
-                                    f"preempted: the goal's trajectory was replaced by a "
-                                    f'{core.reference.kind} reference before it ended')
+            ended = self._interrupted(handle, trips, spline)
+            if ended is not None:
+                return self._finish(handle, result, *ended)
             snapshot = self.snapshot
             if snapshot is None:
                 continue
@@ -270,6 +258,25 @@ class FollowJointTrajectoryBridge:
                 if code != SUCCESSFUL:
                     self._submit('hold')
                 return self._finish(handle, result, code, text)
+
+    def _interrupted(self, handle, trips, spline):
+        """(error code, text) when something other than the goal's own course ends it: a
+        new goal, the controller ending, a safe-mode entry since the goal started (``trips``
+        was the supervisor's count then), another reference in place of the goal's
+        trajectory ``spline``; None while the goal runs."""
+        if self.active is not handle:
+            return INVALID_GOAL, 'preempted by a new goal'
+        core = self.controller.core
+        if self.ending or core is None:
+            return INVALID_GOAL, f'{self.ending or "controller cleaned up"}: goal ended'
+        if core.safety.state == 'safe' or core.safety.faults != trips:
+            self._submit('hold')
+            return (PATH_TOLERANCE_VIOLATED,
+                    f'controller in safe mode during the goal: {core.safety.reason}')
+        if core.reference.generator is not spline:  # a restart's hold, a topic message
+            return (INVALID_GOAL, "preempted: the goal's trajectory was replaced by a "
+                    f'{core.reference.kind} reference before it ended')
+        return None
 
     def _feedback(self, handle, names, snapshot):
         t, q_r, qd_r, q, qd, _ = snapshot

@@ -33,6 +33,9 @@ MIN_SAMPLES = 5000
 READY = 'Configured and activated joint_trajectory_controller'
 #: The sum of sines recorded [s of the simulation's clock].
 SIM_SECONDS = 20.0
+#: Every process exits within this long after Ctrl-C [s] (launch escalates to SIGTERM at
+#: 0.6 s and SIGKILL at 1.1 s, launch/ros2_control.launch.py).
+EXIT_S = 2.0
 
 
 def _skip_without_gazebo(env):
@@ -117,7 +120,8 @@ def gz_run(ros_launch_env, tmp_path_factory):
     controller_manager's ROS clock, fed by /clock, and a stall of this VM delays that clock
     behind the simulation's step (docs/ros2_control.md), so the law is judged against a
     reference that lagged. The run that counts is the last; each earlier one's stalls and
-    verdict are printed."""
+    verdict are printed. A launch that took EXIT_S or longer to exit is run again on the
+    same condition."""
     return rerun_after_stalls(lambda: _gz_launch(ros_launch_env, tmp_path_factory, goals=False),
                               _failed, 'gazebo')
 
@@ -129,6 +133,8 @@ def _failed(run):
     if not run['ready']:
         return None
     report = _report(run)
+    if run['exit_s'] >= EXIT_S:
+        return f"the launch exited {run['exit_s']:.2f} s after Ctrl-C"
     if not report['passed']:
         return f"tracking failed {report['failures']}"
     samples = report['overall']['samples']
@@ -180,7 +186,7 @@ def test_ctrl_c_ends_everything_gazebo_included_within_2_s(gz_run):
     text = gz_run['text']
     assert 'Traceback' not in text and 'terminate called' not in text, text[-3000:]
     assert 'the Gazebo server ended' not in text, text[-3000:]  # Ctrl-C is not a failure
-    assert gz_run['exit_s'] < 2.0 + 0.5, gz_run['exit_s']  # + launch's own exit
+    assert gz_run['exit_s'] < EXIT_S, (gz_run['exit_s'], gz_run['stalls'])
     assert _alive(text) == [] and gz_run['servers'] == [], gz_run['servers']
 
 

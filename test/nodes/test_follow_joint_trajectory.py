@@ -140,54 +140,60 @@ def _send(arm, goal):
     return handle
 
 
+def _assert_goal_ends(arm, inject, code, words):
+    """A 1.5 s goal during which ``inject(core)`` runs on the control thread (the node's
+    executor) from 0.3 s in until it returns True ends with ``code``, its text saying
+    ``words``."""
+    controller = arm['controller']
+    injected = []
+
+    def once():
+        if not injected and inject(controller.core):
+            injected.append(True)
+            timer.cancel()
+
+    offsets = [np.full(7, 0.1) * np.array([1, -1, 1, 1, -1, 1, 1])]
+    handle = _send(arm, _goal(offsets, [1.5]))
+    timer = controller.create_timer(0.3, once)
+    result = _result(arm, handle)
+    controller.destroy_timer(timer)
+    assert injected, 'nothing was injected'
+    assert result.result.error_code == code, (result.result.error_code,
+                                              result.result.error_string)
+    assert words in result.result.error_string
+
+
 def test_a_safe_episode_shorter_than_a_poll_aborts_the_goal(arm):
     """A trip that recovers at the next valid state (about a millisecond) replaces the
     trajectory with a hold: the goal ends PATH_TOLERANCE_VIOLATED, never SUCCESSFUL with the
     arm short of its goal (the goal thread polls every few milliseconds)."""
-    controller = arm['controller']
-    tripped = []
+    now = arm['controller'].now
 
-    def trip():  # on the control thread (the node's executor), once
-        if not tripped and controller.core.supervisor.state == 'active':
-            tripped.append(controller.core.supervisor.faults)
-            controller.core.supervisor.fault(controller.now(), 'injected trip', latch=False)
-            timer.cancel()
+    def trip(core):
+        if core.supervisor.state != 'active':
+            return False
+        core.supervisor.fault(now(), 'injected trip', latch=False)
+        return True
 
-    offsets = [np.full(7, 0.1) * np.array([1, -1, 1, 1, -1, 1, 1])]
-    handle = _send(arm, _goal(offsets, [1.5]))
-    timer = controller.create_timer(0.3, trip)
-    result = _result(arm, handle)
-    controller.destroy_timer(timer)
-    assert tripped, 'the trip was not injected'
-    assert result.result.error_code == FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED, \
-        (result.result.error_code, result.result.error_string)
-    assert 'safe mode during the goal' in result.result.error_string
+    _assert_goal_ends(arm, trip, FollowJointTrajectory.Result.PATH_TOLERANCE_VIOLATED,
+                      'safe mode during the goal')
 
 
 def test_a_reference_that_replaces_the_trajectory_ends_the_goal(arm):
     """Another reference taking the trajectory's place mid-goal (here a hold, as a restart
-    sets it, on the control thread) ends the goal INVALID_GOAL, never SUCCESSFUL with the
-    arm held short of the goal."""
-    controller = arm['controller']
-    replaced = []
+    sets it) ends the goal INVALID_GOAL, never SUCCESSFUL with the arm held short of the
+    goal."""
+    now = arm['controller'].now
 
-    def replace():  # on the control thread (the node's executor), once
-        core = controller.core
-        if not replaced and core.reference.kind == 'trajectory':
-            t = core.clock.reference_time(controller.now())
-            core.reference.hold(core.reference(t)[0], t)
-            replaced.append(t)
-            timer.cancel()
+    def replace(core):
+        if core.reference.kind != 'trajectory':
+            return False
+        t = core.clock.reference_time(now())
+        core.reference.hold(core.reference(t)[0], t)
+        return True
 
-    offsets = [np.full(7, 0.1) * np.array([1, -1, 1, 1, -1, 1, 1])]
-    handle = _send(arm, _goal(offsets, [1.5]))
-    timer = controller.create_timer(0.3, replace)
-    result = _result(arm, handle)
-    controller.destroy_timer(timer)
-    assert replaced, 'the hold was not set'
-    assert result.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL, \
-        (result.result.error_code, result.result.error_string)
-    assert 'replaced by a hold reference' in result.result.error_string
+    _assert_goal_ends(arm, replace, FollowJointTrajectory.Result.INVALID_GOAL,
+                      'replaced by a hold reference')
 
 
 def test_five_point_goal_succeeds_within_the_goal_tolerance(arm):
