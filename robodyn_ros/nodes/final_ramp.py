@@ -15,6 +15,10 @@ from rclpy.duration import Duration
 
 from ..control.controller_config import FINAL_RAMP_BUDGET
 
+#: How long the exit waits for the input gateway it interrupted before the final ramp (it
+#: has ended by then in all but a stall) [s]; the process's exit deadline bounds it too.
+GATEWAY_REAP = 0.3
+
 __all__ = ['publish_final', 'close_at_exit']
 
 
@@ -59,7 +63,8 @@ def publish_final(node, reason: str) -> None:
 def close_at_exit(node) -> None:
     """SIGINT/SIGTERM on ``node`` (a ControllerNode): the input gateway told to stop (it
     ends its goals and exits on its own), the final ramp out, the running goal ended; then
-    the process ends without a teardown (``exit_after_close``): destroying a helper node's
+    the gateway reaped (no orphan left) and the process ends without a teardown
+    (``exit_after_close``): destroying a helper node's
     service waits until its executor's thread lets go of it, which a loaded machine has
     been seen to delay past the 2 s the exit has, and nothing is commanded after the ramp.
     Once per process (the shutdown transition, then run_node's exit). The process's exit
@@ -77,4 +82,6 @@ def close_at_exit(node) -> None:
     bridge = run.interfaces.bridge if run is not None and run.interfaces else None
     if bridge is not None:
         bridge.end_goals('controller shutting down', timeout=0.3)
+    if run is not None and run.gateway is not None:
+        run.gateway.reap(GATEWAY_REAP)
     node.exit_after_close = True

@@ -78,8 +78,10 @@ class _Launch:
         except subprocess.TimeoutExpired:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
+        elapsed = time.monotonic() - t0
+        self.left = _session_running(self.proc.pid)
         self.thread.join(timeout=5)
-        return self.proc.returncode, ''.join(self.lines), time.monotonic() - t0
+        return self.proc.returncode, ''.join(self.lines), elapsed
 
     def exit_timeline(self):
         """The output after Ctrl-C, each line with its arrival [s after the signal]: which
@@ -103,6 +105,24 @@ def _config(folder, **controller):
 def _config_q0():
     with open(os.path.join(ROOT, 'config', 'panda.yaml'), encoding='utf-8') as handle:
         return yaml.safe_load(handle)['robodyn_sim']['ros__parameters']['q0']
+
+
+def _session_running(session):
+    """[(pid, name)] of the processes of ``session`` (launch's own, start_new_session) that
+    still run, zombies apart (the system's init collects those): a node's helper process
+    that outlived it would be here."""
+    left = []
+    for entry in os.listdir('/proc'):
+        try:
+            with open(f'/proc/{entry}/stat', encoding='utf-8') as handle:
+                stat = handle.read()
+        except (OSError, ValueError):
+            continue  # not a process, or gone meanwhile
+        name, fields = stat[stat.find('(') + 1:stat.rfind(')')], stat[stat.rfind(')') + 2:]
+        state, _, _, sid = fields.split()[:4]
+        if int(sid) == session and state != 'Z':
+            left.append((int(entry), name))
+    return left
 
 
 def _alive(text):
@@ -172,6 +192,7 @@ def mock_run(ros_launch_env, tmp_path_factory):
         result['log'] = probe.log
         probe.close()
     result['code'], result['text'], result['exit_s'] = launch.stop()
+    result['left'] = launch.left
     result['timeline'] = launch.exit_timeline()
     return result
 
@@ -229,6 +250,7 @@ def test_mock_stack_comes_up_and_stops_on_ctrl_c(mock_run):
     # teardown when all stop at once: docs/ros2_control.md, known limits).
     assert re.search(r'\[controller-\d+\]: process has finished cleanly', text), text[-3000:]
     assert mock_run['exit_s'] < 10.0 and _alive(text) == []
+    assert mock_run['left'] == [], mock_run['left']  # nor a process they started
 
 
 def test_every_command_reaches_the_hardware_by_joint_name(mock_run):
