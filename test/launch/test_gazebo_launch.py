@@ -14,6 +14,7 @@ from machine_stalls import Stalls, rerun_after_stalls
 import pytest
 from ros2_control_probe import Probe, moveit_like_goal
 from ros2_control_probe import stamp as _stamp
+from test_plugin_launch import EXIT_S
 from test_ros2_control_launch import JTC_ACTION, NAMES, _alive, _config, _Hogs, _Launch
 
 pytestmark = pytest.mark.integration
@@ -33,9 +34,6 @@ MIN_SAMPLES = 5000
 READY = 'Configured and activated joint_trajectory_controller'
 #: The sum of sines recorded [s of the simulation's clock].
 SIM_SECONDS = 20.0
-#: Every process exits within this long after Ctrl-C [s] (launch escalates to SIGTERM at
-#: 0.6 s and SIGKILL at 1.1 s, launch/ros2_control.launch.py).
-EXIT_S = 2.0
 
 
 def _skip_without_gazebo(env):
