@@ -183,13 +183,20 @@ class Probe:
         reader, received, _ = readers[topic]
         readers[topic] = (reader, received, self._numbers.setdefault(topic, {}))
 
-    def numbered(self, topic):
+    def numbered(self, topic, start=0):
         """[(receipt time [s], sequence number or None, message)] of a topic recorded and
-        numbered: None where the numbering copy missed that message."""
+        numbered, from its ``start``-th message received (``count`` before an exchange:
+        only what came after is decoded); None where the numbering copy missed that
+        message."""
+        if start == 0:
+            numbers = dict(self._numbers.get(topic, {}))
+            _, received = self._raw[topic]
+            return [(t, numbers.get(bytes(raw)), m)
+                    for (t, m), (_, raw) in zip(self.log[topic], received)]
+        msgtype, received = self._raw[topic]
+        rows, decode = received[start:], _decoder(msgtype)
         numbers = dict(self._numbers.get(topic, {}))
-        _, received = self._raw[topic]
-        return [(t, numbers.get(bytes(raw)), m)
-                for (t, m), (_, raw) in zip(self.log[topic], received)]
+        return [(t, numbers.get(bytes(raw)), decode(raw)) for t, raw in rows]
 
     @property
     def log(self):
