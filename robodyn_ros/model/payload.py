@@ -3,9 +3,9 @@ with the payload; its URDF text given a fixed ``robodyn_payload`` link, so that 
 reading the text, sees the same arm)."""
 
 from dataclasses import replace
+import html
 import re
 import xml.etree.ElementTree as ET
-from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
@@ -43,7 +43,7 @@ def _xml_with_link(model, body):
         '<inertia ' + ' '.join(f'{k}="{float(i[r, c])!r}"' for k, (r, c) in _INERTIA) +
         '/></inertial></link>'
         '<joint name="robodyn_payload_joint" type="fixed">'
-        f'<parent link={quoteattr(model.tip_link)}/>'
+        f'<parent link="{html.escape(model.tip_link)}"/>'
         '<child link="robodyn_payload"/></joint>')
     end = _ROOT_END.search(model.xml)
     if end is None:  # text after the root (a comment): the tree, parsed and written again

@@ -173,8 +173,9 @@ class ControllerNode(LifecycleNode):
             self.get_logger().error(f'configure failed: {text}')
             return TransitionCallbackReturn.FAILURE
         # Everything built so far lives as long as the node: move it out of the garbage
-        # collector's reach so a full collection cannot stall a control cycle.
-        gc.collect()
+        # collector's reach so a full collection cannot stall a control cycle. No full
+        # collection first: over the ~150 000 objects of the imports it took 0.06-0.15 s of
+        # every start and found about ten (refcounting frees the rest as ever).
         gc.freeze()
         self.status = 'configured'
         self.configure_failed = False
