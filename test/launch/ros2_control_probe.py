@@ -210,6 +210,14 @@ class Probe:
         _, received = self._raw[topic]
         return header_stamp(received[-1][1]) if received else 0.0
 
+    def spin_until_stamped(self, topic, until, deadline, step=0.5):
+        """Spin in ``step`` [s] slices until a message of ``topic`` stamped at or after
+        ``until`` [s] has been received, or ``deadline`` [s, monotonic] has passed: under
+        load the probe hears a stream late, and a window judged by the stream's own stamps
+        waits for them rather than for the probe's time."""
+        while self.latest_stamp(topic) < until and time.monotonic() < deadline:
+            self.spin(step)
+
     def newest(self, topic):
         """The last message of ``topic`` received so far (None before the first), decoded
         alone: the history stays, undecoded until ``log`` reads it."""

@@ -103,9 +103,7 @@ def pushed(ros_launch_env, tmp_path_factory):
             # here): a probe beside two hogs hears them late
             deadline = time.monotonic() + 30.0
             probe.spin(2.0)
-            while time.monotonic() < deadline and \
-                    probe.latest_stamp('/joint_states') < pushed_at + 2.0:
-                probe.spin(0.2)
+            probe.spin_until_stamped('/joint_states', pushed_at + 2.0, deadline, step=0.2)
             result['log'] = {k: list(v) for k, v in probe.log.items()}
             result['strike'] = _strike(probe)
         finally:

@@ -306,8 +306,7 @@ def _cases(probe, launch, result):
     # clock here): a probe that hears them late under load spins on for them, 25 s at most
     until, deadline = time.time() + 10.5, time.monotonic() + 25.0
     probe.spin(10.0)
-    while probe.latest_stamp('/joint_states') < until and time.monotonic() < deadline:
-        probe.spin(0.5)
+    probe.spin_until_stamped('/joint_states', until, deadline)
     result['release_window'] = _series(probe, released_at)
     result['release_applied'] = _applied(probe, released_at)
     result['hardware_said'] = launch.wait_for(RELEASED, 1.0)
@@ -354,10 +353,7 @@ def _reload_and_jtc_cases(probe, client, result):
         probe.wait(handle.get_result_async(), 5.0)
     # 5 s of states stamped after the switch (the hardware's clock, the wall clock here): a
     # probe that hears them late under the hogs spins on for them
-    deadline = time.monotonic() + 25.0
-    while probe.latest_stamp('/joint_states') < off_wall + 5.0 and \
-            time.monotonic() < deadline:
-        probe.spin(0.5)
+    probe.spin_until_stamped('/joint_states', off_wall + 5.0, time.monotonic() + 25.0)
     result['jtc_off_window'] = _series(probe, off_at)
     result['jtc_off_applied'] = _applied(probe, off_at)
     result['jtc_on'] = probe.switch(['joint_trajectory_controller'], [])

@@ -177,8 +177,7 @@ def _release(probe, result):
     # clock here): a probe that hears them late under the hogs spins on for them
     until = time.time() + 10.5
     deadline = time.monotonic() + 25.0
-    while _latest_stamp(probe) < until and time.monotonic() < deadline:
-        probe.spin(0.5)
+    probe.spin_until_stamped('/joint_states', until, deadline)
     result['window'] = _series(probe, since)
     result['applied'] = _applied(probe, since)
     result['published'] = [(n, m) for t, n, m in probe.numbered(REFERENCE) if t >= since]
@@ -226,8 +225,7 @@ def _release(probe, result):
         result['forward_walls'].append(time.time())
     probe.spin(3.0)
     deadline = time.monotonic() + 20.0  # the states of the hold itself, heard late under load
-    while _latest_stamp(probe) < result['forward_walls'][4] and time.monotonic() < deadline:
-        probe.spin(0.5)
+    probe.spin_until_stamped('/joint_states', result['forward_walls'][4], deadline)
     result['forward_window'] = _series(probe, since)
     result['forward_applied'] = _applied(probe, since)
     result['forward_said'] = _said_since(probe, since)
@@ -316,8 +314,7 @@ def _stop_once(probe, result, group):
     stop = time.time()
     stall(_node_pid(group), 0.6)
     deadline = time.monotonic() + 60.0
-    while time.monotonic() < deadline and _latest_stamp(probe) < stop + 2.0:
-        probe.spin(0.2)
+    probe.spin_until_stamped('/joint_states', stop + 2.0, deadline, step=0.2)
     stamps, q, effort = _series(probe)
     after = (stamps >= stop) & (stamps <= stop + 2.0)
     result['stop_wall'] = stop
