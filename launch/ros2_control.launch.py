@@ -80,6 +80,12 @@ HARDWARE = ('mujoco', 'mujoco_ros2_control', 'mock', 'gz', 'robot')
 #: tracking guard (which would trip at once) is off there.
 MOCK_OVERRIDES = {'mock': [{'max_tracking_error': 0.0}]}
 COMMAND_TOPIC = '/effort_controller/commands'
+#: The controllers' ``velocity_lag`` [s] per simulator, unless the config sets it: the lock-
+#: step MuJoCo system (mj_step1 + mj_step2: semi-implicit Euler whatever the MJCF names)
+#: and Gazebo's DART integrate with semi-implicit Euler at 1 ms, so the velocity they
+#: report is the step's mean, half a step older than the position (control/laws.py).
+#: mujoco_ros2_control calls mj_step (RK4, as the MJCF says): position and velocity agree.
+VELOCITY_LAG = {'mujoco': 0.0005, 'gz': 0.0005}
 #: The node path's forward controller stops applying commands that stopped after this many
 #: of the node's state timeouts (0.2 s by default): a node that is late recovers within its
 #: own watchdog's time; one this late has stopped.
@@ -374,6 +380,7 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                                                 'max_torque_rate':
                                                     NODE_RATE_SHARE * _max_torque_rate(params),
                                                 'autostart': hardware != 'mujoco_ros2_control',
+                                                'velocity_lag': params['velocity_lag'],
                                                 'use_sim_time': hardware == 'gz'}] +
                       MOCK_OVERRIDES.get(hardware, []))
     # The robodyn controller starts with the stack, not after the spawners: its configure
@@ -408,6 +415,7 @@ def _nodes(context):
             raise LaunchArgumentError(f'hardware:=gz: {why}')
     from robodyn_ros.nodes.launch_robot import config_model
     config_path, params, model, q0 = config_model(context, 'ros2_control')
+    params.setdefault('velocity_lag', VELOCITY_LAG.get(hardware, 0.0))
     out = tempfile.mkdtemp(prefix='robodyn_ros2_control_')
     description, notes, package = _description(context, hardware, model, q0, out,
                                                params.get('max_torque_rate', 1000.0))

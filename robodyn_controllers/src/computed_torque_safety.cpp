@@ -305,11 +305,16 @@ void ComputedTorqueController::brake(double dt) noexcept
 }
 
 // The law (header) into tau_ [N m or N].
+// e_dot = qd_r - lag qdd_r - qd: the reference velocity at the instant the measured
+// velocity stands for (velocity_lag; semi-implicit Euler physics reports the step's mean
+// velocity, half a step older than the position: control/laws.py says why).
 void ComputedTorqueController::compute_law() noexcept
 {
+  const double lag = params_.velocity_lag;
   if (law_ == Law::COMPUTED_TORQUE) {
     for (std::size_t i = 0; i < n_; ++i) {
-      acc_[i] = qdd_ref_[i] + kd_[i] * (qd_ref_[i] - qd_[i]) + kp_[i] * (q_ref_[i] - q_[i]);
+      acc_[i] = qdd_ref_[i] + kd_[i] * (qd_ref_[i] - lag * qdd_ref_[i] - qd_[i]) +
+        kp_[i] * (q_ref_[i] - q_[i]);
     }
     dynamics_.inverse_dynamics(q_.data(), qd_.data(), acc_.data(), tau_.data());
     if (params_.include_friction) {dynamics_.add_friction(qd_.data(), tau_.data());}
@@ -336,7 +341,8 @@ void ComputedTorqueController::compute_law() noexcept
   }
   if (law_ == Law::GRAVITY || params_.feedforward_pd) {
     for (std::size_t i = 0; i < n_; ++i) {
-      tau_[i] += kp_[i] * (q_ref_[i] - q_[i]) + kd_[i] * (qd_ref_[i] - qd_[i]);
+      tau_[i] += kp_[i] * (q_ref_[i] - q_[i]) +
+        kd_[i] * (qd_ref_[i] - lag * qdd_ref_[i] - qd_[i]);
     }
   }
 }

@@ -88,6 +88,7 @@ class ControllerConfig:
     include_friction: bool = _default('include_friction')
     friction_smoothing: float = _default('friction_smoothing')
     feedforward_pd: bool = _default('feedforward_pd')
+    velocity_lag: float = _default('velocity_lag')
     gravity: tuple[float, ...] = _default('gravity')
     earth_gravity: bool = _default('earth_gravity')
     command_topic: str = _default('command_topic')

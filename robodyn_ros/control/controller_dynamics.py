@@ -61,7 +61,8 @@ def controller_dynamics(model, config, payload=None, method='recursive'):
                                 friction_smoothing=config.friction_smoothing)
         law = ControlLaw(dyn, LawConfig(
             config.mode, config.per_joint('kp', n), config.per_joint('kd', n),
-            config.include_gravity, config.include_friction, config.feedforward_pd))
+            config.include_gravity, config.include_friction, config.feedforward_pd,
+            config.velocity_lag))
     except InputError as exc:
         raise ConfigError(str(exc)) from None
     return dyn, law

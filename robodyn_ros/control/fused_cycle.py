@@ -148,6 +148,9 @@ class FusedCycle:
         # no array is created per cycle. (state, q, qd) each.
         self.buffers = tuple((s, s[0], s[1]) for s in np.empty((2, 2, n)))
         self.cycles = 0
+        #: LawConfig.velocity_lag [s]; qd_r - lag qdd_r is staged in ``_qd_cmp``.
+        self.lag = float(law.config.velocity_lag)
+        self._qd_cmp = np.empty(n)
 
     @classmethod
     def build(cls, core, dyn=None, law=None, cross_check=None):
@@ -167,6 +170,8 @@ class FusedCycle:
         n = q.shape[0]
         data = np.full(2 * n, np.nan).tobytes()  # stops at the first check
         layout = _layout_array(self.options, (0, 8 * n), n, np.arange(n))
+        if self.lag != 0.0:  # run() hands the kernel the staged velocity (writable)
+            reference = (reference[0], self._qd_cmp, reference[2])
         fused_cycle_kernel(data, layout, self.limits, *reference, self.params, self.tau,  # type: ignore[call-arg]
                            self.buf, self.out, np.zeros(n), 0.0, np.empty((2, n)),
                            np.zeros(n), 0.0)
@@ -193,6 +198,9 @@ class FusedCycle:
         (FusedInputs): limit_into's flags (>= 0), or a negative code with the output
         unchanged."""
         q_r, qd_r, qdd_r = reference
+        if self.lag != 0.0:  # the reference velocity the measured one is compared with
+            np.multiply(qdd_r, -self.lag, out=self._qd_cmp)
+            qd_r = np.add(self._qd_cmp, qd_r, out=self._qd_cmp)
         return fused_cycle_kernel(data, layout, self.limits, q_r, qd_r, qdd_r, self.params,
                                   self.tau, self.buf, self.out, inputs.output,
                                   inputs.elapsed, buffer[0], inputs.previous,

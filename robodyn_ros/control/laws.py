@@ -5,6 +5,13 @@
 * computed_torque: tau = M(q)(qdd_r + Kd e_dot + Kp e) + C(q, qd) qd + g(q) [+ tau_f(qd)];
 * gravity: tau = g(q) [+ Kp e + Kd e_dot].
 
+e = q_r - q; e_dot = qd_r(t - lag) - qd ~= qd_r - lag qdd_r - qd, with ``velocity_lag``
+the age of the measured velocity relative to the measured position. Why: a simulator
+that integrates with semi-implicit Euler (MuJoCo's split step, Gazebo's DART) reports
+the step's mean velocity, (q_k+1 - q_k) / dt, which is the velocity half a step before
+the position's instant; compared with qd_r(t) it feeds Kd (dt / 2) qdd_r forward, and the
+arm leads the reference by (Kd dt / 2) / Kp qdd_r (5e-5 s^2 at Kp = 400, Kd = 40, 1 ms).
+
 ``include_gravity=False`` drops g (robots that compensate gravity internally in torque
 mode: Franka, Kinova, UR direct_torque); ``include_friction`` adds the friction model.
 """
@@ -31,6 +38,7 @@ class LawConfig:
     include_gravity: bool = True
     include_friction: bool = True
     feedforward_pd: bool = False
+    velocity_lag: float = 0.0
 
 
 class ControlLaw:
@@ -49,6 +57,9 @@ class ControlLaw:
         for name, gains in (('kp', self.kp), ('kd', self.kd)):
             if gains.shape != (n,) or not np.all(np.isfinite(gains)) or np.any(gains < 0):
                 raise InputError(f'{name}: expected ({n},) finite gains >= 0, got {gains!r}')
+        lag = config.velocity_lag
+        if not (np.isfinite(lag) and 0.0 <= lag <= 0.01):
+            raise InputError(f'velocity_lag: expected 0 to 0.01 s, got {lag!r}')
         self.dyn = dynamics
         self.config = config
         self._zero = np.zeros(n)
@@ -60,13 +71,16 @@ class ControlLaw:
     def __call__(self, q, qd, q_ref, qd_ref, qdd_ref):
         """Torque (n,) [N m or N] for the measured and reference state."""
         cfg, dyn = self.config, self.dyn
+        # the reference velocity at the instant the measured one stands for (module doc)
+        qd_cmp = qd_ref if cfg.velocity_lag == 0.0 else \
+            np.asarray(qd_ref, dtype=float) - cfg.velocity_lag * np.asarray(qdd_ref, dtype=float)
         if cfg.mode == 'computed_torque':
             if self._plain(q) and self._plain(qd) and self._plain(q_ref) and \
-                    self._plain(qd_ref) and self._plain(qdd_ref):
-                tau = dyn.computed_torque_prechecked(q, qd, q_ref, qd_ref, qdd_ref, self.kp,
+                    self._plain(qd_cmp) and self._plain(qdd_ref):
+                tau = dyn.computed_torque_prechecked(q, qd, q_ref, qd_cmp, qdd_ref, self.kp,
                                                      self.kd, cfg.include_friction)
             else:
-                tau = dyn.computed_torque(q, qd, q_ref, qd_ref, qdd_ref, self.kp, self.kd,
+                tau = dyn.computed_torque(q, qd, q_ref, qd_cmp, qdd_ref, self.kp, self.kd,
                                           friction=cfg.include_friction)
             if not cfg.include_gravity:
                 tau -= dyn.gravity_vector(q)
@@ -82,5 +96,5 @@ class ControlLaw:
             if cfg.include_friction:
                 tau += dyn.friction_torque(qd)
         if cfg.mode == 'gravity' or cfg.feedforward_pd:
-            tau += self.kp * (np.asarray(q_ref) - q) + self.kd * (np.asarray(qd_ref) - qd)
+            tau += self.kp * (np.asarray(q_ref) - q) + self.kd * (np.asarray(qd_cmp) - qd)
         return tau

@@ -116,6 +116,10 @@ _CONTROLLER = (
     _p('friction_smoothing', 'float', 0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]',
        low=0.0, high=10.0, unit='rad/s'),
     _p('feedforward_pd', 'bool', True, 'feedforward mode: add the PD term'),
+    _p('velocity_lag', 'float', 0.0, 'how much older the state velocity is than its '
+       'position [s]: the derivative term compares it with the reference velocity of that '
+       'instant, qd_r - lag qdd_r (a backward-difference velocity, as semi-implicit Euler '
+       'physics reports it, is half a step old)', low=0.0, high=0.01, unit='s'),
     _p('gravity', 'float list', list(GRAVITY), 'gravity in the base frame [m/s^2]',
        note='3 values; |g| = 9.81 +- 0.1 unless earth_gravity is false (then <= 30)',
        rule='gravity_magnitude'),

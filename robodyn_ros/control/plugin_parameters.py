@@ -23,7 +23,7 @@ __all__ = ['PLUGIN', 'IN_MODEL_ROWS', 'NOT_EXPORTED', 'OWNED_ELSEWHERE', 'export
 #: The pluginlib name of the controller.
 PLUGIN = 'robodyn_controllers/ComputedTorqueController'
 #: Settings the plugin shares with the node, under the same names.
-_SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd',
+_SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd', 'velocity_lag',
            'friction_smoothing', 'max_torque_rate', 'position_margin', 'reference_margin',
            'velocity_margin', 'max_tracking_error', 'diagnostics_period')
 

@@ -4,6 +4,7 @@ residual stage; memory stays bounded (chunk by chunk)."""
 
 import numpy as np
 
+from .error_fit import ErrorFit
 from .metrics import Decimator, ResidualStats, TrackingStats
 from .residual import residual_chunk
 
@@ -28,6 +29,7 @@ class Aligner:
         self.qd = np.zeros((0, n))
         self.eff = np.zeros((0, n))
         self.tracking = TrackingStats(n, tolerance)
+        self.fit = ErrorFit(n)  # the counted errors on the reference's rates
         self.plot = Decimator()
         self.dyn = dyn
         self.residual = ResidualStats(n) if dyn is not None else None
@@ -45,7 +47,7 @@ class Aligner:
         if not len(self.t):
             return
         ts = self.t
-        ok, q_ref = reference.evaluate(ts, final)
+        ok, q_ref, rates = reference.evaluate(ts, final)
         wait = reference.pending_after(ts) if not final else np.zeros(len(ts), bool)
         done = int(np.count_nonzero(~wait))  # waiting states are a suffix
         after = self._after_stall(ts, done)
@@ -58,9 +60,13 @@ class Aligner:
             err = q_ref - q_ok
             if counted.all():
                 self.tracking.add(t_ok, err)
+                if rates is not None:
+                    self.fit.add(err, *rates)
             else:
                 self.tracking.add(t_ok[counted], err[counted])
                 self.tracking.excluded += int(np.count_nonzero(~counted))
+                if rates is not None:
+                    self.fit.add(err[counted], rates[0][counted], rates[1][counted])
             self.plot.add(t_ok, q_ref, q_ok)
         if self.dyn is not None and done > 31 and np.isfinite(self.eff[:done]).all():
             residual_chunk(self.dyn, ts[:done], self.q[:done], self.qd[:done],

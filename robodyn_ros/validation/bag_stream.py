@@ -35,6 +35,14 @@ def _sec(stamp):
     return stamp.sec + stamp.nanosec * 1e-9
 
 
+def error_fit_table(joints, fits):
+    """ErrorFit.result per joint name: offset [rad], velocity_term [s], acceleration_term
+    [s^2], residual_rms [rad]; None where the rates did not separate the terms."""
+    keys = ('offset', 'velocity_term', 'acceleration_term', 'residual_rms')
+    return {name: None if fit is None else dict(zip(keys, fit))
+            for name, fit in zip(joints, fits)}
+
+
 @dataclass
 class CommandStats:
     """The command topic so far: messages, peak |value| per joint, messages at the effort
@@ -378,6 +386,7 @@ class BagStream:
             raise BagError('no state message falls within the reference time span; '
                            'are the stamps on the same clock?')
         return dict(joints=self.joints, tracking=aligner.tracking.result(self.joints),
+                    error_fit=error_fit_table(self.joints, aligner.fit.result()),
                     state_timing=self._state_timing(), ref_timing=self.ref_timing.result(),
                     periods=self.state_timing.periods(), plot=aligner.plot.get(),
                     command=self._command(), command_plot=self.cmd_plot.get(),

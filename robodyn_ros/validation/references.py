@@ -12,6 +12,7 @@ import numpy as np
 
 from ..control import JointMap, trajectory_from_message
 from ..errors import BagError, InputError
+from .error_fit import reference_rates
 from .metrics import hermite
 
 __all__ = ['SampledReference', 'TrajectoryReference']
@@ -56,10 +57,11 @@ class SampledReference:
         self.t, self.q, self.qd = self.t[keep], self.q[keep], self.qd[keep]
 
     def evaluate(self, ts, final=False):
-        """(mask of evaluable states, q_ref) and drop consumed samples."""
+        """(mask of evaluable states, q_ref, (qd_ref, qdd_ref) at them:
+        error_fit.reference_rates) and drop consumed samples."""
         self._merge()
         if self.q is None or self.qd is None or len(self.t) < 2:
-            return np.zeros(len(ts), bool), None
+            return np.zeros(len(ts), bool), None, None
         ok = (ts >= self.t[0]) & (ts <= self.t[-1])
         tsel = ts[ok]
         at = np.searchsorted(self.t, tsel, side='right') - 1
@@ -69,10 +71,11 @@ class SampledReference:
         else:
             q = hermite(tsel, self.t[k], self.t[k + 1], self.q[k], self.q[k + 1], self.qd[k],
                         self.qd[k + 1])
+        rates = reference_rates(self.t, self.qd, tsel, k)
         if not final and len(ts):
             cut = max(np.searchsorted(self.t, ts.max(), side='right') - 2, 0)
             self.t, self.q, self.qd = self.t[cut:], self.q[cut:], self.qd[cut:]
-        return ok, q
+        return ok, q, rates
 
     def pending_after(self, ts):
         """States later than the last reference sample (they wait for more samples); all
@@ -97,10 +100,12 @@ class TrajectoryReference:
         self.active = trajectory_reference(msg, self.joints, t, self.active, last_q)
 
     def evaluate(self, ts, final=False):
+        """(mask, q_ref, None): the rates are not fitted on a commanded trajectory."""
         if self.active is None:
-            return np.zeros(len(ts), bool), np.zeros((0, len(self.joints)))
+            return np.zeros(len(ts), bool), np.zeros((0, len(self.joints))), None
         ok = ts >= self.start  # no reference before the first trajectory message
-        return ok, np.array([self.active(t)[0] for t in ts[ok]]).reshape(-1, len(self.joints))
+        q = np.array([self.active(t)[0] for t in ts[ok]]).reshape(-1, len(self.joints))
+        return ok, q, None
 
     def pending_after(self, ts):
         return np.zeros(len(ts), bool)

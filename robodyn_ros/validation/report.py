@@ -81,6 +81,7 @@ def build_report(bag_path: str | os.PathLike, state_topic: str, ref_topic: str |
         'torque': command,
         'diagnostics': _diag_summary(result['diagnostics']),
         'residual': result['residual'],
+        'error_fit': result.get('error_fit') or {},
         'model': None if model is None else ModelSummary(name=model.name,
                                                          joints=list(model.joint_names)),
         'thresholds_source': thresholds.source,
@@ -192,6 +193,19 @@ def _controller_line(report, d):
             f'clamped {d["clamped"]}')
 
 
+def _fit_lines(fits):
+    """The error fitted to the reference's rates (validation.error_fit), one row a joint."""
+    rows = [f'| {name} | {f["offset"]:.2e} | {f["velocity_term"]:.2e} | '
+            f'{f["acceleration_term"]:.2e} | {f["residual_rms"]:.2e} |'
+            for name, f in fits.items() if f is not None]
+    if not rows:
+        return []
+    return ['', 'The error fitted as e = offset + c_v qd_r + c_a qdd_r (a time shift: c_v; '
+            'an acceleration error or a velocity measured at another instant: c_a):', '',
+            '| joint | offset [rad] | c_v [s] | c_a [s^2] | residual RMS [rad] |',
+            '|---|---|---|---|---|'] + rows
+
+
 def _markdown(report):
     lines = [f'# Tracking validation: `{report["bag"]}`', '',
              f'Reference `{report["topics"]["reference"]}` vs measured '
@@ -201,6 +215,7 @@ def _markdown(report):
     for name, s in report['joints'].items():
         lines.append(f'| {name} | {s["rms"]:.3e} | {s["max_abs"]:.3e} | {s["final"]:.2e} | '
                      f'{100 * s["time_in_band"]:.1f} % | {s["settling_time"]:.3f} |')
+    lines += _fit_lines(report.get('error_fit') or {})
     o = report['overall']
     lines += ['', f'Overall RMS {o["rms"]:.3e}, max {o["max_abs"]:.3e} over {o["samples"]} '
               f'samples ({o["duration"]:.2f} s).{_excluded(o)}', '']

@@ -97,6 +97,8 @@ class ValidationReport(TypedDict):
     torque: dict[str, Any]  # command statistics (peaks, time at the effort limit)
     diagnostics: dict[str, Any] | None  # the controller's /diagnostics, summarised
     residual: dict[str, Any] | None  # model residual per joint (rms, r2)
+    # the error fitted to the reference's rates per joint (validation.error_fit)
+    error_fit: dict[str, dict[str, float] | None]
     model: ModelSummary | None
     thresholds_source: str
     events: list[dict[str, Any]]  # the controller's transitions (time, level, state, text)

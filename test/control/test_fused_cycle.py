@@ -26,6 +26,7 @@ Q0 = np.array(PANDA_HOME)
 DT = 1e-3
 CONFIGS = {
     'sim': dict(kp=[400.0], kd=[40.0], include_friction=True, reference='sum_of_sines',
+                velocity_lag=0.0005,
                 amplitudes=[0.05], periods=[2.0]),
     'franka': dict(kp=[100.0], kd=[20.0], include_gravity=False, include_friction=False,
                    joints=NAMES[::-1], max_torque_rate=200.0),
