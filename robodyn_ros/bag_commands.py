@@ -74,7 +74,7 @@ def _validate_one(args):
                           not args.no_plots, progress=sys.stderr.isatty(),
                           thresholds_file=args.thresholds,
                           settle_after_stall=args.settle_after_stall, contacts=contacts,
-                          max_torque_rate=args.max_torque_rate)
+                          max_torque_rate=args.max_torque_rate, recover=args.recover)
     print_summary(report)
     if contacts is not None:
         expected = ' (--allow-contacts: expected)' if contacts['count'] and \

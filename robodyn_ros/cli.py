@@ -214,8 +214,13 @@ def _validate_parser(sub):
                    help='fail the run when the effort the states report (what the hardware '
                         "applied) changed by more than R x the states' period in one cycle "
                         '[N m/s, (0, 1e5]; default: reported, not judged]')
-    p.add_argument('--out', default=None, help='report directory (default: BAG/validation; '
-                                               'a fleet: fleet_report)')
+    p.add_argument('--out', default=None, help='report directory (default: '
+                                               'validation/<bag name> here, nothing is written '
+                                               'into the bag; a fleet: fleet_report)')
+    p.add_argument('--recover', action='store_true',
+                   help='a bag whose storage is damaged: judge the messages that are complete '
+                        '(the verdict says how many of those its metadata lists); without it '
+                        'such a bag is refused (exit 2)')
     p.add_argument('--no-plots', action='store_true')
     p.add_argument('--collision', default=None, metavar='FILE',
                    help='list the contacts over these collision thresholds (robodyn contacts '

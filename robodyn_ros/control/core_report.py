@@ -21,6 +21,8 @@ def core_diagnostics(core, now: float) -> tuple[Level, str, dict[str, str]]:
               else f'{(now - sup.valid_time) * 1e3:.3f}',
               'faults': str(sup.faults), 'clamped': str(sup.clamped),
               'rate_limited': str(sup.rate_limited),
+              # the per-cycle limit a bag's applied torque is judged by (validation)
+              'max_torque_rate': f'{sup.limits.max_torque_rate!r}',
               'last_rejection': core.last_rejection or 'none'}
     if sup.state in (SAFE, HELD) and sup.hold_q is not None:
         values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)

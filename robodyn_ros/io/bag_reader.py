@@ -28,15 +28,20 @@ def _kilted_types():
     return frozenset(get_typestore(Stores.ROS2_KILTED).fielddefs)
 
 
-def _custom_data(path: Path) -> dict[str, Any]:
-    """metadata.yaml's ``custom_data`` ({} when absent or unreadable)."""
+def _bag_information(path: Path) -> dict[str, Any]:
+    """metadata.yaml's ``rosbag2_bagfile_information`` ({} when absent or unreadable)."""
     import yaml
     try:
         with open(path / 'metadata.yaml', encoding='utf-8') as handle:
             info = yaml.safe_load(handle).get('rosbag2_bagfile_information', {})
     except (OSError, AttributeError, yaml.YAMLError):
         return {}
-    custom = info.get('custom_data') if isinstance(info, dict) else None
+    return info if isinstance(info, dict) else {}
+
+
+def _custom_data(path: Path) -> dict[str, Any]:
+    """metadata.yaml's ``custom_data`` ({} when absent or unreadable)."""
+    custom = _bag_information(path).get('custom_data')
     return custom if isinstance(custom, dict) else {}
 
 
@@ -44,7 +49,9 @@ class BagReader:
     """Open a rosbag2 directory (or one .mcap/.db3 file's directory) for streaming.
 
     A bag without metadata.yaml (its recorder was killed) is recovered first
-    (:mod:`.bag_recovery`); ``recovered`` then says from where and how many messages.
+    (:mod:`.bag_recovery`); ``recovered`` then says from where and how many messages. So
+    is one whose storage is damaged: ``recovered`` then also holds ``damaged`` (why) and
+    ``listed`` (the messages its metadata.yaml lists, None if it does not say).
     ``recording_gaps`` holds what robodyn's recorder knew it lost (:mod:`.sequence_gaps`).
 
     Raises:
@@ -98,8 +105,9 @@ class BagReader:
         except Exception as exc:  # noqa: BLE001 - the first fault is the one to name
             raise BagError(f'cannot open bag {path}: {why}; nothing recoverable either '
                            f'({exc})') from None
+        listed = _bag_information(path).get('message_count')
         self.recovered = dict(original=str(path), copy=str(copy), messages=count,
-                              damaged=why)
+                              damaged=why, listed=listed if isinstance(listed, int) else None)
         return copy
 
     def close(self) -> None:

@@ -1,18 +1,13 @@
 """robodyn controller: a lifecycle node driving an effort-controlled arm.
 
-Lifecycle (as ros2_control controllers): configure = read and check every parameter, load
-the model, warm up the compiled kernels; activate = ramp in from the current output at the
-first valid state; deactivate / shutdown / SIGINT / SIGTERM = ramp (within the torque-rate
-limit) to the safe command and publish it last. ``autostart: true`` configures and
-activates at start-up (launch files, the demo).
-
-Topics (relative names): in joint_states (keep-last 1: the freshest state; CDR bytes read
-in place, see io.cdr.JointStateLayout), ~/joint_trajectory and ~/follow_joint_trajectory
-(received by the input gateway's process, which forwards what is within bounds:
-input_gateway.py), robot_description (transient local, when no URDF parameter is set);
-out <command_topic> (Float64MultiArray effort [N m or N], ``joints`` order) and
-~/reference (JointState q_r, qd_r, effort, stamped in the states' time base), both written
-as CDR bytes without message objects; /diagnostics. All pacing uses the steady clock; the
+Lifecycle (as ros2_control controllers): configure = check every parameter, load the
+model, warm up the kernels; activate = ramp in from the current output at the first valid
+state; deactivate / shutdown / SIGINT / SIGTERM = ramp (within the torque-rate limit) to the
+safe command, published last. ``autostart: true`` configures and activates at start-up.
+Topics (relative): in joint_states (keep-last 1, CDR read in place: io.cdr), the
+trajectories through the input gateway's process (input_gateway.py), robot_description;
+out <command_topic> (Float64MultiArray effort [N m or N], ``joints`` order), ~/reference
+(q_r, qd_r in the states' time base), both written as CDR bytes, and /diagnostics. The
 core (robodyn_ros.control.ControllerCore) does everything else.
 """
 
@@ -448,3 +443,8 @@ def _rearm(timer, period_ns):
         timer.timer_period_ns = period_ns
         timer.reset()
 
+
+
+if __name__ == '__main__':  # python -m robodyn_ros.nodes.controller: the process entry runs
+    from .controller_main import main
+    raise SystemExit(main())

@@ -2,7 +2,9 @@
 
 Joint position limits of the URDF are hard stops (MuJoCo joint limits), as on a real arm.
 With ``brakes`` the joints are held at their initial positions until the first effort
-command arrives, as a real arm's brakes hold it until its controller is active.
+command arrives, as a real arm's brakes hold it until its controller is active; meanwhile
+the effort reads the torque the brakes hold, g(q0), as an arm's torque sensors read it (a
+controller that starts from the effort it is told was applied then makes no step).
 
 The MJCF is generated from the same RobotModel the controller uses: one body per
 moving joint at the joint's origin, the lumped inertial of that body (off-chain
@@ -167,6 +169,8 @@ class MujocoSim:
         self.rng = np.random.default_rng(seed)
         self.timestep = timestep
         self.braked = bool(brakes)
+        if self.braked:  # the brakes hold the arm: its effort reads the torque they hold
+            self.command = self.data.qfrc_bias.copy()  # g(q0): at rest, C(q, 0) 0 = 0
         #: What the simulation changed from the model (balanced inertias), one line each.
         self.notes = [f'simulator: {text.split(": inertia")[0]} balanced by MuJoCo '
                       '(balanceinertia); the controller uses it as given'

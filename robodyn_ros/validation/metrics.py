@@ -87,14 +87,16 @@ class TrackingStats:
         for j, name in enumerate(names):
             settle = 0.0 if not np.isfinite(self.last_out[j]) else \
                 float(self.last_out[j] - self.t_first)
-            joints[name] = JointTracking(rms=float(rms[j]), max_abs=float(self.maxabs[j]),
-                                         final=float(self.final[j]),
+            # + 0.0: an error of -0.0 is reported as 0 (never '-0.000e+00')
+            joints[name] = JointTracking(rms=float(rms[j]) + 0.0,
+                                         max_abs=float(self.maxabs[j]) + 0.0,
+                                         final=float(self.final[j]) + 0.0,
                                          time_in_band=float(self.in_band[j] / self.count),
                                          settling_time=settle,
                                          non_finite=int(self.count - self.finite[j]))
         overall = OverallTracking(
             rms=float(np.sqrt(self.sumsq.sum() / max(self.finite.sum(), 1))),
-            max_abs=float(self.maxabs.max()), samples=int(self.count),
+            max_abs=float(self.maxabs.max()) + 0.0, samples=int(self.count),
             duration=float(self.t_last - self.t_first),
             excluded_after_stalls=int(self.excluded))
         return TrackingResult(joints=joints, overall=overall)

@@ -231,8 +231,12 @@ def _markdown(report):
                         else '.'))
     applied, at = report['torque'].get('applied_step'), report['torque'].get('applied_step_time')
     if applied is not None and at is not None:
+        budget = report['torque'].get('applied_step_budget')
+        source = report['torque'].get('rate_limit_source') or '--max-torque-rate'
+        judged = f' (the limit: {budget:.4g} N m a cycle, from {source})' \
+            if budget is not None else ' (not judged: no rate limit given or stated)'
         lines.append(f'Largest applied torque step in one cycle (the effort the states report): '
-                     f'{applied:.4g} N m, {at:.3f} s after the first state.')
+                     f'{applied:.4g} N m, {at:.3f} s after the first state{judged}.')
     d = report['diagnostics']
     if d:
         rate = d.get('rate_hz_min')
@@ -250,7 +254,7 @@ def _markdown(report):
             lines.append(f'| {name} | {r["rms"]:.3e} | {r["r2"]:.5f} |')
     if 'contacts' in report:
         lines += _contacts_markdown(report['contacts'])
-    lines += ['', f'**{"PASS" if report["passed"] else "FAIL"}**'
+    lines += ['', f'**{"PASS" if report["passed"] else "FAIL"}**{_on_share(report)}'
               + ('' if report['passed'] else ': ' + '; '.join(report['failures']))]
     return '\n'.join(lines) + '\n'
 
@@ -319,9 +323,18 @@ def print_summary(report: ValidationReport) -> None:
         print(f'warning: {warning}')
     if report.get('thresholds_source') == 'default':
         print('thresholds: defaults (no --max-rms / --max-abs / --thresholds given)')
-    print(f'{"PASS" if report["passed"] else "FAIL"}'
+    print(f'{"PASS" if report["passed"] else "FAIL"}{_on_share(report)}'
           + ('' if report['passed'] else ': ' + '; '.join(report['failures']))
           + (f'  (report in {report["out_dir"]})' if 'out_dir' in report else ''))
+
+
+def _on_share(report) -> str:
+    """' on N of M messages (x %)' of a damaged bag judged on what was complete."""
+    share = report.get('recovered_share')
+    if not share:
+        return ''
+    from .validate import _share
+    return f" on {_share(share['messages'], share.get('listed'))}"
 
 
 def _excluded(overall) -> str:

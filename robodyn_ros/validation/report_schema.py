@@ -107,6 +107,8 @@ class ValidationReport(TypedDict):
     passed: bool
     start_time: NotRequired[float | None]  # the bag's first message [s since the epoch]
     recovered: NotRequired[bool]  # read from a killed recorder's files
+    # a damaged bag judged with recover=True: messages complete, and listed in its metadata
+    recovered_share: NotRequired[dict[str, int | None]]
     contacts: NotRequired[ContactsSummary]  # with --collision
     plots: NotRequired[dict[str, str]]  # plot name -> file, when plots were asked for
     out_dir: NotRequired[str]

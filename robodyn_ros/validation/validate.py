@@ -95,7 +95,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  out_dir: str | None = None, plots: bool = True, progress: bool = False,
                  thresholds_file: str | None = None, settle_after_stall: float = 0.0,
                  contacts: ContactsSummary | None = None,
-                 max_torque_rate: float | None = None) -> ValidationReport:
+                 max_torque_rate: float | None = None,
+                 recover: bool = False) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -117,6 +118,10 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             (contacts_report.contacts_summary); a contact fails the run unless allowed.
         max_torque_rate: [N m/s]; a change of the applied effort (validation.applied_steps)
             above this x the states' period in one cycle fails the run. None: reported.
+        recover: judge what is complete in a bag whose storage is damaged (the verdict
+            says on how much of what its metadata lists); False: BagError.
+        out_dir: default ``validation/<bag name>`` under the current directory: a bag
+            archive may be read-only or shared, so nothing is written into the bag.
 
     Returns:
         The report (also written to report.json; keys in validation.report_schema).
@@ -125,42 +130,94 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
     thresholds = resolve_thresholds(max_rms, max_abs, thresholds_file)
     _check_options(settle_after_stall, max_torque_rate)
     with BagReader(bag_path) as bag:
+        _refuse_damaged(bag.recovered, recover)
         roles, ref_type = _topics(bag, state_topic, reference_topic, command_topic)
-        wanted = [t for t in roles.values() if t]
         stream = BagStream(roles, ref_type, model, tolerance, bag.deserialize,
                            settle_after_stall)
-        gaps = listed_gaps(bag.recording_gaps.get(roles['command'] or ''))
-        stream.cmd.gaps = gaps if gaps is not None else frozenset()
-        stream.cmd.steps_known = gaps is not None
-        _stream(bag, stream, wanted, progress)
-        result = stream.result()
-        result['recovered'] = bag.recovered
-        start_ns = bag.reader.start_time if bag.reader.message_count else None
-        result.update(recording_gaps=bag.recording_gaps, start_ns=start_ns)
+        result = _read(bag, stream, roles, progress)
     report = build_report(bag_path, state_topic, roles['reference'], roles['command'], result,
                           model, thresholds, tolerance)
+    start_ns = result['start_ns']
     report['start_time'] = None if start_ns is None else start_ns * 1e-9
-    report['recovered'] = bag.recovered is not None
-    _judge_applied(report, result['applied'], result['joints'], max_torque_rate)
+    _add_recovery(report, bag.recovered)
+    _judge_applied(report, result, max_torque_rate)
     if contacts is not None:
         add_contacts(report, contacts)
     if out_dir is None:
-        out_dir = os.path.join(str(bag_path), 'validation')
+        out_dir = os.path.join('validation', os.path.basename(os.path.normpath(bag_path)))
     write_outputs(report, result, out_dir, plots)
     return report
 
 
-def _judge_applied(report: ValidationReport, applied, joints: list[str],
+def _said_rate_limit(diagnostics: list[dict[str, str]]) -> float | None:
+    """The last max_torque_rate [N m/s] the controller's /diagnostics stated, or None."""
+    for values in reversed(diagnostics):
+        try:
+            rate = float(values['max_torque_rate'])
+        except (KeyError, ValueError):
+            continue
+        if 0.0 < rate <= 1e5:
+            return rate
+    return None
+
+
+def _read(bag: BagReader, stream: BagStream, roles: dict, progress: bool) -> dict:
+    """The bag stream's figures of ``bag``, with what the recorder knew it lost."""
+    gaps = listed_gaps(bag.recording_gaps.get(roles['command'] or ''))
+    stream.cmd.gaps = gaps if gaps is not None else frozenset()
+    stream.cmd.steps_known = gaps is not None
+    _stream(bag, stream, [t for t in roles.values() if t], progress)
+    result = stream.result()
+    result['recovered'] = bag.recovered
+    start_ns = bag.reader.start_time if bag.reader.message_count else None
+    result.update(recording_gaps=bag.recording_gaps, start_ns=start_ns)
+    return result
+
+
+def _add_recovery(report: ValidationReport, recovered: dict | None) -> None:
+    """Whether the bag was recovered, and of a damaged one how much was complete."""
+    report['recovered'] = recovered is not None
+    if recovered is not None and recovered.get('damaged'):
+        report['recovered_share'] = {'messages': recovered['messages'],
+                                     'listed': recovered.get('listed')}
+
+
+def _judge_applied(report: ValidationReport, result: dict,
                    max_torque_rate: float | None) -> None:
     """The applied torque's worst step per cycle into the report's torque section; a step
-    over ``max_torque_rate``'s budget fails the run."""
+    over ``max_torque_rate``'s budget (None: the one the controller's /diagnostics stated,
+    if any) fails the run."""
+    applied, joints = result['applied'], result['joints']
+    if max_torque_rate is None:
+        max_torque_rate = _said_rate_limit(result['diagnostics'])
+        report['torque']['rate_limit_source'] = None if max_torque_rate is None else \
+            "the controller's /diagnostics"
     report['torque']['applied_step'] = applied.worst if applied.period is not None else None
+    report['torque']['applied_step_budget'] = None if max_torque_rate is None or \
+        applied.period is None else max_torque_rate * applied.period
     report['torque']['applied_step_time'] = None if applied.at is None or \
         applied.first is None else applied.at - applied.first
     reason = None if max_torque_rate is None else applied.failure(max_torque_rate, joints)
     if reason:
         report['failures'].append(reason)
         report['passed'] = False
+
+
+def _share(messages: int, listed: int | None) -> str:
+    """'N of M messages (x %)' of a recovered bag ('N messages' when M is not known)."""
+    if not listed:
+        return f'{messages} messages (its metadata lists none)'
+    return f'{messages} of {listed} messages ({100.0 * messages / listed:.1f} %)'
+
+
+def _refuse_damaged(recovered: dict | None, recover: bool) -> None:
+    """BagError for a bag whose storage is damaged, unless ``recover``: a verdict on part
+    of a run must be asked for."""
+    if recovered is None or not recovered.get('damaged') or recover:
+        return
+    raise BagError(f"bag {recovered['original']} is damaged ({recovered['damaged'][:120]}): "
+                   f"{_share(recovered['messages'], recovered.get('listed'))} are complete; "
+                   '--recover judges those')
 
 
 def _check_options(settle_after_stall: float, max_torque_rate: float | None) -> None:

@@ -151,3 +151,16 @@ def test_the_demo_gives_the_same_figures_however_fast_the_machine_runs_it(tmp_pa
     for joint, figures in a['joints'].items():
         for key in ('rms', 'max_abs', 'final'):
             assert abs(figures[key] - b['joints'][joint][key]) <= 1e-9, (joint, key)
+
+
+def test_the_arm_starts_held_and_no_applied_step_exceeds_the_stated_rate_limit(tmp_path):
+    """The simulated brakes hold the arm as a real arm's do (its effort reads g(q0)), so
+    the first command lands within the per-cycle limit; the report judges the applied
+    steps against the max_torque_rate the controller stated on /diagnostics."""
+    from robodyn_ros.demo.runner import demo
+    result = demo('panda', duration=0.5, out=str(tmp_path / 'demo'))
+    torque = result['report']['torque']
+    assert torque['rate_limit_source'] == "the controller's /diagnostics", torque
+    assert torque['applied_step_budget'] is not None and torque['applied_step_budget'] > 0
+    assert torque['applied_step'] <= torque['applied_step_budget'] * (1 + 1e-9), torque
+    assert result['report']['passed'], result['report']['failures']

@@ -326,11 +326,14 @@ def test_random_messages_never_raise_nor_publish_non_finite(ros):
     node.destroy_node()
 
 
-@pytest.mark.parametrize('signum', [signal.SIGTERM, signal.SIGINT])
-def test_signal_publishes_the_safe_command_last_and_exits_0(ros, signum):
+# python -m robodyn_ros.nodes.controller, the module users find, runs the same process
+@pytest.mark.parametrize('module, signum', [('controller_main', signal.SIGTERM),
+                                            ('controller_main', signal.SIGINT),
+                                            ('controller', signal.SIGINT)])
+def test_signal_publishes_the_safe_command_last_and_exits_0(ros, module, signum):
     env = dict(os.environ, ROS_DOMAIN_ID=os.environ.get('ROS_DOMAIN_ID', '57'))
     proc = subprocess.Popen(
-        [sys.executable, '-m', 'robodyn_ros.nodes.controller_main', '--ros-args',
+        [sys.executable, '-m', f'robodyn_ros.nodes.{module}', '--ros-args',
          '-p', f'urdf_file:={PANDA}', '-p', 'tip_link:=panda_hand', '-p', 'kp:=[400.0]',
          '-p', 'kd:=[40.0]', '-p', 'autostart:=true', '-p', 'reference:=hold'],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -86,7 +86,8 @@ def test_validate_fails_a_run_whose_applied_torque_stepped_beyond_the_rate(tmp_p
     assert validate_bag(smooth, plots=False, out_dir=str(tmp_path / 'o3'),
                         max_torque_rate=1000.0)['passed']
     code = run(build_parser().parse_args(['validate', stepped, '--no-plots',
-                                          '--max-torque-rate', '1000']))
+                                          '--max-torque-rate', '1000', '--out',
+                                          str(tmp_path / 'o4')]))
     assert code == 1 and 'applied torque stepped' in capsys.readouterr().out
 
 

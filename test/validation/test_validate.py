@@ -104,21 +104,65 @@ def _copy_bag(tmp_path, storage):
     return bag
 
 
-def test_a_half_written_mcap_is_recovered_and_says_how_much(tmp_path, capsys):
-    """metadata.yaml is there but the .mcap lost its end (File end magic is invalid):
-    the complete records are read, and the report says the storage was damaged and how
-    many messages it recovered."""
+def _half_written(tmp_path):
+    """A bag whose metadata.yaml is intact and whose .mcap lost its second half (File end
+    magic is invalid), and the messages its metadata lists."""
+    import yaml
     bag = _copy_bag(tmp_path, 'mcap')
     data_file = next(f for f in os.listdir(bag) if f.endswith('.mcap'))
     path = os.path.join(bag, data_file)
     size = os.path.getsize(path)
     with open(path, 'r+b') as handle:
         handle.truncate(size // 2)
-    code, _, err = _validate([bag, '--no-plots', '--out', str(tmp_path / 'o')], capsys)
+    with open(os.path.join(bag, 'metadata.yaml'), encoding='utf-8') as handle:
+        listed = yaml.safe_load(handle)['rosbag2_bagfile_information']['message_count']
+    return bag, listed
+
+
+def test_a_half_written_mcap_is_refused_saying_how_much_is_complete(tmp_path, capsys):
+    """A verdict on part of the run the metadata promises is not a pass: exit 2, one line
+    naming what is complete of what is listed."""
+    bag, listed = _half_written(tmp_path)
+    code, out, err = _validate([bag, '--no-plots', '--out', str(tmp_path / 'o')], capsys)
+    assert code == 2 and err.count('\n') == 1 and 'Traceback' not in err, err
+    assert 'damaged' in err and f' of {listed} messages (' in err and '--recover' in err, err
+    assert 'PASS' not in out and not os.path.exists(tmp_path / 'o')
+
+
+def test_recover_judges_the_complete_part_and_says_on_how_much(tmp_path, capsys):
+    bag, listed = _half_written(tmp_path)
+    code, out, _ = _validate([bag, '--no-plots', '--recover', '--out', str(tmp_path / 'o')],
+                             capsys)
     report = json.load(open(tmp_path / 'o' / 'report.json'))
-    warning = next(w for w in report['warnings'] if 'storage is damaged' in w)
-    recovered = int(warning.split(': ')[-1].split()[0])
-    assert code in (0, 1) and report['recovered'] and 0 < recovered < 1000 * 2, warning
+    share = report['recovered_share']
+    assert share['listed'] == listed and 0 < share['messages'] < listed, share
+    verdict = out.strip().splitlines()[-1]
+    assert code in (0, 1) and f"on {share['messages']} of {listed} messages (" in verdict
+    markdown = open(tmp_path / 'o' / 'report.md').read()
+    assert f'of {listed} messages (' in markdown.strip().splitlines()[-1]
+
+
+def test_the_default_report_folder_is_under_the_current_directory(tmp_path, capsys,
+                                                                  monkeypatch):
+    """Nothing is written into the bag (an archive may be read-only or shared)."""
+    bag = _copy_bag(tmp_path, 'mcap')
+    before = sorted(os.listdir(bag))
+    work = tmp_path / 'work'
+    work.mkdir()
+    monkeypatch.chdir(work)
+    code, out, _ = _validate([bag, '--no-plots'], capsys)
+    assert code in (0, 1) and sorted(os.listdir(bag)) == before
+    assert (work / 'validation' / 'good_mcap' / 'report.json').exists(), out
+
+
+def test_a_joint_without_error_prints_no_negative_zero(tmp_path, capsys):
+    from robodyn_ros.validation.metrics import TrackingStats
+    stats = TrackingStats(2, 1e-3)
+    stats.add(np.array([0.0, 0.001]), np.array([[0.0, -0.0], [-0.0, 1e-4]]))
+    result = stats.result(['a', 'b'])
+    assert result is not None
+    text = repr(result)
+    assert '-0.0' not in text and np.copysign(1.0, result['joints']['a']['max_abs']) == 1.0
 
 
 def test_corrupted_sqlite_exit_2(tmp_path, capsys):
