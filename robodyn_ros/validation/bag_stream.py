@@ -402,7 +402,8 @@ class BagStream:
         if timing is not None:
             states = self.states
             timing.update(duplicate_stamps=states.duplicates, out_of_order=states.out_of_order,
-                          backward_jumps=states.backward_jumps, other_messages=states.ignored)
+                          backward_jumps=states.backward_jumps, other_messages=states.ignored,
+                          in_reference_gaps=self.sampled.in_gaps)
         return timing
 
     def _since_first(self, stamp_ns: int) -> float:

@@ -18,10 +18,19 @@ from .metrics import hermite
 __all__ = ['SampledReference', 'TrajectoryReference']
 
 
+#: A state between two recorded reference samples further apart than this [s] is not
+#: compared: the recorder lost the reference there (a lagging recorder loses seconds), and
+#: a cubic across such a gap is not the reference (its error grows as gap^4: 1e-6 rad at
+#: 50 ms for a 2 s sine of 0.5 rad, 0.1 rad at 1 s).
+MAX_INTERPOLATED_GAP = 0.05
+
+
 class SampledReference:
-    """Reference samples (t, q, qd) interpolated by cubic Hermite onto state times."""
+    """Reference samples (t, q, qd) interpolated by cubic Hermite onto state times;
+    ``in_gaps`` counts the states left uncompared in a gap (MAX_INTERPOLATED_GAP)."""
 
     def __init__(self):
+        self.in_gaps = 0
         self.t = np.zeros(0)
         self.q: np.ndarray | None = None  # (m, n), None before the first merge
         self.qd: np.ndarray | None = None
@@ -72,6 +81,12 @@ class SampledReference:
             q = hermite(tsel, self.t[k], self.t[k + 1], self.q[k], self.q[k + 1], self.qd[k],
                         self.qd[k + 1])
         rates = reference_rates(self.t, self.qd, tsel, k)
+        far = (self.t[at] != tsel) & (self.t[k + 1] - self.t[k] > MAX_INTERPOLATED_GAP)
+        if far.any():  # no reference was recorded near these states
+            self.in_gaps += int(np.count_nonzero(far))
+            ok = ok.copy()
+            ok[np.flatnonzero(ok)[far]] = False
+            q, rates = q[~far], (rates[0][~far], rates[1][~far])
         if not final and len(ts):
             cut = max(np.searchsorted(self.t, ts.max(), side='right') - 2, 0)
             self.t, self.q, self.qd = self.t[cut:], self.q[cut:], self.qd[cut:]

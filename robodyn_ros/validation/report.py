@@ -169,6 +169,9 @@ def _warnings(timing, recovered=None):
         out.append(f'state stamps jumped back {timing["backward_jumps"]} time(s); '
                    f'{timing["out_of_order"]} states stamped earlier than one already seen '
                    'were not compared')
+    if timing.get('in_reference_gaps'):
+        out.append(f'{timing["in_reference_gaps"]} states fell where the recorded reference '
+                   'has a gap over 50 ms (the recorder lost it) and were not compared')
     if timing.get('duplicate_stamps'):
         out.append(f'{timing["duplicate_stamps"]} states repeated a stamp (counted once)')
     if timing.get('other_messages'):
