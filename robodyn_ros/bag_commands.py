@@ -42,16 +42,21 @@ def _validate_fleet(args):
                            max_torque_rate=args.max_torque_rate)
     if args.collision and not args.robot:
         raise ConfigError('--collision needs --robot: the observer runs on the model')
-    progress = FleetProgress(len(bags), sys.stderr.write) if sys.stderr.isatty() else None
-    rows = validate_fleet(bags, options, args.jobs or os.cpu_count() or 1, args.scheduler,
-                          progress)
+    jobs = 1 if args.scheduler else args.jobs or os.cpu_count() or 1
+    progress = FleetProgress(len(bags), _say, jobs)
+    rows = validate_fleet(bags, options, jobs, args.scheduler, progress)
     paths = write_fleet_report(rows, out, plots=not args.no_plots)
+    progress.summary(rows)
     bad = [r for r in rows if r['verdict'] != 'PASS']
-    for row in bad:
-        print(f"{row['verdict']}: {row['bag']}: {row['reason']}")
     print(f'{len(rows) - len(bad)} of {len(rows)} bags passed; fleet report: '
           f"{paths['md']}, {paths['html']}, {paths['json']}")
     return 1 if bad else 0
+
+
+def _say(text: str) -> None:
+    """A line on stdout at once (a pipe buffers otherwise)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def _validate_one(args):

@@ -160,20 +160,37 @@ def _fill(row: Row, report) -> Row:
 
 
 class FleetProgress:
-    """Bags done, bag-hours validated per second and time left, on one terminal line."""
+    """What a fleet's validation tells its terminal: a line when it starts, one per bag
+    as it finishes (bags done / total, elapsed, rate, the bag's verdict, worst joint and
+    RMS), and :meth:`summary` at the end. Why: a fleet's day is hundreds of bags and
+    minutes of work; silence until the end reads as a hang."""
 
-    def __init__(self, total: int, write: Callable[[str], object]):
+    def __init__(self, total: int, write: Callable[[str], object], workers: int = 1):
         self.total, self.write = total, write
         self.done, self.hours, self.start = 0, 0.0, time.monotonic()
+        write(f'validate: {total} bags, {workers} at a time\n')
 
     def __call__(self, row: Row) -> None:
         self.done += 1
         self.hours += row['duration'] / 3600.0
         elapsed = max(time.monotonic() - self.start, 1e-9)
-        left = elapsed / self.done * (self.total - self.done)
-        self.write(f'\rvalidate: {self.done}/{self.total} bags, '
-                   f'{self.hours / elapsed:.3f} bag-hours/s, {left:.0f} s left'
-                   + ('\n' if self.done == self.total else ''))
+        worst = f"worst {row['worst_joint']} RMS {row['worst_rms']:.3g}" \
+            if row.get('worst_rms') is not None else row.get('reason', '')[:120]
+        self.write(f'[{self.done}/{self.total}] {elapsed:.1f} s, '
+                   f'{self.done / elapsed:.2f} bags/s: {row["verdict"]} {row["bag"]}: '
+                   f'{worst}\n')
+
+    def summary(self, rows: Sequence[Row], worst: int = 5) -> None:
+        """Every bag that did not pass with its reason, then the ``worst`` bags by RMS."""
+        for row in rows:
+            if row['verdict'] != 'PASS':
+                self.write(f"{row['verdict']}: {row['bag']}: {row['reason']}\n")
+        ranked = sorted((r for r in rows if r.get('worst_rms') is not None),
+                        key=lambda r: -r['worst_rms'])[:worst]
+        if ranked:
+            self.write(f'worst {len(ranked)} by tracking RMS:\n')
+        for row in ranked:
+            self.write(f"  {row['worst_rms']:.3g} rad  {row['worst_joint']}  {row['bag']}\n")
 
 
 def validate_fleet(bags: Sequence[tuple[str, str]], options: FleetOptions, jobs: int = 1,

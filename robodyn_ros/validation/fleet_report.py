@@ -77,6 +77,15 @@ def write_fleet_report(rows: list[Row], out_dir: str, plots: bool = True) -> dic
     return paths
 
 
+def _worst_first(rows: list[Row]) -> list[Row]:
+    """The bags that did not pass first (unreadable, then failed), then by worst RMS,
+    largest first: the page opens on what needs a look."""
+    rank = {'ERROR': 0, 'FAIL': 1}
+    return sorted(rows, key=lambda r: (rank.get(r['verdict'], 2),
+                                       -(r['worst_rms'] if r.get('worst_rms') is not None
+                                         else float('inf'))))
+
+
 def _cell(row: Row, key: str) -> str:
     value = row[key]
     if value is None:
@@ -106,7 +115,7 @@ def _markdown(rows: list[Row], summary: dict[str, Any], images: dict[str, bytes]
     lines = ['# Fleet validation', '', *_headline(summary), '',
              '| ' + ' | '.join(title for _, title in COLUMNS) + ' |',
              '|' + '---|' * len(COLUMNS)]
-    for row in rows:
+    for row in _worst_first(rows):
         lines.append('| ' + ' | '.join(_cell(row, key).replace('|', '\\|')
                                        for key, _ in COLUMNS) + ' |')
     lines += [''] + [f'![{name}](fleet_{name}.png)' for name in images]
@@ -127,8 +136,8 @@ document.querySelectorAll('th').forEach((th, col) => th.addEventListener('click'
 def _html(rows: list[Row], summary: dict[str, Any], images: dict[str, bytes]) -> str:
     head = ''.join(f'<th>{html.escape(title)}</th>' for _, title in COLUMNS)
     body = ''.join('<tr class="{}">'.format(row['verdict'].lower()) +
-                   ''.join(f'<td>{html.escape(_cell(row, key))}</td>' for key, _ in COLUMNS)
-                   + '</tr>' for row in rows)
+                   ''.join(_html_cell(row, key) for key, _ in COLUMNS)
+                   + '</tr>' for row in _worst_first(rows))
     pictures = ''.join(f'<h2>{html.escape(name)}</h2><img alt="{name}" src="data:image/png;'
                        f'base64,{base64.b64encode(png).decode()}">'
                        for name, png in images.items())
@@ -140,6 +149,15 @@ def _html(rows: list[Row], summary: dict[str, Any], images: dict[str, bytes]) ->
             + ''.join(f'<p>{html.escape(line)}</p>' for line in _headline(summary))
             + f'<table id="fleet"><thead><tr>{head}</tr></thead><tbody>{body}</tbody>'
             '</table>' + pictures + _SORT + '</body></html>\n')
+
+
+def _html_cell(row: Row, key: str) -> str:
+    """One table cell; the bag's cell links to its own report (relative to the page)."""
+    text = html.escape(_cell(row, key))
+    if key == 'bag' and row.get('report'):
+        link = html.escape(os.path.join(row['report'], 'report.md'), quote=True)
+        return f'<td><a href="{link}">{text}</a></td>'
+    return f'<td>{text}</td>'
 
 
 def _plots(rows: list[Row], summary: dict[str, Any]) -> dict[str, bytes]:
@@ -159,8 +177,9 @@ def _plots(rows: list[Row], summary: dict[str, Any]) -> dict[str, bytes]:
             mine = sorted((r for r in dated if r['arm'] == arm), key=lambda r: r['start'])
             values = [max(r[field].values()) if isinstance(r[field], dict) else r[field]
                       for r in mine]
-            style = '-o' if arm == summary['drifting_arm'] else '-'
-            ax.plot([(r['start'] - t0) / 3600.0 for r in mine], values, style, label=arm)
+            # a marker on every bag: an arm with one bag is a point, not an empty line
+            ax.plot([(r['start'] - t0) / 3600.0 for r in mine], values, '-o', markersize=4,
+                    linewidth=2.5 if arm == summary['drifting_arm'] else 1.0, label=arm)
         what = 'worst joint model residual RMS' if name == 'residual' else \
             'worst joint tracking RMS'
         ax.set(title=f'{what} per arm over the bags (rising: drifting)',

@@ -115,6 +115,62 @@ def test_a_damaged_bag_is_one_row_with_its_reason(fleet, tmp_path, capsys):
     assert report['summary']['errors'] == 1 and report['summary']['passed'] == 4
 
 
+def test_the_terminal_shows_each_bag_as_it_finishes_then_the_failures_and_the_worst(
+        fleet, tmp_path, capsys):
+    code = run(build_parser().parse_args(['validate', str(fleet), '--robot', 'three_link',
+                                          '--jobs', '2', '--no-plots', '--max-rms', '2e-4',
+                                          '--out', str(tmp_path / 'out')]))
+    lines = capsys.readouterr().out.splitlines()
+    total = len(ARMS) * BAGS_PER_ARM
+    assert lines[0] == f'validate: {total} bags, 2 at a time', lines
+    done = [line for line in lines if line.startswith('[')]
+    assert [line.split(']')[0] for line in done] == [f'[{k}/{total}' for k in
+                                                     range(1, total + 1)], lines
+    assert all(' bags/s: ' in line and ' RMS ' in line for line in done), done
+    worst = lines.index('worst 5 by tracking RMS:')
+    ranked = [float(line.split()[0]) for line in lines[worst + 1:worst + 6]]
+    assert ranked == sorted(ranked, reverse=True) and len(ranked) == 5, lines
+    failed = [line for line in lines if line.startswith('FAIL: ')]
+    assert code == (1 if failed else 0) and lines[-1].endswith('fleet.json'), lines
+
+
+def test_the_page_lists_the_worst_bags_first_each_linking_its_report(fleet, tmp_path):
+    rows = validate_fleet(find_bags([str(fleet)]), _options(tmp_path, plots=False))
+    rows[0]['verdict'], rows[0]['reason'] = 'ERROR', 'unreadable'
+    page = write_fleet_report(rows, str(tmp_path / 'out'), plots=False)['html']
+    text = open(page).read()
+    links = [part.split('"')[0] for part in text.split('<a href="')[1:]]
+    assert len(links) == len(rows) and all(link.endswith('report.md') for link in links)
+    assert all(os.path.exists(os.path.join(tmp_path / 'out', link)) for link in links[1:])
+    order = [next(r for r in rows if link.startswith(r['report'] + os.sep))
+             for link in links]
+    assert order[0]['verdict'] == 'ERROR'
+    rms = [r['worst_rms'] for r in order[1:]]
+    assert rms == sorted(rms, reverse=True)
+
+
+def test_an_arm_with_one_bag_is_drawn_as_a_marker(tmp_path):
+    from robodyn_ros.validation import fleet_report
+    calls = []
+
+    class Axes:
+        def plot(self, x, y, style, **kw):
+            calls.append((list(x), style))
+
+        def __getattr__(self, name):
+            return lambda *a, **k: None
+    import matplotlib.pyplot as plt
+    real = plt.subplots
+    plt.subplots = lambda **kw: (real(**kw)[0], Axes())
+    try:
+        row = {'arm': 'solo', 'start': 1.7e9, 'verdict': 'PASS', 'worst_rms': 1e-4,
+               'residual': {}}
+        fleet_report._plots([row], {'drifting_arm': None})
+    finally:
+        plt.subplots = real
+    assert calls == [([0.0], '-o')]
+
+
 @pytest.mark.parametrize('make, words', [('empty', 'no rosbag2 found'),
                                          ('missing', 'no such file')])
 def test_no_bag_is_one_line_and_exit_2(tmp_path, capsys, make, words):
