@@ -116,7 +116,8 @@ def test_validate_refuses_a_damaged_bag_saying_how_much_was_lost(tmp_path, capsy
     middle = int(len(data) * 0.45)
     data[middle:middle + 4096] = bytes(4096)  # as a disk error would leave it
     mcap.write_bytes(bytes(data))
-    code = run(build_parser().parse_args(['validate', str(bag), '--no-plots']))
+    code = run(build_parser().parse_args(['validate', str(bag), '--no-plots', '--out',
+                                          str(tmp_path / 'report')]))
     err = capsys.readouterr().err
     assert code == 2 and 'damaged' in err and 'unreadable' in err, err
 
