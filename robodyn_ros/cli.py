@@ -151,14 +151,14 @@ def _bench_parser(sub):
 
 
 def _demo_parser(sub):
+    from .control.laws import MODES  # the law registry: every law is a mode
     p = sub.add_parser('demo', help='closed loop: MuJoCo sim + controller + recorder')
     p.add_argument('--robot', default='panda', help='panda, ur5, three_link or a .urdf path')
     p.add_argument('xacro_args', nargs='*', metavar='NAME:=VALUE',
                    help='xacro arguments (for a xacro description)')
     p.add_argument('--base', default=None, help='chain base link (default: URDF root)')
     p.add_argument('--tip', default=None)
-    p.add_argument('--mode', choices=('computed_torque', 'feedforward', 'gravity',
-                                      'jtc_feedforward'),
+    p.add_argument('--mode', choices=MODES + ('jtc_feedforward',),
                    default='computed_torque',
                    help='jtc_feedforward: a JTC-like PD in the sim tracks the dense '
                         "trajectory with and without robodyn's effort feed-forward "

@@ -59,8 +59,15 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   params_ = param_listener_->get_params();
   n_ = params_.joints.size();
   std::string error;
-  law_ = params_.mode == "feedforward" ? Law::FEEDFORWARD :
-    (params_.mode == "gravity" ? Law::GRAVITY : Law::COMPUTED_TORQUE);
+  law_ = make_law(params_.mode);  // the YAML's one_of admits only law_names()
+  if (!law_) {
+    RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: mode '%s' has no law",
+      params_.mode.c_str());
+    return CallbackReturn::ERROR;
+  }
+  law_->configure(n_);
+  law_settings_ = LawSettings{params_.include_gravity, params_.include_friction,
+    params_.feedforward_pd, params_.inertia_feedforward, params_.velocity_lag};
   if (!load_model(error) || !load_gains(error) || !load_collision(error) ||
     !load_tool_wrench(error))
   {
@@ -295,7 +302,7 @@ return_type ComputedTorqueController::update_and_write_commands(
     }
   }
   if (braking_ && mode_ == Mode::HOLD) {brake(dt);}
-  if (valid && mode_ == Mode::ACTIVE && law_ != Law::GRAVITY &&
+  if (valid && mode_ == Mode::ACTIVE && law_->follows_reference(law_settings_) &&
     params_.max_tracking_error > 0.0)
   {
     for (std::size_t i = 0; i < n_; ++i) {

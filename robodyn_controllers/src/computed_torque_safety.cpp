@@ -305,46 +305,12 @@ void ComputedTorqueController::brake(double dt) noexcept
 }
 
 // The law (header) into tau_ [N m or N].
-// e_dot = qd_r - lag qdd_r - qd: the reference velocity at the instant the measured
-// velocity stands for (velocity_lag; semi-implicit Euler physics reports the step's mean
-// velocity, half a step older than the position: control/laws.py says why).
+// The configured law (joint_laws.hpp: one class per mode, held to robodyn_ros' laws).
 void ComputedTorqueController::compute_law() noexcept
 {
-  const double lag = params_.velocity_lag;
-  if (law_ == Law::COMPUTED_TORQUE) {
-    for (std::size_t i = 0; i < n_; ++i) {
-      acc_[i] = qdd_ref_[i] + kd_[i] * (qd_ref_[i] - lag * qdd_ref_[i] - qd_[i]) +
-        kp_[i] * (q_ref_[i] - q_[i]);
-    }
-    dynamics_.inverse_dynamics(q_.data(), qd_.data(), acc_.data(), tau_.data());
-    if (params_.include_friction) {dynamics_.add_friction(qd_.data(), tau_.data());}
-    if (!params_.include_gravity) {
-      dynamics_.gravity(q_.data(), gravity_.data());
-      for (std::size_t i = 0; i < n_; ++i) {tau_[i] -= gravity_[i];}
-    }
-    return;
-  }
-  if (law_ == Law::FEEDFORWARD) {
-    dynamics_.inverse_dynamics(q_ref_.data(), qd_ref_.data(), qdd_ref_.data(), tau_.data());
-    if (!params_.include_gravity) {
-      dynamics_.gravity(q_ref_.data(), gravity_.data());
-      for (std::size_t i = 0; i < n_; ++i) {tau_[i] -= gravity_[i];}
-    }
-    if (params_.include_friction) {dynamics_.add_friction(qd_ref_.data(), tau_.data());}
-  } else {
-    if (params_.include_gravity) {
-      dynamics_.gravity(q_.data(), tau_.data());
-    } else {
-      std::fill(tau_.begin(), tau_.end(), 0.0);
-    }
-    if (params_.include_friction) {dynamics_.add_friction(qd_.data(), tau_.data());}
-  }
-  if (law_ == Law::GRAVITY || params_.feedforward_pd) {
-    for (std::size_t i = 0; i < n_; ++i) {
-      tau_[i] += kp_[i] * (q_ref_[i] - q_[i]) +
-        kd_[i] * (qd_ref_[i] - lag * qdd_ref_[i] - qd_[i]);
-    }
-  }
+  law_->torque(dynamics_, law_settings_,
+    LawInput{q_.data(), qd_.data(), q_ref_.data(), qd_ref_.data(), qdd_ref_.data(),
+      kp_.data(), kd_.data()}, tau_.data());
 }
 
 // The position hold. Derived: g(q) + M(q) a, a_i = w_i^2 (q_hold - q) - 2 w_i qd, the

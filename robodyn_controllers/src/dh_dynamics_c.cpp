@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/joint_laws.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
 #include "robodyn_controllers/tool_wrench.hpp"
 #include "robodyn_controllers/torque_safety.hpp"
@@ -51,6 +52,36 @@ int robodyn_inverse_dynamics(
   } catch (const std::exception &) {
     return 1;
   }
+}
+
+// The controller's law `mode` (joint_laws.hpp) over `count` states: per state k (row-major
+// count x n arrays) tau = the law at q, qd and the reference q_ref, qd_ref, qdd_ref with
+// gains kp, kd (count x n too: gains may change from one state to the next). `settings`:
+// include_gravity, include_friction, feedforward_pd, inertia_feedforward (0 or 1) and
+// velocity_lag [s]. Returns 0, 1 when the rows are refused, 2 for a mode no law has.
+int robodyn_joint_law(
+  int n, const double * rows, const double * gravity, const char * mode,
+  const double * settings, int count, const double * q, const double * qd,
+  const double * q_ref, const double * qd_ref, const double * qdd_ref, const double * kp,
+  const double * kd, double * tau)
+{
+  robodyn_controllers::DhDynamics dyn;
+  try {
+    dyn.configure(unpack(n, rows), {gravity[0], gravity[1], gravity[2]});
+  } catch (const std::exception &) {
+    return 1;
+  }
+  auto law = robodyn_controllers::make_law(mode);
+  if (!law) {return 2;}
+  law->configure(static_cast<std::size_t>(n));
+  const robodyn_controllers::LawSettings s{settings[0] > 0.5, settings[1] > 0.5,
+    settings[2] > 0.5, settings[3] > 0.5, settings[4]};
+  for (int k = 0; k < count; ++k) {
+    const int o = k * n;
+    law->torque(dyn, s, {q + o, qd + o, q_ref + o, qd_ref + o, qdd_ref + o, kp + o, kd + o},
+      tau + o);
+  }
+  return 0;
 }
 
 // The momentum observer over `count` samples (rows of q, qd and tau, count x n; stamps

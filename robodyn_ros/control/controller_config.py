@@ -89,6 +89,7 @@ class ControllerConfig:
     friction_smoothing: float = _default('friction_smoothing')
     feedforward_pd: bool = _default('feedforward_pd')
     velocity_lag: float = _default('velocity_lag')
+    inertia_feedforward: bool = _default('inertia_feedforward')
     gravity: tuple[float, ...] = _default('gravity')
     earth_gravity: bool = _default('earth_gravity')
     command_topic: str = _default('command_topic')
@@ -372,8 +373,9 @@ def tracking_limit(config: ControllerConfig) -> float | None:
     """max_tracking_error [rad or m] where the law follows a reference with feedback, else
     None (0: off; mode gravity, or feedforward without its PD: nothing pulls the arm to
     the reference, so a distance from it is no fault)."""
-    feedback = not (config.mode == 'gravity' or
-                    (config.mode == 'feedforward' and not config.feedforward_pd))
+    from .laws import LAWS, LawConfig
+    feedback = LAWS[config.mode].follows_reference(LawConfig(
+        config.mode, np.zeros(0), np.zeros(0), feedforward_pd=config.feedforward_pd))
     return config.max_tracking_error if config.max_tracking_error > 0 and feedback else None
 
 

@@ -62,7 +62,7 @@ def controller_dynamics(model, config, payload=None, method='recursive'):
         law = ControlLaw(dyn, LawConfig(
             config.mode, config.per_joint('kp', n), config.per_joint('kd', n),
             config.include_gravity, config.include_friction, config.feedforward_pd,
-            config.velocity_lag))
+            config.velocity_lag, config.inertia_feedforward))
     except InputError as exc:
         raise ConfigError(str(exc)) from None
     return dyn, law

@@ -105,10 +105,10 @@ _CONTROLLER = (
     _p('interpolation', 'str', 'auto', 'JointTrajectory interpolation: auto (each segment '
        'by what its points carry, as JointTrajectoryController: quintic with accelerations, '
        'cubic with velocities, linear with positions only), quintic or cubic', options=KINDS),
-    _p('kp', 'float list', [0.0], 'proportional gains, 1 or n (computed_torque: [1/s^2], '
-       'else [N m/rad])', low=0.0, min_length=1),
-    _p('kd', 'float list', [0.0], 'derivative gains, 1 or n (computed_torque: [1/s], else '
-       '[N m s/rad])', low=0.0, min_length=1),
+    _p('kp', 'float list', [0.0], 'proportional gains, 1 or n (computed_torque: [1/s^2]; '
+       'passivity: Lambda [1/s]; else [N m/rad])', low=0.0, min_length=1),
+    _p('kd', 'float list', [0.0], 'derivative gains, 1 or n (computed_torque: [1/s]; '
+       'passivity: K_D [N m s/rad]; else [N m s/rad])', low=0.0, min_length=1),
     _p('include_gravity', 'bool', True, 'add g(q); false on robots that compensate gravity '
        '(Franka, UR, Kinova)'),
     _p('include_friction', 'bool', False, 'add viscous + Coulomb friction (seed 004); false '
@@ -116,6 +116,8 @@ _CONTROLLER = (
     _p('friction_smoothing', 'float', 0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]',
        low=0.0, high=10.0, unit='rad/s'),
     _p('feedforward_pd', 'bool', True, 'feedforward mode: add the PD term'),
+    _p('inertia_feedforward', 'bool', True, 'joint_impedance mode: add M(q) qdd_r (off: a '
+       'pure spring and damper to the reference)'),
     _p('velocity_lag', 'float', 0.0, 'how much older the state velocity is than its '
        'position [s]: the derivative term compares it with the reference velocity of that '
        'instant, qd_r - lag qdd_r (a backward-difference velocity, as semi-implicit Euler '

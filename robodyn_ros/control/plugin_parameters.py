@@ -24,8 +24,8 @@ __all__ = ['PLUGIN', 'IN_MODEL_ROWS', 'NOT_EXPORTED', 'OWNED_ELSEWHERE', 'export
 PLUGIN = 'robodyn_controllers/ComputedTorqueController'
 #: Settings the plugin shares with the node, under the same names.
 _SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd', 'velocity_lag',
-           'friction_smoothing', 'max_torque_rate', 'position_margin', 'reference_margin',
-           'velocity_margin', 'max_tracking_error', 'diagnostics_period')
+           'inertia_feedforward', 'friction_smoothing', 'max_torque_rate', 'position_margin',
+           'reference_margin', 'velocity_margin', 'max_tracking_error', 'diagnostics_period')
 
 
 #: Node settings the plugin handles its own way, and how (one note each when a config sets

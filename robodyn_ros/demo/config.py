@@ -79,6 +79,29 @@ def _like_with_like(model, q0, period, ctrl, sim):
     return []
 
 
+#: joint_impedance's demo spring [N m/rad], its damping ratio on M's diagonal at q0.
+IMPEDANCE_K, IMPEDANCE_ZETA = 400.0, 1.0
+
+
+def mode_gains(mode, model, q0, ctrl):
+    """(kp, kd) of ``mode`` when the config's are computed torque's (acceleration gains
+    kp [1/s^2], kd [1/s], critically damped at kd = 2 sqrt(kp)): joint_impedance K =
+    IMPEDANCE_K [N m/rad], D = 2 zeta sqrt(K M_jj(q0)); passivity Lambda = kd / 2 [1/s]
+    and K_D = Lambda M_jj(q0) [N m s/rad], the error's poles where computed torque puts
+    them (-kd / 2, twice); feedforward and gravity TORQUE_PD."""
+    n = model.n
+    if mode not in ('joint_impedance', 'passivity'):
+        return [TORQUE_PD[0]] * n, [TORQUE_PD[1]] * n
+    from ..dynamics import RigidBodyDynamics
+    m = np.diag(RigidBodyDynamics(model, 'kronecker').mass_matrix(q0))
+    if mode == 'joint_impedance':
+        k = np.full(n, IMPEDANCE_K)
+        return k.tolist(), (2.0 * IMPEDANCE_ZETA * np.sqrt(k * m)).tolist()
+    kd = np.broadcast_to(np.asarray(ctrl.get('kd') or GENERIC_GAINS[1], dtype=float), (n,))
+    lam = kd / 2.0
+    return lam.tolist(), (lam * m).tolist()
+
+
 def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, tip=None,
                     controller_overrides=None, base=None, xacro_args=()):
     """(controller parameters, sim parameters, notes) for a lock-step run of ``robot``.
@@ -121,8 +144,7 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     if 'kp' not in ctrl:
         ctrl['kp'], ctrl['kd'] = GENERIC_GAINS
     if mode != 'computed_torque' and ctrl.get('mode', 'computed_torque') != mode:
-        n = len(ctrl.get('kp', [0.0]))
-        ctrl['kp'], ctrl['kd'] = [TORQUE_PD[0]] * n, [TORQUE_PD[1]] * n
+        ctrl['kp'], ctrl['kd'] = mode_gains(mode, model, sim['q0'], ctrl)
     ctrl.update(mode=mode, trigger='state', rate=float(rate), use_sim_time=True,
                 autostart=True, state_timeout=1.0, hold_latency=0.0, input_gateway=False)
     if reference:

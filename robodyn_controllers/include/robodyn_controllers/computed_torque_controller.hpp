@@ -21,6 +21,7 @@
 
 #include "robodyn_controllers/cycle_ring.hpp"
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/joint_laws.hpp"
 #include "robodyn_controllers/latest_slot.hpp"
 #include "robodyn_controllers/model_check.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
@@ -81,7 +82,6 @@ public:
   // What update() is doing (the node's vocabulary: docs/architecture.md).
   enum class Mode {ACTIVE, HOLD, SAFE};
   // The control law, parsed from the `mode` parameter at configure.
-  enum class Law {COMPUTED_TORQUE, FEEDFORWARD, GRAVITY};
   // The reference position of the last cycle, chain order [rad or m] (tests).
   const std::vector<double> & reference_position() const noexcept {return q_ref_;}
   // The position this cycle's command tracks, chain order [rad or m]: the reference while
@@ -171,7 +171,8 @@ private:
   bool decoupled_hold_ = true;  // neither hold_kp nor hold_kd given
   std::vector<double> effort_limit_, velocity_limit_, acceleration_limit_, lower_, upper_;
   std::vector<DhLink> links_;  // the rows as loaded (acceleration limits are derived on them)
-  Law law_ = Law::COMPUTED_TORQUE;
+  std::unique_ptr<JointLaw> law_;  // the configured mode's law (joint_laws.hpp)
+  LawSettings law_settings_;
   bool have_reference_ = false;  // q_ref_ holds a reference taken since the activation
   // Consecutive cycles whose reference position repeated the last one; AT_REST_CYCLES of
   // them and the reference is at rest (a trajectory's end, not a clock that repeated a time).

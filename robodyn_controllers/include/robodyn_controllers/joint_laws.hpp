@@ -1,0 +1,79 @@
+// The joint-space control laws, one class each, without ROS: the controller (an adapter,
+// computed_torque_controller.cpp) owns one and calls torque() from update(); robodyn_ros'
+// tests call the same classes through the C entry point (src/dh_dynamics_c.cpp) and hold
+// them to the Python laws (robodyn_ros/control/laws/, one module per law, the registry of
+// mode names). A new law: one class here and in joint_laws.cpp, its name in make_law and
+// the parameter YAML's one_of, one conformance case.
+//
+// Every law compares the measured velocity with qd_c = qd_r - velocity_lag qdd_r, the
+// reference velocity of the instant the measurement stands for (semi-implicit Euler
+// physics reports the step's mean velocity, half a step old: robodyn_ros/control/laws).
+#ifndef ROBODYN_CONTROLLERS__JOINT_LAWS_HPP_
+#define ROBODYN_CONTROLLERS__JOINT_LAWS_HPP_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "robodyn_controllers/dh_dynamics.hpp"
+
+namespace robodyn_controllers
+{
+
+// What every law shares (the controller's parameters of the same names).
+struct LawSettings
+{
+  bool include_gravity = true;      // false: the robot compensates g itself
+  bool include_friction = false;    // add seed 004's friction
+  bool feedforward_pd = true;       // feedforward: add the PD
+  bool inertia_feedforward = true;  // joint_impedance: add M(q) qdd_r
+  double velocity_lag = 0.0;        // [s], see above
+};
+
+// One cycle's inputs, n values each (chain order): the measured state, the reference,
+// the gains (their units the law's, as in the Python law's `gains`).
+struct LawInput
+{
+  const double * q;
+  const double * qd;
+  const double * q_ref;
+  const double * qd_ref;
+  const double * qdd_ref;
+  const double * kp;
+  const double * kd;
+};
+
+class JointLaw
+{
+public:
+  virtual ~JointLaw() = default;
+  virtual const char * name() const noexcept = 0;
+  // Whether the tracking guard applies: the law pulls the arm to its reference.
+  virtual bool follows_reference(const LawSettings &) const noexcept {return true;}
+  // Allocates the scratch space for n joints (not real-time).
+  void configure(std::size_t n);
+  // tau [N m or N] (n values). Allocates nothing, takes no lock.
+  virtual void torque(
+    DhDynamics & dyn, const LawSettings & s, const LawInput & x, double * tau) noexcept = 0;
+
+protected:
+  double compared(const LawSettings & s, const LawInput & x, std::size_t i) const noexcept
+  {
+    return x.qd_ref[i] - s.velocity_lag * x.qdd_ref[i];
+  }
+  // tau -= g(q) when the robot compensates gravity itself.
+  void drop_gravity(DhDynamics & dyn, const LawSettings & s, const double * q, double * tau)
+  noexcept;
+  std::size_t n_ = 0;
+  std::vector<double> a_, b_, c_, d_;  // scratch, n each
+};
+
+// The law of a mode name, or nullptr for a name no law has.
+std::unique_ptr<JointLaw> make_law(const std::string & mode);
+// Every mode name, in the registry's order (robodyn_ros.control.laws.MODES).
+const std::vector<std::string> & law_names();
+
+}  // namespace robodyn_controllers
+
+#endif  // ROBODYN_CONTROLLERS__JOINT_LAWS_HPP_

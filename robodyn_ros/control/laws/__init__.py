@@ -1,0 +1,71 @@
+"""The joint-space control laws, one class per module, and their registry.
+
+Every place that names a mode reads :data:`MODES` (the node's ``mode`` parameter, the
+CLI's ``--mode``, ``robodyn demo``, the generated docs) or is tested against it (the C++
+controller's parameter YAML ``one_of`` and its law classes, robodyn_controllers/
+include/robodyn_controllers/joint_laws.hpp). A new law: one module here, its entry in
+:data:`LAWS`, one class in joint_laws.hpp / joint_laws.cpp, one conformance case.
+
+``include_gravity=False`` drops g (robots that compensate gravity internally in torque
+mode: Franka, Kinova, UR direct_torque); ``include_friction`` adds the friction model.
+
+``velocity_lag`` [s]: e_dot = qd_r(t - lag) - qd ~= qd_r - lag qdd_r - qd, the age of the
+measured velocity relative to the measured position. Why: a simulator that integrates
+with semi-implicit Euler (MuJoCo's split step, Gazebo's DART) reports the step's mean
+velocity, (q_k+1 - q_k) / dt, the velocity half a step before the position's instant;
+compared with qd_r(t) it feeds Kd (dt / 2) qdd_r forward, and the arm leads the reference
+by (Kd dt / 2) / Kp qdd_r (5e-5 s^2 at Kp = 400, Kd = 40, 1 ms).
+"""
+
+import numpy as np
+
+from ...errors import InputError
+from .computed_torque import ComputedTorque
+from .feedforward import Feedforward
+from .gravity import Gravity
+from .joint_impedance import JointImpedance
+from .law import JointLaw, LawConfig, LawInput
+from .passivity import Passivity
+
+__all__ = ['LAWS', 'MODES', 'ControlLaw', 'JointLaw', 'LawConfig', 'LawInput']
+
+#: Every law by its mode name, in the order the options are listed.
+LAWS: dict[str, JointLaw] = {law.name: law for law in (
+    ComputedTorque(), Feedforward(), Gravity(), JointImpedance(), Passivity())}
+MODES = tuple(LAWS)
+
+
+class ControlLaw:
+    """Evaluate the configured law with a RigidBodyDynamics object (validated once)."""
+
+    def __init__(self, dynamics, config: LawConfig):
+        if config.mode not in LAWS:
+            raise InputError(f'unknown mode {config.mode!r}; valid: {", ".join(MODES)}')
+        n = dynamics.n
+        self.kp = np.asarray(config.kp, dtype=float)
+        self.kd = np.asarray(config.kd, dtype=float)
+        for name, gains in (('kp', self.kp), ('kd', self.kd)):
+            if gains.shape != (n,) or not np.all(np.isfinite(gains)) or np.any(gains < 0):
+                raise InputError(f'{name}: expected ({n},) finite gains >= 0, got {gains!r}')
+        lag = config.velocity_lag
+        if not (np.isfinite(lag) and 0.0 <= lag <= 0.01):
+            raise InputError(f'velocity_lag: expected 0 to 0.01 s, got {lag!r}')
+        self.dyn = dynamics
+        self.config = LawConfig(config.mode, self.kp, self.kd, config.include_gravity,
+                                config.include_friction, config.feedforward_pd, lag,
+                                config.inertia_feedforward)
+        self.law = LAWS[config.mode]
+
+    @property
+    def follows_reference(self) -> bool:
+        """Whether the tracking guard applies (the law pulls the arm to the reference)."""
+        return self.law.follows_reference(self.config)
+
+    def __call__(self, q, qd, q_ref, qd_ref, qdd_ref):
+        """Torque (n,) [N m or N] for the measured and reference state."""
+        q, qd, q_ref, qd_ref, qdd_ref = (np.asarray(v, dtype=float)
+                                         for v in (q, qd, q_ref, qd_ref, qdd_ref))
+        lag = self.config.velocity_lag
+        qd_c = qd_ref if lag == 0.0 else qd_ref - lag * qdd_ref
+        return self.law.torque(self.dyn, self.config, LawInput(q, qd, q_ref, qd_ref, qdd_ref,
+                                                               qd_c))
