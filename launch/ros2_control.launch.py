@@ -381,6 +381,10 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                                                     NODE_RATE_SHARE * _max_torque_rate(params),
                                                 'autostart': hardware != 'mujoco_ros2_control',
                                                 'velocity_lag': params['velocity_lag'],
+                                                'mode': params.get('mode',
+                                                                   'computed_torque'),
+                                                'kp': params.get('kp', [0.0]),
+                                                'kd': params.get('kd', [0.0]),
                                                 'use_sim_time': hardware == 'gz'}] +
                       MOCK_OVERRIDES.get(hardware, []))
     # The robodyn controller starts with the stack, not after the spawners: its configure
@@ -393,6 +397,20 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                             parameters=[{'controller': f'/{CONTROLLER}'}]))
     return actions + _recorder(context, [t for t in DEFAULT_TOPICS if t != '/clock'],
                                sim_time=hardware == 'gz')
+
+
+def _choose_law(mode, params, model, q0):
+    """``mode:=M``: the law M (control/laws' registry) instead of the config's, with the
+    gains robodyn demo gives it (demo.config.mode_gains); empty: the config's."""
+    if not mode:
+        return
+    from robodyn_ros.control.laws import MODES
+    if mode not in MODES:
+        raise LaunchArgumentError(f'mode:={mode!r}; valid: {", ".join(MODES)}')
+    if mode != params.get('mode', 'computed_torque'):
+        from robodyn_ros.demo.config import mode_gains
+        params['kp'], params['kd'] = mode_gains(mode, model, q0 or model.mid_range, params)
+    params['mode'] = mode
 
 
 def _nodes(context):
@@ -416,6 +434,7 @@ def _nodes(context):
     from robodyn_ros.nodes.launch_robot import config_model
     config_path, params, model, q0 = config_model(context, 'ros2_control')
     params.setdefault('velocity_lag', VELOCITY_LAG.get(hardware, 0.0))
+    _choose_law(LaunchConfiguration('mode').perform(context), params, model, q0)
     out = tempfile.mkdtemp(prefix='robodyn_ros2_control_')
     description, notes, package = _description(context, hardware, model, q0, out,
                                                params.get('max_torque_rate', 1000.0))
@@ -459,6 +478,9 @@ def generate_launch_description():
                                           'the robodyn node) under chrt -f N (SCHED_FIFO, '
                                           "as an arm's driver runs; needs the privilege); 0: "
                                           'off'),
+        DeclareLaunchArgument('mode', default_value='',
+                              description="the control law (robodyn_ros.control.laws."
+                                          "MODES; default: the config's)"),
         DeclareLaunchArgument('bag_path', default_value='',
                               description='rosbag2 directory to record (empty: none)'),
         DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),
