@@ -59,10 +59,7 @@ public:
     dyn.inverse_dynamics(x.q_ref, x.qd_ref, x.qdd_ref, tau);
     drop_gravity(dyn, s, x.q_ref, tau);
     if (s.include_friction) {dyn.add_friction(x.qd_ref, tau);}
-    if (!s.feedforward_pd) {return;}
-    for (std::size_t i = 0; i < n_; ++i) {
-      tau[i] += x.kp[i] * (x.q_ref[i] - x.q[i]) + x.kd[i] * (compared(s, x, i) - x.qd[i]);
-    }
+    if (s.feedforward_pd) {add_pd(s, x, tau);}
   }
 };
 
@@ -82,9 +79,7 @@ public:
       std::fill(tau, tau + n_, 0.0);
     }
     if (s.include_friction) {dyn.add_friction(x.qd, tau);}
-    for (std::size_t i = 0; i < n_; ++i) {
-      tau[i] += x.kp[i] * (x.q_ref[i] - x.q[i]) + x.kd[i] * (compared(s, x, i) - x.qd[i]);
-    }
+    add_pd(s, x, tau);
   }
 };
 
@@ -101,9 +96,7 @@ public:
     dyn.inverse_dynamics(x.q, x.qd, a_.data(), tau);
     drop_gravity(dyn, s, x.q, tau);
     if (s.include_friction) {dyn.add_friction(x.qd, tau);}
-    for (std::size_t i = 0; i < n_; ++i) {
-      tau[i] += x.kp[i] * (x.q_ref[i] - x.q[i]) + x.kd[i] * (compared(s, x, i) - x.qd[i]);
-    }
+    add_pd(s, x, tau);
   }
 };
 

@@ -62,6 +62,13 @@ protected:
   {
     return x.qd_ref[i] - s.velocity_lag * x.qdd_ref[i];
   }
+  // tau += Kp (q_r - q) + Kd (qd_c - qd): the torque PD of the laws that add one.
+  void add_pd(const LawSettings & s, const LawInput & x, double * tau) const noexcept
+  {
+    for (std::size_t i = 0; i < n_; ++i) {
+      tau[i] += x.kp[i] * (x.q_ref[i] - x.q[i]) + x.kd[i] * (compared(s, x, i) - x.qd[i]);
+    }
+  }
   // tau -= g(q) when the robot compensates gravity itself.
   void drop_gravity(DhDynamics & dyn, const LawSettings & s, const double * q, double * tau)
   noexcept;

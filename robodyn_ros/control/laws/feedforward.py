@@ -26,5 +26,5 @@ class Feedforward(JointLaw):
         if config.include_friction:
             tau += dyn.friction_torque(x.qd_r)
         if config.feedforward_pd:
-            tau += config.kp * (x.q_r - x.q) + config.kd * (x.qd_c - x.qd)
+            tau += self.pd(config, x)
         return tau

@@ -24,4 +24,4 @@ class Gravity(JointLaw):
         tau = dyn.gravity_vector(x.q) if config.include_gravity else np.zeros(dyn.n)
         if config.include_friction:
             tau += dyn.friction_torque(x.qd)
-        return tau + config.kp * (x.q_r - x.q) + config.kd * (x.qd_c - x.qd)
+        return tau + self.pd(config, x)

@@ -25,4 +25,4 @@ class JointImpedance(JointLaw):
         tau = self.gravity_dropped(dyn, config, x.q, dyn.inverse_dynamics(x.q, x.qd, acc))
         if config.include_friction:
             tau += dyn.friction_torque(x.qd)
-        return tau + config.kp * (x.q_r - x.q) + config.kd * (x.qd_c - x.qd)
+        return tau + self.pd(config, x)

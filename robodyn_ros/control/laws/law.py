@@ -61,6 +61,11 @@ class JointLaw:
         raise NotImplementedError
 
     @staticmethod
+    def pd(config: LawConfig, x: LawInput) -> np.ndarray:
+        """Kp (q_r - q) + Kd (qd_c - qd): the torque PD of the laws that add one."""
+        return config.kp * (x.q_r - x.q) + config.kd * (x.qd_c - x.qd)
+
+    @staticmethod
     def gravity_dropped(dyn, config: LawConfig, q: np.ndarray, tau: np.ndarray) -> np.ndarray:
         """``tau`` without g(q) when the robot compensates gravity itself."""
         if not config.include_gravity:
