@@ -42,7 +42,7 @@ ALLOWED = {
     'identification': {'identification', 'io', 'control', 'dynamics', 'model', 'sim'},
     'experiments': {'experiments', 'control', 'dynamics', 'model', 'sim'},
     'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model', 'validation'},
-    'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model'},
+    'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model', 'dynamics'},
 }
 #: generated_docs: below the CLI's commands (the CLI hands it its runner for the sections
 #: that show robodyn's output).

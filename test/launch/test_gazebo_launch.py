@@ -164,7 +164,7 @@ def test_the_arm_tracks_in_gazebo(gz_run):
 
 def test_the_error_has_no_acceleration_term_and_no_stamp_repeats(gz_run):
     assert gz_run['ready'], gz_run['text'][-3000:]
-    failures = error_term_failures(_report(gz_run))
+    failures = error_term_failures(_report(gz_run), 'gz')
     assert not failures, failures
 
 

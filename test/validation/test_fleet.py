@@ -210,3 +210,18 @@ def test_the_html_page_renders_its_table_in_a_headless_browser(fleet, tmp_path):
                    capture_output=True, timeout=120)
     assert shot.stat().st_size > 20_000
     print(f'screenshot: {shot}')
+
+
+def test_the_parent_loads_what_every_worker_needs_before_the_pool_forks(tmp_path):
+    """Forked workers inherit the imports, the model and its kernels: a fresh interpreter
+    that preloads holds them all before any bag is read."""
+    import subprocess
+    import sys
+    code = ('import sys; from robodyn_ros.validation.fleet import FleetOptions, preload, '
+            "_model; preload(FleetOptions(robot='three_link', plots=True)); "
+            "print(all(m in sys.modules for m in ('rosbags.rosbag2', 'scipy.signal', "
+            "'matplotlib.pyplot', 'robodyn_ros.validation.bag_stream')), "
+            "_model.cache_info().currsize)")
+    out = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.split() == ['True', '1'], out.stderr[-800:]
