@@ -121,15 +121,15 @@ def preload(options: FleetOptions) -> None:
     """Import what validating a bag needs and load the model with its compiled kernels,
     once in this process. Why: the pool's workers are forked from it, so they start with
     all of it (about a second per worker otherwise, the most of a small fleet's time)."""
-    from scipy.signal import savgol_filter  # noqa: F401 - the residual's filter
-
     from ..io.bag_reader import BagReader  # noqa: F401 - rosbags
     from .validate import validate_bag  # noqa: F401
     if options.plots:
         import matplotlib
         matplotlib.use('Agg')
         import matplotlib.pyplot  # noqa: F401
-    if options.robot:
+    if options.robot:  # the model residual: the model, its kernels, the filter
+        from scipy.signal import savgol_filter  # noqa: F401
+
         from ..dynamics import RigidBodyDynamics
         model = _model(options.robot, options.tip)
         dyn = RigidBodyDynamics(model, friction_smoothing=0.01)
