@@ -100,3 +100,10 @@ def test_the_tracking_guard_applies_to_the_laws_that_pull_to_the_reference(mode,
     assert _law(mode, 0.0).follows_reference is follows
     feedforward = ControlLaw(DYN, LawConfig('feedforward', np.zeros(7), np.zeros(7)))
     assert not feedforward.follows_reference
+
+
+def test_a_state_of_the_wrong_length_is_refused_not_computed():
+    """The compiled kernel would read a short array as if it were whole: the checked
+    path names it."""
+    with pytest.raises(InputError):
+        _law('computed_torque', 0.0)(Q[:6], QD, Q_R, QD_R, QDD_R)

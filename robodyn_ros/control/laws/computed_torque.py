@@ -20,7 +20,8 @@ class ComputedTorque(JointLaw):
     equation = 'M(q)(qdd_r + Kd e_dot + Kp e) + C(q, qd) qd + g(q) [+ tau_f(qd)]'
 
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
-        plain = all(type(a) is np.ndarray and a.dtype is _F64 for a in
+        shape = (dyn.n,)  # anything else takes the checked path (one line, InputError)
+        plain = all(type(a) is np.ndarray and a.dtype is _F64 and a.shape == shape for a in
                     (x.q, x.qd, x.q_r, x.qd_c, x.qdd_r))
         if plain:
             tau = dyn.computed_torque_prechecked(x.q, x.qd, x.q_r, x.qd_c, x.qdd_r,
