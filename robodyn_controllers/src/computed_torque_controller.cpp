@@ -74,7 +74,7 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", error.c_str());
     return CallbackReturn::ERROR;
   }
-  for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &acc_, &tau_, &gravity_,
+  for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &tau_, &gravity_,
       &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_,
       &applied_cmd_, &hold_w_, &hold_acc_, &zero_qd_, &hold_guard_, &hold_runaway_,
       &accepted_q_, &accepted_qd_, &brake_time_})

@@ -304,8 +304,8 @@ void ComputedTorqueController::brake(double dt) noexcept
   }
 }
 
-// The law (header) into tau_ [N m or N].
-// The configured law (joint_laws.hpp: one class per mode, held to robodyn_ros' laws).
+// The configured law into tau_ [N m or N] (joint_laws.hpp: one class per mode, held to
+// robodyn_ros' laws).
 void ComputedTorqueController::compute_law() noexcept
 {
   law_->torque(dynamics_, law_settings_,

@@ -147,7 +147,7 @@ private:
   bool has_effort_state_ = false;
 
   // per joint, sized in on_configure
-  std::vector<double> q_, qd_, effort_, q_ref_, qd_ref_, qdd_ref_, acc_, tau_, gravity_;
+  std::vector<double> q_, qd_, effort_, q_ref_, qd_ref_, qdd_ref_, tau_, gravity_;
   std::vector<double> kp_, kd_, hold_kp_, hold_kd_, damping_, hold_q_, last_q_, out_, last_cmd_;
   std::vector<double> last_qd_;  // with last_q_: the last valid state (plausible, finite)
   std::vector<double> previous_q_;  // the previous finite sample, valid or not
