@@ -11,8 +11,8 @@ from ..model import RobotModel
 from .report_schema import SCHEMA_VERSION, ContactsSummary, ModelSummary, ValidationReport
 from .thresholds import Thresholds
 
-__all__ = ['SCHEMA_VERSION', 'ValidationReport', 'add_contacts', 'build_report', 'write_outputs',
-           'print_summary']
+__all__ = ['SCHEMA_VERSION', 'ValidationReport', 'add_contacts', 'build_report', 'print_summary',
+           'recovered_share', 'write_outputs']
 
 
 def _diag_summary(diagnostics):
@@ -331,13 +331,19 @@ def print_summary(report: ValidationReport) -> None:
           + (f'  (report in {report["out_dir"]})' if 'out_dir' in report else ''))
 
 
+def recovered_share(messages: int, listed: int | None) -> str:
+    """'N of M messages (x %)' of a recovered bag ('N messages' when M is not known)."""
+    if not listed:
+        return f'{messages} messages (its metadata lists none)'
+    return f'{messages} of {listed} messages ({100.0 * messages / listed:.1f} %)'
+
+
 def _on_share(report) -> str:
     """' on N of M messages (x %)' of a damaged bag judged on what was complete."""
     share = report.get('recovered_share')
     if not share:
         return ''
-    from .validate import _share
-    return f" on {_share(share['messages'], share.get('listed'))}"
+    return f" on {recovered_share(share['messages'], share.get('listed'))}"
 
 
 def _excluded(overall) -> str:

@@ -203,21 +203,15 @@ def _judge_applied(report: ValidationReport, result: dict,
         report['passed'] = False
 
 
-def _share(messages: int, listed: int | None) -> str:
-    """'N of M messages (x %)' of a recovered bag ('N messages' when M is not known)."""
-    if not listed:
-        return f'{messages} messages (its metadata lists none)'
-    return f'{messages} of {listed} messages ({100.0 * messages / listed:.1f} %)'
-
-
 def _refuse_damaged(recovered: dict | None, recover: bool) -> None:
     """BagError for a bag whose storage is damaged, unless ``recover``: a verdict on part
     of a run must be asked for."""
     if recovered is None or not recovered.get('damaged') or recover:
         return
+    from .report import recovered_share
+    share = recovered_share(recovered['messages'], recovered.get('listed'))
     raise BagError(f"bag {recovered['original']} is damaged ({recovered['damaged'][:120]}): "
-                   f"{_share(recovered['messages'], recovered.get('listed'))} are complete; "
-                   '--recover judges those')
+                   f'{share} are complete; --recover judges those')
 
 
 def _check_options(settle_after_stall: float, max_torque_rate: float | None) -> None:
