@@ -77,9 +77,11 @@ class AppliedSteps:
         if change[k, j] > self.worst:
             self.worst, self.at, self.joint = float(change[k, j]), float(t[k + 1]), int(j)
 
-    def failure(self, max_torque_rate: float, joints: list[str]) -> str | None:
-        """Why the run fails the rate limit ``max_torque_rate`` [N m/s], or None: the worst
-        change over one cycle's budget (max_torque_rate x period)."""
+    def failure(self, max_torque_rate: float, joints: list[str],
+                source: str = '--max-torque-rate') -> str | None:
+        """Why the run fails the rate limit ``max_torque_rate`` [N m/s] (named by where it
+        came from, ``source``), or None: the worst change over one cycle's budget
+        (max_torque_rate x period)."""
         if self.period is None or self.at is None or self.joint is None or \
                 self.first is None:
             return None
@@ -88,5 +90,5 @@ class AppliedSteps:
             return None
         return (f'the applied torque stepped {self.worst:.4g} N m in one cycle on '
                 f'{joints[self.joint]} {self.at - self.first:.3f} s after the first state, '
-                f'over the budget {budget:.4g} N m (--max-torque-rate {max_torque_rate:g} '
+                f'over the budget {budget:.4g} N m ({source} {max_torque_rate:g} '
                 f"N m/s x the states' period {self.period * 1e3:.3g} ms)")

@@ -197,7 +197,9 @@ def _judge_applied(report: ValidationReport, result: dict,
         applied.period is None else max_torque_rate * applied.period
     report['torque']['applied_step_time'] = None if applied.at is None or \
         applied.first is None else applied.at - applied.first
-    reason = None if max_torque_rate is None else applied.failure(max_torque_rate, joints)
+    source = report['torque'].get('rate_limit_source') or '--max-torque-rate'
+    reason = None if max_torque_rate is None else \
+        applied.failure(max_torque_rate, joints, source)
     if reason:
         report['failures'].append(reason)
         report['passed'] = False
