@@ -24,7 +24,11 @@ from launch_ros.actions import Node
 
 from launch import LaunchDescription
 from robodyn_ros.defaults import CONTROLLER_NAME
-from robodyn_ros.nodes.launch_robot import LaunchArgumentError, existing_config
+from robodyn_ros.nodes.launch_robot import (
+    LaunchArgumentError,
+    existing_config,
+    transport_actions,
+)
 
 #: Arguments that override the YAML only when given (empty default = not given).
 OVERRIDES = {
@@ -66,4 +70,5 @@ def generate_launch_description():
         share, 'config', 'panda_real.yaml'), description='robodyn parameter YAML')]
     args += [DeclareLaunchArgument(name, default_value=DEFAULTS.get(name, ''),
                                    description=text) for name, text in OVERRIDES.items()]
-    return LaunchDescription(args + [OpaqueFunction(function=_controller)])
+    return LaunchDescription(transport_actions() + args +
+                             [OpaqueFunction(function=_controller)])

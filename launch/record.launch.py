@@ -39,7 +39,8 @@ def _recorder(context):
 
 
 def generate_launch_description():
-    return LaunchDescription([
+    from robodyn_ros.nodes.launch_robot import transport_actions
+    return LaunchDescription(transport_actions() + [
         DeclareLaunchArgument('bag_path', default_value='robodyn_bag',
                               description='rosbag2 directory to write'),
         DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),

@@ -72,7 +72,7 @@ from launch_ros.actions import Node
 from launch import LaunchDescription
 from robodyn_ros.defaults import CONTROLLER_NAME, NODE_RATE_SHARE
 from robodyn_ros.nodes.launch_robot import LaunchArgumentError as ArgumentError
-from robodyn_ros.nodes.launch_robot import new_bag_path
+from robodyn_ros.nodes.launch_robot import new_bag_path, transport_actions
 
 HARDWARE = ('mujoco', 'mujoco_ros2_control', 'mock', 'gz', 'robot')
 #: Mock hardware mirrors each effort command to the effort state and never moves: it
@@ -468,7 +468,7 @@ def _nodes(context):
 def generate_launch_description():
     share = get_package_share_directory('robodyn_ros')
     from robodyn_ros.nodes.launch_robot import robot_arguments
-    return LaunchDescription(robot_arguments(share) + [
+    return LaunchDescription(transport_actions() + robot_arguments(share) + [
         DeclareLaunchArgument('hardware', default_value='mujoco',
                               description=' | '.join(HARDWARE)),
         DeclareLaunchArgument('controller', default_value='plugin',

@@ -22,7 +22,7 @@ from launch_ros.actions import Node
 
 from launch import LaunchDescription
 from robodyn_ros.defaults import CONTROLLER_NAME
-from robodyn_ros.nodes.launch_robot import existing_config, new_bag_path
+from robodyn_ros.nodes.launch_robot import existing_config, new_bag_path, transport_actions
 from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
 
 
@@ -37,7 +37,7 @@ def generate_launch_description():
                               description='rosbag2 directory to write'),
         DeclareLaunchArgument('storage', default_value='mcap', description='mcap | sqlite3'),
     ]
-    return LaunchDescription(args + [OpaqueFunction(function=_nodes)])
+    return LaunchDescription(transport_actions() + args + [OpaqueFunction(function=_nodes)])
 
 
 def _nodes(context):

@@ -189,6 +189,8 @@ def _local_dds(domain):
     """DDS stays on this machine unless the environment says otherwise (before rclpy)."""
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', domain)
+    from .nodes.dds_transport import apply_transport
+    apply_transport()
 
 
 def _demo(args):

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..defaults import REFERENCE_TOPIC
 from ..errors import BenchmarkError
+from ..nodes.dds_transport import apply_transport
 from .loop_figures import cpu_times, loop_figures, steal_percent
 
 __all__ = ['run_loop_bench']
@@ -109,6 +110,7 @@ def run_loop_bench(duration=30.0, rate=1000.0, tmp='/tmp', pin=False, fifo=0):
     """
     os.environ.setdefault('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     os.environ.setdefault('ROS_DOMAIN_ID', '43')
+    apply_transport()  # the transport the controller's process chooses, for every process
     runs = {name: _one_run(name, duration, rate, tmp, pin, fifo=fifo)
             for name in ('echo', 'echo_raw', 'controller')}
     controller = runs['controller']['latency_ms']

@@ -6,7 +6,18 @@ import os
 from ..defaults import CONTROLLER_NAME
 
 __all__ = ['LaunchArgumentError', 'robot_arguments', 'config_model', 'existing_config',
-           'new_bag_path']
+           'new_bag_path', 'transport_actions']
+
+
+def transport_actions() -> list:
+    """The launch's first actions: every process it starts gets UDP instead of Fast DDS's
+    shared memory (dds_transport.py: why), and the log says which transport it is."""
+    from launch.actions import LogInfo, SetEnvironmentVariable
+
+    from .dds_transport import transport_environment
+    changes, line = transport_environment(os.environ)
+    return [SetEnvironmentVariable(k, v) for k, v in changes.items()] + [
+        LogInfo(msg=f'robodyn: {line}')]
 
 
 class LaunchArgumentError(RuntimeError):

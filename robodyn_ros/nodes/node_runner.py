@@ -14,6 +14,7 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.signals import SignalHandlerOptions
 
 from ..errors import RobodynError
+from .dds_transport import apply_transport
 
 __all__ = ['run_node', 'arm_exit_deadline', 'EXIT_DEADLINE', 'stop_helper', 'spin_in_thread']
 
@@ -133,6 +134,7 @@ def run_node(factory, name, args=None, events_executor=False):
     ``spin_once(executor, timeout_sec)`` runs its own loop (the recorder takes its messages
     itself) and uses ``executor`` for the rest.
     """
+    apply_transport()  # UDP, not Fast DDS's shared memory (dds_transport.py: why)
     try:
         rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     except Exception as exc:  # noqa: BLE001 - rcl refuses an argument: one line, exit 2

@@ -1,0 +1,66 @@
+"""The DDS transport of every process that carries torque commands or the states they answer:
+UDP, never Fast DDS's shared memory.
+
+Why: Fast DDS (rmw_fastrtps, ROS 2's default middleware) sends everything a process
+publishes under one lock per participant (``RTPSParticipantImpl::sendSync``), and the first
+send to another process's shared-memory port runs that port's health check while holding it.
+The check waits for the port's listener to show progress; an idle listener shows it only at
+its wait timeout, ``port_wait_timeout_ms`` = 1000 / 3 ms. So when a participant joins (a
+spawner, a ``ros2 topic echo``, the controller's own input gateway) every process that
+answers it can stop publishing for up to 333 ms (eProsima/Fast-DDS#6535, open; Fast DDS
+3.2.2 here): the node path's commands stopped for 0.20 s and the forward controller applied
+the last one meanwhile. ``rmw_fastrtps`` adds that transport itself for
+``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, so it is replaced by an equivalent profile
+without it (fastdds_loopback.xml: 127.0.0.1 only, no multicast, 32 initial peers). UDP over
+loopback costs a few tens of microseconds a message at 1 kHz (docs/benchmarks.md).
+
+``ROBODYN_DDS_SHARED_MEMORY=1`` keeps Fast DDS's default; a profile of the user's own
+(``FASTDDS_DEFAULT_PROFILES_FILE``) or another middleware is left as it is.
+"""
+
+from collections.abc import Mapping
+import os
+
+__all__ = ['KEEP_SHARED_MEMORY', 'LOOPBACK_PROFILE', 'apply_transport', 'transport_environment']
+
+#: Set to 1 to keep Fast DDS's shared-memory transport (not recommended: see above).
+KEEP_SHARED_MEMORY = 'ROBODYN_DDS_SHARED_MEMORY'
+#: The LOCALHOST profile without shared memory.
+LOOPBACK_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                'fastdds_loopback.xml')
+_FAST_DDS = ('', 'rmw_fastrtps_cpp', 'rmw_fastrtps_dynamic_cpp')
+_LOOPBACK = ('DDS transport: UDP on 127.0.0.1, no shared memory (a joining participant can '
+             "stall Fast DDS's shared-memory sends up to 333 ms)")
+
+
+def transport_environment(environ: Mapping[str, str]) -> tuple[dict[str, str], str]:
+    """The variables that give a process started with ``environ`` UDP instead of shared
+    memory, and one line saying what was chosen and why."""
+    if environ.get('RMW_IMPLEMENTATION', '') not in _FAST_DDS:
+        return {}, f'DDS transport: {environ["RMW_IMPLEMENTATION"]}\'s own (not Fast DDS)'
+    if environ.get(KEEP_SHARED_MEMORY, '') == '1':
+        return {}, f'DDS transport: Fast DDS default, shared memory kept ({KEEP_SHARED_MEMORY}=1)'
+    profile = environ.get('FASTDDS_DEFAULT_PROFILES_FILE', '')
+    if profile == LOOPBACK_PROFILE:  # set by the launch file already
+        return {}, _LOOPBACK
+    if profile or environ.get('FASTDDS_BUILTIN_TRANSPORTS', ''):
+        return {}, ("DDS transport: the environment's (FASTDDS_DEFAULT_PROFILES_FILE="
+                    f'{profile!r}, FASTDDS_BUILTIN_TRANSPORTS='
+                    f'{environ.get("FASTDDS_BUILTIN_TRANSPORTS", "")!r})')
+    scope = environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE', '').upper()
+    if scope == 'OFF':
+        return {}, 'DDS transport: discovery off (nothing crosses processes)'
+    if scope == 'LOCALHOST':
+        return ({'ROS_AUTOMATIC_DISCOVERY_RANGE': 'SYSTEM_DEFAULT',
+                 'FASTDDS_DEFAULT_PROFILES_FILE': LOOPBACK_PROFILE}, _LOOPBACK)
+    return ({'FASTDDS_BUILTIN_TRANSPORTS': 'UDPv4'},
+            "DDS transport: UDPv4, no shared memory (a joining participant stalls Fast DDS's "
+            'shared-memory sends up to 333 ms)')
+
+
+def apply_transport(environ=os.environ) -> str:
+    """Set the variables in this process's ``environ`` (before rclpy's first init: the
+    participant reads them once) and return the line of transport_environment."""
+    changes, line = transport_environment(environ)
+    environ.update(changes)
+    return line
