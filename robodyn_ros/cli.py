@@ -179,6 +179,11 @@ def _demo_parser(sub):
                         "the simulator's joint torque of it (robodyn contacts compares)")
     p.add_argument('--push-at', type=_seconds, default=1.0, help='[s] of simulated time')
     p.add_argument('--push-for', type=_seconds, default=0.5, help='[s]')
+    p.add_argument('--sim-payload', type=_payload_mass, default=0.0, metavar='KG',
+                   help="a payload at the tip that only the simulator knows (the controller's "
+                        'model does not: what the adaptive mode estimates)')
+    p.add_argument('--sim-payload-com', type=float, nargs=3, metavar=('X', 'Y', 'Z'),
+                   default=(0.0, 0.0, 0.0), help='its centre of mass [m, tip frame]')
     p.add_argument('--collision', default=None, metavar='FILE',
                    help='the controller detects collisions with these settings (robodyn '
                         'contacts --derive writes them)')
@@ -337,6 +342,17 @@ def _seconds(text):
         raise argparse.ArgumentTypeError(f'expected seconds, got {text!r}') from None
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f'expected a finite duration > 0 [s], got {text}')
+    return value
+
+
+def _payload_mass(text):
+    """argparse type: a payload mass [kg], finite, 0 to 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f'expected kilograms, got {text!r}') from None
+    if not math.isfinite(value) or not 0.0 <= value <= 100.0:
+        raise argparse.ArgumentTypeError(f'expected a mass from 0 to 100 kg, got {text}')
     return value
 
 

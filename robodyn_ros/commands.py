@@ -219,12 +219,16 @@ def _demo(args):
 
 
 def _demo_collision(args):
-    """(controller, sim) overrides of ``robodyn demo --push / --collision``."""
+    """(controller, sim) overrides of ``robodyn demo --push / --sim-payload /
+    --collision``."""
     ctrl: dict = {}
     sim: dict = {}
     if args.push is not None:
         sim.update(push_wrench=[*map(float, args.push), 0.0, 0.0, 0.0],
                    push_start=args.push_at, push_duration=args.push_for)
+    if args.sim_payload:  # the simulated arm carries it; the controller's model does not
+        sim.update({'payload.mass': float(args.sim_payload),
+                    'payload.com': [float(v) for v in args.sim_payload_com]})
     if args.collision:
         from .io.collision_file import read_collision_file
         from .model import load_robot

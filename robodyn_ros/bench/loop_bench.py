@@ -34,6 +34,11 @@ from .loop_figures import cpu_times, loop_figures, steal_percent
 
 __all__ = ['run_loop_bench']
 
+#: Seconds after the publisher first sees the target's subscription before states count
+#: (the target's side of the match may take that long); every state after it counts, the
+#: first seconds of a node's life included, as an outside harness counts them.
+WARMUP = 0.5
+
 
 def _spawn(*argv, cpus=None, fifo=0):
     def pin():
@@ -71,11 +76,11 @@ def _one_run(target, duration, rate, tmp, pin=False, extra=(), fifo=0):
         proc = _spawn('-m', module, 'echo', json.dumps({'raw': target == 'echo_raw'}),
                       cpus=target_cpus, fifo=fifo)
     answers, stamps = (os.path.join(tmp, f'{target}_{k}.npy') for k in ('answers', 'stamps'))
-    warmup = 2.0
+    warmup = WARMUP
     try:
         _wait_for(proc, 'configured', 120.0)
         listener = _spawn('-m', module, 'listen', json.dumps(dict(
-            out=answers, seconds=warmup + duration + 2.0,
+            out=answers, seconds=warmup + duration + 40.0,
             reference_topic=REFERENCE_TOPIC)), cpus=others)
         _wait_for(listener, 'ready', 60.0)
         time.sleep(1.0)

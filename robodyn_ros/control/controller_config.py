@@ -90,6 +90,9 @@ class ControllerConfig:
     feedforward_pd: bool = _default('feedforward_pd')
     velocity_lag: float = _default('velocity_lag')
     inertia_feedforward: bool = _default('inertia_feedforward')
+    adaptive_gamma: tuple[float, ...] = _default('adaptive.gamma')
+    adaptive_mass_max: float = _default('adaptive.mass_max')
+    adaptive_rest_speed: float = _default('adaptive.rest_speed')
     gravity: tuple[float, ...] = _default('gravity')
     earth_gravity: bool = _default('earth_gravity')
     command_topic: str = _default('command_topic')
@@ -306,6 +309,12 @@ def _payload_sizes(cfg: ControllerConfig) -> None:
                           f'{list(cfg.payload_com)}, {list(cfg.payload_inertia)}')
 
 
+def _adaptive_gamma_size(cfg: ControllerConfig) -> None:
+    if len(cfg.adaptive_gamma) not in (1, 3):
+        raise ConfigError(f'adaptive.gamma: expected 1 value (every parameter) or 3 (mass, '
+                          f'first moments, inertia), got {list(cfg.adaptive_gamma)}')
+
+
 def _reference_margin_covers_position(cfg: ControllerConfig) -> None:
     if cfg.reference_margin < cfg.position_margin:
         raise ConfigError(f'reference_margin ({cfg.reference_margin}) must be >= '
@@ -325,6 +334,7 @@ def _shutdown_ramp_fits(cfg: ControllerConfig, effort: np.ndarray) -> None:
 RULES = {'state_timeout_periods': _state_timeout_periods,
          'publish_rate_within_rate': _publish_rate_within_rate,
          'topic_name': _topic_name, 'payload_sizes': _payload_sizes,
+         'adaptive_gamma_size': _adaptive_gamma_size,
          'reference_margin_covers_position': _reference_margin_covers_position,
          'gravity_magnitude': ControllerConfig._check_gravity}
 #: Rules that need the robot (its effort limits), run by safety_limits.

@@ -214,9 +214,18 @@ class ControllerCore:
     def note_effort(self, names: Sequence[str], effort: Values) -> None:
         """The effort field of the state about to be cycled (``names``' order): what the
         collision watch takes as applied since the previous state (CollisionWatch.
-        note_state_effort)."""
+        note_state_effort), and before the first valid state where the rate limit starts
+        (the supervisor's first_effort: the torque the arm's driver applies)."""
         if self.collision is not None:
             self.collision.note_state_effort(self.joint_map, names, effort)
+        if self.supervisor.state == WAITING:  # the rate limit's start (initial_output hold)
+            self.supervisor.first_effort = self.joint_map.reported_effort(names, effort)[0]
+
+    @property
+    def wants_effort(self) -> bool:
+        """Whether the next state's effort field is read (:meth:`note_effort`): by the
+        collision watch, and before the first valid state."""
+        return self.collision is not None or self.supervisor.state == WAITING
 
     def cycle(self, now: float, names: Sequence[str], position: Values,
               velocity: Values, stamp: float = 0.0) -> Command | None:
@@ -423,6 +432,9 @@ class ControllerCore:
             self.supervisor.fault(now, f'cross-check: |tau - tau_pinocchio| = '
                                        f'{check.last:.3g} > {check.tolerance:.3g}', latch=True)
             return None
+        if hasattr(self.law, 'adapt'):  # a law with state (ControlLaw.adapt)
+            touching = self.collision is not None and self.collision.detector.contact is not None
+            self.law.adapt(now, self.supervisor.state == ACTIVE and not touching)
         return tau
 
     # -- reporting --------------------------------------------------------------------

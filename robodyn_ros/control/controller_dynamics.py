@@ -6,7 +6,7 @@ import numpy as np
 from ..dynamics import RigidBodyDynamics
 from ..errors import ConfigError, InputError, ModelError
 from ..model.payload import payload_inertial, with_payload
-from .laws import ControlLaw, LawConfig
+from .laws import Adaptation, ControlLaw, LawConfig
 
 __all__ = ['controller_dynamics', 'payload_body', 'arm_reach']
 
@@ -62,7 +62,9 @@ def controller_dynamics(model, config, payload=None, method='recursive'):
         law = ControlLaw(dyn, LawConfig(
             config.mode, config.per_joint('kp', n), config.per_joint('kd', n),
             config.include_gravity, config.include_friction, config.feedforward_pd,
-            config.velocity_lag, config.inertia_feedforward))
+            config.velocity_lag, config.inertia_feedforward, Adaptation(
+                tuple(config.adaptive_gamma), config.adaptive_mass_max,
+                config.adaptive_rest_speed)))
     except InputError as exc:
         raise ConfigError(str(exc)) from None
     return dyn, law

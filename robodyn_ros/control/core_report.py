@@ -29,6 +29,12 @@ def core_diagnostics(core, now: float) -> tuple[Level, str, dict[str, str]]:
     values.update(core.stats.summary())
     if core.cross_check is not None:
         values.update(core.cross_check.summary())
+    estimate = getattr(core.law.law, 'estimate', None)  # the adaptive law's
+    if estimate is not None:
+        pi = estimate.pi
+        values['payload_estimate'] = ' '.join(f'{v:.6g}' for v in pi)  # [m, mc, I_O] tip
+        values['payload_estimate_mass'] = f'{pi[0]:.4f}'
+        values['payload_estimate_com'] = ' '.join(f'{v / pi[0]:.4f}' for v in pi[1:4])
     level, message = LEVELS[sup.state], f'{sup.state}: {sup.reason}'
     watch = core.collision
     if watch is not None:

@@ -25,7 +25,8 @@ def compile_kernels() -> float:
     from .controller_config import ControllerConfig
     from .controller_core import ControllerCore
     model = load_robot('three_link')
-    for params in (dict(kp=[100.0], kd=[20.0]), dict(mode='feedforward', include_friction=True)):
+    for params in (dict(kp=[100.0], kd=[20.0]), dict(mode='feedforward', include_friction=True),
+                   dict(mode='adaptive')):  # adaptive: its regressor's kernel
         core = ControllerCore(model, ControllerConfig.from_parameters(params))
         core.warm_up()
         core.verify_model()

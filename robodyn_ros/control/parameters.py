@@ -122,6 +122,15 @@ _CONTROLLER = (
        'position [s]: the derivative term compares it with the reference velocity of that '
        'instant, qd_r - lag qdd_r (a backward-difference velocity, as semi-implicit Euler '
        'physics reports it, is half a step old)', low=0.0, high=0.01, unit='s'),
+    _p('adaptive.gamma', 'float list', [0.2, 0.005, 5e-5], 'adaptive mode: adaptation rates '
+       "of the payload mass, first moments and inertia (Gamma Y^T s is each one's rate: "
+       'kg/s, kg m/s, kg m^2/s)', low=0.0, high=1e3, note='1 or 3 values, 0 to 1000',
+       rule='adaptive_gamma_size'),
+    _p('adaptive.mass_max', 'float', 5.0, 'adaptive mode: the heaviest payload the estimate '
+       'may reach [kg]', low=0.0, low_open=True, high=100.0, unit='kg'),
+    _p('adaptive.rest_speed', 'float', 0.01, 'adaptive mode: the estimate is frozen while '
+       'every joint and the reference move slower than this [rad/s or m/s]', low=0.0,
+       high=1.0, unit='rad/s'),
     _p('gravity', 'float list', list(GRAVITY), 'gravity in the base frame [m/s^2]',
        note='3 values; |g| = 9.81 +- 0.1 unless earth_gravity is false (then <= 30)',
        rule='gravity_magnitude'),
@@ -150,7 +159,8 @@ _CONTROLLER = (
        'while the state is trusted, g(q) - D qd when it is not (stale, or two sources); '
        "'zero'", options=tuple(SafeCommand)),
     _p('initial_output', 'str', 'hold', "start of the rate limit at the first activation: "
-       "'hold' (the torque holding the arm where its brakes held it) or 'zero'",
+       "'hold' (the effort the first state reports as applied, else the model's torque "
+       "holding the arm where its brakes held it) or 'zero'",
        options=tuple(InitialOutput)),
     _p('damping', 'float list', [1.0], 'D of the gravity + damping hold (state not '
        'trusted), 1 or n [N m s/rad]; applied at most 0.78 / ((M^-1)_jj hold_latency) per '

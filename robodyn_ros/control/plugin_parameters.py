@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 
 from ..dynamics import RigidBodyDynamics
+from ..errors import ConfigError
 from ..model.robot_model import RobotModel
 from .controller_config import ControllerConfig, safety_limits, velocity_limits
 from .controller_dynamics import controller_dynamics, payload_body
+from .laws import PLUGIN_MODES
 
 __all__ = ['PLUGIN', 'IN_MODEL_ROWS', 'NOT_EXPORTED', 'OWNED_ELSEWHERE', 'export_notes',
            'plugin_config', 'plugin_parameters', 'plugin_rows', 'row_table']
@@ -47,6 +49,9 @@ NOT_EXPORTED = {
     'cross_check_tolerance': 'as cross_check_every',
     'hold_latency': 'the plugin closes its loop in one hardware cycle: its hold is built '
                     'for that latency',
+    'adaptive.gamma': 'the adaptive law runs on the node path only',
+    'adaptive.mass_max': 'as adaptive.gamma',
+    'adaptive.rest_speed': 'as adaptive.gamma',
 }
 #: Node settings that on the C++ path belong to controller_manager (rate, spawning) or the
 #: JointTrajectoryController (the reference, goals and their tolerances): one note for all.
@@ -145,6 +150,10 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
     """The ``ros__parameters`` of the plugin for ``model`` under ``config``: joints in
     chain order, gravity in DH frame 0 [m/s^2], ``model.<joint>.*`` rows, the law and the
     safety settings. ``source`` names where the model came from (``model_name``)."""
+    if config.mode not in PLUGIN_MODES:
+        raise ConfigError(f'mode {config.mode!r}: the C++ controller has '
+                          f'{", ".join(PLUGIN_MODES)}; {config.mode} runs on the node path '
+                          '(controller:=node)')
     n = model.n
     payload = payload_body(config.payload_mass, config.payload_com, config.payload_inertia,
                            model)

@@ -86,11 +86,11 @@ IMPEDANCE_K, IMPEDANCE_ZETA = 400.0, 1.0
 def mode_gains(mode, model, q0, ctrl):
     """(kp, kd) of ``mode`` when the config's are computed torque's (acceleration gains
     kp [1/s^2], kd [1/s], critically damped at kd = 2 sqrt(kp)): joint_impedance K =
-    IMPEDANCE_K [N m/rad], D = 2 zeta sqrt(K M_jj(q0)); passivity Lambda = kd / 2 [1/s]
-    and K_D = Lambda M_jj(q0) [N m s/rad], the error's poles where computed torque puts
-    them (-kd / 2, twice); feedforward and gravity TORQUE_PD."""
+    IMPEDANCE_K [N m/rad], D = 2 zeta sqrt(K M_jj(q0)); passivity and adaptive Lambda =
+    kd / 2 [1/s] and K_D = Lambda M_jj(q0) [N m s/rad], the error's poles where computed
+    torque puts them (-kd / 2, twice); feedforward and gravity TORQUE_PD."""
     n = model.n
-    if mode not in ('joint_impedance', 'passivity'):
+    if mode not in ('joint_impedance', 'passivity', 'adaptive'):
         return [TORQUE_PD[0]] * n, [TORQUE_PD[1]] * n
     from ..dynamics import RigidBodyDynamics
     m = np.diag(RigidBodyDynamics(model, 'kronecker').mass_matrix(q0))

@@ -56,6 +56,7 @@ class RigidBodyDynamics:
                              'inertials; kinematics and DH tables work without them')
         self.model = model
         self.method = method
+        self.gravity = np.asarray(gravity, dtype=float)  # base frame [m/s^2]
         self.n = model.n
         self.chain = dh_chain(model, gravity)
         self.viscous = (np.array([j.damping for j in model.joints]) if viscous is None

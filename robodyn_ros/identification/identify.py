@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError
-from .inertial_parameters import from_log_cholesky, log_cholesky
+from ..model.inertial_parameters import from_log_cholesky, log_cholesky
 from .regressor import PayloadRegressor, friction_regressor
 
 __all__ = ['Identification', 'filtered_motion', 'identify', 'MAX_CONDITION', 'MIN_SECONDS']

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..defaults import CONTROLLER_NAME
 from ..io.params_yaml import dump_parameters
-from .inertial_parameters import from_vector
+from ..model.inertial_parameters import from_vector
 
 __all__ = ['write_identification']
 

@@ -13,12 +13,12 @@ from ..defaults import JOINT_STATES
 from ..dynamics import RigidBodyDynamics
 from ..io import BagWriter, encode_joint_state
 from ..model.inertial import Inertial
+from ..model.inertial_parameters import from_vector, to_vector
 from ..model.registry import PANDA_HOME
 from ..sim.mujoco_sim import MujocoSim
 from .bag_motion import motion_from_bag
 from .excitation import design_excitation
 from .identify import identify
-from .inertial_parameters import from_vector, to_vector
 from .regressor import with_payload
 
 __all__ = ['TRUE_PAYLOAD', 'TRUE_VISCOUS', 'TRUE_COULOMB', 'run_example']

@@ -311,7 +311,7 @@ class ControllerNode(LifecycleNode):
             position, velocity = layout.values(raw)[:2]
             core.on_state(now, layout.names, position, velocity, stamp)
             return
-        if core.collision is not None:  # the observer takes what the hardware applied
+        if core.wants_effort:  # the observer, and the first command, start from the arm's
             core.note_effort(layout.names, layout.values(raw)[2])
         if layout.packed:  # the fused cycle reads the bytes: nothing decoded here
             command = core.cycle_packed(now, layout.names, raw, layout.offsets, stamp)

@@ -33,6 +33,15 @@ def next_tick(tick, period, now):
     return tick + missed * period, missed
 
 
+def _matched(node, pub, timeout: float) -> float:
+    """The time [s, monotonic] the target's subscription was first seen (the count starts
+    from there: states sent before anyone listens are nobody's to answer)."""
+    deadline = time.monotonic() + timeout
+    while pub.get_subscription_count() < 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return time.monotonic()
+
+
 def _publish(args):
     import rclpy
     from sensor_msgs.msg import JointState
@@ -43,7 +52,7 @@ def _publish(args):
     msg.name = PANDA_JOINTS
     msg.position, msg.velocity = PANDA_Q0, [0.0] * 7
     period = 1.0 / args['rate']
-    start = time.monotonic()
+    start = _matched(node, pub, args.get('match_timeout', 30.0))
     window = (start + args['warmup'], start + args['warmup'] + args['duration'])
     stamps, skipped = [], 0
     tick = start + period
@@ -94,8 +103,8 @@ def _listen(args):
     executor.add_node(node)
     end = time.monotonic() + args['seconds']
     print('ready', flush=True)
-    while time.monotonic() < end:
-        executor.spin_once(timeout_sec=0.05)
+    while time.monotonic() < end and not (answers and time.monotonic() - answers[-1][1] > 2.0):
+        executor.spin_once(timeout_sec=0.05)  # until 2 s without an answer, once they came
     np.save(args['out'], np.array(answers).reshape(-1, 2))
     np.save(args['out'].replace('.npy', '_compute.npy'), np.array(compute).reshape(-1, 7))
     node.destroy_node()

@@ -21,7 +21,7 @@ from trajectory_msgs.msg import JointTrajectory
 
 from ..control import JointMap
 from ..defaults import COMMAND_TOPIC, GRAVITY, JOINT_STATES
-from ..errors import ConfigError, RobodynError, SimulationError
+from ..errors import ConfigError, ModelError, RobodynError, SimulationError
 from ..sim import MujocoSim
 from ..sim.command_pacer import CommandPacer
 from ..sim.jtc_emulation import JtcEmulator
@@ -29,6 +29,9 @@ from ..sim.mujoco_sim import Obstacle
 from .node_messages import to_time
 from .node_parameters import declare, declare_robot, model_from_parameters
 from .node_runner import run_node
+
+#: Side of the uniform cube a payload's default inertia is [m].
+CUBE_SIDE = 0.1
 
 __all__ = ['SimNode', 'main']
 
@@ -55,6 +58,11 @@ def _declare_parameters(node):
     declare(node, 'command_wait_timeout', 0.5, 'free running: longest wait for a command '
             '[s, wall], then the sim runs free until a command arrives (a controller that '
             'stopped)')
+    declare(node, 'payload.mass', 0.0, 'a payload at the tip that the simulated arm carries '
+            '[kg] (0: none; the controller knows only its own payload parameters)')
+    declare(node, 'payload.com', [0.0, 0.0, 0.0], 'its centre of mass in the tip frame [m]')
+    declare(node, 'payload.inertia', [0.0] * 6, 'its inertia about the com, xx xy xz yy yz '
+            'zz [kg m^2] (zeros: a uniform 0.1 m cube of its mass)')
     declare(node, 'position_noise', 0.0, 'std of position noise [rad or m]', dynamic=True)
     declare(node, 'velocity_noise', 0.0, 'std of velocity noise [rad/s or m/s]', dynamic=True)
     declare(node, 'gravity', list(GRAVITY), 'gravity in the base frame [m/s^2]',
@@ -90,6 +98,8 @@ class SimNode(Node):
             raise ConfigError('sim: set robot_description, urdf_file or robot')
         q0 = [float(v) for v in p('q0').value]
         model = _with_damping(model, p('damping').value)
+        model = _with_payload(model, p('payload.mass').value, p('payload.com').value,
+                              p('payload.inertia').value)
         self.model = model
         self.sim = MujocoSim(model, q0 if len(q0) == model.n else None, p('gravity').value,
                              1.0 / p('rate').value,
@@ -230,6 +240,22 @@ def _obstacle(values, tool_radius):
         return Obstacle.from_values([float(v) for v in values], float(tool_radius))
     except (RobodynError, TypeError, ValueError) as exc:
         raise ConfigError(f'obstacle / tool_radius: {exc}') from None
+
+
+def _with_payload(model, mass, com, inertia):
+    """``model`` carrying a payload of ``mass`` [kg] at ``com`` (tip frame) [m], inertia
+    about the com (6 values; zeros: a uniform 0.1 m cube's); ConfigError naming a bad one."""
+    from ..model.payload import payload_inertial, with_payload
+    if float(mass) == 0.0:
+        return model
+    values = [float(v) for v in inertia]
+    if not any(values):
+        side = CUBE_SIDE ** 2 * float(mass) / 6.0
+        values = [side, 0.0, 0.0, side, 0.0, side]
+    try:
+        return with_payload(model, payload_inertial(float(mass), list(com), values), xml=False)
+    except (ModelError, ValueError) as exc:
+        raise ConfigError(f'sim payload: {exc}') from None
 
 
 def _with_damping(model, damping):

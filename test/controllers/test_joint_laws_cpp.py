@@ -12,7 +12,8 @@ from test_dh_dynamics_cpp import _D
 
 from robodyn_ros.control.controller_config import ControllerConfig
 from robodyn_ros.control.controller_dynamics import controller_dynamics
-from robodyn_ros.control.laws import MODES, ControlLaw, LawConfig
+from robodyn_ros.control.laws import PLUGIN_MODES as MODES
+from robodyn_ros.control.laws import ControlLaw, LawConfig
 from robodyn_ros.control.plugin_parameters import plugin_parameters, row_table
 from robodyn_ros.model import load_robot
 

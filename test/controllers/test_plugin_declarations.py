@@ -50,9 +50,11 @@ def test_a_shared_setting_has_one_meaning(name):
     node_default = node.default[0] if isinstance(node.default, list) and \
         not isinstance(default, list) else node.default
     assert default == node_default, (default, node.default)
-    if name == 'mode':
+    if name == 'mode':  # the laws the C++ controller has (the registry says which)
+        from robodyn_ros.control.laws import PLUGIN_MODES
         (options,) = plugin['validation']['one_of<>']
-        assert tuple(options) == tuple(node.options)
+        assert tuple(options) == PLUGIN_MODES
+        assert set(PLUGIN_MODES) <= set(node.options)
         return
     low, high = _bounds(plugin)
     if name in NARROWER:

@@ -7,14 +7,14 @@ import pytest
 from robodyn_ros.dynamics import RigidBodyDynamics
 from robodyn_ros.dynamics.verification.pinocchio_chain import PinocchioChain
 from robodyn_ros.identification import PayloadRegressor, from_vector, to_vector, with_payload
-from robodyn_ros.identification.inertial_parameters import (
+from robodyn_ros.identification.sim_example import TRUE_PAYLOAD
+from robodyn_ros.model import load_robot
+from robodyn_ros.model.inertial import Inertial
+from robodyn_ros.model.inertial_parameters import (
     from_log_cholesky,
     is_consistent,
     log_cholesky,
 )
-from robodyn_ros.identification.sim_example import TRUE_PAYLOAD
-from robodyn_ros.model import load_robot
-from robodyn_ros.model.inertial import Inertial
 
 PAYLOAD = to_vector(TRUE_PAYLOAD)
 

@@ -24,7 +24,7 @@ from robodyn_ros.io import BagReader
 pytestmark = pytest.mark.integration
 
 ROS2 = os.path.join(os.path.dirname(sys.executable), 'ros2')
-DOMAIN = 87
+DOMAIN = 114
 #: Rounds of joiners, joiners a round, how long each lives [s].
 ROUNDS, AT_ONCE, LIFE = 5, 4, 2.5
 #: The node's state_timeout (config/panda.yaml) [s]: a longer gap in its output is a pause.

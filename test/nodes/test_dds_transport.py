@@ -74,7 +74,7 @@ def test_fast_dds_loads_the_profile_and_two_processes_talk_over_it(tmp_path):
     """A participant on the profile finds one on rmw's LOCALHOST transports and gets its
     messages (what a user's `ros2 topic echo` and the node do)."""
     pytest.importorskip('rclpy')
-    env = dict(os.environ, ROS_DOMAIN_ID='89', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
+    env = dict(os.environ, ROS_DOMAIN_ID='115', ROS_AUTOMATIC_DISCOVERY_RANGE='LOCALHOST')
     talker = dict(env, ROS_AUTOMATIC_DISCOVERY_RANGE='SYSTEM_DEFAULT',
                   FASTDDS_DEFAULT_PROFILES_FILE=LOOPBACK_PROFILE)
     code = ('import sys, time, rclpy\nfrom std_msgs.msg import String\nrclpy.init()\n'

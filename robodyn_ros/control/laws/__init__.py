@@ -4,7 +4,8 @@ Every place that names a mode reads :data:`MODES` (the node's ``mode`` parameter
 CLI's ``--mode``, ``robodyn demo``, the generated docs) or is tested against it (the C++
 controller's parameter YAML ``one_of`` and its law classes, robodyn_controllers/
 include/robodyn_controllers/joint_laws.hpp). A new law: one module here, its entry in
-:data:`LAWS`, one class in joint_laws.hpp / joint_laws.cpp, one conformance case.
+:data:`LAWS`, one class in joint_laws.hpp / joint_laws.cpp, one conformance case (a law
+the C++ controller does not have yet says so in its ``paths``: adaptive, node only).
 
 ``include_gravity=False`` drops g (robots that compensate gravity internally in torque
 mode: Franka, Kinova, UR direct_torque); ``include_friction`` adds the friction model.
@@ -20,19 +21,23 @@ by (Kd dt / 2) / Kp qdd_r (5e-5 s^2 at Kp = 400, Kd = 40, 1 ms).
 import numpy as np
 
 from ...errors import InputError
+from .adaptive import Adaptive
 from .computed_torque import ComputedTorque
 from .feedforward import Feedforward
 from .gravity import Gravity
 from .joint_impedance import JointImpedance
-from .law import JointLaw, LawConfig, LawInput
+from .law import Adaptation, JointLaw, LawConfig, LawInput
 from .passivity import Passivity
 
-__all__ = ['LAWS', 'MODES', 'ControlLaw', 'JointLaw', 'LawConfig', 'LawInput']
+__all__ = ['LAWS', 'MODES', 'PLUGIN_MODES', 'Adaptation', 'ControlLaw', 'JointLaw',
+           'LawConfig', 'LawInput']
 
 #: Every law by its mode name, in the order the options are listed.
 LAWS: dict[str, JointLaw] = {law.name: law for law in (
-    ComputedTorque(), Feedforward(), Gravity(), JointImpedance(), Passivity())}
+    ComputedTorque(), Feedforward(), Gravity(), JointImpedance(), Passivity(), Adaptive())}
 MODES = tuple(LAWS)
+#: The laws the C++ controller has too (joint_laws.cpp; its parameter YAML's one_of).
+PLUGIN_MODES = tuple(m for m in MODES if 'plugin' in LAWS[m].paths)
 
 
 class ControlLaw:
@@ -53,13 +58,18 @@ class ControlLaw:
         self.dyn = dynamics
         self.config = LawConfig(config.mode, self.kp, self.kd, config.include_gravity,
                                 config.include_friction, config.feedforward_pd, lag,
-                                config.inertia_feedforward)
-        self.law = LAWS[config.mode]
+                                config.inertia_feedforward, config.adaptation)
+        self.law = LAWS[config.mode].fresh(dynamics, self.config)
 
     @property
     def follows_reference(self) -> bool:
         """Whether the tracking guard applies (the law pulls the arm to the reference)."""
         return self.law.follows_reference(self.config)
+
+    def adapt(self, now: float, allowed: bool) -> None:
+        """After the cycle's torque at ``now`` [s]: a law with state (adaptive) updates it
+        when ``allowed`` (active, no contact), else holds it."""
+        self.law.adapt(now, allowed)
 
     def __call__(self, q, qd, q_ref, qd_ref, qdd_ref):
         """Torque (n,) [N m or N] for the measured and reference state."""

@@ -12,7 +12,25 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = ['JointLaw', 'LawConfig', 'LawInput']
+__all__ = ['Adaptation', 'JointLaw', 'LawConfig', 'LawInput']
+
+
+@dataclass(frozen=True)
+class Adaptation:
+    """The adaptive law's settings (laws/adaptive.py): ``gamma`` the adaptation rates of the
+    mass, the first moments and the inertia (Gamma's diagonal; with Y^T s in N m rad/s per
+    unit of the parameter, Gamma Y^T s is that parameter's rate: kg/s, kg m/s, kg m^2/s),
+    ``mass_max`` [kg] the heaviest payload the estimate may reach, ``rest_speed`` [rad/s or
+    m/s] below which a joint is at rest."""
+
+    gamma: tuple[float, ...] = (0.2, 0.005, 5e-5)
+    mass_max: float = 5.0
+    rest_speed: float = 0.01
+
+    def diagonal(self) -> np.ndarray:
+        """Gamma's diagonal (10,) in pi's order [m, mc (3), I_O (6)]."""
+        g = np.resize(np.asarray(self.gamma, dtype=float), 3)  # one value: every parameter
+        return np.array([g[0], g[1], g[1], g[1], *([g[2]] * 6)])
 
 
 @dataclass(frozen=True)
@@ -27,6 +45,7 @@ class LawConfig:
     feedforward_pd: bool = False
     velocity_lag: float = 0.0
     inertia_feedforward: bool = True
+    adaptation: Adaptation = Adaptation()
 
 
 @dataclass(frozen=True)
@@ -48,6 +67,8 @@ class JointLaw:
     guard applies (a law with nothing pulling the arm to the reference: no)."""
 
     name: ClassVar[str]
+    #: where the law runs: the node (Python) and the C++ plugin (joint_laws.cpp)
+    paths: ClassVar[tuple[str, ...]] = ('node', 'plugin')
     #: what kp and kd mean for this law, with units (parameters and docs read it)
     gains: ClassVar[str]
     #: the torque it computes, and the seed equation it rests on
@@ -55,6 +76,15 @@ class JointLaw:
 
     def follows_reference(self, config: LawConfig) -> bool:
         return True
+
+    def fresh(self, dyn, config: LawConfig) -> 'JointLaw':
+        """The instance a controller uses: this one (a law without state), or a new one
+        holding the state of a law that has some (adaptive's estimate)."""
+        return self
+
+    def adapt(self, now: float, allowed: bool) -> None:
+        """After each commanded cycle at ``now`` [s]: a law with state updates it when
+        ``allowed`` (active, no contact); the others do nothing."""
 
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
         """The torque (n,) [N m or N], a new array the caller may keep."""

@@ -102,6 +102,8 @@ class SafetySupervisor:
         self.latched = False
         self.output = np.zeros(n)
         self.output_time = None
+        #: the effort the first valid state reported as applied (chain order), if usable
+        self.first_effort: np.ndarray | None = None
         self.q_valid = None
         self.qd_valid = None
         self.valid_time = None
@@ -239,8 +241,11 @@ class SafetySupervisor:
             self._enter(RAMP_IN, 'valid joint state', now)
             self.ramp_from = self.safe_target(now)
             if self.output_time is None and self.limits.initial_output == InitialOutput.HOLD:
-                self.output = np.clip(self.safe_target(now, final=True), -self.limits.effort,
-                                      self.limits.effort)
+                # what the arm's driver applies (a model that misses a payload holds it
+                # differently), else the hold of the model
+                start = self.first_effort if self.first_effort is not None else \
+                    self.safe_target(now, final=True)
+                self.output = np.clip(start, -self.limits.effort, self.limits.effort)
             return True
         if self.state == SAFE and not self.latched:
             self._enter(RAMP_IN, 'valid joint states again; holding the current position', now)

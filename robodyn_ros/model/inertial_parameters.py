@@ -8,7 +8,7 @@ pseudo-inertia), which makes every estimate physically consistent: J positive de
 
 import numpy as np
 
-from ..model.inertial import Inertial
+from .inertial import Inertial
 
 __all__ = ['to_vector', 'from_vector', 'pseudo_inertia', 'from_pseudo_inertia',
            'log_cholesky', 'from_log_cholesky', 'is_consistent', 'NAMES']
