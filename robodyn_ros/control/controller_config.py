@@ -84,6 +84,7 @@ class ControllerConfig:
     interpolation: str = _default('interpolation')
     kp: tuple[float, ...] = _default('kp')
     kd: tuple[float, ...] = _default('kd')
+    gain_ramp_time: float = _default('gain_ramp_time')
     include_gravity: bool = _default('include_gravity')
     include_friction: bool = _default('include_friction')
     friction_smoothing: float = _default('friction_smoothing')

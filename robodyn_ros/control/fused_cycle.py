@@ -152,6 +152,11 @@ class FusedCycle:
         self.lag = float(law.config.velocity_lag)
         self._qd_cmp = np.empty(n)
 
+    def set_gains(self, kp: np.ndarray, kd: np.ndarray) -> None:
+        """The law's gains changed between cycles (laws/gain_blend.py): O(n)."""
+        self.limits[ROW_KP] = kp
+        self.limits[ROW_KD] = kd
+
     @classmethod
     def build(cls, core, dyn=None, law=None, cross_check=None):
         """The FusedCycle of a ControllerCore's dynamics and law (``dyn``, ``law``,

@@ -106,9 +106,14 @@ _CONTROLLER = (
        'by what its points carry, as JointTrajectoryController: quintic with accelerations, '
        'cubic with velocities, linear with positions only), quintic or cubic', options=KINDS),
     _p('kp', 'float list', [0.0], 'proportional gains, 1 or n (computed_torque: [1/s^2]; '
-       'passivity: Lambda [1/s]; else [N m/rad])', low=0.0, min_length=1),
+       'passivity, adaptive: Lambda [1/s]; else [N m/rad]); set while running: blended in '
+       'over gain_ramp_time', low=0.0, min_length=1, runtime=True),
     _p('kd', 'float list', [0.0], 'derivative gains, 1 or n (computed_torque: [1/s]; '
-       'passivity: K_D [N m s/rad]; else [N m s/rad])', low=0.0, min_length=1),
+       'passivity, adaptive: K_D [N m s/rad]; else [N m s/rad]); set while running: blended '
+       'in over gain_ramp_time', low=0.0, min_length=1, runtime=True),
+    _p('gain_ramp_time', 'float', 1.0, 'how long kp and kd set while running take to reach '
+       'their new values (a raised cosine) [s]; 0: at the next cycle, within the rate limit',
+       low=0.0, high=60.0, unit='s'),
     _p('include_gravity', 'bool', True, 'add g(q); false on robots that compensate gravity '
        '(Franka, UR, Kinova)'),
     _p('include_friction', 'bool', False, 'add viscous + Coulomb friction (seed 004); false '

@@ -59,7 +59,11 @@ def prepare_payload(core, mass: float, com: Sequence[float],
 def adopt_payload(core, prepared: PreparedPayload) -> None:
     """Swap ``prepared`` into ``core`` (the control thread, between cycles; O(1)): the
     supervisor's gravity and the collision observer follow the new dynamics."""
-    core.payload, core.dyn, core.law = prepared.body, prepared.dyn, prepared.law
+    law = prepared.law  # built with the configured gains: the ones in force carry over
+    law.kp[:], law.kd[:], law.gains = core.law.kp, core.law.kd, core.law.gains
+    if prepared.fused is not None:
+        prepared.fused.set_gains(law.kp, law.kd)
+    core.payload, core.dyn, core.law = prepared.body, prepared.dyn, law
     core.cross_check, core.fused_cycle = prepared.cross_check, prepared.fused
     if core.config.include_gravity:
         core.supervisor.gravity = prepared.dyn.gravity_vector

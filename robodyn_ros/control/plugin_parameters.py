@@ -50,6 +50,7 @@ NOT_EXPORTED = {
     'hold_latency': 'the plugin closes its loop in one hardware cycle: its hold is built '
                     'for that latency',
     'adaptive.gamma': 'the adaptive law runs on the node path only',
+    'gain_ramp_time': "the plugin's gains are set at configure",
     'adaptive.mass_max': 'as adaptive.gamma',
     'adaptive.rest_speed': 'as adaptive.gamma',
 }

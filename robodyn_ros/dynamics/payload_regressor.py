@@ -57,8 +57,8 @@ class PayloadRegressor:
         self._stack = None if work is None else np.stack(
             [d.kernel_workspace()[0] for d in [self.reference, *self.basis]])
         self._scratch = np.zeros((5, model.n))
-        self._tau, self._buf = (None, None) if work is None else (work[1].copy(),
-                                                                  work[2].copy())
+        self._tau: np.ndarray | None = None if work is None else work[1].copy()
+        self._buf: np.ndarray | None = None if work is None else work[2].copy()
 
     def known(self, q, qd, qdd):
         """tau_0 (n,): the model without payload and friction (seed 000 eq. 29)."""

@@ -1,5 +1,6 @@
 """What the control thread swaps in between two cycles, each in O(1): a trajectory the
-worker converted, a payload the payload worker prepared, the action's requests. The
+worker converted, a payload the payload worker prepared, the gains' blend, the action's
+requests. The
 workers do the unbounded work on their own threads; the cycle only adopts the result."""
 
 from ..control.events import EventKind, emit
@@ -21,6 +22,10 @@ def apply_requests(run, now: float) -> None:
                 emit(run.core.events, EventKind.PAYLOAD_REFUSED, Level.WARN, prepared)
             else:
                 run.core.adopt_payload(prepared)
+    core = run.core
+    if core.law.gains.active and core.law.step_gains(now, core.config.gain_ramp_time) and \
+            core.fused_cycle is not None:  # the fused cycle keeps its own copy of the gains
+        core.fused_cycle.set_gains(core.law.kp, core.law.kd)
     bridge = run.interfaces.bridge
     if bridge is not None and bridge.requests:
         bridge.apply_requests(now)

@@ -21,11 +21,21 @@ def _apply_payload(core, value, submit):
     return ''
 
 
+def _apply_gains(core, value, submit):
+    """kp and kd: checked here, blended in by the control thread between cycles
+    (ControlLaw.request_gains). '' or the reason."""
+    try:
+        core.law.request_gains(list(value['kp']), list(value['kd']))
+    except (TypeError, ValueError) as exc:
+        return f'gains refused: {exc}'
+    return ''
+
+
 #: Each parameter that may change while running (``runtime=True`` in
 #: control/parameters.py) and the function that applies it: (core, {name: value}, submit)
 #: -> '' or the reason it is refused. A test fails when a runtime parameter has none.
 RUNTIME_APPLIERS = {'payload.mass': _apply_payload, 'payload.com': _apply_payload,
-                    'payload.inertia': _apply_payload}
+                    'payload.inertia': _apply_payload, 'kp': _apply_gains, 'kd': _apply_gains}
 
 
 def apply_runtime_parameters(core, params, get, submit):

@@ -45,7 +45,7 @@ def test_a_refused_payload_is_not_submitted_and_says_why():
 def test_other_parameters_and_an_unconfigured_node_change_nothing():
     submitted = []
     mass = [SimpleNamespace(name='payload.mass', value=1.0)]
-    assert apply_runtime_parameters(_Core(), [SimpleNamespace(name='kp', value=[1.0])], _get,
+    assert apply_runtime_parameters(_Core(), [SimpleNamespace(name='rate', value=500.0)], _get,
                                     submitted.append) == ''
     assert apply_runtime_parameters(None, mass, _get, submitted.append) == ''
     assert not submitted

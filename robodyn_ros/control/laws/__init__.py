@@ -24,6 +24,7 @@ from ...errors import InputError
 from .adaptive import Adaptive
 from .computed_torque import ComputedTorque
 from .feedforward import Feedforward
+from .gain_blend import GainBlend, checked_gains
 from .gravity import Gravity
 from .joint_impedance import JointImpedance
 from .law import Adaptation, JointLaw, LawConfig, LawInput
@@ -60,11 +61,22 @@ class ControlLaw:
                                 config.include_friction, config.feedforward_pd, lag,
                                 config.inertia_feedforward, config.adaptation)
         self.law = LAWS[config.mode].fresh(dynamics, self.config)
+        self.gains = GainBlend()  # gains set while running (gain_blend.py)
 
     @property
     def follows_reference(self) -> bool:
         """Whether the tracking guard applies (the law pulls the arm to the reference)."""
         return self.law.follows_reference(self.config)
+
+    def request_gains(self, kp, kd) -> None:
+        """New kp and kd (any thread): ValueError naming a bad one, else blended in
+        between cycles by :meth:`step_gains`."""
+        self.gains.request(*checked_gains(self.dyn.n, kp, kd))
+
+    def step_gains(self, now: float, duration: float) -> bool:
+        """Between cycles at ``now`` [s]: the gain blend's next step over ``duration``
+        [s]; True when kp or kd changed (in place: the config shares the arrays)."""
+        return self.gains.step(now, self.kp, self.kd, duration)
 
     def adapt(self, now: float, allowed: bool) -> None:
         """After the cycle's torque at ``now`` [s]: a law with state (adaptive) updates it

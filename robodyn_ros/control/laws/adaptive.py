@@ -25,7 +25,6 @@ The payload's gravity is always in the torque, also with include_gravity false: 
 that compensates gravity itself does not know a payload robodyn estimates.
 """
 
-import numba
 import numpy as np
 
 from ...dynamics.payload_regressor import PayloadRegressor
@@ -47,6 +46,8 @@ class PayloadEstimate:
     def __init__(self, adaptation: Adaptation):
         self.adaptation = adaptation
         self.gamma = adaptation.diagonal()
+        from .adaptive_kernel import project_into
+        self._project = project_into
         self.pi = project(np.zeros(10), adaptation.mass_max)
         self.last_time: float | None = None
         self.steps = 0
@@ -56,8 +57,8 @@ class PayloadEstimate:
         dt = 0.0 if self.last_time is None else min(max(now - self.last_time, 0.0), MAX_STEP)
         self.last_time = now
         if dt > 0.0:
-            _project(self.pi + self.gamma * (y.T @ s) * dt, self.adaptation.mass_max, EPS,
-                     self.pi)
+            self._project(self.pi + self.gamma * (y.T @ s) * dt, self.adaptation.mass_max,
+                          EPS, self.pi)
             self.steps += 1
 
     def hold(self) -> None:
@@ -68,31 +69,10 @@ class PayloadEstimate:
 def project(pi: np.ndarray, mass_max: float) -> np.ndarray:
     """The consistent pi nearest to ``pi`` (J's eigenvalues raised to EPS), its mass
     capped at ``mass_max`` [kg] by scaling J (a new array)."""
+    from .adaptive_kernel import project_into  # numba: loaded with the law, not the registry
     out = np.empty(10)
-    _project(np.asarray(pi, dtype=float), float(mass_max), EPS, out)
+    project_into(np.asarray(pi, dtype=float), float(mass_max), EPS, out)
     return out
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def _project(pi, mass_max, eps, out):
-    """:func:`project` into ``out``, compiled (a 4x4 eigen-decomposition: about 3 us
-    against 40 us in numpy calls). J = [[tr(I)/2 1 - I, h], [h^T, m]] (seed 001's
-    pseudo-inertia; model/inertial_parameters.py has the same maps in numpy)."""
-    xx, xy, xz, yy, yz, zz = pi[4], pi[5], pi[6], pi[7], pi[8], pi[9]
-    half = 0.5 * (xx + yy + zz)
-    j = np.array([[half - xx, -xy, -xz, pi[1]], [-xy, half - yy, -yz, pi[2]],
-                  [-xz, -yz, half - zz, pi[3]], [pi[1], pi[2], pi[3], pi[0]]])
-    w, v = np.linalg.eigh(j)
-    if w[0] < eps:
-        for k in range(4):
-            w[k] = max(w[k], eps)
-        j = (v * w) @ v.T
-    if j[3, 3] > mass_max:
-        j = j * (mass_max / j[3, 3])
-    trace = j[0, 0] + j[1, 1] + j[2, 2]  # tr(Sigma) = tr(I) / 2
-    out[0], out[1], out[2], out[3] = j[3, 3], j[0, 3], j[1, 3], j[2, 3]
-    out[4], out[5], out[6] = trace - j[0, 0], -j[0, 1], -j[0, 2]
-    out[7], out[8], out[9] = trace - j[1, 1], -j[1, 2], trace - j[2, 2]
 
 
 class Adaptive(JointLaw):
@@ -104,8 +84,9 @@ class Adaptive(JointLaw):
 
     def __init__(self, regressor: PayloadRegressor | None = None,
                  adaptation: Adaptation | None = None):
-        self.regressor = regressor
-        self.estimate = PayloadEstimate(adaptation or Adaptation())
+        self.regressor = regressor  # None: the registry's entry (fresh builds the real one)
+        self.estimate = None if regressor is None else \
+            PayloadEstimate(adaptation or Adaptation())
         self._y: np.ndarray | None = None
         self._s = np.zeros(0)
         self._rest = False
@@ -116,20 +97,27 @@ class Adaptive(JointLaw):
         regressor.slotine_li(dyn.model.mid_range, zero, zero, zero)  # compiled now, not live
         return Adaptive(regressor, config.adaptation)
 
+    def _built(self) -> tuple[PayloadRegressor, PayloadEstimate]:
+        if self.regressor is None or self.estimate is None:
+            raise RuntimeError('the registry entry of adaptive runs no cycle: use fresh()')
+        return self.regressor, self.estimate
+
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
+        regressor, estimate = self._built()
         tau = _PASSIVITY.torque(dyn, config, x)
         qd_a = x.qd_c + config.kp * (x.q_r - x.q)
         qdd_a = x.qdd_r + config.kp * (x.qd_c - x.qd)
-        y = self.regressor.slotine_li(x.q, x.qd, qd_a, qdd_a)
+        y = regressor.slotine_li(x.q, x.qd, qd_a, qdd_a)
         self._y, self._s = y, qd_a - x.qd
-        rest = self.estimate.adaptation.rest_speed
+        rest = estimate.adaptation.rest_speed
         self._rest = bool(np.all(np.abs(x.qd) < rest) and np.all(np.abs(x.qd_r) < rest))
-        return tau + y @ self.estimate.pi
+        return tau + y @ estimate.pi
 
     def adapt(self, now: float, allowed: bool) -> None:
         """After the cycle's torque: one step of the estimate, or a hold when frozen."""
+        estimate = self._built()[1]
         if allowed and not self._rest and self._y is not None:
-            self.estimate.step(now, self._y, self._s)
+            estimate.step(now, self._y, self._s)
         else:
-            self.estimate.hold()
+            estimate.hold()
         self._y = None
