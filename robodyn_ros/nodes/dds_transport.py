@@ -1,5 +1,5 @@
-"""The DDS transport of every process that carries torque commands or the states they answer:
-UDP, never Fast DDS's shared memory.
+"""The DDS transport of the processes that carry torque commands or the states they answer:
+UDP instead of Fast DDS's shared memory, when asked (``ROBODYN_DDS_TRANSPORT=udp``).
 
 Why: Fast DDS (rmw_fastrtps, ROS 2's default middleware) sends everything a process
 publishes under one lock per participant (``RTPSParticipantImpl::sendSync``), and the first
@@ -14,17 +14,22 @@ the last one meanwhile. ``rmw_fastrtps`` adds that transport itself for
 without it (fastdds_loopback.xml: 127.0.0.1 only, no multicast, 32 initial peers). UDP over
 loopback costs a few tens of microseconds a message at 1 kHz (docs/benchmarks.md).
 
-``ROBODYN_DDS_SHARED_MEMORY=1`` keeps Fast DDS's default; a profile of the user's own
+Opt-in: ``ROBODYN_DDS_TRANSPORT=udp`` in the environment of ``ros2 launch`` (every
+process it starts, ros2_control_node included: a process's receipt waits on its own send
+lock too, so both ends of the commands need it) or of a node. Not the default yet: in the
+whole test suite on this 2-core machine, launches on UDP lost messages that the
+recorders and the tests' probes needed (UDP on loopback drops what a busy receiver's
+socket buffer cannot hold; shared memory does not). A profile of the user's own
 (``FASTDDS_DEFAULT_PROFILES_FILE``) or another middleware is left as it is.
 """
 
 from collections.abc import Mapping
 import os
 
-__all__ = ['KEEP_SHARED_MEMORY', 'LOOPBACK_PROFILE', 'apply_transport', 'transport_environment']
+__all__ = ['OPT_IN', 'LOOPBACK_PROFILE', 'apply_transport', 'transport_environment']
 
-#: Set to 1 to keep Fast DDS's shared-memory transport (not recommended: see above).
-KEEP_SHARED_MEMORY = 'ROBODYN_DDS_SHARED_MEMORY'
+#: Set to 'udp' to leave Fast DDS's shared-memory transport (see above).
+OPT_IN = 'ROBODYN_DDS_TRANSPORT'
 #: The LOCALHOST profile without shared memory.
 LOOPBACK_PROFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 'fastdds_loopback.xml')
@@ -38,8 +43,9 @@ def transport_environment(environ: Mapping[str, str]) -> tuple[dict[str, str], s
     memory, and one line saying what was chosen and why."""
     if environ.get('RMW_IMPLEMENTATION', '') not in _FAST_DDS:
         return {}, f'DDS transport: {environ["RMW_IMPLEMENTATION"]}\'s own (not Fast DDS)'
-    if environ.get(KEEP_SHARED_MEMORY, '') == '1':
-        return {}, f'DDS transport: Fast DDS default, shared memory kept ({KEEP_SHARED_MEMORY}=1)'
+    if environ.get(OPT_IN, '') != 'udp':
+        return {}, (f'DDS transport: Fast DDS default, shared memory ({OPT_IN}=udp: UDP, no '
+                    'pause when a participant joins)')
     profile = environ.get('FASTDDS_DEFAULT_PROFILES_FILE', '')
     if profile == LOOPBACK_PROFILE:  # set by the launch file already
         return {}, _LOOPBACK

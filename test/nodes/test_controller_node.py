@@ -424,8 +424,10 @@ def test_payload_parameters_change_the_running_model_and_bad_ones_are_refused(ro
                                                  value=[1.0, 0.0, 0.0, 0.01, 0.0, 0.01])])
         assert not refused[0].successful and 'payload refused' in refused[0].reason
         assert node.get_parameter('payload.inertia').value == [1e-3, 0.0, 0.0, 1e-3, 0.0, 1e-3]
-        read_only = node.set_parameters([Parameter('kp', value=[1.0])])
-        assert not read_only[0].successful  # everything else stays read-only
+        read_only = node.set_parameters([Parameter('rate', value=500.0)])
+        assert not read_only[0].successful  # what is not runtime stays read-only
+        gains = node.set_parameters([Parameter('kp', value=[-1.0])])
+        assert not gains[0].successful and 'gains refused' in gains[0].reason
     finally:
         node.destroy_node()
 

@@ -10,8 +10,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from robodyn_ros.nodes.dds_transport import (
-    KEEP_SHARED_MEMORY,
     LOOPBACK_PROFILE,
+    OPT_IN,
     apply_transport,
     transport_environment,
 )
@@ -20,7 +20,8 @@ NS = {'d': 'http://www.eprosima.com'}
 
 
 def test_localhost_gets_the_loopback_profile_instead_of_rmws_own_transports():
-    changes, line = transport_environment({'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST'})
+    changes, line = transport_environment({'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST',
+                                           OPT_IN: 'udp'})
     # rmw_fastrtps replaces the transports itself for LOCALHOST (shared memory included):
     # only a range it leaves to Fast DDS's profile takes ours
     assert changes == {'ROS_AUTOMATIC_DISCOVERY_RANGE': 'SYSTEM_DEFAULT',
@@ -30,16 +31,16 @@ def test_localhost_gets_the_loopback_profile_instead_of_rmws_own_transports():
 
 @pytest.mark.parametrize('scope', ['', 'SUBNET', 'SYSTEM_DEFAULT'])
 def test_other_ranges_keep_theirs_with_udp_only(scope):
-    changes, _ = transport_environment({'ROS_AUTOMATIC_DISCOVERY_RANGE': scope})
+    changes, _ = transport_environment({'ROS_AUTOMATIC_DISCOVERY_RANGE': scope, OPT_IN: 'udp'})
     assert changes == {'FASTDDS_BUILTIN_TRANSPORTS': 'UDPv4'}
 
 
 @pytest.mark.parametrize('environ', [
-    {KEEP_SHARED_MEMORY: '1', 'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST'},
-    {'FASTDDS_DEFAULT_PROFILES_FILE': '/etc/mine.xml'},
-    {'FASTDDS_BUILTIN_TRANSPORTS': 'LARGE_DATA'},
-    {'RMW_IMPLEMENTATION': 'rmw_cyclonedds_cpp'},
-    {'ROS_AUTOMATIC_DISCOVERY_RANGE': 'OFF'},
+    {'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST'},  # not asked: Fast DDS's default
+    {OPT_IN: 'udp', 'FASTDDS_DEFAULT_PROFILES_FILE': '/etc/mine.xml'},
+    {OPT_IN: 'udp', 'FASTDDS_BUILTIN_TRANSPORTS': 'LARGE_DATA'},
+    {OPT_IN: 'udp', 'RMW_IMPLEMENTATION': 'rmw_cyclonedds_cpp'},
+    {OPT_IN: 'udp', 'ROS_AUTOMATIC_DISCOVERY_RANGE': 'OFF'},
 ])
 def test_a_users_choice_or_another_middleware_is_left_alone(environ):
     changes, line = transport_environment(environ)
@@ -48,7 +49,7 @@ def test_a_users_choice_or_another_middleware_is_left_alone(environ):
 
 
 def test_applying_twice_changes_nothing_the_second_time():
-    environ = {'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST'}
+    environ = {'ROS_AUTOMATIC_DISCOVERY_RANGE': 'LOCALHOST', OPT_IN: 'udp'}
     first = apply_transport(environ)
     again = dict(environ)
     assert apply_transport(environ) == first  # a launch file set it, then the node's main
