@@ -50,7 +50,6 @@ class PayloadEstimate:
         self._project = project_into
         self.pi = project(np.zeros(10), adaptation.mass_max)
         self.last_time: float | None = None
-        self.steps = 0
 
     def step(self, now: float, y: np.ndarray, s: np.ndarray) -> None:
         """pi += Gamma Y^T s dt, projected; dt from the previous step (none at the first)."""
@@ -59,7 +58,6 @@ class PayloadEstimate:
         if dt > 0.0:
             self._project(self.pi + self.gamma * (y.T @ s) * dt, self.adaptation.mass_max,
                           EPS, self.pi)
-            self.steps += 1
 
     def hold(self) -> None:
         """Frozen this cycle: the next step starts from the next cycle's time."""
