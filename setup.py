@@ -82,6 +82,7 @@ setup(
             'jtc_feedforward = robodyn_ros.nodes.feedforward_node:main',
             'describe = robodyn_ros.nodes.description_publisher:main',
             'physics_gate = robodyn_ros.nodes.physics_gate:main',
+            'controller_starter = robodyn_ros.nodes.controller_starter:main',
             'reference_sender = robodyn_ros.nodes.reference_sender:main',
             'controller_statistics = robodyn_ros.nodes.controller_statistics:main',
         ],

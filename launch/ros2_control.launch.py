@@ -16,7 +16,8 @@
 
 With ``controller:=node``: controller_manager (``ros2_control_node``) with a generated
 controllers YAML for exactly the controller's chain, a ``/robot_description`` publisher,
-the spawner chain
+``controller_starter`` (in place of a chain of spawners: it joins DDS with the stack and
+leaves with it, so no participant joins while the node commands) bringing up
 ``joint_state_broadcaster`` + ``effort_controller`` (robodyn_controllers'
 SlewLimitedEffortController on the effort interfaces, its per-cycle limit open: it
 deactivates itself when the node's commands stop for 4 state timeouts) active and
@@ -369,10 +370,9 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
         dump_parameters(controllers_config(model, rate, kp=kp, kd=kd,
                                            joints=params.get('joints'),
                                            **_forward_limits(params)), handle)
-    active = Node(package='controller_manager', executable='spawner', output='screen',
-                  arguments=['joint_state_broadcaster', 'effort_controller'])
-    inactive = Node(package='controller_manager', executable='spawner', output='screen',
-                    arguments=['joint_trajectory_controller', '--inactive'])
+    starter = Node(package='robodyn_ros', executable='controller_starter', output='screen',
+                   parameters=[{'active': ['joint_state_broadcaster', 'effort_controller'],
+                                'inactive': ['joint_trajectory_controller']}])
     controller = Node(package='robodyn_ros', executable='controller', name=CONTROLLER,
                       output='screen', prefix=manager_node[2], exec_name='controller',
                       parameters=[config_path, {'robot': '', 'robot_description': model.xml,
@@ -390,8 +390,12 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
     # The robodyn controller starts with the stack, not after the spawners: its configure
     # (model, kernels, the check against Pinocchio) then overlaps the hardware's start-up,
     # while the hardware holds g(q0); it ramps in at the first state the broadcaster sends.
-    actions = [manager_node[0](controllers), controller, active,
-               RegisterEventHandler(OnProcessExit(target_action=active, on_exit=[inactive]))]
+    # The controllers come up from controller_starter, not from a chain of spawners: a
+    # process that joins DDS while the node commands can hold every send and receipt of
+    # the node and of ros2_control_node for up to a third of a second on shared memory
+    # (docs/reliability.md, "A process that joins DDS"), and a spawner joins only once it
+    # holds controller_manager's spawner lock, after the one before it started the states.
+    actions = [manager_node[0](controllers), controller, starter]
     if hardware == 'mujoco_ros2_control':  # pause, configure, resume, activate: no race
         actions.append(Node(package='robodyn_ros', executable='physics_gate', output='screen',
                             parameters=[{'controller': f'/{CONTROLLER}'}]))

@@ -13,18 +13,22 @@ mkdir -p "$ws/src"
 # shellcheck disable=SC1091
 . "$root/.venv/bin/activate"
 cd "$ws"
-paths=(src)
+# The C++ package gets a link of its own in src (colcon does not look inside a package's
+# folder), so that plain `colcon build` / `colcon test --packages-select
+# robodyn_controllers` in WS find it.
+cpp=src/robodyn_controllers
 if [ -f "$root/.venv/robodyn_cpp_ready" ] && [ -f "$wheels/ros2_control_env.sh" ]; then
   # shellcheck disable=SC1091
   . "$wheels/ros2_control_env.sh"
-  paths+=(src/robodyn_ros/robodyn_controllers)
+  [ -e "$cpp" ] || ln -s robodyn_ros/robodyn_controllers "$cpp"
 else
+  [ -L "$cpp" ] && rm "$cpp"
   echo 'build_workspace: robodyn_controllers (C++) not built: scripts/setup.sh could not' \
     'install its build tools (see .venv/setup.log)' >&2
 fi
 export CMAKE_PREFIX_PATH="$VIRTUAL_ENV${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
 pylib=$(python -c 'import sysconfig; print(sysconfig.get_config_var("LIBDIR"))')
 # Executables link libpython: the index's *__rosidl_generator_py libraries need it.
-exec colcon build --base-paths "${paths[@]}" --cmake-args -DCMAKE_BUILD_TYPE=Release \
+exec colcon build --base-paths src --cmake-args -DCMAKE_BUILD_TYPE=Release \
   -DBUILD_TESTING="${ROBODYN_BUILD_TESTING:-OFF}" \
   "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--no-as-needed -L$pylib -lpython3.11"

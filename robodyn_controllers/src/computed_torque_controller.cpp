@@ -26,6 +26,7 @@ CallbackReturn ComputedTorqueController::on_init()
 {
   try {
     param_listener_ = std::make_shared<ParamListener>(get_node());
+    watch_gains();
   } catch (const std::exception & e) {
     RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller parameters: %s", e.what());
     return CallbackReturn::ERROR;
@@ -66,6 +67,7 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     return CallbackReturn::ERROR;
   }
   law_->configure(n_);
+  gains_.configure(n_);
   law_settings_ = LawSettings{params_.include_gravity, params_.include_friction,
     params_.feedforward_pd, params_.inertia_feedforward, params_.velocity_lag};
   if (!load_model(error) || !load_gains(error) || !load_collision(error) ||
@@ -321,6 +323,8 @@ return_type ComputedTorqueController::update_and_write_commands(
   {
     watch_own_hold();
   }
+  // gains set while running reach their values on this clock, whatever the mode
+  gains_.step(time.seconds(), kp_.data(), kd_.data(), params_.gain_ramp_time);
   if (!valid && mode_ != Mode::SAFE) {  // one rejected state: the last command stands
     std::copy(last_cmd_.begin(), last_cmd_.end(), tau_.begin());
   } else if (mode_ == Mode::ACTIVE || braking_) {

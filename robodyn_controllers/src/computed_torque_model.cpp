@@ -172,4 +172,56 @@ bool ComputedTorqueController::load_gains(std::string & error)
          expand(params_.damping, n_, false, "damping", damping_, error);
 }
 
+// kp and kd settable while the controller runs: a set is refused unless it gives 1 or n
+// finite values >= 0 (one line in the log, the reason in the service's answer); an
+// accepted one is blended in by update() over gain_ramp_time (gain_blend.hpp). Called
+// from on_init; the callbacks run on the node's executor thread, never in update().
+void ComputedTorqueController::watch_gains()
+{
+  auto node = get_node();
+  gains_check_ = node->add_on_set_parameters_callback(
+    [this](const std::vector<rclcpp::Parameter> & parameters) {return check_gains(parameters);});
+  gains_set_ = node->add_post_set_parameters_callback(
+    [this](const std::vector<rclcpp::Parameter> & parameters) {
+      bool gains = false;
+      for (const auto & p : parameters) {gains = gains || p.get_name() == "kp" || p.get_name() == "kd";}
+      const std::size_t n = n_;
+      if (!gains || n == 0) {return;}  // before configure: configure reads them
+      std::vector<double> kp, kd;
+      std::string error;
+      auto node = get_node();
+      if (expand(node->get_parameter("kp").as_double_array(), n, false, "kp", kp, error) &&
+        expand(node->get_parameter("kd").as_double_array(), n, false, "kd", kd, error))
+      {
+        gains_.request(kp, kd);
+      }
+    });
+}
+
+rcl_interfaces::msg::SetParametersResult ComputedTorqueController::check_gains(
+  const std::vector<rclcpp::Parameter> & parameters)
+{
+  rcl_interfaces::msg::SetParametersResult result;
+  result.successful = true;
+  const std::size_t n = n_;
+  for (const auto & p : parameters) {
+    if ((p.get_name() != "kp" && p.get_name() != "kd") ||
+      p.get_type() != rclcpp::ParameterType::PARAMETER_DOUBLE_ARRAY)
+    {
+      continue;  // the generated validators answer the rest
+    }
+    const auto values = p.as_double_array();
+    bool ok = !values.empty() && (n == 0 || values.size() == 1 || values.size() == n);
+    for (double v : values) {ok = ok && std::isfinite(v) && v >= 0.0;}
+    if (!ok) {
+      result.successful = false;
+      result.reason = p.get_name() + ": expected 1 or " + (n ? std::to_string(n) : "n") +
+        " finite values >= 0, got " + std::to_string(values.size()) + " values";
+      RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", result.reason.c_str());
+      break;
+    }
+  }
+  return result;
+}
+
 }  // namespace robodyn_controllers

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/gain_blend.hpp"
 #include "robodyn_controllers/joint_laws.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
 #include "robodyn_controllers/tool_wrench.hpp"
@@ -220,6 +221,31 @@ void robodyn_state_checks(
     std::copy(qk, qk + n, last_q.begin());
     std::copy(qdk, qdk + n, last_qd.begin());
     since = 0.0;
+  }
+}
+
+
+// The gain blend (gain_blend.hpp) over `count` steps at times t[k] [s] from the gains kp0,
+// kd0 (n each): before step k, when requested[k] != 0, the request kp_req[k], kd_req[k]
+// (rows of count x n); kp[k], kd[k] the gains after it (robodyn_ros' GainBlend, the same
+// sequences).
+void robodyn_gain_blend(
+  int n, int count, const double * kp0, const double * kd0, const double * t,
+  double duration, const int * requested, const double * kp_req, const double * kd_req,
+  double * kp, double * kd)
+{
+  const auto size = static_cast<std::size_t>(n);
+  robodyn_controllers::GainBlend blend;
+  blend.configure(size);
+  std::vector<double> p(kp0, kp0 + n), d(kd0, kd0 + n);
+  for (int k = 0; k < count; ++k) {
+    if (requested[k] != 0) {
+      blend.request(std::vector<double>(kp_req + k * n, kp_req + (k + 1) * n),
+        std::vector<double>(kd_req + k * n, kd_req + (k + 1) * n));
+    }
+    blend.step(t[k], p.data(), d.data(), duration);
+    std::copy(p.begin(), p.end(), kp + k * n);
+    std::copy(d.begin(), d.end(), kd + k * n);
   }
 }
 

@@ -1,13 +1,14 @@
 // ComputedTorqueController against known interfaces, as ros2_controllers test theirs
 // (test_<controller>.cpp): configure with good and bad parameter files, activate, update()
-// by hand. The files, the description and the expected g(q) come from robodyn_ros
-// (test/controllers/test_gtests.py writes them and names them in the environment):
-//   ROBODYN_GTEST_DIR      folder with robot.urdf, good.yaml, bad_*.yaml (one refusal each)
-//   ROBODYN_GTEST_Q        the joint positions of the state [rad or m], space separated
-//   ROBODYN_GTEST_GRAVITY  g(q) at those positions [N m or N], from robodyn_ros' dynamics
-//   ROBODYN_GTEST_UPPER    the upper joint limits less reference_margin [rad or m]
-//   ROBODYN_GTEST_ACCELERATION  the acceleration limits the node path derives [rad/s^2]
-// Without them every test skips, saying so.
+// by hand. The files, the description and the expected g(q) come from robodyn_ros and are
+// committed in test/data/panda (test/controllers/gtest_fixtures.py writes them,
+// test_gtests.py holds them to what robodyn_ros exports now): robot.urdf, good.yaml,
+// observer.yaml, bad_*.yaml (one refusal each) and state.txt, one line per quantity:
+//   Q             the joint positions of the state [rad or m]
+//   GRAVITY       g(q) at those positions [N m or N], from robodyn_ros' dynamics
+//   UPPER         the upper joint limits less reference_margin [rad or m]
+//   ACCELERATION  the acceleration limits the node path derives [rad/s^2]
+// ROBODYN_GTEST_DIR names another folder of the same files.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -37,12 +38,25 @@ using robodyn_controllers::ComputedTorqueController;
 namespace
 {
 
-std::vector<double> numbers(const char * text)
+// The values of the line of state.txt that starts with `name`.
+std::vector<double> quantity(const std::filesystem::path & dir, const std::string & name)
 {
+  std::ifstream file(dir / "state.txt");
   std::vector<double> out;
-  std::istringstream in(text == nullptr ? "" : text);
-  for (double v; in >> v;) {out.push_back(v);}
+  for (std::string line; std::getline(file, line);) {
+    std::istringstream in(line);
+    std::string key;
+    in >> key;
+    if (key != name) {continue;}
+    for (double v; in >> v;) {out.push_back(v);}
+  }
   return out;
+}
+
+std::filesystem::path data_dir()
+{
+  const char * dir = std::getenv("ROBODYN_GTEST_DIR");
+  return dir != nullptr ? std::filesystem::path(dir) : std::filesystem::path(ROBODYN_GTEST_DATA);
 }
 
 class ComputedTorqueControllerTest : public ::testing::Test
@@ -53,13 +67,12 @@ protected:
 
   void SetUp() override
   {
-    const char * dir = std::getenv("ROBODYN_GTEST_DIR");
-    if (dir == nullptr) {GTEST_SKIP() << "ROBODYN_GTEST_DIR unset: run through test_gtests.py";}
-    dir_ = dir;
-    q_ = numbers(std::getenv("ROBODYN_GTEST_Q"));
-    gravity_ = numbers(std::getenv("ROBODYN_GTEST_GRAVITY"));
-    upper_ = numbers(std::getenv("ROBODYN_GTEST_UPPER"));
-    acceleration_ = numbers(std::getenv("ROBODYN_GTEST_ACCELERATION"));
+    dir_ = data_dir();
+    q_ = quantity(dir_, "Q");
+    gravity_ = quantity(dir_, "GRAVITY");
+    upper_ = quantity(dir_, "UPPER");
+    acceleration_ = quantity(dir_, "ACCELERATION");
+    ASSERT_FALSE(q_.empty()) << (dir_ / "state.txt") << ": no Q line";
     ASSERT_EQ(q_.size(), gravity_.size());
     ASSERT_EQ(q_.size(), upper_.size());
     ASSERT_EQ(q_.size(), acceleration_.size());
@@ -245,6 +258,49 @@ TEST_F(ComputedTorqueControllerTest, AnImpossibleModelIsRefusedAtConfigure)
   for (const auto & name : bad) {
     ASSERT_NO_FATAL_FAILURE(init(name));
     EXPECT_NE(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE) << name;
+  }
+}
+
+
+// kp set while active: a set of the wrong size is refused (the reason in the answer), a
+// good one is blended in with the raised cosine over gain_ramp_time (1 s) on update()'s
+// clock, never in one cycle.
+TEST_F(ComputedTorqueControllerTest, GainsSetWhileActiveAreBlendedIn)
+{
+  ASSERT_NO_FATAL_FAILURE(init("good"));
+  ASSERT_EQ(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE);
+  ASSERT_NO_FATAL_FAILURE(activate(gravity_));
+  for (std::size_t i = 0; i < q_.size(); ++i) {
+    (void)references_[3 * i]->set_value(q_[i]);
+    (void)references_[3 * i + 1]->set_value(0.0);
+    (void)references_[3 * i + 2]->set_value(0.0);
+  }
+  ASSERT_EQ(update(), return_type::OK);
+  ASSERT_EQ(controller_->mode(), ComputedTorqueController::Mode::ACTIVE);
+  const double kp0 = controller_->law_kp()[0];
+  auto node = controller_->get_node();
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("kp", std::vector<double>{1.0, 2.0}))
+    .successful);
+  EXPECT_FALSE(node->set_parameter(rclcpp::Parameter("kp", std::vector<double>{-1.0}))
+    .successful);
+  ASSERT_TRUE(node->set_parameter(rclcpp::Parameter("kp", std::vector<double>{kp0 + 100.0}))
+    .successful);
+  std::vector<double> seen;
+  for (int k = 0; k < 1100; ++k) {
+    for (std::size_t i = 0; i < q_.size(); ++i) {  // the JTC writes every cycle
+      (void)references_[3 * i]->set_value(q_[i]);
+      (void)references_[3 * i + 1]->set_value(0.0);
+      (void)references_[3 * i + 2]->set_value(0.0);
+    }
+    ASSERT_EQ(update(), return_type::OK);
+    seen.push_back(controller_->law_kp()[0]);
+  }
+  EXPECT_DOUBLE_EQ(seen.front(), kp0);  // the blend starts from the gains in force
+  EXPECT_NEAR(seen[500], kp0 + 50.0, 1e-6);  // half way: w = 1/2
+  EXPECT_DOUBLE_EQ(seen.back(), kp0 + 100.0);
+  EXPECT_EQ(controller_->mode(), ComputedTorqueController::Mode::ACTIVE);
+  for (std::size_t k = 1; k < seen.size(); ++k) {  // largest slope: pi/2 x 100 per second
+    EXPECT_LE(seen[k] - seen[k - 1], 100.0 * M_PI / 2.0 * 0.001 + 1e-9) << k;
   }
 }
 

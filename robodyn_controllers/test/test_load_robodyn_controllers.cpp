@@ -1,7 +1,8 @@
 // The package's controllers load through a real controller_manager by their plugin names
 // (pluginlib, the package's plugin description on the ament index), as a launch's spawner
-// loads them, with the parameter file `robodyn export` writes (ROBODYN_GTEST_DIR/good.yaml,
-// written by test/controllers/test_gtests.py); a misspelt type does not load. Loading runs
+// loads them, with the parameter file `robodyn export` writes (test/data/panda/good.yaml,
+// test/controllers/gtest_fixtures.py; ROBODYN_GTEST_DIR names another folder of the same
+// files); a misspelt type does not load. Loading runs
 // on_init: the model is checked at configure (test_computed_torque_controller.cpp).
 #include <gtest/gtest.h>
 
@@ -47,8 +48,8 @@ protected:
 
 TEST_F(LoadTest, the_computed_torque_controller_loads_by_its_plugin_name)
 {
-  const char * dir = std::getenv("ROBODYN_GTEST_DIR");
-  if (dir == nullptr) {GTEST_SKIP() << "ROBODYN_GTEST_DIR not set (test_gtests.py sets it)";}
+  const char * env = std::getenv("ROBODYN_GTEST_DIR");
+  const std::string dir = env != nullptr ? env : ROBODYN_GTEST_DATA;
   controller_manager::ControllerManager cm(
     executor_, kRobot, true, "test_load_robodyn");
   cm.set_parameter(

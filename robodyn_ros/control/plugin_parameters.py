@@ -27,7 +27,8 @@ PLUGIN = 'robodyn_controllers/ComputedTorqueController'
 #: Settings the plugin shares with the node, under the same names.
 _SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd', 'velocity_lag',
            'inertia_feedforward', 'friction_smoothing', 'max_torque_rate', 'position_margin',
-           'reference_margin', 'velocity_margin', 'max_tracking_error', 'diagnostics_period')
+           'reference_margin', 'velocity_margin', 'max_tracking_error', 'diagnostics_period',
+           'gain_ramp_time')
 
 
 #: Node settings the plugin handles its own way, and how (one note each when a config sets
@@ -50,7 +51,6 @@ NOT_EXPORTED = {
     'hold_latency': 'the plugin closes its loop in one hardware cycle: its hold is built '
                     'for that latency',
     'adaptive.gamma': 'the adaptive law runs on the node path only',
-    'gain_ramp_time': "the plugin's gains are set at configure",
     'adaptive.mass_max': 'as adaptive.gamma',
     'adaptive.rest_speed': 'as adaptive.gamma',
 }

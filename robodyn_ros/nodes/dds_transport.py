@@ -19,7 +19,9 @@ process it starts, ros2_control_node included: a process's receipt waits on its 
 lock too, so both ends of the commands need it) or of a node. Not the default yet: in the
 whole test suite on this 2-core machine, launches on UDP lost messages that the
 recorders and the tests' probes needed (UDP on loopback drops what a busy receiver's
-socket buffer cannot hold; shared memory does not). A profile of the user's own
+socket buffer cannot hold; shared memory does not). The recorder asks for UDP itself
+(recorder.main: a shared-memory reader that falls behind stalls its senders), and
+``shm`` keeps Fast DDS's default for a process. A profile of the user's own
 (``FASTDDS_DEFAULT_PROFILES_FILE``) or another middleware is left as it is.
 """
 

@@ -50,6 +50,8 @@ def test_a_shared_setting_has_one_meaning(name):
     node_default = node.default[0] if isinstance(node.default, list) and \
         not isinstance(default, list) else node.default
     assert default == node_default, (default, node.default)
+    # settable while running on one path exactly when on the other (kp, kd)
+    assert plugin.get('read_only', False) == (not node.runtime), name
     if name == 'mode':  # the laws the C++ controller has (the registry says which)
         from robodyn_ros.control.laws import PLUGIN_MODES
         (options,) = plugin['validation']['one_of<>']

@@ -21,6 +21,7 @@
 
 #include "robodyn_controllers/cycle_ring.hpp"
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/gain_blend.hpp"
 #include "robodyn_controllers/joint_laws.hpp"
 #include "robodyn_controllers/latest_slot.hpp"
 #include "robodyn_controllers/model_check.hpp"
@@ -84,6 +85,8 @@ public:
   // The control law, parsed from the `mode` parameter at configure.
   // The reference position of the last cycle, chain order [rad or m] (tests).
   const std::vector<double> & reference_position() const noexcept {return q_ref_;}
+  // The law's gains in force (kp and kd set while active blend into them).
+  const std::vector<double> & law_kp() const noexcept {return kp_;}
   // The position this cycle's command tracks, chain order [rad or m]: the reference while
   // following it or stopping, the hold position when holding (what ~/reference publishes).
   const std::vector<double> & tracked_position() const noexcept
@@ -113,6 +116,9 @@ private:
   void derive_acceleration_limits();
   void write_release() noexcept;
   bool load_gains(std::string & error);
+  void watch_gains();
+  rcl_interfaces::msg::SetParametersResult check_gains(
+    const std::vector<rclcpp::Parameter> & parameters);
   bool read_state() noexcept;
   const char * check_state() noexcept;  // formats its reason into reason_buffer_
   bool accept_state(bool finite, double dt) noexcept;
@@ -173,6 +179,11 @@ private:
   std::vector<DhLink> links_;  // the rows as loaded (acceleration limits are derived on them)
   std::unique_ptr<JointLaw> law_;  // the configured mode's law (joint_laws.hpp)
   LawSettings law_settings_;
+  // kp and kd set while running: checked on the parameter thread (check_gains), blended in
+  // by update() over gain_ramp_time (gain_blend.hpp)
+  GainBlend gains_;
+  rclcpp::node_interfaces::OnSetParametersCallbackHandle::SharedPtr gains_check_;
+  rclcpp::node_interfaces::PostSetParametersCallbackHandle::SharedPtr gains_set_;
   bool have_reference_ = false;  // q_ref_ holds a reference taken since the activation
   // Consecutive cycles whose reference position repeated the last one; AT_REST_CYCLES of
   // them and the reference is at rest (a trajectory's end, not a clock that repeated a time).
