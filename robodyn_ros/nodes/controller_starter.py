@@ -20,6 +20,7 @@ that was done. A refusal is said once, naming the controller; the node then stay
 is (the arm stays with what holds it: the hardware, or the controllers already active).
 """
 
+from rclpy.client import Client
 from rclpy.node import Node
 
 from .node_parameters import declare
@@ -57,8 +58,8 @@ class ControllerStarter(Node):
                        if c]
         self.inactive = [c for c in declare(self, 'inactive', [''],
                                             'controllers to load and configure only') if c]
-        self._calls = {k: self.create_client(self.srv[k], f'{manager}/{v}')
-                       for k, v in SERVICES.items()}
+        self._calls: dict[str, Client] = {
+            k: self.create_client(self.srv[k], f'{manager}/{v}') for k, v in SERVICES.items()}
         self.pending = None  # (what, name, future, deadline [s since start])
         self.refused = False
         self.up = False
