@@ -47,12 +47,7 @@ class ControlLaw:
     def __init__(self, dynamics, config: LawConfig):
         if config.mode not in LAWS:
             raise InputError(f'unknown mode {config.mode!r}; valid: {", ".join(MODES)}')
-        n = dynamics.n
-        self.kp = np.asarray(config.kp, dtype=float)
-        self.kd = np.asarray(config.kd, dtype=float)
-        for name, gains in (('kp', self.kp), ('kd', self.kd)):
-            if gains.shape != (n,) or not np.all(np.isfinite(gains)) or np.any(gains < 0):
-                raise InputError(f'{name}: expected ({n},) finite gains >= 0, got {gains!r}')
+        self.kp, self.kd = checked_gains(dynamics.n, config.kp, config.kd)
         lag = config.velocity_lag
         if not (np.isfinite(lag) and 0.0 <= lag <= 0.01):
             raise InputError(f'velocity_lag: expected 0 to 0.01 s, got {lag!r}')

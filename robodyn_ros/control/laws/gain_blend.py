@@ -12,17 +12,20 @@ import threading
 
 import numpy as np
 
+from ...errors import InputError
+
 __all__ = ['GainBlend', 'checked_gains']
 
 
 def checked_gains(n: int, kp, kd) -> tuple[np.ndarray, np.ndarray]:
-    """(kp, kd) as (n,) arrays from 1 or n finite values >= 0 each; ValueError naming the
-    one that is not."""
+    """(kp, kd) as (n,) arrays from 1 or n finite values >= 0 each; InputError (a
+    ValueError) naming the one that is not. The one check of a law's gains: at
+    construction (ControlLaw) and when set while running."""
     out = []
     for name, values in (('kp', kp), ('kd', kd)):
         array = np.asarray(values, dtype=float).ravel()
         if array.size not in (1, n) or not np.all(np.isfinite(array)) or np.any(array < 0):
-            raise ValueError(f'{name}: expected 1 or {n} finite values >= 0, got '
+            raise InputError(f'{name}: expected 1 or {n} finite values >= 0, got '
                              f'{array.tolist()}')
         out.append(np.broadcast_to(array, (n,)).copy())
     return out[0], out[1]
