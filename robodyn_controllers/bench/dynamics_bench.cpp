@@ -3,17 +3,22 @@
 // robodyn_ros/bench/cpp_bench.py (`robodyn bench --cpp`), which writes the input file:
 //   n count repeats / gravity (3) / n rows of 19 (as robodyn_inverse_dynamics) /
 //   count lines of q (n) qd (n) q_ref (n) qd_ref (n) qdd_ref (n) / kp (n) / kd (n)
-// Prints: max |tau_robodyn - tau_pinocchio|, max |tau|, ns per call for both.
+// Prints: max |tau_robodyn - tau_pinocchio|, max |tau|, ns per call for both; then for
+// every law (joint_laws.hpp) its C++ torque beside Pinocchio computing the same quantities
+// (law_<mode>_robodyn_ns, law_<mode>_pinocchio_ns, law_<mode>_difference [N m]).
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "pinocchio/multibody.hpp"
 #include "pinocchio/algorithm/rnea.hpp"
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/joint_laws.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
 
 namespace
@@ -64,6 +69,81 @@ pinocchio::Model pinocchio_model(const std::vector<DhLink> & links, const double
     parent_to_frame = to_frame;
   }
   return model;
+}
+// Pinocchio's torque of `mode` (gravity, PD, feed-forward and inertia terms on, no
+// friction) for state s: q qd q_r qd_r qdd_r, n each.
+void pinocchio_law(
+  const std::string & mode, const pinocchio::Model & model, pinocchio::Data & data,
+  const double * s, const std::vector<double> & kp, const std::vector<double> & kd,
+  Eigen::VectorXd & tau)
+{
+  const auto n = static_cast<Eigen::Index>(kp.size());
+  using Map = Eigen::Map<const Eigen::VectorXd>;
+  const Map q(s, n), qd(s + n, n), qr(s + 2 * n, n), qdr(s + 3 * n, n), qddr(s + 4 * n, n);
+  const Map p(kp.data(), n), d(kd.data(), n);
+  if (mode == "computed_torque") {
+    tau = pinocchio::rnea(model, data, q, qd,
+        (qddr + d.cwiseProduct(qdr - qd) + p.cwiseProduct(qr - q)).eval());
+  } else if (mode == "feedforward") {
+    tau = pinocchio::rnea(model, data, qr, qdr, qddr) + p.cwiseProduct(qr - q) +
+      d.cwiseProduct(qdr - qd);
+  } else if (mode == "gravity") {
+    tau = pinocchio::computeGeneralizedGravity(model, data, q) + p.cwiseProduct(qr - q) +
+      d.cwiseProduct(qdr - qd);
+  } else if (mode == "joint_impedance") {
+    tau = pinocchio::rnea(model, data, q, qd, qddr) + p.cwiseProduct(qr - q) +
+      d.cwiseProduct(qdr - qd);
+  } else {  // passivity: M qdd_a + g (rnea at zero velocity) + C(q, qd) qd_a + K_D s
+    const Eigen::VectorXd qd_a = qdr + p.cwiseProduct(qr - q);
+    const Eigen::VectorXd qdd_a = qddr + p.cwiseProduct(qdr - qd);
+    tau = pinocchio::rnea(model, data, q, Eigen::VectorXd::Zero(n), qdd_a);
+    tau += pinocchio::computeCoriolisMatrix(model, data, q, qd) * qd_a +
+      d.cwiseProduct(qd_a - qd);
+  }
+}
+
+// Every law's C++ step (make_law) beside pinocchio_law on the same states: ns per call for
+// both and the largest torque difference, printed as law_<mode>_* lines.
+void laws(
+  const pinocchio::Model & model, robodyn_controllers::DhDynamics & dyn,
+  const std::vector<double> & states, int n, int count, int repeats,
+  const std::vector<double> & kp, const std::vector<double> & kd, double & sink)
+{
+  using clock = std::chrono::steady_clock;
+  pinocchio::Data data(model);
+  Eigen::VectorXd t(n);
+  std::vector<double> tau(n);
+  const robodyn_controllers::LawSettings settings;
+  for (const auto & mode : robodyn_controllers::law_names()) {
+    auto law = robodyn_controllers::make_law(mode);
+    law->configure(static_cast<std::size_t>(n));
+    double ns[2] = {0.0, 0.0}, worst = 0.0;
+    for (int pass = 0; pass < 2; ++pass) {
+      const auto start = clock::now();
+      for (int r = 0; r < repeats; ++r) {
+        for (int k = 0; k < count; ++k) {
+          const double * s = &states[static_cast<std::size_t>(k) * 5 * n];
+          if (pass == 0) {
+            law->torque(dyn, settings, robodyn_controllers::LawInput{s, s + n, s + 2 * n,
+                s + 3 * n, s + 4 * n, kp.data(), kd.data()}, tau.data());
+            sink += tau[0];
+          } else {
+            pinocchio_law(mode, model, data, s, kp, kd, t);
+            sink += t[0];
+          }
+          if (pass == 1 && r == 0) {
+            law->torque(dyn, settings, robodyn_controllers::LawInput{s, s + n, s + 2 * n,
+                s + 3 * n, s + 4 * n, kp.data(), kd.data()}, tau.data());
+            for (int i = 0; i < n; ++i) {worst = std::max(worst, std::abs(tau[i] - t[i]));}
+          }
+        }
+      }
+      ns[pass] = std::chrono::duration<double, std::nano>(clock::now() - start).count() /
+        (static_cast<double>(repeats) * count);
+    }
+    std::printf("law_%s_robodyn_ns %.2f\nlaw_%s_pinocchio_ns %.2f\nlaw_%s_difference %.6e\n",
+      mode.c_str(), ns[0], mode.c_str(), ns[1], mode.c_str(), worst);
+  }
 }
 }  // namespace
 
@@ -161,6 +241,7 @@ int main(int argc, char ** argv)
   const double observer_ns = std::chrono::duration<double, std::nano>(
     clock::now() - start).count() / (static_cast<double>(repeats) * count);
   sink += observer.residual()[0];
+  laws(model, dyn, states, n, count, std::max(1, repeats / 4), kp, kd, sink);
   std::printf("max_abs_difference %.6e\nmax_abs_torque %.6e\nrobodyn_ns %.2f\n"
     "pinocchio_ns %.2f\nobserver_ns %.2f\nobserver_terms_difference %.3e\nsink %.3e\n",
     worst, largest, robodyn_ns, pinocchio_ns, observer_ns, terms_difference, sink);

@@ -1,5 +1,6 @@
 """The C++ controller's computed-torque step against Pinocchio's C++ ``rnea`` on the same
-model and states (robodyn_controllers/bench/dynamics_bench.cpp).
+model and states, and every law of the C++ controller (joint_laws.hpp) beside Pinocchio
+computing the same torque (robodyn_controllers/bench/dynamics_bench.cpp).
 
 The benchmark is compiled here with g++ (-O3, as the package's Release build) from the
 controller's own dynamics source and the headers and library the ``pin`` wheel carries; the
@@ -15,6 +16,7 @@ import tempfile
 import numpy as np
 
 from ..control.controller_config import ControllerConfig
+from ..control.laws import PLUGIN_MODES
 from ..control.plugin_parameters import plugin_parameters, row_table
 from ..errors import ConfigError
 from ..model import load_robot
@@ -22,7 +24,16 @@ from ..package_share import share_dir
 
 __all__ = ['cpp_bench', 'format_cpp_bench']
 
-_SOURCES = ('bench/dynamics_bench.cpp', 'src/dh_dynamics.cpp', 'src/momentum_observer.cpp')
+#: What Pinocchio computes for each law (dynamics_bench.cpp's pinocchio_law).
+_PINOCCHIO_SIDE = {
+    'computed_torque': 'rnea at the commanded acceleration',
+    'feedforward': 'rnea at the reference, + PD',
+    'gravity': 'computeGeneralizedGravity + PD',
+    'joint_impedance': 'rnea at qdd_r, + PD',
+    'passivity': 'rnea(q, 0, qdd_a) + computeCoriolisMatrix(q, qd) qd_a + K_D s',
+}
+_SOURCES = ('bench/dynamics_bench.cpp', 'src/dh_dynamics.cpp', 'src/momentum_observer.cpp',
+            'src/joint_laws.cpp')
 
 
 def _package_dir() -> Path:
@@ -96,6 +107,12 @@ def cpp_bench(robot: str = 'panda', base: str | None = None, tip: str | None = N
     report = {'robot': model.name, 'n': model.n,
               **{k: float(v) for k, v in values.items() if k != 'sink'}}
     report['ratio'] = report['robodyn_ns'] / report['pinocchio_ns']
+    report['laws'] = {mode: {'robodyn_ns': report.pop(f'law_{mode}_robodyn_ns'),
+                             'pinocchio_ns': report.pop(f'law_{mode}_pinocchio_ns'),
+                             'max_abs_difference': report.pop(f'law_{mode}_difference')}
+                      for mode in PLUGIN_MODES}
+    for law in report['laws'].values():
+        law['ratio'] = law['robodyn_ns'] / law['pinocchio_ns']
     return report
 
 
@@ -108,5 +125,9 @@ def format_cpp_bench(report: dict) -> str:
             f'{report["max_abs_torque"]:.3g}\nmomentum observer per sample: '
             f'{report["observer_ns"] / 1e3:.3f} us (its terms within '
             f'{report["observer_terms_difference"]:.1e} relative of M qd and Mdot qd - C qd '
-            '- g on dual numbers)')
+            '- g on dual numbers)' + ''.join(
+                f'\n{mode}: robodyn {law["robodyn_ns"] / 1e3:.3f} us, Pinocchio '
+                f'{law["pinocchio_ns"] / 1e3:.3f} us ({_PINOCCHIO_SIDE[mode]}; ratio '
+                f'{law["ratio"]:.2f}), torques within {law["max_abs_difference"]:.1e} N m'
+                for mode, law in report.get('laws', {}).items()))
 
