@@ -814,7 +814,7 @@ def mujoco_jtc_run(ros_launch_env, tmp_path_factory):
     launch = _Launch(ros_launch_env, 89, 'hardware:=mujoco', f'config:={config}')
     try:  # the launch is stopped whatever the probe met (no stack outlives the fixture)
         result = {'active': launch.wait_for('ramp-in complete', 180.0) and
-                  launch.wait_for('Loaded joint_trajectory_controller', 60.0)}
+                  launch.wait_for('inactive: joint_trajectory_controller', 60.0)}
         if result['active']:
             _track_with_and_without(model, result)
     finally:
