@@ -180,11 +180,15 @@ void ComputedTorqueController::watch_gains()
 {
   auto node = get_node();
   gains_check_ = node->add_on_set_parameters_callback(
-    [this](const std::vector<rclcpp::Parameter> & parameters) {return check_gains(parameters);});
+    [this](const std::vector<rclcpp::Parameter> & parameters) {
+      return check_gains(parameters);
+    });
   gains_set_ = node->add_post_set_parameters_callback(
     [this](const std::vector<rclcpp::Parameter> & parameters) {
       bool gains = false;
-      for (const auto & p : parameters) {gains = gains || p.get_name() == "kp" || p.get_name() == "kd";}
+      for (const auto & p : parameters) {
+        gains = gains || p.get_name() == "kp" || p.get_name() == "kd";
+      }
       const std::size_t n = n_;
       if (!gains || n == 0) {return;}  // before configure: configure reads them
       std::vector<double> kp, kd;
