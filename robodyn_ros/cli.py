@@ -258,12 +258,15 @@ def _contacts_parser(sub):
 
 
 def _faults_parser(sub):
+    from .control.laws import MODES
     p = sub.add_parser('faults', help='the fault campaign: the controller in its own process '
                                       'against scripted faults, every invariant checked')
     p.add_argument('--fast', action='store_true', help='the CI subset only')
     p.add_argument('--case', action='append', default=[], metavar='NAME',
                    help='run this case (repeat)')
     p.add_argument('--json', default=None, metavar='FILE', help='write the results here')
+    p.add_argument('--mode', default=None, choices=MODES,
+                   help="the controller's law in every case (default: the node's)")
 
 
 def _docs_parser(sub):

@@ -358,7 +358,7 @@ def _export(args):
 def _faults(args):
     _local_dds('61')
     from .nodes.faults.campaign import run_campaign
-    return run_campaign(args.fast, args.case, args.json)
+    return run_campaign(args.fast, args.case, args.json, args.mode)
 
 
 def _docs(args):

@@ -215,3 +215,14 @@ def test_identified_values_print_as_a_person_reads_them():
     assert _rounded({'mass': 1.2345678901234, 'com': [0.1, 0.0333333333333]}) == \
         'mass 1.235, com [0.1, 0.03333]'
     assert _rounded([0.13612345678, 3]) == '[0.1361, 3]'
+
+
+def test_the_fault_campaign_takes_a_law_from_the_registry():
+    from robodyn_ros.control.laws import MODES
+    from robodyn_ros.errors import InputError
+    from robodyn_ros.nodes.faults.campaign import run_campaign
+    assert build_parser().parse_args(['faults', '--mode', 'passivity']).mode == 'passivity'
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(['faults', '--mode', 'nope'])
+    with pytest.raises(InputError, match=f"no such mode 'nope'; valid: {', '.join(MODES)}"):
+        run_campaign(mode='nope')

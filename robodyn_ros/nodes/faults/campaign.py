@@ -14,9 +14,10 @@ __all__ = ['run_campaign']
 
 
 def run_campaign(fast: bool = False, names: Sequence[str] = (),
-                 json_path: str | None = None) -> int:
-    """Run the cases (all, the CI subset ``FAST``, or those named), print one line per case
-    and the summary table; write the results to ``json_path`` if given.
+                 json_path: str | None = None, mode: str | None = None) -> int:
+    """Run the cases (all, the CI subset ``FAST``, or those named) with the law ``mode``
+    (None: the node's default), print one line per case and the summary table; write the
+    results to ``json_path`` if given.
 
     Returns:
         0 when every case passed, 1 otherwise.
@@ -24,6 +25,9 @@ def run_campaign(fast: bool = False, names: Sequence[str] = (),
     Raises:
         InputError: a name that is no case (the valid ones listed).
     """
+    from ...control.laws import MODES
+    if mode is not None and mode not in MODES:
+        raise InputError(f'no such mode {mode!r}; valid: {", ".join(MODES)}')
     unknown = [n for n in names if n not in {c.name for c in CASES}]
     if unknown:
         raise InputError(f'no such case {unknown[0]!r}; valid: '
@@ -37,7 +41,7 @@ def run_campaign(fast: bool = False, names: Sequence[str] = (),
     results, t0 = [], time.monotonic()
     for case in cases:
         t = time.monotonic()
-        result = run_case(case)
+        result = run_case(case, mode)
         results.append((case, result))
         verdict = 'pass' if result.passed else 'FAIL: ' + '; '.join(result.failures())
         if result.machine_stall > 0.0:

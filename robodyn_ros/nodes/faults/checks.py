@@ -73,8 +73,9 @@ class Result:
         return [f'{k}: {d}' for k, (ok, d) in self.checks.items() if not ok]
 
 
-def run_case(case):
-    """Run one case (cases.Case); its Result.
+def run_case(case, mode: str | None = None):
+    """Run one case (cases.Case) with the law ``mode`` (None: the node's default, the
+    case's own when it sets one); its Result.
 
     The probe's garbage collector is off while a case runs (collected before): a full
     collection over everything a campaign has imported and kept stalled the probe's stream
@@ -85,13 +86,14 @@ def run_case(case):
     gc.collect()
     gc.disable()
     try:
-        return _run_controller_case(case)
+        return _run_controller_case(case, mode)
     finally:
         gc.enable()
 
 
-def _run_controller_case(case):
-    harness = Harness(case.parameters, case.env, case.stamp_start, case.raw_args,
+def _run_controller_case(case, mode=None):
+    parameters = {**({'mode': mode} if mode else {}), **(case.parameters or {})}
+    harness = Harness(parameters, case.env, case.stamp_start, case.raw_args,
                       case.references)
     result = Result(case.name)
     try:
