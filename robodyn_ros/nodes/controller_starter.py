@@ -31,6 +31,8 @@ __all__ = ['ControllerStarter', 'main']
 #: Seconds before an unanswered call is given up (a controller's configure can take a
 #: few seconds on a busy machine).
 CALL_TIMEOUT = 10.0
+#: Seconds without controller_manager's services before the log says it waits for them.
+WAIT_NOTE = 30.0
 #: controller_manager's service of each step.
 SERVICES = {'list': 'list_controllers', 'load': 'load_controller',
             'configure': 'configure_controller', 'switch': 'switch_controller'}
@@ -63,6 +65,7 @@ class ControllerStarter(Node):
         self.pending = None  # (what, name, future, deadline [s since start])
         self.refused = False
         self.up = False
+        self.said_waiting = False
         self.started = self.get_clock().now()
         self.timer = self.create_timer(0.05, self.on_timer)
 
@@ -73,6 +76,10 @@ class ControllerStarter(Node):
         client = self._calls[what]
         if client.service_is_ready():
             self.pending = (what, name, client.call_async(request), self._now() + CALL_TIMEOUT)
+        elif not self.said_waiting and self._now() > WAIT_NOTE:
+            self.said_waiting = True
+            self.get_logger().warning(f'no {client.srv_name} service after {WAIT_NOTE:.0f} s: '
+                                      'waiting for controller_manager')
 
     def on_timer(self) -> None:
         """Take the pending answer, or ask the list, or do the next step from it."""

@@ -17,6 +17,8 @@ class _Logger:
     def info(self, text):
         self.lines.append(text)
 
+    warning = info
+
 
 def _starter():
     """A ControllerStarter without its node: _call and the logger recorded."""
@@ -70,3 +72,24 @@ def test_with_everything_up_it_asks_nothing_more_and_says_so():
     starter._next({JTC: 'inactive', JSB: 'active', EFFORT: 'active'})
     assert starter.asked == [] and starter.up
     assert logger.lines == [f'active: {JSB}, {EFFORT}; inactive: {JTC}']
+
+
+def test_without_controller_manager_it_says_once_that_it_waits():
+    class _Absent:
+        srv_name = '/controller_manager/list_controllers'
+
+        def service_is_ready(self):
+            return False
+
+    starter, logger = _starter()
+    del starter._call  # the real one
+    starter._calls = {'list': _Absent()}
+    starter.pending, starter.said_waiting = None, False
+    starter._now = lambda: 29.0
+    starter._call('list', '', None)
+    assert logger.lines == [] and starter.pending is None
+    starter._now = lambda: 31.0
+    starter._call('list', '', None)
+    starter._call('list', '', None)
+    assert logger.lines == ['no /controller_manager/list_controllers service after 30 s: '
+                            'waiting for controller_manager']
