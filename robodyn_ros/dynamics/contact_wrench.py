@@ -1,12 +1,13 @@
 """The wrench at the tool that explains an external joint torque, when the contact is at the
 tool: tau_ext = J(q)^T w, solved by least squares.
 
-J is the geometric Jacobian of the tip_link origin in the base_link frame, built from the
-URDF chain (joint k turns about its axis z_k through p_k: column [z_k x (p_tip - p_k); z_k],
-or [z_k; 0] for a prismatic joint). The wrench w = [f; m] is in the base_link frame, the
-moment about the tip_link origin. With fewer than six joints, or near a singularity, some
-wrench directions leave no trace in the joint torques: the condition number of J says how
-far to trust the estimate (the residual's error is amplified up to that many times).
+J is the geometric Jacobian of the tip_link origin in the base_link frame
+(:mod:`.tool_point`: joint k turns about its axis z_k through o_k, column
+[z_k x (p_tip - o_k); z_k], or [z_k; 0] for a prismatic joint). The wrench w = [f; m] is
+in the base_link frame, the moment about the tip_link origin. With fewer than six joints,
+or near a singularity, some wrench directions leave no trace in the joint torques: the
+condition number of J says how far to trust the estimate (the residual's error is
+amplified up to that many times).
 """
 
 from typing import NamedTuple
@@ -14,8 +15,9 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..model.kinematics import check_q, check_vector
+from ..model.kinematics import check_vector
 from ..model.robot_model import RobotModel
+from .tool_point import tool_jacobian
 
 __all__ = ['ToolWrench', 'tool_jacobian', 'tool_wrench']
 
@@ -28,23 +30,6 @@ class ToolWrench(NamedTuple):
     wrench: np.ndarray
     condition: float
     explained: np.ndarray
-
-
-def tool_jacobian(model: RobotModel, q: ArrayLike) -> np.ndarray:
-    """(6, n) geometric Jacobian of the tip_link origin, base_link frame: the rows of
-    seed 000 eqs. (23)-(24) for the point at the tool instead of a centre of mass."""
-    q = check_q(model, q)
-    poses = model.body_poses(q)
-    tip = (poses[-1] @ model.tool)[:3, 3] if poses else model.tool[:3, 3]
-    jac = np.zeros((6, model.n))
-    for k, (joint, pose) in enumerate(zip(model.joints, poses)):
-        z = pose[:3, :3] @ joint.axis
-        if joint.type == 'prismatic':
-            jac[:3, k] = z
-        else:
-            jac[:3, k] = np.cross(z, tip - pose[:3, 3])
-            jac[3:, k] = z
-    return jac
 
 
 def tool_wrench(model: RobotModel, q: ArrayLike, tau_ext: ArrayLike) -> ToolWrench:
