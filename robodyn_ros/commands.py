@@ -115,7 +115,7 @@ def _check(args):
             dict(method=r.method, samples=r.samples, mass_matrix=r.mass_matrix,
                  coriolis=r.coriolis, gravity=r.gravity, inverse_dynamics=r.inverse_dynamics,
                  skew=r.skew, symmetry=r.symmetry, min_eigenvalue=r.min_eigenvalue,
-                 passed=r.passed) for r in reports]}, indent=2))
+                 tool_point=r.tool_point, passed=r.passed) for r in reports]}, indent=2))
     else:
         names = model.joint_names if model.n <= 12 else \
             (*model.joint_names[:3], '...', model.joint_names[-1])

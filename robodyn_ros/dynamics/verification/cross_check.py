@@ -47,12 +47,14 @@ class CheckReport:
     symmetry: float
     min_eigenvalue: float
     tolerance: float
+    #: the tool point's J and J̇ q̇ (dynamics/tool_point.py) against Pinocchio's
+    tool_point: float = 0.0
 
     @property
     def passed(self):
         """True when every error is within tolerance and M is positive definite."""
         errors = (self.mass_matrix, self.coriolis, self.gravity, self.inverse_dynamics,
-                  self.skew, self.symmetry)
+                  self.skew, self.symmetry, self.tool_point)
         return all(e <= self.tolerance for e in errors) and self.min_eigenvalue > 0.0
 
 
@@ -73,7 +75,8 @@ def cross_check(model: RobotModel, method: str = 'kronecker', samples: int = 100
                 seed: int = 0, gravity: ArrayLike = GRAVITY,
                 tolerance: float = 1e-10,
                 progress: Callable[[int], None] | None = None) -> CheckReport:
-    """Compare M, C, g and inverse dynamics with Pinocchio over random states.
+    """Compare M, C, g, inverse dynamics and the tool point's J and J̇ q̇ with Pinocchio
+    over random states.
 
     States: q uniform within limits (+-pi for continuous, clipped to +-pi), qd and qdd
     uniform in [-2, 2]. Skew-symmetry of Mdot - 2C uses the analytic Mdot (Kronecker,
@@ -91,7 +94,7 @@ def cross_check(model: RobotModel, method: str = 'kronecker', samples: int = 100
     rng = np.random.default_rng(seed)
     lower = np.clip(model.lower, -np.pi, np.pi)
     upper = np.clip(model.upper, -np.pi, np.pi)
-    worst = dict(m=0.0, c=0.0, g=0.0, id=0.0, skew=0.0, sym=0.0)
+    worst = dict(m=0.0, c=0.0, g=0.0, id=0.0, skew=0.0, sym=0.0, tool=0.0)
     min_eig = np.inf
     for k in range(samples):
         q = rng.uniform(lower, upper)
@@ -110,7 +113,17 @@ def cross_check(model: RobotModel, method: str = 'kronecker', samples: int = 100
         worst['skew'] = max(worst['skew'], np.abs(skew + skew.T).max() / scale)
         worst['sym'] = max(worst['sym'], np.abs(m - m.T).max() / np.abs(m).max())
         min_eig = min(min_eig, float(np.linalg.eigvalsh(0.5 * (m + m.T))[0]))
+        worst['tool'] = max(worst['tool'], _tool_point_error(model, ref, q, qd))
         if progress is not None:
             progress(k + 1)
     return CheckReport(model.name, method, model.n, samples, worst['m'], worst['c'], worst['g'],
-                       worst['id'], worst['skew'], worst['sym'], min_eig, tolerance)
+                       worst['id'], worst['skew'], worst['sym'], min_eig, tolerance,
+                       worst['tool'])
+
+
+def _tool_point_error(model, ref, q, qd) -> float:
+    """The larger relative error of the tool point's J and J̇ q̇ against Pinocchio's."""
+    from ..tool_point import tool_point_motion
+    got = tool_point_motion(model, q, qd)
+    jac, bias = ref.tool_motion(q, qd, model.tip_link, model.base_link)
+    return max(relative_error(got.jacobian, jac), relative_error(got.bias, bias))

@@ -69,6 +69,20 @@ class PinocchioChain:
         grav = pin.computeGeneralizedGravity(model, data, qp).copy()
         return mass.copy(), cor, grav
 
+    def tool_motion(self, q, qd, tip_link, base_link):
+        """(J, J̇ q̇) of the ``tip_link`` origin, axes of ``base_link``: the frame Jacobian
+        and classical frame acceleration at q̈ = 0 (LOCAL_WORLD_ALIGNED, turned)."""
+        pin, model, data = self.pin, self.model, self.data
+        qp, frame = self.q(q), model.getFrameId(tip_link)
+        pin.forwardKinematics(model, data, qp, qd, np.zeros(model.nv))
+        pin.updateFramePlacements(model, data)
+        rot = data.oMf[model.getFrameId(base_link)].rotation.T
+        jac = pin.computeFrameJacobian(model, data, qp, frame, pin.LOCAL_WORLD_ALIGNED)
+        pin.forwardKinematics(model, data, qp, qd, np.zeros(model.nv))
+        acc = pin.getFrameClassicalAcceleration(model, data, frame, pin.LOCAL_WORLD_ALIGNED)
+        return (np.vstack([rot @ jac[:3], rot @ jac[3:]]),
+                np.concatenate([rot @ acc.linear, rot @ acc.angular]))
+
     def rnea(self, q, qd, qdd):
         """Inverse dynamics by Pinocchio's RNEA."""
         return self.pin.rnea(self.model, self.data, self.q(q), qd, qdd).copy()
