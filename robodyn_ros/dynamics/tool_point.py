@@ -28,8 +28,9 @@ __all__ = ['ToolPointMotion', 'tool_jacobian', 'tool_point_motion']
 
 
 class ToolPointMotion(NamedTuple):
-    """jacobian: (6, n) [m/rad or 1, rad/rad]; bias: (6,) J̇ q̇ [m/s^2, rad/s^2]; point:
-    (3,) the point [m]; velocity: (6,) J q̇ [m/s, rad/s]. All in the base_link frame."""
+    """The tool point's kinematics (seed 000 eqs. (23)-(24)): jacobian (6, n) [m/rad or 1,
+    rad/rad]; bias (6,) J̇ q̇ [m/s^2, rad/s^2]; point (3,) [m]; velocity (6,) J q̇ [m/s,
+    rad/s]. All in the base_link frame."""
 
     jacobian: np.ndarray
     bias: np.ndarray
@@ -59,7 +60,8 @@ def _offset(offset: ArrayLike | None) -> np.ndarray | None:
 
 def tool_jacobian(model: RobotModel, q: ArrayLike, offset: ArrayLike | None = None
                   ) -> np.ndarray:
-    """(6, n) geometric Jacobian of the tool point, base_link frame (module doc)."""
+    """(6, n) geometric Jacobian of the tool point, base_link frame: the rows of seed 000
+    eqs. (23)-(24) for the point at the tool instead of a centre of mass."""
     z, o, p = _axes(model, check_q(model, q), _offset(offset))
     jac = np.zeros((6, model.n))
     for k, joint in enumerate(model.joints):
@@ -73,7 +75,8 @@ def tool_jacobian(model: RobotModel, q: ArrayLike, offset: ArrayLike | None = No
 
 def tool_point_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike,
                       offset: ArrayLike | None = None) -> ToolPointMotion:
-    """J(q), J̇(q, q̇) q̇, the point and its velocity (module doc), base_link frame."""
+    """J(q), J̇(q, q̇) q̇, the point and its velocity, base_link frame: seed 000 eqs.
+    (23)-(24) and their derivative along the motion (module doc)."""
     angles = check_q(model, q)
     rates = check_vector(qd, model.n, 'qd')
     z, o, p = _axes(model, angles, _offset(offset))

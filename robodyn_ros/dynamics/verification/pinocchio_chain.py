@@ -70,8 +70,9 @@ class PinocchioChain:
         return mass.copy(), cor, grav
 
     def tool_motion(self, q, qd, tip_link, base_link):
-        """(J, J̇ q̇) of the ``tip_link`` origin, axes of ``base_link``: the frame Jacobian
-        and classical frame acceleration at q̈ = 0 (LOCAL_WORLD_ALIGNED, turned)."""
+        """(J, J̇ q̇) of the ``tip_link`` origin, axes of ``base_link`` (what seed 000 eqs.
+        (23)-(24) give): Pinocchio's frame Jacobian and classical frame acceleration at
+        q̈ = 0 (LOCAL_WORLD_ALIGNED, turned)."""
         pin, model, data = self.pin, self.model, self.data
         qp, frame = self.q(q), model.getFrameId(tip_link)
         pin.forwardKinematics(model, data, qp, qd, np.zeros(model.nv))
