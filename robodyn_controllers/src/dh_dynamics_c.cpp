@@ -224,7 +224,6 @@ void robodyn_state_checks(
   }
 }
 
-
 // The gain blend (gain_blend.hpp) over `count` steps at times t[k] [s] from the gains kp0,
 // kd0 (n each): before step k, when requested[k] != 0, the request kp_req[k], kd_req[k]
 // (rows of count x n); kp[k], kd[k] the gains after it (robodyn_ros' GainBlend, the same

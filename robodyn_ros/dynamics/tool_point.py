@@ -58,11 +58,8 @@ def _offset(offset: ArrayLike | None) -> np.ndarray | None:
     return out
 
 
-def tool_jacobian(model: RobotModel, q: ArrayLike, offset: ArrayLike | None = None
-                  ) -> np.ndarray:
-    """(6, n) geometric Jacobian of the tool point, base_link frame: the rows of seed 000
-    eqs. (23)-(24) for the point at the tool instead of a centre of mass."""
-    z, o, p = _axes(model, check_q(model, q), _offset(offset))
+def _columns(model: RobotModel, z, o, p) -> np.ndarray:
+    """(6, n) J from the axes z_k, their points o_k and the point p."""
     jac = np.zeros((6, model.n))
     for k, joint in enumerate(model.joints):
         if joint.type == 'prismatic':
@@ -73,6 +70,13 @@ def tool_jacobian(model: RobotModel, q: ArrayLike, offset: ArrayLike | None = No
     return jac
 
 
+def tool_jacobian(model: RobotModel, q: ArrayLike, offset: ArrayLike | None = None
+                  ) -> np.ndarray:
+    """(6, n) geometric Jacobian of the tool point, base_link frame: the rows of seed 000
+    eqs. (23)-(24) for the point at the tool instead of a centre of mass."""
+    return _columns(model, *_axes(model, check_q(model, q), _offset(offset)))
+
+
 def tool_point_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike,
                       offset: ArrayLike | None = None) -> ToolPointMotion:
     """J(q), J̇(q, q̇) q̇, the point and its velocity, base_link frame: seed 000 eqs.
@@ -80,7 +84,7 @@ def tool_point_motion(model: RobotModel, q: ArrayLike, qd: ArrayLike,
     angles = check_q(model, q)
     rates = check_vector(qd, model.n, 'qd')
     z, o, p = _axes(model, angles, _offset(offset))
-    jac = tool_jacobian(model, angles, offset)
+    jac = _columns(model, z, o, p)
     velocity = jac @ rates
     w = np.zeros(3)       # angular velocity of the link before joint k
     v_o = np.zeros(3)     # velocity of o_k as a point of the link before joint k

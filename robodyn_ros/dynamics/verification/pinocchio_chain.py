@@ -78,10 +78,9 @@ class PinocchioChain:
         pin.forwardKinematics(model, data, qp, qd, np.zeros(model.nv))
         pin.updateFramePlacements(model, data)
         rot = data.oMf[model.getFrameId(base_link)].rotation.T
+        acc = pin.getFrameClassicalAcceleration(model, data, frame, pin.LOCAL_WORLD_ALIGNED)
         jac = np.asarray(pin.computeFrameJacobian(  # (6,) for one joint: as (6, 1)
             model, data, qp, frame, pin.LOCAL_WORLD_ALIGNED)).reshape(6, model.nv)
-        pin.forwardKinematics(model, data, qp, qd, np.zeros(model.nv))
-        acc = pin.getFrameClassicalAcceleration(model, data, frame, pin.LOCAL_WORLD_ALIGNED)
         return (np.vstack([rot @ jac[:3], rot @ jac[3:]]),
                 np.concatenate([rot @ acc.linear, rot @ acc.angular]))
 
