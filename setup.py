@@ -85,6 +85,7 @@ setup(
             'controller_starter = robodyn_ros.nodes.controller_starter:main',
             'reference_sender = robodyn_ros.nodes.reference_sender:main',
             'controller_statistics = robodyn_ros.nodes.controller_statistics:main',
+            'save_payload = robodyn_ros.nodes.save_payload:main',
         ],
     },
 )

@@ -219,7 +219,10 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
     if hardware == 'gz':
         return _gazebo_description(model, q0, out, hold)
     from robodyn_ros.sim.mujoco_sim import plugin_mjcf
-    mjcf, notes = plugin_mjcf(model, q0, obstacle=_obstacle(context, hardware))
+    simulated = _sim_payload(context, hardware, model)
+    if simulated is not model:  # the simulator holds the arm it simulates
+        hold = RigidBodyDynamics(simulated, 'kronecker').gravity_vector(q0)
+    mjcf, notes = plugin_mjcf(simulated, q0, obstacle=_obstacle(context, hardware))
     path = os.path.join(out, 'model.xml')
     with open(path, 'w', encoding='utf-8') as handle:
         handle.write(mjcf)
@@ -240,21 +243,48 @@ def _description(context, hardware, model, q0, out, max_torque_rate):
     return xml, notes + more, 'mujoco_ros2_control'
 
 
+def _simulator_argument(context, name, hardware):
+    """The words of the launch argument ``name`` (commas as spaces), [] when empty; a
+    LaunchArgumentError when it is given for a hardware that does not simulate."""
+    text = LaunchConfiguration(name).perform(context).replace(',', ' ').split()
+    if text and hardware not in ('mujoco', 'mujoco_ros2_control'):
+        raise LaunchArgumentError(f'{name}:= is for hardware:=mujoco or mujoco_ros2_control, '
+                                  f'not {hardware!r}')
+    return text
+
+
 def _obstacle(context, hardware):
     """The launch argument ``obstacle`` ('cx cy cz hx hy hz' [m], base frame: a box the
     tool's 0.03 m sphere can strike) as an Obstacle; None when empty."""
     from robodyn_ros.sim.mujoco_sim import Obstacle
-    text = LaunchConfiguration('obstacle').perform(context).replace(',', ' ').split()
+    text = _simulator_argument(context, 'obstacle', hardware)
     if not text:
         return None
-    if hardware not in ('mujoco', 'mujoco_ros2_control'):
-        raise LaunchArgumentError(f'obstacle:= is for hardware:=mujoco or mujoco_ros2_control, '
-                                  f'not {hardware!r}')
     try:
         return Obstacle.from_values([float(v) for v in text])
     except ValueError:  # InputError too: one line either way
         raise LaunchArgumentError(f'obstacle:={" ".join(text)!r}; valid: six finite numbers '
                                   "'cx cy cz hx hy hz' [m], half sizes > 0") from None
+
+
+def _sim_payload(context, hardware, model):
+    """The launch argument ``sim_payload`` ('KG [CX CY CZ]': a point mass [kg] at CX CY CZ
+    [m] in the tip link's frame) as the model the simulator runs; the controller's model
+    does not carry it (what the adaptive law estimates). Empty: ``model`` itself."""
+    text = _simulator_argument(context, 'sim_payload', hardware)
+    if not text:
+        return model
+    from robodyn_ros.errors import RobodynError
+    from robodyn_ros.model.payload import point_mass, with_payload
+    try:
+        values = [float(v) for v in text]
+        if len(values) not in (1, 4):
+            raise ValueError
+        return with_payload(model, point_mass(values[0], values[1:] or [0.0] * 3), xml=False)
+    except (ValueError, RobodynError):
+        raise LaunchArgumentError(f'sim_payload:={" ".join(text)!r}; valid: a mass > 0 [kg], '
+                                  "then optionally its centre 'cx cy cz' [m] in the tip "
+                                  'frame') from None
 
 
 def _fault_injection(context):
@@ -320,7 +350,7 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
     actions = [manager_node[0](controllers),
                Node(package='controller_manager', executable='spawner', output='screen',
                     arguments=['joint_state_broadcaster', CONTROLLER,
-                               'joint_trajectory_controller'])]
+                               'joint_trajectory_controller'], prefix=manager_node[2])]
     if params.get('reference', 'hold') != 'hold':
         sent = {k: params[k] for k in SENT_PARAMETERS if k in params}
         actions.append(Node(package='robodyn_ros', executable='reference_sender',
@@ -372,7 +402,8 @@ def _node_actions(context, hardware, config_path, params, model, manager_node):
                                            **_forward_limits(params)), handle)
     starter = Node(package='robodyn_ros', executable='controller_starter', output='screen',
                    parameters=[{'active': ['joint_state_broadcaster', 'effort_controller'],
-                                'inactive': ['joint_trajectory_controller']}])
+                                'inactive': ['joint_trajectory_controller']}],
+                   prefix=manager_node[2])
     controller = Node(package='robodyn_ros', executable='controller', name=CONTROLLER,
                       output='screen', prefix=manager_node[2], exec_name='controller',
                       parameters=[config_path, {'robot': '', 'robot_description': model.xml,
@@ -435,6 +466,8 @@ def _nodes(context):
         why = missing()
         if why:
             raise LaunchArgumentError(f'hardware:=gz: {why}')
+    for name in ('obstacle', 'sim_payload'):  # refused, not ignored, where nothing simulates
+        _simulator_argument(context, name, hardware)
     from robodyn_ros.nodes.launch_robot import config_model
     config_path, params, model, q0 = config_model(context, 'ros2_control')
     params.setdefault('velocity_lag', VELOCITY_LAG.get(hardware, 0.0))
@@ -461,8 +494,11 @@ def _nodes(context):
                     parameters=[controllers], prefix=prefix,
                     additional_env={'LD_LIBRARY_PATH': _library_path()},
                     sigterm_timeout=MANAGER_SIGTERM_AFTER, sigkill_timeout=MANAGER_SIGKILL_AFTER)
+    # The start-up chain (the description, the controllers' start) at the loop's priority:
+    # beside real-time processes that keep both cores busy (a simulator in the loop on a
+    # loaded machine) a normal-priority start waited minutes; each is idle once done.
     describe = Node(package='robodyn_ros', executable='describe', output='screen',
-                    parameters=[{'robot_description': description}])
+                    parameters=[{'robot_description': description}], prefix=prefix)
     actions = [LogInfo(msg=f'robodyn ros2_control: {note}') for note in notes]
     build = _plugin_actions if kind == 'plugin' else _node_actions
     return actions + [describe] + build(context, hardware, config_path, params, model,
@@ -496,5 +532,9 @@ def generate_launch_description():
                               description="hardware:=mujoco: a box fixed in the world, 'cx cy "
                                           "cz hx hy hz' [m] (base frame), that a 0.03 m "
                                           "sphere at the tool strikes (empty: none)"),
+        DeclareLaunchArgument('sim_payload', default_value='',
+                              description="hardware:=mujoco: a payload only the simulator "
+                                          "knows, 'KG [CX CY CZ]' (a point mass, its centre "
+                                          "in the tip frame [m]; empty: none)"),
         OpaqueFunction(function=_nodes),
     ])

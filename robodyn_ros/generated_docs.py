@@ -31,6 +31,7 @@ NOT_SEED = {
     'workspace_size': 'kernel scratch space', 'DHChain': 'a container (see dh_chain)',
     'RigidBodyDynamics.friction_torque': 'delegates to friction_torque',
     'RigidBodyDynamics.kernel_workspace': 'kernel scratch space',
+    'RigidBodyDynamics.packed_rows': 'kernel parameter packing',
     'relative_error': 'verification', 'CheckReport': 'verification',
     'CheckReport.format': 'verification', 'CheckReport.passed': 'verification',
     'check_size': 'verification',

@@ -48,13 +48,18 @@ def _launch(env: dict, bag: Path, seconds: float) -> str:
             env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         time.sleep(seconds)
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            proc.wait(30.0)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        stop_launch(proc)
     return log.read_text(errors='replace').replace('\0', '')
+
+
+def stop_launch(proc: subprocess.Popen) -> None:
+    """Ctrl-C to a launch's process group; SIGKILL when it has not ended 30 s later."""
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(30.0)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
 
 
 def _longest_gap(bag: Path, topic: str) -> float:

@@ -23,9 +23,9 @@ DEFECTS = {
         (CT + 'computed_torque_controller.cpp', '  write_release();\n  snapshot_diagnostics',
          '  // DEFECT D1: no release command\n  snapshot_diagnostics')]),
     'D2': ('the acceleration unchecked, the reference not at rest after the last point', [
-        (CT + 'computed_torque_safety.cpp',
-         ' || std::abs(qdd_ref_[i]) > acceleration_limit_[i])', ')  /* DEFECT D2 */'),
-        (CT + 'computed_torque_safety.cpp', '  if (unchanged_cycles_ >= AT_REST_CYCLES) {',
+        (CT + 'supervisor.cpp',
+         ' ||\n      std::abs(qdd_ref_[i]) > s_.acceleration_limit[i])', ')  /* DEFECT D2 */'),
+        (CT + 'supervisor.cpp', '  if (unchanged_cycles_ >= AT_REST_CYCLES) {',
          '  if (false && unchanged_cycles_ >= AT_REST_CYCLES) {  // DEFECT D2')]),
     'D3': ('the JTC without goal and path tolerances', [
         ('robodyn_ros/model/ros2_control_urdf.py',

@@ -43,6 +43,7 @@ ALLOWED = {
     'experiments': {'experiments', 'control', 'dynamics', 'model', 'sim'},
     'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model', 'validation'},
     'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model', 'dynamics'},
+    'client': {'client', 'nodes'},
 }
 #: generated_docs: below the CLI's commands (the CLI hands it its runner for the sections
 #: that show robodyn's output).

@@ -16,10 +16,16 @@
 #include <vector>
 
 #include "pinocchio/multibody.hpp"
+#include "pinocchio/algorithm/aba.hpp"
+#include "pinocchio/algorithm/jacobian.hpp"
+#include "pinocchio/algorithm/kinematics.hpp"
+#include "pinocchio/algorithm/regressor.hpp"
 #include "pinocchio/algorithm/rnea.hpp"
+#include "pinocchio/spatial.hpp"
 #include "robodyn_controllers/dh_dynamics.hpp"
 #include "robodyn_controllers/joint_laws.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
+#include "robodyn_controllers/payload_adaptation.hpp"
 
 namespace
 {
@@ -70,12 +76,93 @@ pinocchio::Model pinocchio_model(const std::vector<DhLink> & links, const double
   }
   return model;
 }
+// adaptive's payload term with Pinocchio's own parts: Y_p(q, qd, qd_a, qdd_a) pi =
+// J_n^T (Phi(0, a(qdd_a) - g) + 1/4 (Phi(v(qd + qd_a), a(qd + qd_a)) - Phi(v(qd - qd_a), ...)))
+// pi, Phi Pinocchio's bodyRegressor of the last joint's motion from forwardKinematics, J_n
+// its LOCAL Jacobian, pi (robodyn's order, DH frame n) moved into the joint's frame by `tip`.
+Eigen::VectorXd pinocchio_payload(
+  const pinocchio::Model & model, pinocchio::Data & data, const Eigen::VectorXd & q,
+  const Eigen::VectorXd & qd, const Eigen::VectorXd & qd_a, const Eigen::VectorXd & qdd_a,
+  const double * pi, const SE3 & tip)
+{
+  const auto n = q.size();
+  const auto last = static_cast<pinocchio::JointIndex>(model.njoints - 1);
+  Eigen::Matrix<double, 10, 1> ours, params;
+  ours << pi[0], pi[1], pi[2], pi[3], pi[4], pi[5], pi[7], pi[6], pi[8], pi[9];  // xx xy yy..
+  params = tip.act(pinocchio::Inertia::FromDynamicParameters(ours)).toDynamicParameters();
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(n);
+  Eigen::Matrix<double, 6, 10> phi, part;
+  pinocchio::forwardKinematics(model, data, q, zero, qdd_a);
+  const pinocchio::Motion a_gf = data.a[last] - data.oMi[last].actInv(model.gravity);
+  pinocchio::bodyRegressor(data.v[last], a_gf, phi);
+  for (const double sign : {1.0, -1.0}) {
+    const Eigen::VectorXd v = qd + sign * qd_a;
+    pinocchio::forwardKinematics(model, data, q, v, zero);
+    pinocchio::bodyRegressor(data.v[last], data.a[last], part);
+    phi += 0.25 * sign * part;
+  }
+  pinocchio::Data::Matrix6x jacobian = pinocchio::Data::Matrix6x::Zero(6, n);
+  pinocchio::computeJointJacobians(model, data, q);
+  pinocchio::getJointJacobian(model, data, last, pinocchio::LOCAL, jacobian);
+  return jacobian.transpose() * (phi * params);
+}
+
+// cartesian_impedance with Pinocchio's parts (CRISP's calls): the tip (DH frame n, `tip`
+// from the last joint) and its Jacobian from forwardKinematics and computeJointJacobians
+// (the joint's LOCAL_WORLD_ALIGNED Jacobian moved to the tip point), computeMinverse,
+// log3 of R_r R^T, nonLinearEffects; the spring's defaults (joint_laws.hpp: LawSettings).
+Eigen::VectorXd pinocchio_cartesian(
+  const pinocchio::Model & model, pinocchio::Data & data, const Eigen::VectorXd & q,
+  const Eigen::VectorXd & qd, const Eigen::VectorXd & qr, const Eigen::VectorXd & qdr,
+  const Eigen::VectorXd & posture, const SE3 & tip)
+{
+  const auto n = q.size();
+  const auto last = static_cast<pinocchio::JointIndex>(model.njoints - 1);
+  const robodyn_controllers::LawSettings spring;
+  const double mu = 1e-3;
+  auto frame = [&](const Eigen::VectorXd & at, Eigen::MatrixXd & j) {
+      pinocchio::computeJointJacobians(model, data, at);  // also the placements at `at`
+      pinocchio::Data::Matrix6x joint = pinocchio::Data::Matrix6x::Zero(6, n);
+      pinocchio::getJointJacobian(model, data, last, pinocchio::LOCAL_WORLD_ALIGNED, joint);
+      const SE3 pose = data.oMi[last] * tip;
+      const Eigen::Vector3d arm = pose.translation() - data.oMi[last].translation();
+      j = joint;
+      for (Eigen::Index c = 0; c < n; ++c) {
+        j.block<3, 1>(0, c) += joint.block<3, 1>(3, c).cross(arm);
+      }
+      return pose;
+    };
+  Eigen::MatrixXd j_r(6, n), j(6, n);
+  const SE3 target = frame(qr, j_r);
+  const SE3 pose = frame(q, j);
+  Eigen::Matrix<double, 6, 1> e;
+  e.head<3>() = target.translation() - pose.translation();
+  e.tail<3>() =
+    pinocchio::log3(Eigen::Matrix3d(target.rotation() * pose.rotation().transpose()));
+  Eigen::MatrixXd minv = pinocchio::computeMinverse(model, data, q);
+  minv.triangularView<Eigen::StrictlyLower>() =
+    minv.transpose().triangularView<Eigen::StrictlyLower>();
+  const Eigen::Matrix<double, 6, 6> eye = Eigen::Matrix<double, 6, 6>::Identity();
+  const Eigen::Matrix<double, 6, 6> lambda =
+    (j * minv * j.transpose() + mu * mu * eye).inverse();
+  Eigen::Matrix<double, 6, 1> force;
+  const Eigen::Matrix<double, 6, 1> xd_r = j_r * qdr, xd = j * qd;
+  for (int a = 0; a < 6; ++a) {
+    const double k = spring.cartesian_stiffness[a];
+    const double d = 2.0 * spring.cartesian_damping_ratio * std::sqrt(k * lambda(a, a));
+    force[a] = k * e[a] + d * (xd_r[a] - xd[a]);
+  }
+  const Eigen::VectorXd nullspace = posture - j.transpose() *
+    (j * j.transpose() + mu * mu * eye).ldlt().solve(j * posture);
+  return pinocchio::nonLinearEffects(model, data, q, qd) + j.transpose() * force + nullspace;
+}
+
 // Pinocchio's torque of `mode` (gravity, PD, feed-forward and inertia terms on, no
-// friction) for state s: q qd q_r qd_r qdd_r, n each.
+// friction) for state s: q qd q_r qd_r qdd_r, n each; adaptive with the estimate pi.
 void pinocchio_law(
   const std::string & mode, const pinocchio::Model & model, pinocchio::Data & data,
   const double * s, const std::vector<double> & kp, const std::vector<double> & kd,
-  Eigen::VectorXd & tau)
+  const double * pi, const SE3 & tip, Eigen::VectorXd & tau)
 {
   const auto n = static_cast<Eigen::Index>(kp.size());
   using Map = Eigen::Map<const Eigen::VectorXd>;
@@ -93,12 +180,18 @@ void pinocchio_law(
   } else if (mode == "joint_impedance") {
     tau = pinocchio::rnea(model, data, q, qd, qddr) + p.cwiseProduct(qr - q) +
       d.cwiseProduct(qdr - qd);
+  } else if (mode == "cartesian_impedance") {
+    tau = pinocchio_cartesian(model, data, q, qd, qr, qdr,
+        (p.cwiseProduct(qr - q) + d.cwiseProduct(qdr - qd)).eval(), tip);
   } else {  // passivity: M qdd_a + g (rnea at zero velocity) + C(q, qd) qd_a + K_D s
     const Eigen::VectorXd qd_a = qdr + p.cwiseProduct(qr - q);
     const Eigen::VectorXd qdd_a = qddr + p.cwiseProduct(qdr - qd);
     tau = pinocchio::rnea(model, data, q, Eigen::VectorXd::Zero(n), qdd_a);
     tau += pinocchio::computeCoriolisMatrix(model, data, q, qd) * qd_a +
       d.cwiseProduct(qd_a - qd);
+    if (mode == "adaptive") {
+      tau += pinocchio_payload(model, data, q, qd, qd_a, qdd_a, pi, tip);
+    }
   }
 }
 
@@ -107,7 +200,8 @@ void pinocchio_law(
 void laws(
   const pinocchio::Model & model, robodyn_controllers::DhDynamics & dyn,
   const std::vector<double> & states, int n, int count, int repeats,
-  const std::vector<double> & kp, const std::vector<double> & kd, double & sink)
+  const std::vector<double> & kp, const std::vector<double> & kd, const SE3 & tip,
+  double & sink)
 {
   using clock = std::chrono::steady_clock;
   pinocchio::Data data(model);
@@ -128,7 +222,7 @@ void laws(
                 s + 3 * n, s + 4 * n, kp.data(), kd.data()}, tau.data());
             sink += tau[0];
           } else {
-            pinocchio_law(mode, model, data, s, kp, kd, t);
+            pinocchio_law(mode, model, data, s, kp, kd, law->estimate(), tip, t);
             sink += t[0];
           }
           if (pass == 1 && r == 0) {
@@ -144,6 +238,26 @@ void laws(
     std::printf("law_%s_robodyn_ns %.2f\nlaw_%s_pinocchio_ns %.2f\nlaw_%s_difference %.6e\n",
       mode.c_str(), ns[0], mode.c_str(), ns[1], mode.c_str(), worst);
   }
+  // adaptive's estimate starts near zero, so its torque above sees little of the payload
+  // term: the regressor alone with a 1.5 kg payload, against pinocchio_payload
+  robodyn_controllers::PayloadRegressor regressor;
+  regressor.configure(static_cast<std::size_t>(n), {1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0});
+  const double pi[10] = {1.5, 0.075, 0.0, 0.075, 0.01, 0.001, -0.002, 0.012, 0.0, 0.008};
+  std::vector<double> y(10 * static_cast<std::size_t>(n));
+  double worst = 0.0;
+  for (int k = 0; k < count; ++k) {
+    const double * s = &states[static_cast<std::size_t>(k) * 5 * n];
+    regressor.slotine_li(dyn, s, s + n, s + 3 * n, s + 4 * n, y.data());
+    using Map = Eigen::Map<const Eigen::VectorXd>;
+    const Eigen::VectorXd pin = pinocchio_payload(model, data, Map(s, n), Map(s + n, n),
+      Map(s + 3 * n, n), Map(s + 4 * n, n), pi, tip);
+    for (int j = 0; j < n; ++j) {
+      double ours = 0.0;
+      for (int c = 0; c < 10; ++c) {ours += y[10 * j + c] * pi[c];}
+      worst = std::max(worst, std::abs(ours - pin[j]));
+    }
+  }
+  std::printf("payload_regressor_difference %.6e\n", worst);
 }
 }  // namespace
 
@@ -241,7 +355,8 @@ int main(int argc, char ** argv)
   const double observer_ns = std::chrono::duration<double, std::nano>(
     clock::now() - start).count() / (static_cast<double>(repeats) * count);
   sink += observer.residual()[0];
-  laws(model, dyn, states, n, count, std::max(1, repeats / 4), kp, kd, sink);
+  laws(model, dyn, states, n, count, std::max(1, repeats / 4), kp, kd,
+    after_joint(links.back(), !links.back().prismatic), sink);
   std::printf("max_abs_difference %.6e\nmax_abs_torque %.6e\nrobodyn_ns %.2f\n"
     "pinocchio_ns %.2f\nobserver_ns %.2f\nobserver_terms_difference %.3e\nsink %.3e\n",
     worst, largest, robodyn_ns, pinocchio_ns, observer_ns, terms_difference, sink);

@@ -66,32 +66,50 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
       params_.mode.c_str());
     return CallbackReturn::ERROR;
   }
-  law_->configure(n_);
-  gains_.configure(n_);
-  law_settings_ = LawSettings{params_.include_gravity, params_.include_friction,
-    params_.feedforward_pd, params_.inertia_feedforward, params_.velocity_lag};
-  if (!load_model(error) || !load_gains(error) || !load_collision(error) ||
-    !load_tool_wrench(error))
+  const unsigned int rate = get_update_rate();
+  nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
+  SupervisorSettings core;
+  if (!load_model(core, error) || !load_law(error) || !load_gains(core, error) ||
+    !load_collision(core, error) || !load_tool_wrench(error))
   {
     RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", error.c_str());
     return CallbackReturn::ERROR;
   }
-  for (auto * v : {&q_, &qd_, &effort_, &q_ref_, &qd_ref_, &qdd_ref_, &tau_, &gravity_,
-      &hold_q_, &last_q_, &last_qd_, &previous_q_, &out_, &last_cmd_, &inertia_,
-      &applied_cmd_, &hold_w_, &hold_acc_, &zero_qd_, &hold_guard_, &hold_runaway_,
-      &accepted_q_, &accepted_qd_, &brake_time_})
-  {
-    v->assign(n_, 0.0);
+  core.joints = params_.joints;
+  core.position_margin = params_.position_margin;
+  core.velocity_margin = params_.velocity_margin;
+  core.reference_margin = params_.reference_margin;
+  core.max_tracking_error = params_.max_tracking_error;
+  core.reference_timeout = params_.reference_timeout;
+  core.max_torque_rate = params_.max_torque_rate;
+  core.gain_ramp_time = params_.gain_ramp_time;
+  core.nominal_period = nominal_period_;
+  core.include_gravity = params_.include_gravity;
+  if (!load_targets(core, error)) {
+    RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", error.c_str());
+    return CallbackReturn::ERROR;
   }
-  for (std::size_t i = 0; i < n_; ++i) {  // the guard check_state() applies
-    hold_guard_[i] = velocity_limit_[i] * (1.0 + params_.velocity_margin);
+  try {
+    core_.configure(core, dynamics_, *law_, law_settings_);
+  } catch (const std::invalid_argument & e) {
+    RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", e.what());
+    return CallbackReturn::ERROR;
   }
-  if (hold_kp_.empty()) {hold_kp_.assign(n_, NaN);}  // derived when a hold starts
-  if (hold_kd_.empty()) {hold_kd_.assign(n_, NaN);}
-  derived_kp_ = std::isnan(hold_kp_[0]);
-  derived_kd_ = std::isnan(hold_kd_[0]);
-  decoupled_hold_ = derived_kp_ && derived_kd_;
+  reference_.assign(REFERENCES * n_, 0.0);
+  commanded_.assign(n_, NaN);
+  make_topics();
+  start_publishing();
+  RCLCPP_INFO(
+    get_node()->get_logger(), "robodyn controller: %zu joints of %s, %s law, %u Hz", n_,
+    params_.model_name.c_str(), params_.mode.c_str(), rate);
+  return CallbackReturn::SUCCESS;
+}
+
+// The publishers and their messages, sized for n_ joints (on_configure).
+void ComputedTorqueController::make_topics()
+{
   auto node = get_node();
+  const bool observe = core_.observing();
   reference_topic_ = node->create_publisher<JointStateMsg>("~/reference", 10);
   commands_topic_ = node->create_publisher<CommandsMsg>("~/commands", 10);
   diagnostics_topic_ = node->create_publisher<DiagnosticsMsg>("/diagnostics", 10);
@@ -105,17 +123,16 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
   status.name = node->get_name();
   status.hardware_id = params_.model_name;
   status.message.reserve(2 * TEXT);
-  status.values.resize(KEY_COUNT);
-  for (std::size_t k = 0; k < KEY_COUNT; ++k) {
+  const std::size_t keys = KEY_COUNT - (law_->estimate() ? 0 : PAYLOAD_KEYS);
+  status.values.resize(keys);
+  for (std::size_t k = 0; k < keys; ++k) {
     status.values[k].key = KEYS[k];
     status.values[k].value.reserve(TEXT);
   }
-  const unsigned int rate = get_update_rate();
-  nominal_period_ = rate > 0 ? 1.0 / rate : 0.001;
   // the records: reference position, velocity, the command, and with collision detection
   // the external torque estimate (~/external_torque), with a tool wrench the position
-  ring_.configure(RING_RECORDS, (REFERENCES + (observe_ ? 1 : 0) + (wrench_on_ ? 1 : 0)) * n_);
-  if (observe_) {
+  ring_.configure(RING_RECORDS, (REFERENCES + (observe ? 1 : 0) + (wrench_on_ ? 1 : 0)) * n_);
+  if (observe) {
     external_topic_ = node->create_publisher<JointStateMsg>("~/external_torque", 10);
     external_msg_.name = params_.joints;
     external_msg_.effort.assign(n_, 0.0);
@@ -124,14 +141,14 @@ CallbackReturn ComputedTorqueController::on_configure(const rclcpp_lifecycle::St
     wrench_topic_ = node->create_publisher<WrenchMsg>("~/tool_wrench", 10);
     wrench_msg_.header.frame_id = params_.base_link;
   }
+  estimate_topic_.reset();
+  if (law_->estimate()) {  // ~/payload_estimate at the diagnostics rate, in the tip frame
+    estimate_topic_ = node->create_publisher<InertiaMsg>("~/payload_estimate", 10);
+    estimate_msg_.header.frame_id = params_.tip_link.empty() ? "tip" : params_.tip_link;
+  }
   DiagnosticsSnapshot prototype;  // sized here: update() only copies into one
-  prototype.residual.assign(observe_ ? n_ : 0, 0.0);
+  prototype.residual.assign(observe ? n_ : 0, 0.0);
   diagnostics_slot_.configure(prototype);
-  start_publishing();
-  RCLCPP_INFO(
-    node->get_logger(), "robodyn controller: %zu joints of %s, %s law, %u Hz", n_,
-    params_.model_name.c_str(), params_.mode.c_str(), rate);
-  return CallbackReturn::SUCCESS;
 }
 
 std::vector<hardware_interface::CommandInterface::SharedPtr>
@@ -155,54 +172,23 @@ bool ComputedTorqueController::on_set_chained_mode(bool) {return true;}
 CallbackReturn ComputedTorqueController::on_activate(const rclcpp_lifecycle::State &)
 {
   for (auto & ref : ordered_exported_reference_interfaces_) {(void)ref->set_value(NaN);}
-  counts_ = LimitCounts{};
-  faults_ = 0;
-  cycles_ = 0;
-  event_ = "none";
-  std::snprintf(hold_buffer_, sizeof(hold_buffer_), "none");
-  missing_reference_ = 0.0;
+  targets_.reset();  // the chained reference until a target comes
   since_diagnostics_ = params_.diagnostics_period;  // first status at the first cycle
-  unchanged_cycles_ = 0;
-  have_reference_ = false;  // last_update_ns_ is kept: a re-activation within a cycle
-  mode_ = Mode::ACTIVE;  // so that enter_hold below takes the hold position
-  have_last_q_ = have_previous_ = false;
-  jumps_ = 0;
-  clock_ = since_valid_ = frozen_for_ = valid_for_ = 0.0;
-  observer_.reset();
-  over_cycles_ = 0;
-  in_contact_ = compliant_ = false;
-  observer_clock_ = 0.0;
-  const bool finite = accept_state(read_state(), 0.0);
-  // The rate limit starts from the hardware's effort command (what it was last told, by
-  // this controller before a re-activation or by another one), else the effort it
-  // measures, else g(q).
-  if (finite) {dynamics_.gravity(q_.data(), gravity_.data());}
+  // last_update_ns_ is kept: a re-activation within a cycle. The rate limit starts from
+  // the hardware's effort command (what it was last told, by this controller before a
+  // re-activation or by another one), else the effort it measures, else g(q).
+  const bool finite = read_state();
   for (std::size_t i = 0; i < n_; ++i) {
     const auto command = command_interfaces_[i].get_optional();
-    const double from_state = has_effort_state_ ? effort_[i] : NaN;
-    if (command.has_value() && std::isfinite(*command)) {
-      last_cmd_[i] = *command;
-    } else if (std::isfinite(from_state)) {
-      last_cmd_[i] = from_state;
-    } else {
-      last_cmd_[i] = finite && params_.include_gravity ? gravity_[i] : 0.0;
-    }
+    commanded_[i] = command.has_value() ? *command : NaN;
   }
   // A restart within one switch (released less than a period ago): the release step was
   // never applied, and this cycle's step is the only one the hardware sees.
   const auto since_release = std::chrono::steady_clock::now() - release_time_;
-  if (released_ && since_release < std::chrono::duration<double>(nominal_period_)) {
-    std::copy(applied_cmd_.begin(), applied_cmd_.end(), last_cmd_.begin());
-  }
+  const bool restart = released_ &&
+    since_release < std::chrono::duration<double>(nominal_period_);
   released_ = false;
-  braking_ = false;
-  have_accepted_ = false;
-  if (!finite) {
-    fault("non_finite_state", "a joint state is not finite at activation", false);
-  } else {
-    state_trusted_ = true;
-    enter_hold("waiting for a reference (chain a trajectory controller)");
-  }
+  core_.activate(finite, has_effort_state_, commanded_.data(), restart);
   return CallbackReturn::SUCCESS;
 }
 
@@ -213,36 +199,62 @@ CallbackReturn ComputedTorqueController::on_deactivate(const rclcpp_lifecycle::S
   return CallbackReturn::SUCCESS;
 }
 
-// The last command before the effort interfaces are released: one rate-limited step
-// towards the hold at the release position (the position hold of a trip when latched,
-// gravity + damping when the state cannot be trusted). controller_manager deactivates
-// between two cycles, so this is the next cycle's command, not a second one in this cycle.
+// The core's release step, written: controller_manager deactivates between two cycles,
+// so this is the next cycle's command, not a second one in this cycle.
 void ComputedTorqueController::write_release() noexcept
 {
-  const bool finite = accept_state(read_state(), nominal_period_);
-  if (finite && mode_ != Mode::SAFE) {
-    mode_ = Mode::ACTIVE;  // so that enter_hold takes the position reached
-    enter_hold("released");
-    compute_hold();
-  } else if (finite && state_trusted_) {
-    compute_hold();
-  } else {
-    compute_gravity_damping();
-  }
-  braking_ = false;
-  std::copy(last_cmd_.begin(), last_cmd_.end(), applied_cmd_.begin());
+  const double * out = core_.release(read_state());
   release_time_ = std::chrono::steady_clock::now();
   released_ = true;
-  (void)limit_torque(tau_.data(), effort_limit_.data(),
-    rate_step(params_.max_torque_rate, nominal_period_, nominal_period_), n_,
-    last_cmd_.data(), out_.data(), counts_);
   for (std::size_t i = 0; i < n_ && i < command_interfaces_.size(); ++i) {
-    (void)command_interfaces_[i].set_value(out_[i]);
+    (void)command_interfaces_[i].set_value(out[i]);
   }
-  mode_ = Mode::HOLD;
-  event_ = "deactivated";
-  reason_ = "inactive: effort interfaces released after one step towards the hold at the "
-    "release position; the hardware holds the arm from here (docs/real_arm.md)";
+}
+
+// q, qd (and the effort applied) from the state interfaces into the core; false if one is
+// not finite.
+bool ComputedTorqueController::read_state() noexcept
+{
+  const std::size_t per_joint = params_.use_effort_state ? 3 : 2;
+  has_effort_state_ = params_.use_effort_state;
+  bool finite = state_interfaces_.size() == per_joint * n_;
+  double * q = core_.q();
+  double * qd = core_.qd();
+  double * effort = core_.effort();
+  for (std::size_t i = 0; finite && i < n_; ++i) {
+    const auto p = state_interfaces_[per_joint * i].get_optional();
+    const auto v = state_interfaces_[per_joint * i + 1].get_optional();
+    q[i] = p.has_value() ? *p : NaN;
+    qd[i] = v.has_value() ? *v : NaN;
+    if (has_effort_state_) {
+      const auto e = state_interfaces_[per_joint * i + 2].get_optional();
+      effort[i] = e.has_value() ? *e : NaN;
+    }
+    finite = std::isfinite(q[i]) && std::isfinite(qd[i]);
+  }
+  return finite;
+}
+
+// The chained reference if the controller before this one wrote it this cycle (each value
+// is consumed: NaN until written again; an absent velocity or acceleration is 0), as the
+// core takes it (positions, velocities, accelerations); nullptr when not written.
+const double * ComputedTorqueController::read_reference() noexcept
+{
+  const auto & refs = ordered_exported_reference_interfaces_;
+  bool written = refs.size() == REFERENCES * n_;
+  for (std::size_t i = 0; written && i < n_; ++i) {
+    const auto p = refs[REFERENCES * i]->get_optional();
+    written = p.has_value() && std::isfinite(*p);
+  }
+  if (!written) {return nullptr;}
+  for (std::size_t i = 0; i < n_; ++i) {
+    for (std::size_t k = 0; k < REFERENCES; ++k) {
+      const auto value = refs[REFERENCES * i + k]->get_optional();
+      reference_[k * n_ + i] = value.has_value() && std::isfinite(*value) ? *value : 0.0;
+      (void)refs[REFERENCES * i + k]->set_value(NaN);
+    }
+  }
+  return reference_.data();
 }
 
 return_type ComputedTorqueController::update_reference_from_subscribers(
@@ -254,100 +266,28 @@ return_type ComputedTorqueController::update_reference_from_subscribers(
 return_type ComputedTorqueController::update_and_write_commands(
   const rclcpp::Time & time, const rclcpp::Duration &)
 {
-  // The torque's step: max_torque_rate x min(elapsed, period) from the cycle times (the
-  // stamps of ~/reference), so a late cycle moves one period's worth, never more, and an
-  // early one less. A cycle whose time does not advance (Gazebo's controller_manager reads
-  // its time from a /clock that arrives a step late at random, while the physics did step)
-  // counts as one period: the hardware still applies this write for a step. The first
-  // cycle after an activation steps from the hardware's effort command.
+  // The cycle's time from the stamps of ~/reference (the core's rate limit: a late cycle
+  // moves one period's worth, never more); the first cycle after an activation is one
+  // nominal period after it.
   const std::int64_t now_ns = time.nanoseconds();
-  double dt = last_update_ns_ > 0 ? 1e-9 * static_cast<double>(now_ns - last_update_ns_) :
-    nominal_period_;
+  const double dt = last_update_ns_ > 0 ?
+    1e-9 * static_cast<double>(now_ns - last_update_ns_) : nominal_period_;
   last_update_ns_ = now_ns;
-  if (!std::isfinite(dt)) {dt = 0.0;}
-  ++cycles_;
-  const Mode mode_before = mode_;
-  const char * event_before = event_;
-  const unsigned long faults_before = faults_;
+  const Mode mode_before = core_.mode();
+  const char * event_before = core_.event();
+  const unsigned long faults_before = core_.faults();
   const bool finite = read_state();
-  const bool valid = accept_state(finite, dt);
-  if (mode_ != Mode::SAFE) {
-    const char * why = nullptr;
-    if (!finite) {
-      fault("non_finite_state", "a joint state is not finite: gravity + damping", false);
-    } else if (valid && (why = check_state()) != nullptr) {
-      fault("guard", why, true);
-    }
-  } else if (!valid) {
-    state_trusted_ = false;  // a position hold needs a state to hold with
-  }
-  if (observe_) {observe_collision(valid, dt);}
-  if (mode_ != Mode::SAFE) {
-    if (take_reference(dt)) {
-      const char * why = check_reference();
-      if (why != nullptr) {
-        event_ = "reference_outside_limits";
-        refuse_reference(why);
-      } else {
-        mode_ = Mode::ACTIVE;
-        braking_ = false;
-        std::copy(q_ref_.begin(), q_ref_.end(), accepted_q_.begin());
-        std::copy(qd_ref_.begin(), qd_ref_.end(), accepted_qd_.begin());
-        have_accepted_ = true;
-        reason_ = "following the chained reference";
-      }
-    } else if (!is_in_chained_mode()) {
-      enter_hold("no controller is chained: holding the position reached");
-    } else if (missing_reference_ > params_.reference_timeout) {
-      event_ = "stale_reference";
-      enter_hold("the chained reference stopped updating: holding the position reached");
-    }
-  }
-  if (braking_ && mode_ == Mode::HOLD) {brake(dt);}
-  if (valid && mode_ == Mode::ACTIVE && law_->follows_reference(law_settings_) &&
-    params_.max_tracking_error > 0.0)
-  {
-    for (std::size_t i = 0; i < n_; ++i) {
-      if (std::abs(q_ref_[i] - q_[i]) > params_.max_tracking_error) {
-        std::snprintf(reason_buffer_, sizeof(reason_buffer_),
-          "%s is %.4f from its reference (max_tracking_error %.3f): the arm does not follow "
-          "the commands", params_.joints[i].c_str(), q_ref_[i] - q_[i],
-          params_.max_tracking_error);
-        fault("tracking_error", reason_buffer_, true);
-        break;
-      }
-    }
-  }
-  if (valid && decoupled_hold_ && (mode_ == Mode::HOLD || (mode_ == Mode::SAFE &&
-    state_trusted_)))
-  {
-    watch_own_hold();
-  }
-  // gains set while running reach their values on this clock, whatever the mode
-  gains_.step(time.seconds(), kp_.data(), kd_.data(), params_.gain_ramp_time);
-  if (!valid && mode_ != Mode::SAFE) {  // one rejected state: the last command stands
-    std::copy(last_cmd_.begin(), last_cmd_.end(), tau_.begin());
-  } else if (mode_ == Mode::ACTIVE || braking_) {
-    compute_law();
-  } else if (mode_ == Mode::HOLD || state_trusted_) {
-    compute_hold();
-  } else {
-    compute_gravity_damping();
-  }
-  const bool torque_finite = limit_torque(tau_.data(), effort_limit_.data(),
-    rate_step(params_.max_torque_rate, dt > 0.0 ? dt : nominal_period_, nominal_period_), n_,
-    last_cmd_.data(),
-    out_.data(), counts_);
-  if (!torque_finite && mode_ != Mode::SAFE) {
-    fault("non_finite_torque", "the law gave a non-finite torque: position hold", valid);
-  }
-  for (std::size_t i = 0; i < n_; ++i) {(void)command_interfaces_[i].set_value(out_[i]);}
+  const double * reference = targets_.reference(dynamics_, core_, time.seconds(),
+    read_reference());
+  const double * out = core_.cycle(time.seconds(), dt, finite, reference,
+    is_in_chained_mode());
+  for (std::size_t i = 0; i < n_; ++i) {(void)command_interfaces_[i].set_value(out[i]);}
   publish(time);
   // /diagnostics every diagnostics_period, and at once (10 ms apart at most) when the
   // mode, the event or the fault count changed.
-  diagnostics_due_ = diagnostics_due_ || mode_ != mode_before || event_ != event_before ||
-    faults_ != faults_before;
-  since_diagnostics_ += dt;
+  diagnostics_due_ = diagnostics_due_ || core_.mode() != mode_before ||
+    core_.event() != event_before || core_.faults() != faults_before;
+  since_diagnostics_ += std::isfinite(dt) ? dt : 0.0;
   if (since_diagnostics_ >= params_.diagnostics_period ||
     (diagnostics_due_ && since_diagnostics_ >= DIAGNOSTICS_SPACING))
   {

@@ -24,8 +24,11 @@ constexpr std::size_t REFERENCES = 3;  // position, velocity, acceleration per j
 // /diagnostics keys, in order (values are filled on the publishing thread)
 constexpr const char * KEYS[] = {"state", "reason", "event", "mode", "safe_command",
   "chained", "faults", "clamped", "rate_limited", "cycles", "records_dropped",
-  "external_torque", "last_collision", "collisions", "hold_watch"};
+  "external_torque", "last_collision", "collisions", "hold_watch", "target",
+  // the adaptive law only (the last three): pi [m, m c, I_O] in the tip frame, m, c
+  "payload_estimate", "payload_estimate_mass", "payload_estimate_com"};
 constexpr std::size_t KEY_COUNT = sizeof(KEYS) / sizeof(KEYS[0]);
+constexpr std::size_t PAYLOAD_KEYS = 3;
 constexpr std::size_t TEXT = 256;  // capacity reserved for each diagnostics string
 // The publishing thread drains the cycle records this often; the ring holds a second.
 constexpr auto PUBLISH_PERIOD = std::chrono::milliseconds(2);

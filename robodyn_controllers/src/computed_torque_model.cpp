@@ -9,6 +9,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ namespace robodyn_controllers
 // The DH rows, inertials and limits robodyn export wrote, checked (model_check.hpp: every
 // value finite, the limits and inertias physical, the rows those of the robot in
 // controller_manager's robot_description), into DhDynamics.
-bool ComputedTorqueController::load_model(std::string & error)
+bool ComputedTorqueController::load_model(SupervisorSettings & core, std::string & error)
 {
   links_.assign(n_, DhLink{});
   std::vector<JointLimits> limits(n_);
@@ -66,20 +67,20 @@ bool ComputedTorqueController::load_model(std::string & error)
     error = std::string("model: ") + e.what();
     return false;
   }
-  effort_limit_.assign(n_, 0.0);
-  velocity_limit_.assign(n_, 0.0);
-  acceleration_limit_.assign(n_, 0.0);
-  lower_.assign(n_, 0.0);
-  upper_.assign(n_, 0.0);
-  for (std::size_t i = 0; i < n_; ++i) {
-    effort_limit_[i] = limits[i].effort;
-    velocity_limit_[i] = limits[i].velocity;
-    acceleration_limit_[i] = limits[i].acceleration;
-    lower_[i] = limits[i].lower;
-    upper_[i] = limits[i].upper;
+  for (auto * v : {&core.effort_limit, &core.velocity_limit, &core.acceleration_limit,
+      &core.lower, &core.upper})
+  {
+    v->assign(n_, 0.0);
   }
-  derive_acceleration_limits();
-  for (std::size_t i = 0; i < n_; ++i) {limits[i].acceleration = acceleration_limit_[i];}
+  for (std::size_t i = 0; i < n_; ++i) {
+    core.effort_limit[i] = limits[i].effort;
+    core.velocity_limit[i] = limits[i].velocity;
+    core.acceleration_limit[i] = limits[i].acceleration;
+    core.lower[i] = limits[i].lower;
+    core.upper[i] = limits[i].upper;
+  }
+  derive_acceleration_limits(core);
+  for (std::size_t i = 0; i < n_; ++i) {limits[i].acceleration = core.acceleration_limit[i];}
   error = check_limits_and_inertia(params_.joints, links_, limits, continuous,
     {params_.gravity[0], params_.gravity[1], params_.gravity[2]});
   return error.empty();
@@ -87,12 +88,12 @@ bool ComputedTorqueController::load_model(std::string & error)
 
 // acceleration_limit 0: effort_limit / the largest M_jj(q) over 17 configurations spread
 // over the joint ranges (the acceleration the effort limit gives that joint anywhere).
-void ComputedTorqueController::derive_acceleration_limits()
+void ComputedTorqueController::derive_acceleration_limits(SupervisorSettings & core)
 {
   std::vector<JointLimits> ranges(n_);
   for (std::size_t i = 0; i < n_; ++i) {
-    ranges[i].lower = lower_[i];
-    ranges[i].upper = upper_[i];
+    ranges[i].lower = core.lower[i];
+    ranges[i].upper = core.upper[i];
   }
   std::vector<double> q(n_), diag(n_), most(n_, 0.0);
   for (int sample = 0; sample < 17; ++sample) {
@@ -101,38 +102,57 @@ void ComputedTorqueController::derive_acceleration_limits()
     for (std::size_t i = 0; i < n_; ++i) {most[i] = std::max(most[i], diag[i]);}
   }
   for (std::size_t i = 0; i < n_; ++i) {
-    if (acceleration_limit_[i] == 0.0 && most[i] > 0.0) {
-      acceleration_limit_[i] = effort_limit_[i] / most[i];
+    if (core.acceleration_limit[i] == 0.0 && most[i] > 0.0) {
+      core.acceleration_limit[i] = core.effort_limit[i] / most[i];
     }
   }
 }
 
-bool ComputedTorqueController::load_collision(std::string & error)
+// The law's settings and its own state (adaptive: the payload's frame and estimate).
+bool ComputedTorqueController::load_law(std::string & error)
 {
-  observe_ = !params_.collision.thresholds.empty();
-  std::snprintf(collision_buffer_, sizeof(collision_buffer_), "%s",
-    observe_ ? "none" : "off (collision.thresholds empty)");
-  if (!observe_) {return true;}
+  law_settings_ = LawSettings{params_.include_gravity, params_.include_friction,
+    params_.feedforward_pd, params_.inertia_feedforward, params_.velocity_lag};
+  const auto & gamma = params_.adaptive.gamma;
+  if (gamma.size() != 1 && gamma.size() != 3) {
+    error = "adaptive.gamma: expected 1 value (every parameter) or 3 (mass, first moments, "
+      "inertia), got " + std::to_string(gamma.size());
+    return false;
+  }
+  auto & adaptation = law_settings_.adaptation;
+  adaptation.gamma = {gamma[0], gamma[gamma.size() / 2], gamma.back()};
+  adaptation.mass_max = params_.adaptive.mass_max;
+  adaptation.rest_speed = params_.adaptive.rest_speed;
+  std::copy(params_.tool_rotation.begin(), params_.tool_rotation.end(),
+    law_settings_.tool_rotation.begin());
+  std::copy(params_.tool_point.begin(), params_.tool_point.end(),
+    law_settings_.tool_point.begin());
+  std::copy(params_.cartesian.stiffness.begin(), params_.cartesian.stiffness.end(),
+    law_settings_.cartesian_stiffness.begin());
+  law_settings_.cartesian_damping_ratio = params_.cartesian.damping_ratio;
+  try {
+    law_->configure(n_, law_settings_);
+  } catch (const std::invalid_argument & exc) {
+    error = exc.what();
+    return false;
+  }
+  return true;
+}
+
+// The observer's settings (collision.*; off without thresholds: the core checks them).
+bool ComputedTorqueController::load_collision(SupervisorSettings & core, std::string & error)
+{
+  if (params_.collision.thresholds.empty()) {return true;}
   if (!expand(params_.collision.thresholds, n_, false, "collision.thresholds",
-    collision_threshold_, error))
+    core.collision_thresholds, error))
   {
     return false;
   }
-  for (double v : collision_threshold_) {
-    if (!(v > 0.0)) {
-      error = "collision.thresholds: every value must be > 0 N m, got " + std::to_string(v);
-      return false;
-    }
-  }
   const auto & reaction = params_.collision.reaction;
-  reaction_ = reaction == "compliant" ? Reaction::COMPLIANT :
-    (reaction == "report" ? Reaction::REPORT : Reaction::HOLD);
-  try {
-    observer_.configure(n_, params_.collision.gain, OBSERVER_MAX_STEP);
-  } catch (const std::invalid_argument & e) {
-    error = e.what();
-    return false;
-  }
+  core.collision_reaction = reaction == "compliant" ? CollisionReaction::COMPLIANT :
+    (reaction == "report" ? CollisionReaction::REPORT : CollisionReaction::HOLD);
+  core.collision_debounce = params_.collision.debounce;
+  core.observer_gain = params_.collision.gain;
   return true;
 }
 
@@ -159,22 +179,69 @@ bool ComputedTorqueController::load_tool_wrench(std::string & error)
     error = e.what();
     return false;
   }
-  wrench_on_ = observe_;
+  wrench_on_ = !params_.collision.thresholds.empty();
   return true;
 }
 
-bool ComputedTorqueController::load_gains(std::string & error)
+// ~/target_pose: the frame targets are given in, the workspace box (target.workspace, or
+// a cube of the chain's reach about the base: sum of hypot(a, d), a prismatic joint's
+// stroke, the base's and the tool's offsets, as robodyn_ros' workspace_box) and the
+// follower on the core's limits `core`.
+bool ComputedTorqueController::load_targets(const SupervisorSettings & core, std::string & error)
 {
-  return expand(params_.kp, n_, false, "kp", kp_, error) &&
-         expand(params_.kd, n_, false, "kd", kd_, error) &&
-         expand(params_.hold_kp, n_, true, "hold_kp", hold_kp_, error) &&
-         expand(params_.hold_kd, n_, true, "hold_kd", hold_kd_, error) &&
-         expand(params_.damping, n_, false, "damping", damping_, error);
+  PoseTargetInput::Frame frame;
+  frame.base_link = params_.base_link;
+  std::copy(params_.base_rotation.begin(), params_.base_rotation.end(),
+    frame.base_rotation.begin());
+  std::copy(params_.base_point.begin(), params_.base_point.end(), frame.base_point.begin());
+  const auto & box = params_.target.workspace;
+  if (box.size() == 6) {
+    for (int k = 0; k < 3; ++k) {
+      if (!(box[k] < box[k + 3])) {
+        error = "target.workspace: each min must be < its max (x y z min, then max)";
+        return false;
+      }
+    }
+    std::copy(box.begin(), box.end(), frame.box.begin());
+  } else if (!box.empty()) {
+    error = "target.workspace: expected [] or 6 values, got " + std::to_string(box.size());
+    return false;
+  } else {
+    const auto norm = [](const std::vector<double> & v) {
+        return std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+      };
+    double reach = norm(params_.base_point) + norm(params_.tool_point);
+    for (std::size_t i = 0; i < n_; ++i) {
+      reach += std::hypot(links_[i].a, links_[i].d);
+      if (links_[i].prismatic) {reach += std::max(std::abs(core.lower[i]), std::abs(core.upper[i]));}
+    }
+    frame.box = {-reach, -reach, -reach, reach, reach, reach};
+  }
+  std::array<double, 9> tool_rotation{};
+  std::copy(params_.tool_rotation.begin(), params_.tool_rotation.end(), tool_rotation.begin());
+  const auto & p = params_.tool_point;
+  try {
+    targets_.configure(get_node(), frame, core, params_.target.speed,
+      params_.target.rotation_speed, nominal_period_, tool_rotation, {p[0], p[1], p[2]});
+  } catch (const std::invalid_argument & e) {
+    error = e.what();
+    return false;
+  }
+  return true;
+}
+
+bool ComputedTorqueController::load_gains(SupervisorSettings & core, std::string & error)
+{
+  return expand(params_.kp, n_, false, "kp", core.kp, error) &&
+         expand(params_.kd, n_, false, "kd", core.kd, error) &&
+         expand(params_.hold_kp, n_, true, "hold_kp", core.hold_kp, error) &&
+         expand(params_.hold_kd, n_, true, "hold_kd", core.hold_kd, error) &&
+         expand(params_.damping, n_, false, "damping", core.damping, error);
 }
 
 // kp and kd settable while the controller runs: a set is refused unless it gives 1 or n
 // finite values >= 0 (one line in the log, the reason in the service's answer); an
-// accepted one is blended in by update() over gain_ramp_time (gain_blend.hpp). Called
+// accepted one is blended in by the core over gain_ramp_time (gain_blend.hpp). Called
 // from on_init; the callbacks run on the node's executor thread, never in update().
 void ComputedTorqueController::watch_gains()
 {
@@ -197,7 +264,7 @@ void ComputedTorqueController::watch_gains()
       if (expand(node->get_parameter("kp").as_double_array(), n, false, "kp", kp, error) &&
         expand(node->get_parameter("kd").as_double_array(), n, false, "kd", kd, error))
       {
-        gains_.request(kp, kd);
+        core_.request_gains(kp, kd);
       }
     });
 }

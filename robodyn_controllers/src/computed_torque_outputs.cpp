@@ -20,17 +20,21 @@ namespace robodyn_controllers
 // this cycle's record into the ring (the publishing thread sends it).
 void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept
 {
-  if (cycles_ % static_cast<unsigned long>(params_.publish_every) != 0) {return;}
+  if (core_.cycles() % static_cast<unsigned long>(params_.publish_every) != 0) {return;}
   double * record = ring_.begin(time.nanoseconds());
   if (record == nullptr) {return;}  // the ring is full: counted, reported on /diagnostics
-  const bool tracking = mode_ == Mode::ACTIVE || braking_;
+  const bool tracking = core_.tracking();
+  const auto & q = core_.tracked_position();
+  const auto & qd = core_.reference_velocity();
+  const double * out = core_.out();
   for (std::size_t i = 0; i < n_; ++i) {
-    record[i] = tracking ? q_ref_[i] : hold_q_[i];
-    record[n_ + i] = tracking ? qd_ref_[i] : 0.0;
-    record[2 * n_ + i] = out_[i];
+    record[i] = q[i];
+    record[n_ + i] = tracking ? qd[i] : 0.0;
+    record[2 * n_ + i] = out[i];
   }
-  if (observe_) {std::copy(observer_.residual(), observer_.residual() + n_, record + 3 * n_);}
-  if (wrench_on_) {std::copy(q_.begin(), q_.end(), record + 4 * n_);}
+  const double * residual = core_.residual();
+  if (residual != nullptr) {std::copy(residual, residual + n_, record + 3 * n_);}
+  if (wrench_on_) {std::copy(core_.q(), core_.q() + n_, record + 4 * n_);}
   ring_.commit();
 }
 
@@ -69,7 +73,7 @@ void ComputedTorqueController::publish_records()
       try {
         reference_topic_->publish(reference_msg_);
         commands_topic_->publish(commands_msg_);
-        if (observe_) {
+        if (core_.observing()) {
           external_msg_.header.stamp = reference_msg_.header.stamp;
           std::copy(record + 3 * n_, record + 4 * n_, external_msg_.effort.begin());
           external_topic_->publish(external_msg_);
@@ -99,20 +103,66 @@ void ComputedTorqueController::snapshot_diagnostics(const rclcpp::Time & time) n
 {
   DiagnosticsSnapshot & s = diagnostics_slot_.back();
   s.stamp_ns = time.nanoseconds();
-  s.mode = mode_;
-  s.event = event_;
-  s.trusted = state_trusted_;
-  s.compliant = compliant_;
+  s.mode = core_.mode();
+  s.event = core_.event();
+  s.trusted = core_.trusted();
+  s.compliant = core_.compliant();
   s.chained = is_in_chained_mode();
-  s.in_contact = in_contact_;
-  s.numbers = {faults_, counts_.clamped, counts_.rate_limited, cycles_,
-    static_cast<unsigned long>(ring_.dropped())};
-  s.collisions = collisions_;
-  std::snprintf(s.reason.data(), s.reason.size(), "%s", reason_);
-  std::snprintf(s.collision.data(), s.collision.size(), "%s", collision_buffer_);
-  std::snprintf(s.hold.data(), s.hold.size(), "%s", hold_buffer_);
-  if (observe_) {std::copy(observer_.residual(), observer_.residual() + n_, s.residual.begin());}
+  s.in_contact = core_.in_contact();
+  s.numbers = {core_.faults(), core_.counts().clamped, core_.counts().rate_limited,
+    core_.cycles(), static_cast<unsigned long>(ring_.dropped())};
+  s.collisions = core_.collisions();
+  std::snprintf(s.reason.data(), s.reason.size(), "%s", core_.reason());
+  std::snprintf(s.collision.data(), s.collision.size(), "%s", core_.collision_text());
+  std::snprintf(s.hold.data(), s.hold.size(), "%s", core_.hold_text());
+  const double * residual = core_.residual();
+  if (residual != nullptr) {std::copy(residual, residual + n_, s.residual.begin());}
+  const double * pi = core_.estimate();
+  if (pi != nullptr) {std::copy(pi, pi + 10, s.payload.begin());}
   diagnostics_slot_.commit();
+}
+
+// The adaptive law's estimate into its three values, as the node reports it
+// (robodyn_ros.control.core_report): pi, the mass [kg], the centre of mass [m].
+void ComputedTorqueController::publish_payload(
+  const std::array<double, 10> & pi, diagnostic_msgs::msg::KeyValue * v)
+{
+  char text[TEXT];
+  int used = 0;
+  for (std::size_t k = 0; k < 10 && used >= 0 && static_cast<std::size_t>(used) < TEXT; ++k) {
+    used += std::snprintf(text + used, sizeof(text) - used, k ? " %.6g" : "%.6g", pi[k]);
+  }
+  assign(v[0].value, text);
+  std::snprintf(text, sizeof(text), "%.4f", pi[0]);
+  assign(v[1].value, text);
+  std::snprintf(text, sizeof(text), "%.4f %.4f %.4f", pi[1] / pi[0], pi[2] / pi[0],
+    pi[3] / pi[0]);
+  assign(v[2].value, text);
+}
+
+// ~/payload_estimate: pi as geometry_msgs/Inertia (the mass [kg], its centre [m] and the
+// inertia about it [kg m^2], I_c = I_O - (|h|^2 1 - h h^T) / m with h = m c, in the tip
+// frame), on the publishing thread; nothing while the mass is not positive or an entry
+// is not finite (nothing non-finite on the wire).
+void ComputedTorqueController::publish_estimate(
+  std::int64_t stamp_ns, const std::array<double, 10> & pi)
+{
+  const double m = pi[0];
+  if (!(m > 0.0) || !std::all_of(pi.begin(), pi.end(), [](double v) {return std::isfinite(v);})) {
+    return;
+  }
+  const double hx = pi[1], hy = pi[2], hz = pi[3];
+  auto & i = estimate_msg_.inertia;
+  estimate_msg_.header.stamp = rclcpp::Time(stamp_ns);
+  i.m = m;
+  i.com.x = hx / m; i.com.y = hy / m; i.com.z = hz / m;
+  i.ixx = pi[4] - (hy * hy + hz * hz) / m;
+  i.ixy = pi[5] + hx * hy / m;
+  i.ixz = pi[6] + hx * hz / m;
+  i.iyy = pi[7] - (hx * hx + hz * hz) / m;
+  i.iyz = pi[8] + hy * hz / m;
+  i.izz = pi[9] - (hx * hx + hy * hy) / m;
+  estimate_topic_->publish(estimate_msg_);
 }
 
 // The newest snapshot as one DiagnosticStatus, on the publishing thread.
@@ -159,7 +209,10 @@ void ComputedTorqueController::publish_status()
   std::snprintf(text, sizeof(text), "%lu", s->collisions);
   assign(v[13].value, text);
   assign(v[14].value, s->hold.data());
+  assign(v[15].value, targets_.status());
+  if (v.size() == KEY_COUNT) {publish_payload(s->payload, v.data() + KEY_COUNT - PAYLOAD_KEYS);}
   try {  // as publish_records: nothing out of this thread
+    if (estimate_topic_) {publish_estimate(s->stamp_ns, s->payload);}
     diagnostics_topic_->publish(diagnostics_msg_);
   } catch (const std::exception &) {
     publish_failures_.fetch_add(1);

@@ -10,6 +10,9 @@
 #include "robodyn_controllers/gain_blend.hpp"
 #include "robodyn_controllers/joint_laws.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
+#include "robodyn_controllers/payload_adaptation.hpp"
+#include "robodyn_controllers/pose_follower.hpp"
+#include "robodyn_controllers/tip_kinematics.hpp"
 #include "robodyn_controllers/tool_wrench.hpp"
 #include "robodyn_controllers/torque_safety.hpp"
 
@@ -30,6 +33,45 @@ std::vector<robodyn_controllers::DhLink> unpack(int n, const double * rows)
     l.viscous = r[16]; l.coulomb = r[17]; l.smoothing = r[18];
   }
   return links;
+}
+// The laws' settings of the C entries: include_gravity, include_friction, feedforward_pd,
+// inertia_feedforward (0 or 1), velocity_lag [s]; with `tool` (or nullptr) the tip's axes
+// (row-major, 9) then its origin (3) in DH frame n.
+robodyn_controllers::LawSettings law_settings(const double * settings, const double * tool)
+{
+  robodyn_controllers::LawSettings s{settings[0] > 0.5, settings[1] > 0.5,
+    settings[2] > 0.5, settings[3] > 0.5, settings[4]};
+  if (tool != nullptr) {
+    std::copy(tool, tool + 9, s.tool_rotation.begin());
+    s.tool_point = {tool[9], tool[10], tool[11]};
+  }
+  return s;
+}
+
+// dyn from the rows and law for n joints with settings s; false when either is refused.
+bool configured(
+  robodyn_controllers::DhDynamics & dyn, robodyn_controllers::JointLaw & law, int n,
+  const double * rows, const double * gravity, const robodyn_controllers::LawSettings & s)
+{
+  try {
+    dyn.configure(unpack(n, rows), {gravity[0], gravity[1], gravity[2]});
+    law.configure(static_cast<std::size_t>(n), s);
+  } catch (const std::exception &) {
+    return false;
+  }
+  return true;
+}
+
+// The law's torque of sample k (row-major count x n arrays).
+void law_sample(
+  robodyn_controllers::JointLaw & law, robodyn_controllers::DhDynamics & dyn,
+  const robodyn_controllers::LawSettings & s, int n, int k, const double * q,
+  const double * qd, const double * q_ref, const double * qd_ref, const double * qdd_ref,
+  const double * kp, const double * kd, double * tau)
+{
+  const int o = k * n;
+  law.torque(dyn, s, {q + o, qd + o, q_ref + o, qd_ref + o, qdd_ref + o, kp + o, kd + o},
+    tau + o);
 }
 }  // namespace
 
@@ -75,12 +117,9 @@ int robodyn_joint_law(
   auto law = robodyn_controllers::make_law(mode);
   if (!law) {return 2;}
   law->configure(static_cast<std::size_t>(n));
-  const robodyn_controllers::LawSettings s{settings[0] > 0.5, settings[1] > 0.5,
-    settings[2] > 0.5, settings[3] > 0.5, settings[4]};
+  const auto s = law_settings(settings, nullptr);
   for (int k = 0; k < count; ++k) {
-    const int o = k * n;
-    law->torque(dyn, s, {q + o, qd + o, q_ref + o, qd_ref + o, qdd_ref + o, kp + o, kd + o},
-      tau + o);
+    law_sample(*law, dyn, s, n, k, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, tau);
   }
   return 0;
 }
@@ -248,4 +287,154 @@ void robodyn_gain_blend(
   }
 }
 
+// The payload's Slotine-Li regressor (payload_adaptation.hpp) for `count` states (rows of
+// q, qd, v, a, count x n): y row k = Y_p (n x 10, row-major). tool: the tip link's axes
+// (row-major 3x3) then its origin in DH frame n [m]. Returns 0, or 1 when refused.
+int robodyn_payload_regressor(
+  int n, const double * rows, const double * gravity, const double * tool, int count,
+  const double * q, const double * qd, const double * v, const double * a, double * y)
+{
+  robodyn_controllers::DhDynamics dyn;
+  robodyn_controllers::PayloadRegressor regressor;
+  try {
+    dyn.configure(unpack(n, rows), {gravity[0], gravity[1], gravity[2]});
+    std::array<double, 9> rotation{};
+    std::copy(tool, tool + 9, rotation.begin());
+    regressor.configure(static_cast<std::size_t>(n), rotation, {tool[9], tool[10], tool[11]});
+  } catch (const std::exception &) {
+    return 1;
+  }
+  for (int k = 0; k < count; ++k) {
+    const int o = k * n;
+    regressor.slotine_li(dyn, q + o, qd + o, v + o, a + o, y + 10 * o);
+  }
+  return 0;
+}
+
+// The adaptive law over a sequence, its estimate carried from state to state: per state k
+// as robodyn_joint_law, then adapt(stamps[k], allowed[k] > 0.5); pi row k (10) the estimate
+// after it. tool as robodyn_payload_regressor; adaptation: gamma (3), mass_max [kg],
+// rest_speed. Returns 0, or 1 when the rows or the settings are refused.
+int robodyn_adaptive_law(
+  int n, const double * rows, const double * gravity, const double * settings,
+  const double * tool, const double * adaptation, int count, const double * stamps,
+  const double * allowed, const double * q, const double * qd, const double * q_ref,
+  const double * qd_ref, const double * qdd_ref, const double * kp, const double * kd,
+  double * tau, double * pi)
+{
+  robodyn_controllers::DhDynamics dyn;
+  auto law = robodyn_controllers::make_law("adaptive");
+  auto s = law_settings(settings, tool);
+  s.adaptation.gamma = {adaptation[0], adaptation[1], adaptation[2]};
+  s.adaptation.mass_max = adaptation[3];
+  s.adaptation.rest_speed = adaptation[4];
+  if (!configured(dyn, *law, n, rows, gravity, s)) {return 1;}
+  for (int k = 0; k < count; ++k) {
+    law_sample(*law, dyn, s, n, k, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, tau);
+    law->adapt(stamps[k], allowed[k] > 0.5);
+    std::copy(law->estimate(), law->estimate() + 10, pi + 10 * k);
+  }
+  return 0;
+}
+
+// cartesian_impedance's torques, `count` samples as robodyn_joint_law; tool as
+// robodyn_payload_regressor (the tip's axes, row-major, then its origin in DH frame n);
+// spring: the stiffness (6) then the damping ratio. Returns 0, or 1 when the rows or the
+// settings are refused.
+int robodyn_cartesian_law(
+  int n, const double * rows, const double * gravity, const double * settings,
+  const double * tool, const double * spring, int count, const double * q,
+  const double * qd, const double * q_ref, const double * qd_ref, const double * qdd_ref,
+  const double * kp, const double * kd, double * tau)
+{
+  robodyn_controllers::DhDynamics dyn;
+  auto law = robodyn_controllers::make_law("cartesian_impedance");
+  auto s = law_settings(settings, tool);
+  std::copy(spring, spring + 6, s.cartesian_stiffness.begin());
+  s.cartesian_damping_ratio = spring[6];
+  if (!configured(dyn, *law, n, rows, gravity, s)) {return 1;}
+  for (int k = 0; k < count; ++k) {
+    law_sample(*law, dyn, s, n, k, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, tau);
+  }
+  return 0;
+}
+
+// The estimate's projection (PayloadEstimate::project) of `count` rows of 10 in place.
+void robodyn_project_payload(int count, double mass_max, double * pi)
+{
+  for (int k = 0; k < count; ++k) {
+    std::array<double, 10> row{};
+    std::copy(pi + 10 * k, pi + 10 * k + 10, row.begin());
+    robodyn_controllers::PayloadEstimate::project(row, mass_max);
+    std::copy(row.begin(), row.end(), pi + 10 * k);
+  }
+}
+// The tip's kinematics (tip_kinematics.hpp) for `count` states (rows of q and qd, count x
+// n), frame 0: jacobian row k (6 x n, row-major), bias row k (J̇ q̇, 6), pose row k (the
+// tip's axes row-major 3x3, then its origin [m]). tool as robodyn_payload_regressor.
+// Returns 0, or 1 when refused.
+int robodyn_tip_kinematics(
+  int n, const double * rows, const double * tool, int count, const double * q,
+  const double * qd, double * jacobian, double * bias, double * pose)
+{
+  robodyn_controllers::DhDynamics dyn;
+  robodyn_controllers::TipKinematics tip;
+  try {
+    dyn.configure(unpack(n, rows), {0.0, 0.0, -9.81});
+    std::array<double, 9> rotation{};
+    std::copy(tool, tool + 9, rotation.begin());
+    tip.configure(static_cast<std::size_t>(n), rotation, {tool[9], tool[10], tool[11]});
+  } catch (const std::exception &) {
+    return 1;
+  }
+  for (int k = 0; k < count; ++k) {
+    tip.at(dyn, q + k * n);
+    tip.jacobian(dyn, jacobian + 6 * n * k);
+    tip.bias(dyn, qd + k * n, bias + 6 * k);
+    std::copy(tip.rotation().begin(), tip.rotation().end(), pose + 12 * k);
+    std::copy(tip.point().begin(), tip.point().end(), pose + 12 * k + 9);
+  }
+  return 0;
+}
+
+// The pose follower (pose_follower.hpp) from q0 (n, at rest) at time 0: target k (count x
+// 12: position, then the rotation row-major, DH frame 0) aimed at step k * every, `steps`
+// steps of `period` in all; out row s (steps x 3n) the reference after step s. `limits`:
+// lower, upper, velocity, acceleration (n each); `tool`: the tip's axes (9) then origin (3)
+// in DH frame n. Returns 0, or 1 when the rows or the settings are refused.
+int robodyn_follow_poses(
+  int n, const double * rows, const double * tool, const double * limits, double speed,
+  double rotation_speed, double period, const double * q0, int count,
+  const double * targets, int every, int steps, double * out)
+{
+  robodyn_controllers::DhDynamics dyn;
+  robodyn_controllers::PoseFollower follower;
+  const auto size = static_cast<std::size_t>(n);
+  try {
+    dyn.configure(unpack(n, rows), {0.0, 0.0, -9.81});
+    std::array<double, 9> rotation{};
+    std::copy(tool, tool + 9, rotation.begin());
+    const auto part = [&](int k) {
+        return std::vector<double>(limits + k * n, limits + (k + 1) * n);
+      };
+    follower.configure(size, part(0), part(1), part(2), part(3), speed, rotation_speed,
+      period, rotation, {tool[9], tool[10], tool[11]});
+  } catch (const std::exception &) {
+    return 1;
+  }
+  const std::vector<double> zero(size, 0.0);
+  follower.start(dyn, q0, zero.data(), 0.0);
+  for (int s = 0; s < steps; ++s) {
+    if (every > 0 && s % every == 0 && s / every < count) {
+      robodyn_controllers::PoseTarget target;
+      const double * t = targets + 12 * (s / every);
+      target.position = {t[0], t[1], t[2]};
+      std::copy(t + 3, t + 12, target.rotation.begin());
+      follower.aim(target);
+    }
+    const double * reference = follower.advance(dyn, (s + 1) * period);
+    std::copy(reference, reference + 3 * n, out + 3 * n * s);
+  }
+  return 0;
+}
 }

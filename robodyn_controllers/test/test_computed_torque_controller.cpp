@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -302,6 +303,53 @@ TEST_F(ComputedTorqueControllerTest, GainsSetWhileActiveAreBlendedIn)
   for (std::size_t k = 1; k < seen.size(); ++k) {  // largest slope: pi/2 x 100 per second
     EXPECT_LE(seen[k] - seen[k - 1], 100.0 * M_PI / 2.0 * 0.001 + 1e-9) << k;
   }
+}
+
+// The adaptive law learns while it follows a moving reference the arm does not follow (a
+// payload it does not know holds the arm back), keeps its estimate physically consistent,
+// and freezes it in the hold that follows when the reference stops.
+TEST_F(ComputedTorqueControllerTest, TheAdaptiveLawLearnsOnlyWhileFollowing)
+{
+  ASSERT_NO_FATAL_FAILURE(init("adaptive"));
+  ASSERT_EQ(controller_->configure().id(), State::PRIMARY_STATE_INACTIVE);
+  ASSERT_NE(controller_->payload_estimate(), nullptr);
+  ASSERT_NO_FATAL_FAILURE(activate(gravity_));
+  const std::array<double, 10> start = [this] {
+      std::array<double, 10> pi{};
+      std::copy(controller_->payload_estimate(), controller_->payload_estimate() + 10,
+        pi.begin());
+      return pi;
+    }();
+  for (int k = 0; k < 300; ++k) {
+    const double t = 0.001 * k;
+    for (std::size_t i = 0; i < q_.size(); ++i) {
+      (void)references_[3 * i]->set_value(q_[i] + 0.01 * std::sin(5.0 * t));
+      (void)references_[3 * i + 1]->set_value(0.05 * std::cos(5.0 * t));
+      (void)references_[3 * i + 2]->set_value(-0.25 * std::sin(5.0 * t));
+    }
+    ASSERT_EQ(update(), return_type::OK);
+    ASSERT_EQ(controller_->mode(), ComputedTorqueController::Mode::ACTIVE) << k;
+  }
+  const double * pi = controller_->payload_estimate();
+  double moved = 0.0;
+  for (int c = 0; c < 10; ++c) {
+    ASSERT_TRUE(std::isfinite(pi[c]));
+    moved = std::max(moved, std::abs(pi[c] - start[c]));
+  }
+  EXPECT_GT(moved, 0.0);
+  EXPECT_GT(pi[0], 0.0);
+  EXPECT_LE(pi[0], 5.0);
+  for (int k = 0; k < 300 && controller_->mode() != ComputedTorqueController::Mode::HOLD;
+    ++k)
+  {
+    ASSERT_EQ(update(), return_type::OK);  // no reference: the hold comes
+  }
+  ASSERT_EQ(controller_->mode(), ComputedTorqueController::Mode::HOLD);
+  std::array<double, 10> held{};
+  std::copy(pi, pi + 10, held.begin());
+  for (int k = 0; k < 300; ++k) {ASSERT_EQ(update(), return_type::OK);}
+  EXPECT_EQ(controller_->mode(), ComputedTorqueController::Mode::HOLD);
+  for (int c = 0; c < 10; ++c) {EXPECT_DOUBLE_EQ(controller_->payload_estimate()[c], held[c]);}
 }
 
 }  // namespace

@@ -31,9 +31,14 @@ _PINOCCHIO_SIDE = {
     'gravity': 'computeGeneralizedGravity + PD',
     'joint_impedance': 'rnea at qdd_r, + PD',
     'passivity': 'rnea(q, 0, qdd_a) + computeCoriolisMatrix(q, qd) qd_a + K_D s',
+    'adaptive': "passivity's + 3 forwardKinematics, bodyRegressor, computeJointJacobians: "
+                'the payload term',
+    'cartesian_impedance': 'computeJointJacobians at q and q_r, computeMinverse, log3, '
+                           'nonLinearEffects',
 }
 _SOURCES = ('bench/dynamics_bench.cpp', 'src/dh_dynamics.cpp', 'src/momentum_observer.cpp',
-            'src/joint_laws.cpp')
+            'src/joint_laws.cpp', 'src/payload_adaptation.cpp', 'src/tip_kinematics.cpp',
+            'src/task_space.cpp')
 
 
 def _package_dir() -> Path:
@@ -129,5 +134,7 @@ def format_cpp_bench(report: dict) -> str:
                 f'\n{mode}: robodyn {law["robodyn_ns"] / 1e3:.3f} us, Pinocchio '
                 f'{law["pinocchio_ns"] / 1e3:.3f} us ({_PINOCCHIO_SIDE[mode]}; ratio '
                 f'{law["ratio"]:.2f}), torques within {law["max_abs_difference"]:.1e} N m'
-                for mode, law in report.get('laws', {}).items()))
+                for mode, law in report.get('laws', {}).items()) +
+            (f'\npayload regressor (1.5 kg) within {report["payload_regressor_difference"]:.1e}'
+             " N m of Pinocchio's" if 'payload_regressor_difference' in report else ''))
 

@@ -94,6 +94,11 @@ class ControllerConfig:
     adaptive_gamma: tuple[float, ...] = _default('adaptive.gamma')
     adaptive_mass_max: float = _default('adaptive.mass_max')
     adaptive_rest_speed: float = _default('adaptive.rest_speed')
+    cartesian_stiffness: tuple[float, ...] = _default('cartesian.stiffness')
+    cartesian_damping_ratio: float = _default('cartesian.damping_ratio')
+    target_speed: float = _default('target.speed')
+    target_rotation_speed: float = _default('target.rotation_speed')
+    target_workspace: tuple[float, ...] = _default('target.workspace')
     gravity: tuple[float, ...] = _default('gravity')
     earth_gravity: bool = _default('earth_gravity')
     command_topic: str = _default('command_topic')
@@ -316,6 +321,19 @@ def _adaptive_gamma_size(cfg: ControllerConfig) -> None:
                           f'first moments, inertia), got {list(cfg.adaptive_gamma)}')
 
 
+def _cartesian_stiffness_size(cfg: ControllerConfig) -> None:
+    if len(cfg.cartesian_stiffness) != 6:
+        raise ConfigError(f'cartesian.stiffness: expected 6 values (x y z [N/m], rx ry rz '
+                          f'[N m/rad]), got {list(cfg.cartesian_stiffness)}')
+
+
+def _target_workspace_box(cfg: ControllerConfig) -> None:
+    box = list(cfg.target_workspace)
+    if box and (len(box) != 6 or any(not box[k] < box[k + 3] for k in range(3))):
+        raise ConfigError(f'target.workspace: expected [] or 6 values, x y z min then x y z '
+                          f'max [m], each min < max; got {box}')
+
+
 def _reference_margin_covers_position(cfg: ControllerConfig) -> None:
     if cfg.reference_margin < cfg.position_margin:
         raise ConfigError(f'reference_margin ({cfg.reference_margin}) must be >= '
@@ -336,6 +354,8 @@ RULES = {'state_timeout_periods': _state_timeout_periods,
          'publish_rate_within_rate': _publish_rate_within_rate,
          'topic_name': _topic_name, 'payload_sizes': _payload_sizes,
          'adaptive_gamma_size': _adaptive_gamma_size,
+         'cartesian_stiffness_size': _cartesian_stiffness_size,
+         'target_workspace_box': _target_workspace_box,
          'reference_margin_covers_position': _reference_margin_covers_position,
          'gravity_magnitude': ControllerConfig._check_gravity}
 #: Rules that need the robot (its effort limits), run by safety_limits.

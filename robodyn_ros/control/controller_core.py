@@ -11,7 +11,7 @@ switched on) shifts the reference with it.
 
 from collections.abc import Sequence
 import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,7 +38,9 @@ from .payload_swap import (
     gravity_norm,
     prepare_payload,
 )
-from .reference.manager import PreparedTrajectory, ReferenceManager
+from .reference.manager import ReferenceManager
+from .reference.pose_target import PoseTargets, TargetBounds
+from .reference_inputs import ReferenceInputs
 from .safety.safety_view import SafetyView
 from .safety.supervisor import ACTIVE, WAITING, SafetySupervisor, SupervisorState
 from .safety.tracking_guard import tracking_fault
@@ -63,7 +65,7 @@ class Command(NamedTuple):
     state: SupervisorState
 
 
-class ControllerCore:
+class ControllerCore(ReferenceInputs):
     """Joint mapping, reference, law, safety supervisor and statistics of one arm.
 
     Args:
@@ -100,6 +102,9 @@ class ControllerCore:
                                           velocity_limits(model, config),
                                           acceleration_limits(model, config,
                                                               self._mass_matrix))
+        self.targets = PoseTargets(self.dyn, self.reference, TargetBounds(
+            config.target_speed, config.target_rotation_speed, config.target_workspace),
+            1.0 / config.rate)
         self.tracking_limit = tracking_limit(config)
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
@@ -114,8 +119,7 @@ class ControllerCore:
         self.last_rejection = ''
         self.rejected_at: float | None = None  # monotonic time of the last rejected state
         self.last_collision = 'none'  # the last contact's line (collision watch)
-        #: Publishers of the joint states as the node last counted them (None: unknown): tells
-        #: two sources that disagree from one whose stamps lag its motion.
+        #: joint_states publishers as the node counted them (None: unknown; collision.py)
         self.state_publishers: int | None = None
 
     def _mass_matrix(self, q):
@@ -324,43 +328,6 @@ class ControllerCore:
             emit(self.events, EventKind.REFERENCE_REJECTED, Level.ERROR,
                  f'reference {cfg.reference} rejected: {exc}; holding the current position')
             self.reference.hold(q, t)
-
-    def on_trajectory(self, now: float, msg: Any) -> tuple[bool, str]:
-        """Follow a JointTrajectory (duck-typed). Returns (accepted, one-line text)."""
-        if not self.supervisor.commanding:
-            return self._refuse(f'trajectory rejected: controller is {self.supervisor.state}')
-        prepared = self.prepare_trajectory(now, msg)
-        if isinstance(prepared, str):
-            return self._refuse(prepared)
-        return self.adopt_trajectory(now, prepared)
-
-    def _refuse(self, text):
-        emit(self.events, EventKind.TRAJECTORY_REFUSED, Level.WARN, text)
-        return False, text
-
-    def prepare_trajectory(self, now: float, msg: Any) -> 'PreparedTrajectory | str':
-        """A JointTrajectory converted to start at ``now`` (monotonic [s]), or the text of
-        its rejection. Changes nothing: call it from any thread (a long trajectory is
-        converted off the control thread), then :meth:`adopt_trajectory` on the control
-        thread."""
-        try:
-            return self.reference.prepare(msg, self.clock.peek(now),
-                                          self.config.max_trajectory_points)
-        except InputError as exc:
-            return f'trajectory rejected: {exc}'
-
-    def adopt_trajectory(self, now: float, prepared: PreparedTrajectory) -> tuple[bool, str]:
-        """Follow a prepared trajectory (control thread; O(1)). (accepted, text)."""
-        if not self.supervisor.commanding:
-            return self._refuse(f'trajectory rejected: controller is {self.supervisor.state}')
-        try:
-            duration = self.reference.adopt(prepared, self.clock.peek(now))
-        except InputError as exc:
-            return self._refuse(f'trajectory rejected: {exc}')
-        text = f'following a {len(prepared.spline.knots) - 1}-point trajectory over ' \
-            f'{duration:.3f} s'
-        emit(self.events, EventKind.TRAJECTORY_ADOPTED, Level.OK, text)
-        return True, text
 
     # -- the cycle --------------------------------------------------------------------
     def update(self, now: float) -> Command | None:

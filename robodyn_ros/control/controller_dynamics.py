@@ -6,7 +6,7 @@ import numpy as np
 from ..dynamics import RigidBodyDynamics
 from ..errors import ConfigError, InputError, ModelError
 from ..model.payload import payload_inertial, with_payload
-from .laws import Adaptation, ControlLaw, LawConfig
+from .laws import Adaptation, Cartesian, ControlLaw, LawConfig
 
 __all__ = ['controller_dynamics', 'payload_body', 'arm_reach']
 
@@ -64,7 +64,8 @@ def controller_dynamics(model, config, payload=None, method='recursive'):
             config.include_gravity, config.include_friction, config.feedforward_pd,
             config.velocity_lag, config.inertia_feedforward, Adaptation(
                 tuple(config.adaptive_gamma), config.adaptive_mass_max,
-                config.adaptive_rest_speed)))
+                config.adaptive_rest_speed), Cartesian(
+                tuple(config.cartesian_stiffness), config.cartesian_damping_ratio)))
     except InputError as exc:
         raise ConfigError(str(exc)) from None
     return dyn, law

@@ -34,6 +34,8 @@ class EventKind(str, Enum):
     #: A trajectory (topic or goal) was taken / refused.
     TRAJECTORY_ADOPTED = 'trajectory_adopted'
     TRAJECTORY_REFUSED = 'trajectory_refused'
+    #: A pose target was refused, or put inside the workspace box.
+    TARGET = 'target'
     #: A payload change was swapped in / refused.
     PAYLOAD_ADOPTED = 'payload_adopted'
     PAYLOAD_REFUSED = 'payload_refused'

@@ -136,6 +136,22 @@ _CONTROLLER = (
     _p('adaptive.rest_speed', 'float', 0.01, 'adaptive mode: the estimate is frozen while '
        'every joint and the reference move slower than this [rad/s or m/s]', low=0.0,
        high=1.0, unit='rad/s'),
+    _p('cartesian.stiffness', 'float list', [500.0, 500.0, 500.0, 30.0, 30.0, 30.0],
+       'cartesian_impedance mode: the tool spring K_x per axis of DH frame 0, x y z [N/m] '
+       'then rx ry rz [N m/rad]', low=0.0, high=1e5, note='6 values, 0 to 1e5',
+       rule='cartesian_stiffness_size'),
+    _p('cartesian.damping_ratio', 'float', 1.0, 'cartesian_impedance mode: the damping ratio '
+       "of D_x on the task-space inertia's diagonal", low=0.0, high=5.0),
+    _p('target.speed', 'float', 0.25, 'pose targets (~/target_pose): the fastest the '
+       'commanded tool point moves towards the last target [m/s]', low=0.0, low_open=True,
+       high=2.0, unit='m/s'),
+    _p('target.rotation_speed', 'float', 1.0, 'pose targets: the fastest the commanded tool '
+       'orientation turns towards the last target [rad/s]', low=0.0, low_open=True,
+       high=6.0, unit='rad/s'),
+    _p('target.workspace', 'float list', [], 'pose targets: the box a target is put inside, '
+       "x y z min then x y z max in the base link frame [m]; empty: a cube of the chain's "
+       'reach about the base', note='0 or 6 values, each min < max',
+       rule='target_workspace_box'),
     _p('gravity', 'float list', list(GRAVITY), 'gravity in the base frame [m/s^2]',
        note='3 values; |g| = 9.81 +- 0.1 unless earth_gravity is false (then <= 30)',
        rule='gravity_magnitude'),

@@ -50,9 +50,6 @@ NOT_EXPORTED = {
     'cross_check_tolerance': 'as cross_check_every',
     'hold_latency': 'the plugin closes its loop in one hardware cycle: its hold is built '
                     'for that latency',
-    'adaptive.gamma': 'the adaptive law runs on the node path only',
-    'adaptive.mass_max': 'as adaptive.gamma',
-    'adaptive.rest_speed': 'as adaptive.gamma',
 }
 #: Node settings that on the C++ path belong to controller_manager (rate, spawning) or the
 #: JointTrajectoryController (the reference, goals and their tolerances): one note for all.
@@ -138,12 +135,15 @@ def plugin_rows(model: RobotModel, config: ControllerConfig,
 
 def tool_frame(model: RobotModel) -> dict[str, Any]:
     """Where the tool wrench is given: ``base_link`` (its frame), ``base_rotation`` (DH frame
-    0's axes in base_link, row-major 3x3) and ``tool_point`` (the tip_link origin in DH frame
-    n [m]); what the plugin's ~/tool_wrench needs beside the rows (the moment is about the
-    tip origin, so frame 0's position in base_link does not enter)."""
+    0's axes in base_link, row-major 3x3), ``tool_point`` (the tip_link origin in DH frame
+    n [m]), ``tool_rotation`` (the tip_link axes there, row-major 3x3) and ``tip_link`` (its
+    name), ``base_point`` (frame 0's origin in base_link [m]): what the plugin's
+    ~/tool_wrench, ~/target_pose and the adaptive law's payload frame and ~/payload_estimate
+    need beside the rows."""
     table = model.dh_table('standard')
     return {'base_link': model.base_link, 'base_rotation': _floats(table.base[:3, :3]),
-            'tool_point': _floats(table.tool[:3, 3])}
+            'base_point': _floats(table.base[:3, 3]), 'tool_point': _floats(table.tool[:3, 3]),
+            'tool_rotation': _floats(table.tool[:3, :3]), 'tip_link': model.tip_link}
 
 
 def plugin_parameters(model: RobotModel, config: ControllerConfig,
@@ -179,6 +179,17 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
     for name in _SHARED:
         value = getattr(config, name)
         values[name] = float(value) if isinstance(value, float) else value
+    if config.mode == 'adaptive':
+        values['adaptive'] = {'gamma': _floats(config.adaptive_gamma),
+                              'mass_max': float(config.adaptive_mass_max),
+                              'rest_speed': float(config.adaptive_rest_speed)}
+    if config.mode == 'cartesian_impedance':
+        values['cartesian'] = {'stiffness': _floats(config.cartesian_stiffness),
+                               'damping_ratio': float(config.cartesian_damping_ratio)}
+    values['target'] = {'speed': float(config.target_speed),
+                        'rotation_speed': float(config.target_rotation_speed)}
+    if config.target_workspace:  # empty lists are left out (above); the plugin derives it
+        values['target']['workspace'] = _floats(config.target_workspace)
     if config.collision_thresholds:  # empty: the plugin's default, no observer
         values['collision'] = {
             'thresholds': _floats(config.per_joint('collision_thresholds', n)),

@@ -30,6 +30,7 @@ def warm_up_core(core) -> float:
     if core.cross_check is not None:
         core.cross_check.check(q, z, z)
     core.supervisor.warm_up(q)
+    core.targets.warm_up(q)
     if core.fused_cycle is not None:
         for reference in references:
             core.fused_cycle.warm_up(q, reference)

@@ -81,21 +81,25 @@ def _like_with_like(model, q0, period, ctrl, sim):
 
 #: joint_impedance's demo spring [N m/rad], its damping ratio on M's diagonal at q0.
 IMPEDANCE_K, IMPEDANCE_ZETA = 400.0, 1.0
+#: cartesian_impedance's demo posture spring in the nullspace [N m/rad] (the tool spring:
+#: cartesian.stiffness, the parameter's default 500 N/m and 30 N m/rad).
+POSTURE_K = 20.0
 
 
 def mode_gains(mode, model, q0, ctrl):
     """(kp, kd) of ``mode`` when the config's are computed torque's (acceleration gains
     kp [1/s^2], kd [1/s], critically damped at kd = 2 sqrt(kp)): joint_impedance K =
-    IMPEDANCE_K [N m/rad], D = 2 zeta sqrt(K M_jj(q0)); passivity and adaptive Lambda =
+    IMPEDANCE_K [N m/rad], D = 2 zeta sqrt(K M_jj(q0)) (cartesian_impedance: its posture
+    spring POSTURE_K the same way); passivity and adaptive Lambda =
     kd / 2 [1/s] and K_D = Lambda M_jj(q0) [N m s/rad], the error's poles where computed
     torque puts them (-kd / 2, twice); feedforward and gravity TORQUE_PD."""
     n = model.n
-    if mode not in ('joint_impedance', 'passivity', 'adaptive'):
+    if mode not in ('joint_impedance', 'passivity', 'adaptive', 'cartesian_impedance'):
         return [TORQUE_PD[0]] * n, [TORQUE_PD[1]] * n
     from ..dynamics import RigidBodyDynamics
     m = np.diag(RigidBodyDynamics(model, 'kronecker').mass_matrix(q0))
-    if mode == 'joint_impedance':
-        k = np.full(n, IMPEDANCE_K)
+    if mode in ('joint_impedance', 'cartesian_impedance'):
+        k = np.full(n, IMPEDANCE_K if mode == 'joint_impedance' else POSTURE_K)
         return k.tolist(), (2.0 * IMPEDANCE_ZETA * np.sqrt(k * m)).tolist()
     kd = np.broadcast_to(np.asarray(ctrl.get('kd') or GENERIC_GAINS[1], dtype=float), (n,))
     lam = kd / 2.0

@@ -54,11 +54,9 @@ class PayloadRegressor:
         self.basis = [dynamics(_REFERENCE + e) for e in np.eye(10)]
         self._columns = np.empty((model.n, 10))
         work = self.reference.kernel_workspace()  # None: no compiled kernels
-        self._stack = None if work is None else np.stack(
-            [d.kernel_workspace()[0] for d in [self.reference, *self.basis]])
-        self._scratch = np.zeros((5, model.n))
-        self._tau: np.ndarray | None = None if work is None else work[1].copy()
-        self._buf: np.ndarray | None = None if work is None else work[2].copy()
+        self._params = None if work is None else work[0].copy()  # the chain, gravity
+        self._tool = np.ascontiguousarray(model.dh_table('standard').tool, dtype=float)
+        self._scratch = np.zeros((model.n + 9, max(model.n, 10)))
 
     def known(self, q, qd, qdd):
         """tau_0 (n,): the model without payload and friction (seed 000 eq. 29)."""
@@ -72,11 +70,12 @@ class PayloadRegressor:
     def slotine_li(self, q, qd, v, a):
         """Y_p(q, qd, v, a) (n, 10): d/d pi_p of M(q) a + C(q, qd) v + g(q), C the
         Christoffel matrix of seed 003 eq. 55 (seed 000 eq. 52), a view of a buffer the
-        next call overwrites (33 recursions, no matrix formed)."""
-        if self._stack is not None:  # one compiled call (newton_euler.slotine_li_columns)
-            from .recursive.newton_euler import slotine_li_columns
-            slotine_li_columns(q, qd, v, a, self._stack, self._columns, self._scratch,
-                               self._tau, self._buf)
+        next call overwrites: compiled, the tip body's equations on three outward passes
+        (recursive/tip_regressor.py); else 33 recursions, no matrix formed."""
+        if self._params is not None:
+            from .recursive.tip_regressor import tip_slotine_li
+            tip_slotine_li(q, qd, v, a, self._params, self._tool, self._columns,
+                           self._scratch)
             return self._columns
         zero = np.zeros(self.n)
         plus, minus = qd + v, qd - v

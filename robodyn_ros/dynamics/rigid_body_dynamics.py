@@ -111,6 +111,12 @@ class RigidBodyDynamics:
             return coriolis_kronecker(dm, qd)
         return coriolis_christoffel(dm, qd)
 
+    def packed_rows(self) -> np.ndarray:
+        """A copy of the chain's packed rows (recursive_params.pack_params: DH, inertials,
+        friction; gravity in row n), whatever the method: what compiled kernels of other
+        modules (the tip's frame, the payload regressor) read."""
+        return self._params.copy()
+
     def kernel_workspace(self) -> tuple[np.ndarray, ...] | None:
         """(params, tau, buf, out): the arrays the compiled kernels work in, for a
         caller fusing its own cycle around them (single-threaded, like every call here);

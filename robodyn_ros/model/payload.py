@@ -13,7 +13,7 @@ from ..errors import ModelError
 from .inertial import Inertial, check_physical, lump
 from .robot_model import RobotModel
 
-__all__ = ['payload_inertial', 'with_payload']
+__all__ = ['payload_inertial', 'point_mass', 'with_payload']
 
 
 def payload_inertial(mass: float, com, inertia) -> Inertial:
@@ -29,6 +29,13 @@ def payload_inertial(mass: float, com, inertia) -> Inertial:
     body = Inertial(float(mass), com, np.array([[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]))
     check_physical(body, 'payload')
     return body
+
+
+def point_mass(mass: float, com) -> Inertial:
+    """A point mass [kg] at com (3,) [m] in the tip frame, its inertia about itself 1e-6 x
+    its mass [kg m^2] on each axis (just above zero: a body the physics accepts)."""
+    tiny = 1e-6 * float(mass)
+    return payload_inertial(mass, com, [tiny, 0.0, 0.0, tiny, 0.0, tiny])
 
 
 def _xml_with_link(model, body):

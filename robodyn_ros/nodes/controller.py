@@ -22,7 +22,6 @@ from std_msgs.msg import String
 
 from ..control import ControllerConfig, ControllerCore
 from ..control.controller_config import diagnostics_period_or_default
-from ..control.events import EventKind, emit
 from ..control.levels import Level
 from ..control.parameters import PARAMETERS, RUNTIME
 from ..control.safety.supervisor import HELD
@@ -35,6 +34,7 @@ from .controller_run import (
     build_run,
     check_command_topic,
     destroy_entities,
+    rearm,
 )
 from .final_ramp import close_at_exit, publish_final
 from .gateway_process import SpareGateway, start_gateway
@@ -49,6 +49,8 @@ from .node_parameters import (
 )
 from .outlet import Outlets
 from .parameter_host import ParameterHost
+from .payload_estimate import send_estimate
+from .pose_target_message import follow_target, refused_input
 from .runtime_parameters import apply_runtime_parameters
 from .sim_clock_start import SimClockStart
 from .watchdog_wakeup import WatchdogWakeup
@@ -320,11 +322,11 @@ class ControllerNode(LifecycleNode):
             command = core.cycle(now, layout.names, position, velocity, stamp)
         if command is not None:
             self.publish(command, now)
-            _rearm(run.timer, run.cycle_timer.after_answer())
+            rearm(run.timer, run.cycle_timer.after_answer())
         elif run.cycle_timer.unanswered_needs_command(now):
             self.wakeup.note_cycle(now, run.cycle_timer, self.callback_end)
             self.publish(core.update(now), now)
-            _rearm(run.timer, run.cycle_timer.after_unanswered(now))
+            rearm(run.timer, run.cycle_timer.after_unanswered(now))
 
     @guarded
     def on_timer(self, _info=None):
@@ -340,7 +342,7 @@ class ControllerNode(LifecycleNode):
         fire, period_ns = run.cycle_timer.on_fire(now)
         if fire:
             self.publish(run.core.update(now), now)
-        _rearm(run.timer, period_ns)
+        rearm(run.timer, period_ns)
 
     @guarded
     def on_trajectory(self, raw):
@@ -351,12 +353,16 @@ class ControllerNode(LifecycleNode):
             run.worker.submit_trajectory(raw, self.now())
 
     @guarded
+    def on_target_pose(self, msg):
+        """A PoseStamped tool target: the reference moves towards it (pose_target.py)."""
+        if self.configured is not None:
+            follow_target(self.configured.core, self.now(), msg)
+
+    @guarded
     def on_refused(self, msg):
-        """The input gateway refused a trajectory or a goal (too many names or points): the
-        controller says so, as for one it refuses itself."""
-        run = self.configured
-        if run is not None:
-            emit(run.core.events, EventKind.TRAJECTORY_REFUSED, Level.WARN, msg.data[:500])
+        """The input gateway refused an input (its size): said as the core's own refusal."""
+        if self.configured is not None:
+            refused_input(self.configured.core, msg.data)
 
     def on_set_parameters(self, params):
         """The payload may change while running (see apply_runtime_parameters): checked
@@ -435,14 +441,8 @@ class ControllerNode(LifecycleNode):
                                    values)
         msg.header.stamp = self.get_clock().now().to_msg()
         self.diag_pub.send(msg)
-
-
-def _rearm(timer, period_ns):
-    """Set the timer's period [ns] and restart it from now (None: leave it)."""
-    if period_ns is not None:
-        timer.timer_period_ns = period_ns
-        timer.reset()
-
+        if run is not None:
+            send_estimate(run.estimate_pub, run.core, msg.header.stamp)
 
 
 if __name__ == '__main__':  # python -m robodyn_ros.nodes.controller: the process entry runs

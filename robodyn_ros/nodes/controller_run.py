@@ -9,6 +9,7 @@ before the exception goes on: a failed configure leaves nothing behind.
 
 from dataclasses import dataclass, field
 
+from geometry_msgs.msg import InertiaStamped, PoseStamped
 from rclpy.publisher import Publisher
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.timer import Timer
@@ -31,13 +32,14 @@ from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
 __all__ = ['ConfiguredResources', 'build_run', 'destroy_entities', 'check_command_topic',
-           'OWN_TOPICS', 'STATE_QOS', 'PAYLOAD_INTERVAL']
+           'rearm', 'OWN_TOPICS', 'STATE_QOS', 'PAYLOAD_INTERVAL']
 
 #: The controller's own topics (relative names): command_topic must differ from each.
 OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_state',
               'robot_description', DIAGNOSTICS_TOPIC, '~/follow_joint_trajectory',
               f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused', '~/external_torque',
-              '~/tool_wrench')
+              '~/target_pose', f'~/{INTERNAL}/target_pose',
+              '~/tool_wrench', '~/payload_estimate')
 #: The joint states: keep-last 1, best effort (the freshest state, never a queue).
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
 #: Shortest time between two payload preparations [s]: a storm of parameter sets is
@@ -69,6 +71,7 @@ class ConfiguredResources:
     consumer: CommandConsumer  # the forward controller that applies the commands
     entities: list = field(default_factory=list)  # destroyed at cleanup
     layout: JointStateLayout | None = None  # of the last JointState received
+    estimate_pub: Outlet | None = None  # ~/payload_estimate, for a law with an estimate
 
 
 def check_command_topic(node, topic: str) -> None:
@@ -116,6 +119,8 @@ def build_run(node, core, config, gateway) -> ConfiguredResources:
             JointState, JOINT_STATES, node.on_joint_states, STATE_QOS, raw=True))
         entities.append(node.create_subscription(
             JointTrajectory, inputs + 'joint_trajectory', node.on_trajectory, 10, raw=True))
+        entities.append(node.create_subscription(
+            PoseStamped, inputs + 'target_pose', node.on_target_pose, 10))
         consumer = CommandConsumer(node, cmd_pub.topic_name)
         if consumer.subscription is not None:
             entities.append(consumer.subscription)
@@ -124,13 +129,18 @@ def build_run(node, core, config, gateway) -> ConfiguredResources:
                                                      node.on_refused, 10))
             workers.append(gateway)
             gateway.wait_ready()
+        estimate_pub = None
+        if getattr(core.law.law, 'estimate', None) is not None:  # the adaptive law's
+            estimate_pub = node.create_publisher(InertiaStamped, '~/payload_estimate', 10)
+            entities.append(estimate_pub)
     except Exception:
         destroy_entities(node, entities, workers)
         raise
     return ConfiguredResources(core, node.outlets.wrap(cmd_pub), node.outlets.wrap(ref_pub),
                       Float64MultiArrayWriter(core.model.n),
                       JointStateWriter(core.model.joint_names), worker, payload_worker,
-                      cycle_timer, timer, interfaces, gateway, consumer, entities)
+                      cycle_timer, timer, interfaces, gateway, consumer, entities,
+                      estimate_pub=estimate_pub and node.outlets.wrap(estimate_pub))
 
 
 def destroy_entities(node, entities, workers) -> None:
@@ -146,3 +156,10 @@ def destroy_entities(node, entities, workers) -> None:
             node.destroy_publisher(entity)
         else:
             node.destroy_subscription(entity)
+
+
+def rearm(timer, period_ns) -> None:
+    """Set the timer's period [ns] and restart it from now (None: leave it)."""
+    if period_ns is not None:
+        timer.timer_period_ns = period_ns
+        timer.reset()

@@ -39,7 +39,8 @@ class GatewayProcess:
                 '--trajectory', node.resolve_topic_name('~/joint_trajectory'),
                 '--internal', f'{fqn.rstrip("/")}/{INTERNAL}',
                 '--max-points', str(max_points), '--max-names', str(max_names),
-                '--parent', str(os.getpid())]
+                '--parent', str(os.getpid()),
+                '--target', node.resolve_topic_name('~/target_pose')]
         if action:
             args += ['--action', f'{fqn.rstrip("/")}/follow_joint_trajectory']
         self.node = node

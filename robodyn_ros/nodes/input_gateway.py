@@ -15,6 +15,8 @@ public names and forwards to the controller's private ones under ``<controller>/
 * ``~/joint_trajectory``: the CDR bytes are counted (names and points, nothing decoded),
   forwarded unchanged when within bounds, otherwise the one-line refusal goes to
   ``_inputs/refused`` and the controller reports it (its log, /diagnostics).
+* ``~/target_pose``: a PoseStamped whose bytes exceed MAX_TARGET_BYTES (a huge frame name)
+  is refused the same way; the others are forwarded unchanged.
 * ``~/follow_joint_trajectory``: a goal beyond the bounds is rejected here (refusal reported
   the same way); any other goal is sent to the controller's own action server, and its
   acceptance, feedback, cancel and final result are relayed, so a client sees exactly what
@@ -47,6 +49,9 @@ JOIN = b'join'
 #: A relayed goal the controller's status says has ended, without its result this long
 #: after, has its result asked for again, and again this often [s] (_Relayed.ask_if_late).
 RESULT_RETRY = 1.0
+#: The largest PoseStamped forwarded [bytes of CDR]: 7 doubles, a stamp and a frame name
+#: (a name of up to ~900 characters).
+MAX_TARGET_BYTES = 1024
 #: The goal statuses that end a goal (action_msgs GoalStatus: succeeded, canceled, aborted).
 ENDED = (4, 5, 6)
 
@@ -59,6 +64,7 @@ def _parse(argv):
     parser.add_argument('--trajectory', required=True)
     parser.add_argument('--internal', required=True)
     parser.add_argument('--action', default='')
+    parser.add_argument('--target', default='')
     parser.add_argument('--max-points', type=int, required=True)
     parser.add_argument('--max-names', type=int, required=True)
     parser.add_argument('--parent', type=int, required=True)
@@ -174,6 +180,13 @@ class _Gateway:
         self.node.create_subscription(JointTrajectory, options.trajectory,
                                       self.on_trajectory, 10, raw=True)
         self.action = _ActionRelay(self, options) if options.action else None
+        self.target: Any = None
+        if options.target:  # pose targets: fixed-size but for frame_id, forwarded raw
+            from geometry_msgs.msg import PoseStamped
+            self.target = self.node.create_publisher(
+                PoseStamped, f'{options.internal}/target_pose', 10)
+            self.node.create_subscription(PoseStamped, options.target, self.on_target, 10,
+                                          raw=True)
         self.refused = self.node.create_publisher(String, f'{options.internal}/refused', 10)
         self.announced = False
 
@@ -215,6 +228,17 @@ class _Gateway:
                 self.refuse(f'trajectory rejected: {problem}')
         except Exception as exc:  # noqa: BLE001 - a callback never raises (shutting down)
             print(f'input gateway: trajectory dropped: {type(exc).__name__}: {exc}',
+                  file=sys.stderr, flush=True)
+
+    def on_target(self, raw):
+        try:
+            if len(raw) <= MAX_TARGET_BYTES:
+                self.target.publish(raw)
+            else:
+                self.refuse(f'pose target refused: {len(raw)} bytes, more than a PoseStamped '
+                            f'with a frame name needs ({MAX_TARGET_BYTES})')
+        except Exception as exc:  # noqa: BLE001 - a callback never raises (shutting down)
+            print(f'input gateway: pose target dropped: {type(exc).__name__}: {exc}',
                   file=sys.stderr, flush=True)
 
     def end_goals(self, reason):

@@ -127,7 +127,8 @@ def _install_stop(node) -> '_Stop':
 def run_node(factory, name, args=None, events_executor=False):
     """Standard main(): init, build the node (a RobodynError is one line, exit 2), spin until
     SIGINT / SIGTERM, call the node's ``close_at_exit()`` or else ``close()`` if it has one,
-    shut down (not when the node set ``exit_after_close``), exit 0.
+    shut down (not when the node set ``exit_after_close``), exit with the node's
+    ``exit_code`` (0 when it has none).
 
     An exception escaping a callback is logged and handed to the node's
     ``on_internal_error(exc)`` if it has one; the loop goes on. A node with a
@@ -182,7 +183,7 @@ def run_node(factory, name, args=None, events_executor=False):
         node.destroy_node()
         rclpy.try_shutdown()
         _ignore_signals()
-    return 0
+    return int(getattr(node, 'exit_code', 0))  # a node that failed its one job says so
 
 
 def stop_helper(executor, thread, destroy) -> None:

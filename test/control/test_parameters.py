@@ -41,7 +41,9 @@ def test_every_declared_range_is_enforced(p):
     """Just outside each declared bound (or an unknown option) is refused naming the
     parameter; the bound itself is taken."""
     def value(x):
-        return [x] if p.type == 'float list' else (int(x) if p.type == 'int' else x)
+        if p.type == 'float list':  # as many values as the default (a fixed size)
+            return [x] * max(1, len(p.default or []))
+        return int(x) if p.type == 'int' else x
     bad, good = [], []
     if p.options:
         bad.append('no_such_option')

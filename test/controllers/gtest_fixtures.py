@@ -5,7 +5,8 @@ that `colcon test --packages-select robodyn_controllers` needs nothing written f
   robot.urdf   the Panda's description with mock hardware
   good.yaml    the parameter file `robodyn export` writes for it; observer.yaml the same
                with the collision observer (reaction report); bad_<edit>.yaml one file per
-               impossible edit (plugin_model_edits), each refused at configure
+               impossible edit (plugin_model_edits), each refused at configure;
+               adaptive.yaml the export with the adaptive law
   state.txt    one line per quantity, its name then its values: Q the home pose [rad],
                GRAVITY g(Q) from robodyn_ros' dynamics [N m], UPPER the upper limits less
                reference_margin [rad], ACCELERATION the limits the node path derives
@@ -42,7 +43,8 @@ def fixture_texts() -> dict[str, str]:
     model = load_robot('panda')
     texts = {'robot.urdf': control_urdf(model.xml, model, MOCK_SYSTEM)[0]}
     base = plugin_parameters(model, plugin_config({}))
-    files = {'good': base, 'observer': copy.deepcopy(base)}
+    files = {'good': base, 'observer': copy.deepcopy(base),
+             'adaptive': plugin_parameters(model, plugin_config({'mode': 'adaptive'}))}
     files['observer']['collision'] = {'thresholds': [1.0] * model.n, 'gain': 50.0,
                                       'debounce': 3, 'reaction': 'report'}
     for name, (edit, _) in plugin_model_edits().items():

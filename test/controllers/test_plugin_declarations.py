@@ -78,8 +78,9 @@ def test_every_setting_export_writes_is_declared_by_the_plugin():
 
 
 def test_the_plugin_reports_events_in_the_node_vocabulary():
-    source = ''
-    for path in glob.glob(os.path.join(PACKAGE, 'src', 'computed_torque_*.cpp')):
+    source = ''  # the core's cycle (supervisor.cpp) and the adapter's files
+    for path in glob.glob(os.path.join(PACKAGE, 'src', 'computed_torque_*.cpp')) + \
+            [os.path.join(PACKAGE, 'src', 'supervisor.cpp')]:
         with open(path, encoding='utf-8') as handle:
             source += handle.read()
     used = set(re.findall(r'fault\("(\w+)"', source)) | \
@@ -103,6 +104,48 @@ def test_the_collision_settings_have_one_meaning(name):
         (node.low, node.high) == (low, high), (low, high, node.low, node.high)
 
 
+@pytest.mark.parametrize('name', ['gamma', 'mass_max', 'rest_speed'])
+def test_the_adaptive_settings_have_one_meaning(name):
+    plugin, node = _declarations()['adaptive'][name], PARAMETERS[f'adaptive.{name}']
+    assert plugin['default_value'] == node.default
+    assert plugin.get('read_only', False) == (not node.runtime), name
+    rules = plugin['validation']
+    if node.low_open:  # > low: the plugin's gt<>
+        assert (rules['gt<>'][0], rules['lt_eq<>'][0]) == (node.low, node.high)
+        return
+    assert _bounds(plugin) == (node.low, node.high)
+    if name == 'gamma':  # 1 or 3 values: the plugin's YAML admits 1 to 3, configure 1 or 3
+        assert (rules['size_gt<>'], rules['size_lt<>']) == (0, 4)
+
+
+@pytest.mark.parametrize('name', ['stiffness', 'damping_ratio'])
+def test_the_cartesian_settings_have_one_meaning(name):
+    plugin, node = _declarations()['cartesian'][name], PARAMETERS[f'cartesian.{name}']
+    assert plugin['default_value'] == node.default
+    assert plugin.get('read_only', False) == (not node.runtime), name
+    assert _bounds(plugin) == (node.low, node.high)
+    if name == 'stiffness':
+        assert plugin['validation']['fixed_size<>'] == len(node.default) == 6
+
+
+@pytest.mark.parametrize('name', ['speed', 'rotation_speed', 'workspace'])
+def test_the_target_settings_have_one_meaning(name):
+    plugin, node = _declarations()['target'][name], PARAMETERS[f'target.{name}']
+    assert plugin['default_value'] == node.default
+    assert plugin.get('read_only', False) == (not node.runtime), name
+    if name != 'workspace':
+        assert _bounds(plugin) == (node.low, node.high)
+
+
+def test_the_exported_target_settings_are_the_configs():
+    from robodyn_ros.control.plugin_parameters import plugin_config, plugin_parameters
+    from robodyn_ros.model import load_robot
+    box = [-0.5, -0.6, 0.0, 0.5, 0.6, 1.0]
+    values = plugin_parameters(load_robot('panda'), plugin_config(
+        {'target': {'speed': 0.1, 'workspace': box}}))
+    assert values['target'] == {'speed': 0.1, 'rotation_speed': 1.0, 'workspace': box}
+
+
 def test_every_node_setting_reaches_the_plugin_or_export_says_why_not():
     from robodyn_ros.control.plugin_parameters import (
         IN_MODEL_ROWS,
@@ -110,7 +153,9 @@ def test_every_node_setting_reaches_the_plugin_or_export_says_why_not():
         OWNED_ELSEWHERE,
     )
     declarations = _declarations()
-    declared = set(declarations) | {f'collision.{k}' for k in declarations['collision']}
+    declared = set(declarations) | {f'{group}.{k}' for group in ('collision', 'adaptive',
+                                                                  'cartesian', 'target')
+                                    for k in declarations[group]}
     accounted = declared | set(IN_MODEL_ROWS) | set(NOT_EXPORTED) | set(OWNED_ELSEWHERE)
     assert set(PARAMETERS) - accounted == set()
     assert not (set(NOT_EXPORTED) | set(OWNED_ELSEWHERE)) & declared

@@ -39,5 +39,5 @@ def test_with_v_equal_to_qd_it_is_the_standard_regressor():
 def test_the_compiled_columns_equal_the_plain_ones():
     compiled = REG.slotine_li(Q, QD, V, A).copy()
     plain = PayloadRegressor(MODEL)
-    plain._stack = None  # the plain path: 33 inverse dynamics calls
+    plain._params = None  # the plain path: 33 inverse dynamics calls
     np.testing.assert_allclose(plain.slotine_li(Q, QD, V, A), compiled, rtol=0, atol=1e-12)

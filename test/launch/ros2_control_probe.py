@@ -75,6 +75,15 @@ def manager_said(text):
     return '\n'.join(lines[-20:])
 
 
+def launch_said(text, last=40):
+    """A launch's output without controller_manager's overrun warnings (a loaded machine
+    prints them every few cycles and they would hide why a start did not finish): its
+    ``last`` lines, each cut to its last 300 characters."""
+    lines = [line[-300:] for line in text.splitlines()
+             if not ('[controller_manager' in line and 'Overrun' in line)]
+    return '\n'.join(lines[-last:])
+
+
 def _decoder(msgtype):
     """The function that decodes ``msgtype``'s CDR bytes: cdr_reader's for the types it
     reads (the 1 kHz streams), else rclpy's deserialize_message."""

@@ -174,9 +174,12 @@ def campaign(ros_launch_env, tmp_path_factory):
     # the collision observer on, reaction report (the law unchanged): no case touches
     # anything, so every declaration would be a false one
     config = _config(tmp_path_factory.mktemp('campaign'), collision=COLLISION)
+    # ROBODYN_CAMPAIGN_MODE=M runs the campaign with the law M (mode:=M, its demo gains)
+    mode = os.environ.get('ROBODYN_CAMPAIGN_MODE', '')
     with _Hogs():
         launch = _Launch(ros_launch_env, DOMAIN, 'controller:=plugin', 'hardware:=mujoco',
-                         'robot:=panda', 'fault_injection:=true', f'config:={config}')
+                         'robot:=panda', 'fault_injection:=true', f'config:={config}',
+                         *((f'mode:={mode}',) if mode else ()))
         assert launch.wait_for(ACTIVE, 180.0), ''.join(launch.lines[-40:])
         assert launch.wait_for('sent ', 60.0)
         probe = Probe(DOMAIN)

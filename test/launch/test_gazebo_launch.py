@@ -201,6 +201,9 @@ def test_ctrl_c_ends_everything_gazebo_included_within_2_s(gz_run):
     (('controller:=nonsense',), "controller:='nonsense'; valid: plugin, node"),
     (('hardware:=mock', f'bag_path:={os.path.dirname(__file__)}'), 'exists: give a new name'),
     (('hardware:=mock', 'config:=/nonexistent/robodyn.yaml'), 'is not a file'),
+    (('hardware:=mock', 'sim_payload:=1.5'), 'sim_payload:= is for hardware:=mujoco'),
+    (('sim_payload:=-1 0 0 0',), "sim_payload:='-1 0 0 0'; valid: a mass > 0 [kg]"),
+    (('sim_payload:=1 2',), "sim_payload:='1 2'; valid: a mass > 0 [kg]"),
 ])
 def test_a_launch_argument_no_run_can_be_made_of_stops_the_launch(ros_launch_env, args, says):
     launch = _Launch(ros_launch_env, DOMAIN, *args)

@@ -19,6 +19,7 @@ import time
 
 import numpy as np
 import pytest
+from ros2_control_probe import launch_said
 
 from robodyn_ros.io import BagReader
 
@@ -104,7 +105,7 @@ def joined_run(ros_launch_env, tmp_path_factory):
 
 def test_joining_participants_never_pause_the_commands(joined_run):
     text = joined_run['text']
-    assert joined_run['active'], text[-3000:]
+    assert joined_run['active'], launch_said(text)
     assert ('DDS transport: UDP on 127.0.0.1' in text) == (TRANSPORT == 'udp'), text[:3000]
     paused = [line for line in text.splitlines()
               if any(re.search(p, line) for p in PAUSES)]

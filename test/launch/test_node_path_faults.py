@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from ros2_control_probe import Probe
+from ros2_control_probe import Probe, launch_said
 from test_default_path_faults import (
     COLLISION,
     INJECT,
@@ -120,7 +120,7 @@ def _declared(probe, since):
 
 
 def test_the_node_follows_on_the_simulated_arm(node_faults):
-    assert node_faults['active'], node_faults['text'][-3000:]
+    assert node_faults['active'], launch_said(node_faults['text'])
     assert node_faults['heard'], 'the probe heard no /joint_states in 30 s'
     assert node_faults['exit_s'] < 2.0, node_faults['exit_s']
 

@@ -11,7 +11,7 @@ from error_terms import error_term_failures
 from machine_stalls import Stalls, rerun_after_stalls
 import numpy as np
 import pytest
-from ros2_control_probe import Probe, moveit_like_goal
+from ros2_control_probe import Probe, launch_said, moveit_like_goal
 from ros2_control_probe import stamp as _stamp
 from test_ros2_control_launch import (
     JTC_ACTION,
@@ -171,7 +171,7 @@ def _validate(bag, max_rms):
 
 
 def test_the_chain_tracks_the_reference_under_load(plugin_run):
-    assert plugin_run['active'], plugin_run['text'][-3000:]
+    assert plugin_run['active'], launch_said(plugin_run['text'])
     report = plugin_run['report']
     # The warnings name the stream's gaps and dropped cycles: a whole-loop stall of the host
     # tells itself from the law's own error there.
@@ -195,7 +195,7 @@ def test_the_chain_tracks_the_reference_under_load(plugin_run):
 
 
 def test_the_error_has_no_acceleration_term_and_no_stamp_repeats(plugin_run):
-    assert plugin_run['active'], plugin_run['text'][-3000:]
+    assert plugin_run['active'], launch_said(plugin_run['text'])
     if plugin_run['hardware'] != 'mujoco':
         pytest.skip("mujoco_ros2_control's states are a few steps old: a time shift, "
                     'judged by its RMS bound')
@@ -210,7 +210,7 @@ def _recorder_lines(run):
 
 
 def test_a_goal_through_the_real_jtc_succeeds(plugin_run):
-    assert plugin_run['active'], plugin_run['text'][-3000:]
+    assert plugin_run['active'], launch_said(plugin_run['text'])
     accepted, status, result = plugin_run['goal']
     assert accepted and status == 4, (status, result)  # GoalStatus.STATUS_SUCCEEDED
 
@@ -219,7 +219,7 @@ def test_preempt_and_cancel_end_as_the_jtc_ends_them(plugin_run):
     """A second goal preempts the first: the JTC ends the first (ABORTED, INVALID_GOAL
     here: its preempt_active_goal) and the second runs; a cancel request ends a goal
     CANCELED; one result each."""
-    assert plugin_run['active'], plugin_run['text'][-3000:]
+    assert plugin_run['active'], launch_said(plugin_run['text'])
     status, code = plugin_run['preempted']
     print(f'preempted goal (status, error code): {status}, {code}')
     assert status in (5, 6) and code == -1, (status, code)  # CANCELED / ABORTED
@@ -227,7 +227,7 @@ def test_preempt_and_cancel_end_as_the_jtc_ends_them(plugin_run):
 
 
 def test_without_the_jtc_the_plugin_holds_the_position_and_says_so(plugin_run):
-    assert plugin_run['active'] and plugin_run['switched'], plugin_run['text'][-3000:]
+    assert plugin_run['active'] and plugin_run['switched'], launch_said(plugin_run['text'])
     # by the messages' stamps: under the hogs the probe drains a backlog after the switch
     settled, back = plugin_run['switch_wall'] + 0.5, plugin_run['back_wall']
     messages = [s.message for _, m in plugin_run['log']['/diagnostics']
@@ -257,7 +257,7 @@ def test_the_jtc_switched_back_in_resumes_the_chain_where_the_arm_is(plugin_run)
 def test_no_command_steps_beyond_the_rate_limit(plugin_run):
     """Every pair of consecutive commands (the plugin's ~/reference carries each cycle's
     effort, stamped with the cycle's time) moves at most max_torque_rate x their period."""
-    assert plugin_run['active'], plugin_run['text'][-3000:]
+    assert plugin_run['active'], launch_said(plugin_run['text'])
     samples = plugin_run['log']['/robodyn_controller/reference']
     received = np.array([t for t, _ in samples])
     ratio, consecutive = _rate_ratios(samples)

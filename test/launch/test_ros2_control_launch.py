@@ -13,7 +13,7 @@ import time
 
 import numpy as np
 import pytest
-from ros2_control_probe import Probe, manager_said, moveit_like_goal, stamp
+from ros2_control_probe import Probe, launch_said, manager_said, moveit_like_goal, stamp
 from running_time import Timeout
 import yaml
 
@@ -51,6 +51,7 @@ class _Launch:
         self.lines = []
         self.arrived = []  # time.monotonic() of each line
         self.stopped_at = None
+        self.missed = []  # what a failed wait_for saw, told after the output
         self.thread = threading.Thread(target=self._drain, daemon=True)
         self.thread.start()
 
@@ -59,14 +60,23 @@ class _Launch:
             self.arrived.append(time.monotonic())
             self.lines.append(line)
 
-    def wait_for(self, pattern, timeout):
+    def wait_for(self, pattern, timeout, fail=r'\] \[robodyn_controller\]: \w+ -> safe'):
         """True once a line matches the regular expression ``pattern`` within ``timeout``
-        [s] of running time (running_time: a pause of the machine is not counted)."""
-        wait = Timeout(timeout)
+        [s] of running time (running_time: a pause of the machine is not counted); False
+        at once when a line that came during the wait matches ``fail`` first (by default
+        the robodyn node's trip: a node that trips in its ramp-in never says it completed)."""
+        wait, t0, first = Timeout(timeout), time.monotonic(), len(self.lines)
         while not wait.expired() and self.proc.poll() is None:
             if any(re.search(pattern, line) for line in self.lines):
                 return True
+            failed = [line for line in self.lines[first:] if fail and re.search(fail, line)]
+            if failed:
+                self.missed.append(f'[test] {failed[0].strip()[-300:]} before {pattern!r}\n')
+                return False
             time.sleep(0.1)
+        self.missed.append(f'[test] no line matched {pattern!r} after {time.monotonic() - t0:.0f}'
+                          f' s ({timeout:g} s of running time allowed; launch exit code '
+                          f'{self.proc.poll()})\n')
         return False
 
     def stop(self):
@@ -81,7 +91,7 @@ class _Launch:
         elapsed = time.monotonic() - t0
         self.left = _session_running(self.proc.pid)
         self.thread.join(timeout=5)
-        return self.proc.returncode, ''.join(self.lines), elapsed
+        return self.proc.returncode, ''.join(self.lines + self.missed), elapsed
 
     def exit_timeline(self):
         """The output after Ctrl-C, each line with its arrival [s after the signal]: which
@@ -241,7 +251,7 @@ def _follow_through_state_gaps(probe, goal, reference, attempts=3):
 
 def test_mock_stack_comes_up_and_stops_on_ctrl_c(mock_run):
     text = mock_run['text']
-    assert mock_run['active'], text[-3000:]
+    assert mock_run['active'], launch_said(text)
     assert 'Traceback' not in text, text[-3000:]
     # realtime_priority runs the node, the control loop of this path, SCHED_FIFO too
     expected = os.SCHED_FIFO if mock_run['priority'] else os.SCHED_OTHER
@@ -531,7 +541,7 @@ def _chain_states(log):
 
 def test_after_a_trip_the_safe_command_holds_the_trip_position(mujoco_trip_run):
     run = mujoco_trip_run
-    assert run['active'], run['text'][-3000:]
+    assert run['active'], launch_said(run['text'])
     safe = [s for s in run['diagnostics'] if _safe_part(s.message)]
     assert safe, [s.message for s in run['diagnostics'][-3:]]
     message = _safe_part(safe[-1].message)
@@ -592,7 +602,7 @@ def test_the_controller_never_commands_paused_physics(mujoco_switch_run):
     """physics_gate (mujoco_ros2_control's free-running physics, two hogs): pause,
     configure, resume, and only then activate."""
     run = mujoco_switch_run
-    assert run['active'], run['text'][-3000:]
+    assert run['active'], launch_said(run['text'])
     resumed = run['text'].find('physics resumed: activating the controller')
     ramp = run['text'].find('waiting -> ramp_in')
     assert 0 <= resumed < ramp, run['text'][-3000:]
@@ -601,7 +611,7 @@ def test_the_controller_never_commands_paused_physics(mujoco_switch_run):
 def test_commands_that_go_nowhere_are_diagnosed_as_such(mujoco_switch_run):
     """Not 'two publishers that disagree' (there is one): the arm does not follow."""
     run = mujoco_switch_run
-    assert run['active'] and run['off'] and run['on'], run['text'][-3000:]
+    assert run['active'] and run['off'] and run['on'], launch_said(run['text'])
     # while the effort controller is out the status leads with that (the real cause of the
     # fall), then the latched trip: 'commands not applied: ... inactive ...; safe: ...'
     assert any('commands not applied: effort_controller is inactive' in m

@@ -65,6 +65,8 @@ public:
 
   std::size_t size() const noexcept {return rows_.size();}
   bool prismatic(std::size_t i) const noexcept {return rows_[i].link.prismatic;}
+  // Gravitational acceleration in frame 0 [m/s^2].
+  const std::array<double, 3> & gravity_vector() const noexcept {return gravity_;}
 
   // Poses of DH frames 1..n in frame 0 at q: per joint R_0i (9, row-major) then the origin
   // o_i [m], 12 n values into `out` (seed 001 eq. 2.5 chained: T_0i = T_0,i-1 A_i).

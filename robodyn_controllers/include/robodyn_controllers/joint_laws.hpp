@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "robodyn_controllers/dh_dynamics.hpp"
+#include "robodyn_controllers/payload_adaptation.hpp"
 
 namespace robodyn_controllers
 {
@@ -29,6 +30,15 @@ struct LawSettings
   bool feedforward_pd = true;       // feedforward: add the PD
   bool inertia_feedforward = true;  // joint_impedance: add M(q) qdd_r
   double velocity_lag = 0.0;        // [s], see above
+  AdaptationSettings adaptation{};  // adaptive: its rates, mass bound, rest speed
+  // adaptive: the tip link's axes (row-major 3x3) and origin [m] in DH frame n, the frame
+  // its payload estimate is given in
+  std::array<double, 9> tool_rotation{1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+  std::array<double, 3> tool_point{};
+  // cartesian_impedance: the tool spring K_x in DH frame 0 ([N/m] x 3, [N m/rad] x 3) and
+  // the damping ratio of D_x on the task-space inertia's diagonal
+  std::array<double, 6> cartesian_stiffness{500.0, 500.0, 500.0, 30.0, 30.0, 30.0};
+  double cartesian_damping_ratio = 1.0;
 };
 
 // One cycle's inputs, n values each (chain order): the measured state, the reference,
@@ -51,13 +61,25 @@ public:
   virtual const char * name() const noexcept = 0;
   // Whether the tracking guard applies: the law pulls the arm to its reference.
   virtual bool follows_reference(const LawSettings &) const noexcept {return true;}
-  // Allocates the scratch space for n joints (not real-time).
-  void configure(std::size_t n);
+  // Allocates the scratch space for n joints and a law's own state (not real-time); throws
+  // std::invalid_argument naming a setting the law cannot take.
+  void configure(std::size_t n, const LawSettings & s = LawSettings{})
+  {
+    configure_scratch(n);
+    configure_state(s);
+  }
   // tau [N m or N] (n values). Allocates nothing, takes no lock.
   virtual void torque(
     DhDynamics & dyn, const LawSettings & s, const LawInput & x, double * tau) noexcept = 0;
+  // After each cycle whose torque this law gave, at `now` [s]: a law with state (adaptive's
+  // estimate) updates it when `allowed` (active, no contact) and holds it otherwise.
+  virtual void adapt(double /*now*/, bool /*allowed*/) noexcept {}
+  // adaptive: the payload estimate pi (10 values, payload_adaptation.hpp); others: nullptr.
+  virtual const double * estimate() const noexcept {return nullptr;}
 
 protected:
+  void configure_scratch(std::size_t n);
+  virtual void configure_state(const LawSettings &) {}
   double compared(const LawSettings & s, const LawInput & x, std::size_t i) const noexcept
   {
     return x.qd_ref[i] - s.velocity_lag * x.qdd_ref[i];

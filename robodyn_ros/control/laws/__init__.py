@@ -5,7 +5,7 @@ CLI's ``--mode``, ``robodyn demo``, the generated docs) or is tested against it 
 controller's parameter YAML ``one_of`` and its law classes, robodyn_controllers/
 include/robodyn_controllers/joint_laws.hpp). A new law: one module here, its entry in
 :data:`LAWS`, one class in joint_laws.hpp / joint_laws.cpp, one conformance case (a law
-the C++ controller does not have yet says so in its ``paths``: adaptive, node only).
+the C++ controller does not have says so in its ``paths``).
 
 ``include_gravity=False`` drops g (robots that compensate gravity internally in torque
 mode: Franka, Kinova, UR direct_torque); ``include_friction`` adds the friction model.
@@ -22,20 +22,22 @@ import numpy as np
 
 from ...errors import InputError
 from .adaptive import Adaptive
+from .cartesian_impedance import CartesianImpedance
 from .computed_torque import ComputedTorque
 from .feedforward import Feedforward
 from .gain_blend import GainBlend, checked_gains
 from .gravity import Gravity
 from .joint_impedance import JointImpedance
-from .law import Adaptation, JointLaw, LawConfig, LawInput
+from .law import Adaptation, Cartesian, JointLaw, LawConfig, LawInput
 from .passivity import Passivity
 
-__all__ = ['LAWS', 'MODES', 'PLUGIN_MODES', 'Adaptation', 'ControlLaw', 'JointLaw',
-           'LawConfig', 'LawInput']
+__all__ = ['LAWS', 'MODES', 'PLUGIN_MODES', 'Adaptation', 'Cartesian', 'ControlLaw',
+           'JointLaw', 'LawConfig', 'LawInput']
 
 #: Every law by its mode name, in the order the options are listed.
 LAWS: dict[str, JointLaw] = {law.name: law for law in (
-    ComputedTorque(), Feedforward(), Gravity(), JointImpedance(), Passivity(), Adaptive())}
+    ComputedTorque(), Feedforward(), Gravity(), JointImpedance(), Passivity(), Adaptive(),
+    CartesianImpedance())}
 MODES = tuple(LAWS)
 #: The laws the C++ controller has too (joint_laws.cpp; its parameter YAML's one_of).
 PLUGIN_MODES = tuple(m for m in MODES if 'plugin' in LAWS[m].paths)
@@ -54,7 +56,8 @@ class ControlLaw:
         self.dyn = dynamics
         self.config = LawConfig(config.mode, self.kp, self.kd, config.include_gravity,
                                 config.include_friction, config.feedforward_pd, lag,
-                                config.inertia_feedforward, config.adaptation)
+                                config.inertia_feedforward, config.adaptation,
+                                _checked_cartesian(config.cartesian))
         self.law = LAWS[config.mode].fresh(dynamics, self.config)
         self.gains = GainBlend()  # gains set while running (gain_blend.py)
 
@@ -86,3 +89,15 @@ class ControlLaw:
         qd_c = qd_ref if lag == 0.0 else qd_ref - lag * qdd_ref
         return self.law.torque(self.dyn, self.config, LawInput(q, qd, q_ref, qd_ref, qdd_ref,
                                                                qd_c))
+
+
+def _checked_cartesian(spring: Cartesian) -> Cartesian:
+    """``spring`` with its stiffness as six floats; InputError naming a bad value."""
+    k = np.asarray(spring.stiffness, dtype=float).ravel()
+    if k.shape != (6,) or not np.all(np.isfinite(k)) or np.any(k < 0.0):
+        raise InputError(f'cartesian.stiffness: expected 6 finite values >= 0 (N/m x 3, '
+                         f'N m/rad x 3), got {list(spring.stiffness)!r}')
+    zeta = float(spring.damping_ratio)
+    if not (np.isfinite(zeta) and 0.0 <= zeta <= 5.0):
+        raise InputError(f'cartesian.damping_ratio: expected 0 to 5, got {zeta!r}')
+    return Cartesian(tuple(float(v) for v in k), zeta)

@@ -52,12 +52,17 @@ class PayloadEstimate:
         self.last_time: float | None = None
 
     def step(self, now: float, y: np.ndarray, s: np.ndarray) -> None:
-        """pi += Gamma Y^T s dt, projected; dt from the previous step (none at the first)."""
+        """pi += Gamma Y^T s dt, projected; dt from the previous step (none at the first). A
+        non-finite step (a state the supervisor refuses this cycle) leaves pi as it was and
+        holds it."""
         dt = 0.0 if self.last_time is None else min(max(now - self.last_time, 0.0), MAX_STEP)
         self.last_time = now
         if dt > 0.0:
-            self._project(self.pi + self.gamma * (y.T @ s) * dt, self.adaptation.mass_max,
-                          EPS, self.pi)
+            pi = self.pi + self.gamma * (y.T @ s) * dt
+            if np.all(np.isfinite(pi)):
+                self._project(pi, self.adaptation.mass_max, EPS, self.pi)
+            else:
+                self.hold()
 
     def hold(self) -> None:
         """Frozen this cycle: the next step starts from the next cycle's time."""
@@ -78,7 +83,6 @@ class Adaptive(JointLaw):
     gains = 'kp = Lambda [1/s] (the sliding surface), kd = K_D [N m s/rad]; adaptive.*'
     equation = ('M(q) qdd_a + C(q, qd) qd_a + g(q) [+ tau_f(qd)] + Y_p(q, qd, qd_a, qdd_a) '
                 "pi + K_D s, pi' = Gamma Y_p^T s")
-    paths = ('node',)
 
     def __init__(self, regressor: PayloadRegressor | None = None,
                  adaptation: Adaptation | None = None):

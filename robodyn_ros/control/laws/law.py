@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 
-__all__ = ['Adaptation', 'JointLaw', 'LawConfig', 'LawInput']
+__all__ = ['Adaptation', 'Cartesian', 'JointLaw', 'LawConfig', 'LawInput']
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,16 @@ class Adaptation:
 
 
 @dataclass(frozen=True)
+class Cartesian:
+    """The task-space laws' tool spring (laws/cartesian_impedance.py): ``stiffness`` K_x
+    per axis of DH frame 0, [N/m] x 3 then [N m/rad] x 3; ``damping_ratio`` zeta of D_x on
+    the task-space inertia's diagonal."""
+
+    stiffness: tuple[float, ...] = (500.0, 500.0, 500.0, 30.0, 30.0, 30.0)
+    damping_ratio: float = 1.0
+
+
+@dataclass(frozen=True)
 class LawConfig:
     """Settings of a law (gains per joint, their units the law's: :attr:`JointLaw.gains`)."""
 
@@ -46,6 +56,7 @@ class LawConfig:
     velocity_lag: float = 0.0
     inertia_feedforward: bool = True
     adaptation: Adaptation = Adaptation()
+    cartesian: Cartesian = Cartesian()
 
 
 @dataclass(frozen=True)

@@ -51,8 +51,16 @@ class ReferenceManager:
 
     def __call__(self, t):
         """(q_r, qd_r, qdd_r) at reference time t [s]; before its start, the start point
-        at rest."""
+        at rest. A generator that steps (a PoseFollower) is advanced to t: call this from
+        the control thread only."""
+        advance = getattr(self.generator, 'advance', None)
+        if advance is not None:
+            return advance(t - self.t0)
         return _sample(self.generator, self.t0, t)
+
+    def follow_generator(self, generator, t, kind):
+        """Follow ``generator`` (its own limits checked: a PoseFollower) from time t."""
+        self.generator, self.t0, self.kind = generator, t, kind
 
     def hold(self, q, t):
         """Hold position ``q`` (no limit check: it is where the arm is)."""

@@ -33,7 +33,7 @@ from .recursive_params import (
     COL_VISCOUS,
 )
 
-__all__ = ['newton_euler', 'rnea_kernel', 'computed_torque_kernel', 'slotine_li_columns']
+__all__ = ['newton_euler', 'rnea_kernel', 'computed_torque_kernel']
 
 #: Entries of the scratch buffer newton_euler uses per joint (from the start of ``buf``):
 #: rotation R_i (9) and p_i (3), then the link's force and moment about its COM (6).
@@ -201,33 +201,3 @@ def computed_torque_kernel(q, qd, q_ref, qd_ref, qdd_ref, kp, kd, params, fricti
             sgn = np.tanh(qd[i] / eps) if eps > 0.0 else np.sign(qd[i])
             tau[i] += params[i, COL_VISCOUS] * qd[i] + params[i, COL_COULOMB] * sgn
     return True
-
-
-
-@numba.njit(cache=True, nogil=True, error_model='numpy')
-def slotine_li_columns(q, qd, v, a, stack, out, scratch, tau, buf):
-    """Columns of a payload's Slotine-Li regressor into ``out`` (n, K - 1): for each of the
-    K parameter sets ``stack[k]`` (the first the reference), f_k = tau_k(q, 0, a) + 1/4
-    (tau_k(q, qd + v, 0) - tau_k(q, qd - v, 0)) = M_k a + C_k(q, qd) v + g_k (seed 000
-    eq. 29; C polarised: its Christoffel form, seed 003 eq. 55, is symmetric in its two
-    velocities), and out[:, k - 1] = f_k - f_0. ``scratch`` (5, n): zeros, qd + v, qd - v,
-    f_0, f_k. No checks (the law's inputs are checked before)."""
-    n = q.shape[0]
-    zero, plus, minus, base = scratch[0], scratch[1], scratch[2], scratch[3]
-    for i in range(n):
-        zero[i] = 0.0
-        plus[i] = qd[i] + v[i]
-        minus[i] = qd[i] - v[i]
-    for k in range(stack.shape[0]):
-        f = base if k == 0 else scratch[4]
-        newton_euler(q, zero, a, stack[k], tau, buf)
-        for i in range(n):
-            f[i] = tau[i]
-        newton_euler(q, plus, zero, stack[k], tau, buf)
-        for i in range(n):
-            f[i] += 0.25 * tau[i]
-        newton_euler(q, minus, zero, stack[k], tau, buf)
-        for i in range(n):
-            f[i] -= 0.25 * tau[i]
-            if k > 0:
-                out[i, k - 1] = f[i] - base[i]

@@ -14,7 +14,7 @@ import tempfile
 from typing import Callable
 
 from ...defaults import CONTROLLER_NAME
-from . import bad_inputs, scripts
+from . import bad_inputs, scripts, target_scripts
 
 __all__ = ['Case', 'CASES', 'FAST']
 
@@ -132,6 +132,7 @@ CASES = [
     # interpreter lock: 0.3 s) and refuses them; the controller's loop never sees them.
     Case('goal_million_names', '23', scripts.refused_goal('names')),
     Case('payload_storm', '24', scripts.payload_storm),
+    Case('pose_target_storm', '', target_scripts.pose_target_storm, references=True),
     Case('cleanup_while_streaming', '25', scripts.cleanup_while_streaming),
     Case('one_publisher_catching_up', '26', scripts.catching_up),
     Case('trajectory_negative_time', '28', scripts.refused_topic_trajectory(
@@ -149,4 +150,4 @@ FAST = ('trajectory_10000_points', 'refused_goal_never_runs', 'gravity_-981',
         'active_shutdown', 'command_topic_own', 'trigger_5', 'alternating_rejections',
         'stamp_zero_at_start', 'sigint_active', 'validate_damaged_bag', 'self_including_xacro',
         'trajectory_velocities_10', 'arm_not_following', 'payload_storm',
-        'one_publisher_catching_up')
+        'one_publisher_catching_up', 'pose_target_storm')

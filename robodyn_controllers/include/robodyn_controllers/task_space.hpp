@@ -1,0 +1,38 @@
+// The task-space terms of cartesian_impedance, without ROS, allocation or locks after
+// configure(): the same arithmetic, in the same order, as robodyn_ros'
+// control/laws/cartesian_kernel.py (a conformance test feeds both the same inputs).
+#ifndef ROBODYN_CONTROLLERS__TASK_SPACE_HPP_
+#define ROBODYN_CONTROLLERS__TASK_SPACE_HPP_
+
+#include <array>
+#include <cstddef>
+#include <vector>
+
+namespace robodyn_controllers
+{
+
+// theta u [rad] of the rotation r (row-major 3x3), theta in [0, pi]: the orientation error
+// of cartesian_impedance (the rotation that takes the tip's axes to the target's).
+void rotation_vector(const std::array<double, 9> & r, double * out) noexcept;
+
+class TaskSpaceSpring
+{
+public:
+  // n joints (not real-time).
+  void configure(std::size_t n);
+  // tau += J^T (K_x e_x + D_x (xd_r - J qd)) + N posture, D_x,i = 2 zeta sqrt(K_x,i
+  // Lambda_ii), Lambda = (J M^-1 J^T + mu^2 1)^-1, N = 1 - J^T (J J^T + mu^2 1)^-1 J. j: 6 x
+  // n row-major, mass: n x n row-major (SPD), k_x: 6. Allocates nothing.
+  void add_torque(
+    const double * j, const double * e_x, const double * xd_r, const double * qd,
+    const double * mass, const double * posture, const double * k_x, double zeta,
+    double mu, double * tau) noexcept;
+
+private:
+  std::size_t n_ = 0;
+  std::vector<double> lm_, minv_jt_, task_, jjt_, vec_;
+};
+
+}  // namespace robodyn_controllers
+
+#endif  // ROBODYN_CONTROLLERS__TASK_SPACE_HPP_

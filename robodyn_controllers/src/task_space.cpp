@@ -1,0 +1,136 @@
+// cartesian_impedance's task-space terms (task_space.hpp): small Cholesky factorisations,
+// in the order of robodyn_ros/control/laws/cartesian_kernel.py.
+#include "robodyn_controllers/task_space.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace robodyn_controllers
+{
+namespace
+{
+// Lower Cholesky factor of the SPD a (n x n, row-major), in place.
+void cholesky(double * a, std::size_t n) noexcept
+{
+  for (std::size_t j = 0; j < n; ++j) {
+    double d = a[j * n + j];
+    for (std::size_t k = 0; k < j; ++k) {d -= a[j * n + k] * a[j * n + k];}
+    d = std::sqrt(std::max(d, 1e-300));
+    a[j * n + j] = d;
+    for (std::size_t i = j + 1; i < n; ++i) {
+      double s = a[i * n + j];
+      for (std::size_t k = 0; k < j; ++k) {s -= a[i * n + k] * a[j * n + k];}
+      a[i * n + j] = s / d;
+    }
+  }
+}
+
+// b := A^-1 b with A = L L^T (cholesky), b n values.
+void solve(const double * l, std::size_t n, double * b) noexcept
+{
+  for (std::size_t i = 0; i < n; ++i) {
+    double s = b[i];
+    for (std::size_t k = 0; k < i; ++k) {s -= l[i * n + k] * b[k];}
+    b[i] = s / l[i * n + i];
+  }
+  for (std::size_t ii = n; ii-- > 0; ) {
+    double s = b[ii];
+    for (std::size_t k = ii + 1; k < n; ++k) {s -= l[k * n + ii] * b[k];}
+    b[ii] = s / l[ii * n + ii];
+  }
+}
+}  // namespace
+
+void rotation_vector(const std::array<double, 9> & r, double * out) noexcept
+{
+  const double cos = std::min(std::max(0.5 * (r[0] + r[4] + r[8] - 1.0), -1.0), 1.0);
+  const double theta = std::acos(cos);
+  const double s0 = 0.5 * (r[7] - r[5]), s1 = 0.5 * (r[2] - r[6]), s2 = 0.5 * (r[3] - r[1]);
+  if (theta < 1e-6) {
+    out[0] = s0; out[1] = s1; out[2] = s2;
+    return;
+  }
+  if (M_PI - theta > 1e-4) {
+    const double k = theta / std::sin(theta);
+    out[0] = k * s0; out[1] = k * s1; out[2] = k * s2;
+    return;
+  }
+  // near pi: u from the symmetric part, (R + R^T) / 2 = cos 1 + (1 - cos) u u^T
+  double best = -1.0;
+  int col = 0;
+  for (int c = 0; c < 3; ++c) {
+    const double uu = (r[4 * c] - cos) / (1.0 - cos);
+    if (uu > best) {best = uu; col = c;}
+  }
+  double norm = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double sym = 0.5 * (r[3 * k + col] + r[3 * col + k]) - (k == col ? cos : 0.0);
+    out[k] = sym / (1.0 - cos);
+    norm += out[k] * out[k];
+  }
+  const double sign = out[0] * s0 + out[1] * s1 + out[2] * s2 >= 0.0 ? 1.0 : -1.0;
+  const double scale = sign * theta / std::sqrt(std::max(norm, 1e-300));
+  for (int k = 0; k < 3; ++k) {out[k] *= scale;}
+}
+
+void TaskSpaceSpring::configure(std::size_t n)
+{
+  n_ = n;
+  lm_.assign(n * n, 0.0);
+  minv_jt_.assign(6 * n, 0.0);
+  task_.assign(36, 0.0);
+  jjt_.assign(36, 0.0);
+  vec_.assign(std::max<std::size_t>(n, 6) + 12, 0.0);
+}
+
+void TaskSpaceSpring::add_torque(
+  const double * j, const double * e_x, const double * xd_r, const double * qd,
+  const double * mass, const double * posture, const double * k_x, double zeta, double mu,
+  double * tau) noexcept
+{
+  const std::size_t n = n_;
+  double * vec = vec_.data();
+  double * force = vec + std::max<std::size_t>(n, 6);
+  double * unit = force + 6;
+  std::copy(mass, mass + n * n, lm_.begin());
+  cholesky(lm_.data(), n);
+  for (std::size_t r = 0; r < 6; ++r) {
+    std::copy(j + r * n, j + (r + 1) * n, vec);
+    solve(lm_.data(), n, vec);
+    std::copy(vec, vec + n, minv_jt_.begin() + r * n);
+  }
+  for (std::size_t a = 0; a < 6; ++a) {
+    for (std::size_t b = 0; b < 6; ++b) {
+      double s = 0.0, t = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {
+        s += j[a * n + i] * minv_jt_[b * n + i];
+        t += j[a * n + i] * j[b * n + i];
+      }
+      task_[a * 6 + b] = s + (a == b ? mu * mu : 0.0);
+      jjt_[a * 6 + b] = t + (a == b ? mu * mu : 0.0);
+    }
+  }
+  cholesky(task_.data(), 6);
+  for (std::size_t a = 0; a < 6; ++a) {  // Lambda_aa = e_a^T (J M^-1 J^T + mu^2)^-1 e_a
+    for (std::size_t b = 0; b < 6; ++b) {unit[b] = a == b ? 1.0 : 0.0;}
+    solve(task_.data(), 6, unit);
+    const double d = 2.0 * zeta * std::sqrt(k_x[a] * std::max(unit[a], 0.0));
+    double xd = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {xd += j[a * n + i] * qd[i];}
+    force[a] = k_x[a] * e_x[a] + d * (xd_r[a] - xd);
+  }
+  cholesky(jjt_.data(), 6);
+  for (std::size_t a = 0; a < 6; ++a) {  // (J J^T + mu^2)^-1 J posture
+    double s = 0.0;
+    for (std::size_t i = 0; i < n; ++i) {s += j[a * n + i] * posture[i];}
+    unit[a] = s;
+  }
+  solve(jjt_.data(), 6, unit);
+  for (std::size_t i = 0; i < n; ++i) {
+    double s = posture[i];
+    for (std::size_t a = 0; a < 6; ++a) {s += j[a * n + i] * (force[a] - unit[a]);}
+    tau[i] += s;
+  }
+}
+
+}  // namespace robodyn_controllers

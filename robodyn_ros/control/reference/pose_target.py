@@ -1,0 +1,300 @@
+"""A tool pose target (a policy's or a teleoperator's ~/target_pose) as a joint reference.
+
+Targets come at 5-30 Hz and jump; some point outside the arm's reach or carry NaN. What
+the law follows is never the target itself but a joint reference that moves towards it
+within bounds a robot engineer sets:
+
+1. :func:`pose_target` checks a target at the boundary: finite, a unit quaternion (within
+   QUATERNION_SLACK, then normalised), in the chain's base frame, its position put inside
+   the workspace box (and said so).
+2. :class:`PoseFollower` moves a commanded pose towards the last accepted target by at most
+   ``speed`` [m/s] and ``rotation_speed`` [rad/s] (along the geodesic), and drives the
+   joint reference to it by damped least squares, q_r' = J^T (J J^T + mu^2 1)^-1 (x_c' +
+   IK_RATE e) + N k (q_p - q_r), with e the pose error of FK(q_r) to the commanded pose
+   (position; rotation vector of R_c R^T; the commanded pose leads the reference's tool by
+   at most LEAD, ROTATION_LEAD) and N = 1 - J^+ J the nullspace, where a posture
+   spring pulls the joints towards the middle of their range (away from the limits).
+   The joint velocity is then scaled into the velocity limits (one factor: the tool's path
+   keeps its direction), its change into the acceleration limits, and each joint brakes
+   before its position limit with the deceleration it is allowed, so the reference never
+   leaves the limits in position, velocity or acceleration.
+
+It advances in fixed steps of ``period`` (at most MAX_STEPS a call: after a long pause the
+reference lags rather than jumps). When targets stop, it holds the last one.
+
+Frames: targets in the chain's base link frame; the follower works in DH frame 0
+(DHTable.base maps one to the other). J: seed 000 eqs. 23-24 (dynamics/recursive/
+tip_frame.py).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ...errors import InputError
+from ...model.spatial import axis_angle_matrix
+
+__all__ = ['IK_RATE', 'MAX_STEPS', 'PoseFollower', 'PoseTarget', 'PoseTargets',
+           'TargetBounds', 'pose_target', 'workspace_box']
+
+#: How fast the reference closes its pose error to the commanded pose [1/s].
+IK_RATE = 50.0
+#: Damping of the least-squares inverse [m, rad]: below it a direction of J counts as lost
+#: (near a singularity the joint speed it asks for is at most 1 / (2 MU) x the pose rate).
+MU = 0.05
+#: Damping of the nullspace projector's inverse: small, so that the posture moves no tool
+#: direction (the posture rate is small: its projection stays bounded near singularities).
+NULL_MU = 1e-3
+#: How far the commanded pose may lead the reference's tool [m, rad]: a target out of reach
+#: or beyond the joint limits leaves the commanded pose this close, not running away.
+LEAD, ROTATION_LEAD = 0.05, 0.2
+#: Rate of the nullspace posture spring [1/s].
+POSTURE_RATE = 2.0
+#: Steps a call may advance (each ``period``).
+MAX_STEPS = 10
+#: The share of the velocity and acceleration limits the follower plans with: its
+#: reference stays well inside the bounds a supervisor checks and its guards watch (an arm
+#: overshoots a reference that runs at the limit).
+LIMIT_SHARE = 0.5
+#: Joint speed and acceleration a follower assumes where the model and parameters give none
+#: [rad/s, rad/s^2] (a URDF without velocity limits).
+FALLBACK_SPEED, FALLBACK_ACCELERATION = 1.0, 10.0
+#: How far a quaternion's norm may be from 1 and still be taken (then normalised).
+QUATERNION_SLACK = 0.01
+
+
+class TargetBounds(NamedTuple):
+    """How a target may move the reference: ``speed`` [m/s] and ``rotation_speed`` [rad/s]
+    of the commanded pose, ``box`` (6,) the workspace [x y z min, x y z max] in the base
+    link frame [m]."""
+
+    speed: float
+    rotation_speed: float
+    box: tuple
+
+
+class PoseTarget(NamedTuple):
+    """A checked target in DH frame 0: ``position`` (3,) [m], ``rotation`` (3, 3) the tool's
+    axes; ``clamped`` when the box moved its position."""
+
+    position: np.ndarray
+    rotation: np.ndarray
+    clamped: bool
+
+
+def workspace_box(model) -> tuple:
+    """The default box: a cube about the base link's origin, the chain's reach on each side:
+    sum of hypot(a, d) of its standard DH rows (and a prismatic joint's longest stroke),
+    plus the base's and the tool's offsets [m] (the C++ controller derives the same)."""
+    table = model.dh_table('standard')
+    reach = float(np.linalg.norm(table.base[:3, 3]) + np.linalg.norm(table.tool[:3, 3]))
+    for row, joint in zip(table.rows, model.joints):
+        reach += float(np.hypot(row.a, row.d))
+        if row.joint_type == 'prismatic':
+            reach += max(abs(joint.lower), abs(joint.upper))
+    return (-reach, -reach, -reach, reach, reach, reach)
+
+
+def _rotation(x: float, y: float, z: float, w: float) -> np.ndarray:
+    return np.array([
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+def pose_target(position, quaternion, frame_id: str, base_link: str, base: np.ndarray,
+                box) -> PoseTarget:
+    """The target at ``position`` (3,) [m] with orientation ``quaternion`` (x, y, z, w) in
+    frame ``frame_id`` ('' or ``base_link``), as a PoseTarget in DH frame 0 (``base``: the
+    base link -> frame 0 transform, DHTable.base). InputError, one line, if it is not
+    finite, not a unit quaternion, or in another frame."""
+    p = np.array(position, dtype=float)
+    quat = np.array(quaternion, dtype=float)
+    if not (np.all(np.isfinite(p)) and np.all(np.isfinite(quat))):
+        raise InputError(f'target pose not finite: position {p.tolist()}, orientation '
+                         f'{quat.tolist()}')
+    if frame_id not in ('', base_link):
+        raise InputError(f"target pose in frame '{frame_id}': targets are in the chain's "
+                         f"base frame '{base_link}'")
+    norm = float(np.linalg.norm(quat))
+    if abs(norm - 1.0) > QUATERNION_SLACK:
+        raise InputError(f'target orientation {quat.tolist()} has norm {norm:.4g}: a unit '
+                         f'quaternion (x, y, z, w) is expected (within {QUATERNION_SLACK})')
+    low, high = np.asarray(box[:3], dtype=float), np.asarray(box[3:], dtype=float)
+    inside = np.clip(p, low, high)
+    inverse = np.linalg.inv(base)
+    rotation = inverse[:3, :3] @ _rotation(*(quat / norm))
+    return PoseTarget(inverse[:3, :3] @ inside + inverse[:3, 3], rotation,
+                      bool(np.any(inside != p)))
+
+
+class PoseFollower:
+    """A joint reference following pose targets (module docstring), from the reference
+    (q, qd) it takes over. Not thread-safe except :meth:`aim` (one assignment) and
+    :meth:`__call__` (reads the last step).
+
+    Args:
+        frame: the tip frame kernel (dynamics.recursive.tip_frame.TipFrame).
+        q, qd: (n,) where the reference is when the follower takes over.
+        lower, upper, velocity, acceleration: (n,) the admissible reference positions,
+            |velocities| and |accelerations| (finite).
+        bounds: TargetBounds.
+        period: the control period [s], the follower's step.
+    """
+
+    def __init__(self, frame, q, qd, lower, upper, velocity, acceleration,
+                 bounds: TargetBounds, period: float):
+        self.frame, self.bounds, self.h = frame, bounds, float(period)
+        self.lower, self.upper = np.asarray(lower, float), np.asarray(upper, float)
+        velocity, acceleration = np.asarray(velocity, float), np.asarray(acceleration, float)
+        self.vmax = LIMIT_SHARE * np.where(np.isfinite(velocity), velocity, FALLBACK_SPEED)
+        self.amax = LIMIT_SHARE * np.where(np.isfinite(acceleration), acceleration,
+                                           FALLBACK_ACCELERATION)
+        self.q = np.clip(np.array(q, dtype=float), self.lower, self.upper)
+        self.qd = np.array(qd, dtype=float)
+        self.qdd = np.zeros_like(self.q)
+        span = self.upper - self.lower
+        self.posture = np.clip(self.q, self.lower + 0.2 * span, self.upper - 0.2 * span)
+        _, rotation, point = frame.at(self.q)
+        self.p_c, self.r_c = point.copy(), rotation.copy()
+        self.target: tuple = (self.p_c.copy(), self.r_c.copy())
+        self.t: float | None = None
+
+    def aim(self, target: PoseTarget) -> None:
+        """Follow ``target`` from now on (any thread: one assignment)."""
+        self.target = (np.array(target.position), np.array(target.rotation))
+
+    def __call__(self, t: float):
+        """(q_r, qd_r, qdd_r) of the last step (copies; changes nothing)."""
+        return self.q.copy(), self.qd.copy(), self.qdd.copy()
+
+    def advance(self, t: float):
+        """Step to time ``t`` [s] (at most MAX_STEPS steps) and return the reference."""
+        if self.t is None:
+            self.t = t
+        steps = int(min(MAX_STEPS, np.floor((t - self.t) / self.h + 1e-9)))
+        for _ in range(max(steps, 0)):
+            self._step()
+        if steps > 0:
+            self.t = max(self.t + steps * self.h, t - self.h)
+        return self(t)
+
+    def _commanded(self):
+        """Move the commanded pose one step towards the target; its velocity (6,)."""
+        from ..laws.cartesian_kernel import rotation_vector_into
+        p_t, r_t = self.target
+        h, b = self.h, self.bounds
+        dp = p_t - self.p_c
+        dist = float(np.linalg.norm(dp))
+        if dist > b.speed * h:
+            dp *= b.speed * h / dist
+        rv = np.empty(3)
+        rotation_vector_into(np.ascontiguousarray(r_t @ self.r_c.T), rv)
+        angle = float(np.linalg.norm(rv))
+        if angle > b.rotation_speed * h:
+            rv *= b.rotation_speed * h / angle
+        self.p_c = self.p_c + dp
+        self.r_c = _exp(rv) @ self.r_c
+        return np.concatenate([dp, rv]) / h
+
+    def _step(self) -> None:
+        from ..laws.cartesian_kernel import rotation_vector_into
+        xd_c = self._commanded()
+        jac, rotation, point = self.frame.at(self.q)
+        e = np.empty(6)
+        e[:3] = self.p_c - point
+        dist = float(np.linalg.norm(e[:3]))
+        if dist > LEAD:  # the commanded pose waits for the reference (a target out of reach)
+            e[:3] *= LEAD / dist
+            self.p_c = point + e[:3]
+        rotation_vector_into(np.ascontiguousarray(self.r_c @ rotation.T), e[3:])
+        angle = float(np.linalg.norm(e[3:]))
+        if angle > ROTATION_LEAD:
+            e[3:] *= ROTATION_LEAD / angle
+            self.r_c = _exp(e[3:]) @ rotation
+        jjt = jac @ jac.T
+        task = jac.T @ np.linalg.solve(jjt + MU * MU * np.eye(6), xd_c + IK_RATE * e)
+        rest = POSTURE_RATE * (self.posture - self.q)
+        null = jac.T @ np.linalg.solve(jjt + NULL_MU * NULL_MU * np.eye(6), jac @ rest)
+        wanted = task + rest - null
+        self._move(wanted)
+
+    def _move(self, wanted: np.ndarray) -> None:
+        """The step towards joint velocity ``wanted`` the limits allow."""
+        h = self.h
+        ratio = float(np.max(np.abs(wanted) / self.vmax))
+        if ratio > 1.0:
+            wanted = wanted / ratio
+        change = wanted - self.qd
+        ratio = float(np.max(np.abs(change) / (self.amax * h)))
+        if ratio > 1.0:
+            change = change / ratio
+        qd = self.qd + change
+        # the fastest speed from which braking at amax (a step of amax h a cycle) stops
+        # within the room left: v (v / (a h) + 1) h / 2 <= room
+        ah = self.amax * h
+        up = -0.5 * ah + np.sqrt(0.25 * ah * ah + 2.0 * self.amax * np.maximum(
+            self.upper - self.q, 0.0))
+        down = -0.5 * ah + np.sqrt(0.25 * ah * ah + 2.0 * self.amax * np.maximum(
+            self.q - self.lower, 0.0))
+        qd = np.clip(qd, np.maximum(-down, self.qd - ah), np.minimum(up, self.qd + ah))
+        q = np.clip(self.q + qd * h, self.lower, self.upper)
+        self.qdd = (qd - self.qd) / h
+        self.q, self.qd = q, qd
+
+
+def _exp(rv: np.ndarray) -> np.ndarray:
+    """The rotation of rotation vector ``rv`` [rad] (Rodrigues: model.spatial)."""
+    angle = float(np.linalg.norm(rv))
+    if angle < 1e-12:
+        return np.eye(3)
+    return axis_angle_matrix(rv / angle, angle)
+
+
+class PoseTargets:
+    """A core's pose input: checks each target (:func:`pose_target`) and aims the reference
+    manager's follower at it, starting one from the current reference when another
+    reference runs. ``status`` says what the last target did ('none' before any).
+
+    Args:
+        dyn: the chain's RigidBodyDynamics.
+        reference: the core's ReferenceManager (its admissible positions and limits).
+        bounds: TargetBounds (an empty box: :func:`workspace_box`).
+        period: the control period [s].
+    """
+
+    def __init__(self, dyn, reference, bounds: TargetBounds, period: float):
+        from ...dynamics.recursive.tip_frame import TipFrame
+        self.frame, self.reference, self.period = TipFrame(dyn), reference, period
+        box = tuple(bounds.box) if len(bounds.box) == 6 else workspace_box(dyn.model)
+        self.bounds = bounds._replace(box=box)
+        self.base_link = dyn.model.base_link
+        self.base = dyn.model.dh_table('standard').base
+        self.status = 'none'
+
+    def warm_up(self, q) -> None:
+        """Load the follower's compiled kernels at ``q`` (before the first cycle: a first
+        target must not stall one)."""
+        from ..laws.cartesian_kernel import rotation_vector_into
+        _, rotation, _ = self.frame.at(q)
+        rotation_vector_into(np.ascontiguousarray(rotation), np.empty(3))
+
+    def take(self, t: float, position, quaternion, frame_id: str) -> tuple[bool, str]:
+        """Follow the target from reference time ``t`` [s]; (taken, what it did)."""
+        try:
+            target = pose_target(position, quaternion, frame_id, self.base_link, self.base,
+                                 self.bounds.box)
+        except InputError as exc:
+            self.status = f'refused: {exc}'
+            return False, self.status
+        manager = self.reference
+        follower = manager.generator
+        if not isinstance(follower, PoseFollower):
+            q, qd, _ = manager(t)
+            follower = PoseFollower(self.frame, q, qd, manager.lower, manager.upper,
+                                    manager.velocity, manager.acceleration, self.bounds,
+                                    self.period)
+            manager.follow_generator(follower, t, 'pose')
+        follower.aim(target)
+        self.status = 'clamped to the workspace box' if target.clamped else 'following'
+        return True, self.status

@@ -1,0 +1,60 @@
+"""The campaign's pose-target scripts: ~/target_pose as a policy gone wrong sends it.
+
+Each runs on a probe (probe.py) and checks what must hold beside the common invariants
+(checks._check_common: finite, clamped, rate-limited commands without silence) and, with
+``references``, the reference inside the limits.
+"""
+
+import math
+import time
+
+from ...defaults import CONTROLLER_NAME
+from .scripts import start
+
+__all__ = ['pose_target_storm']
+
+#: What the node must say, for each kind of bad target (its log, once per kind).
+SAID = {'not finite': 'not finite', 'another frame': "in frame 'world'",
+        'outside the box': 'clamped to the workspace box',
+        'too large': 'more than a PoseStamped'}
+
+
+def _pose(position, frame='', quaternion=(1.0, 0.0, 0.0, 0.0)):
+    from geometry_msgs.msg import PoseStamped
+    msg = PoseStamped()
+    msg.header.frame_id = frame
+    p, o = msg.pose.position, msg.pose.orientation
+    p.x, p.y, p.z = position
+    o.x, o.y, o.z, o.w = quaternion
+    return msg
+
+
+def pose_target_storm(h, result):
+    """At 10 Hz for 3 s: NaN, a frame that is not the base, a 1 m jump outside the box, a
+    frame name of 5000 characters (the gateway's size bound), then 5 cm jumps; each kind
+    named once, commands flowing throughout."""
+    from geometry_msgs.msg import PoseStamped
+    if not start(h, result):
+        return
+    pub = h.node.create_publisher(PoseStamped, f'/{CONTROLLER_NAME}/target_pose', 10)
+    n_quiet, t_quiet = len(h.commands), time.monotonic()
+    time.sleep(1.5)  # matched; the node's own answer rate on this machine, loaded as it is
+    n0, t0 = len(h.commands), time.monotonic()
+    quiet = h.answered(n_quiet, t_quiet, t0)
+    plan = [_pose((math.nan, 0.0, 0.5)), _pose((0.4, 0.0, 0.5), 'world'),
+            _pose((1.5, 0.0, 0.5)), _pose((0.4, 0.0, 0.5), 'x' * 5000)]
+    plan += [_pose((0.40 + 0.05 * (k % 2), 0.05 * ((k // 2) % 2), 0.5)) for k in range(26)]
+    for msg in plan:
+        pub.publish(msg)
+        time.sleep(0.1)
+    time.sleep(1.0)
+    out = h.output()
+    for kind, words in SAID.items():
+        result.check(f'a target {kind} is named', words in out, out[-300:])
+    busy = h.answered(n0, t0, time.monotonic())
+    # against the node's own rate before (the load is the machine's, not the package's)
+    rate_quiet, rate_busy = (c / max(s, 1) for c, s in (quiet, busy))
+    result.check('commands keep flowing (>= 0.65 x before)', rate_busy >= 0.65 * rate_quiet,
+                 f'{busy[0]} commands for {busy[1]} states ({rate_busy:.0%}); {quiet[0]} '
+                 f'for {quiet[1]} before ({rate_quiet:.0%})')
+    h.mark_stop()
