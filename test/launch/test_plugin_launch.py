@@ -187,9 +187,14 @@ def test_the_chain_tracks_the_reference_under_load(plugin_run):
     print(f"{overall['duration']:.1f} s of states judged", silent, _recorder_lines(plugin_run))
     assert overall['samples'] >= MIN_SAMPLES and (overall['duration'] >= 15.0 or silent), \
         (overall['samples'], overall['duration'], report['warnings'])
-    kept = (overall['samples'] + overall['excluded_after_stalls']) / (1e3 * overall['duration'])
+    # Of the states the loop produced: a cycle the loop itself dropped under the hogs (a
+    # stall of controller_manager, its stamps' gap) was never published, so it is no loss
+    # of the recorder's (92 % of 1 kHz seen with no state lost in recording).
+    dropped = (report['timing']['state'] or {}).get('dropped_cycles', 0)
+    kept = (overall['samples'] + overall['excluded_after_stalls']) / max(
+        1.0, 1e3 * overall['duration'] - dropped)
     assert kept > 0.95 or any('lost in recording' in w for w in report['warnings']), \
-        (kept, report['warnings'])
+        (kept, dropped, report['warnings'])
     excluded, total = _set_apart(report)
     assert excluded <= MAX_EXCLUDED * total, (excluded, plugin_run['stalls'])
 
