@@ -401,10 +401,11 @@ int robodyn_tip_kinematics(
 // 12: position, then the rotation row-major, DH frame 0) aimed at step k * every, `steps`
 // steps of `period` in all; out row s (steps x 3n) the reference after step s. `limits`:
 // lower, upper, velocity, acceleration (n each); `tool`: the tip's axes (9) then origin (3)
-// in DH frame n. Returns 0, or 1 when the rows or the settings are refused.
+// in DH frame n; `torque_rate` [N m/s] the law's rate limit the jerk is bounded by (inf:
+// none). Returns 0, or 1 when the rows or the settings are refused.
 int robodyn_follow_poses(
   int n, const double * rows, const double * tool, const double * limits, double speed,
-  double rotation_speed, double period, const double * q0, int count,
+  double rotation_speed, double period, double torque_rate, const double * q0, int count,
   const double * targets, int every, int steps, double * out)
 {
   robodyn_controllers::DhDynamics dyn;
@@ -418,7 +419,7 @@ int robodyn_follow_poses(
         return std::vector<double>(limits + k * n, limits + (k + 1) * n);
       };
     follower.configure(size, part(0), part(1), part(2), part(3), speed, rotation_speed,
-      period, rotation, {tool[9], tool[10], tool[11]});
+      period, rotation, {tool[9], tool[10], tool[11]}, torque_rate);
   } catch (const std::exception &) {
     return 1;
   }

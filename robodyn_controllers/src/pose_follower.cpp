@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "robodyn_controllers/task_space.hpp"
@@ -139,7 +140,8 @@ void PoseFollower::configure(
   std::size_t n, const std::vector<double> & lower, const std::vector<double> & upper,
   const std::vector<double> & velocity, const std::vector<double> & acceleration,
   double speed, double rotation_speed, double period,
-  const std::array<double, 9> & tool_rotation, const std::array<double, 3> & tool_point)
+  const std::array<double, 9> & tool_rotation, const std::array<double, 3> & tool_point,
+  double torque_rate)
 {
   if (!(speed > 0.0) || !(rotation_speed > 0.0) || !(period > 0.0) || lower.size() != n ||
     upper.size() != n || velocity.size() != n || acceleration.size() != n)
@@ -150,6 +152,7 @@ void PoseFollower::configure(
   speed_ = speed;
   rotation_speed_ = rotation_speed;
   h_ = period;
+  torque_rate_ = torque_rate;
   tip_.configure(n, tool_rotation, tool_point);
   lower_ = lower;
   upper_ = upper;
@@ -165,6 +168,7 @@ void PoseFollower::configure(
   jac_.assign(6 * n, 0.0);
   wanted_.assign(n, 0.0);
   rest_.assign(n, 0.0);
+  jerk_.assign(n, std::numeric_limits<double>::infinity());
   started_ = false;
 }
 
@@ -184,11 +188,14 @@ noexcept
   target_.position = p_c_;
   target_.rotation = r_c_;
   target_.clamped = false;
+  v_c_ = {};
+  w_c_ = {};
+  steps_ = 0;
   t_ = t;
   started_ = true;
 }
 
-const double * PoseFollower::advance(const DhDynamics & dyn, double t) noexcept
+const double * PoseFollower::advance(DhDynamics & dyn, double t) noexcept
 {
   const double due = std::floor((t - t_) / h_ + 1e-9);
   const int steps = std::isfinite(due) ? static_cast<int>(std::min<double>(MAX_STEPS, due)) : 0;
@@ -197,31 +204,59 @@ const double * PoseFollower::advance(const DhDynamics & dyn, double t) noexcept
   return out_.data();
 }
 
-// The commanded pose one step towards the target; xd (6) its velocity.
-void PoseFollower::command(double * xd) noexcept
+namespace
 {
-  double dp[3], dist = 0.0;
+
+// The next velocity (3) of a point `error` away from where it should stop, moving at
+// `velocity`: towards it at most at `speed`, at most sqrt(2 a |error|) (it stops there) and
+// |error| / h (no overshoot in one step), reached at an acceleration of at most
+// a = speed / RISE_TIME (pose_target.py's _approach).
+void approach(const double * error, double * velocity, double speed, double h) noexcept
+{
+  const double accel = speed / PoseFollower::RISE_TIME;
+  const double dist = std::sqrt(error[0] * error[0] + error[1] * error[1] + error[2] * error[2]);
+  const double size = dist < 1e-12 ? 0.0 :
+    std::min(std::min(speed, std::sqrt(2.0 * accel * dist)), dist / h) / dist;
+  double change[3], norm = 0.0;
   for (int k = 0; k < 3; ++k) {
-    dp[k] = target_.position[k] - p_c_[k];
-    dist += dp[k] * dp[k];
+    change[k] = error[k] * size - velocity[k];
+    norm += change[k] * change[k];
   }
-  dist = std::sqrt(dist);
-  const double scale = dist > speed_ * h_ ? speed_ * h_ / dist : 1.0;
-  double rv[3];
-  rotation_vector(times_transpose(target_.rotation, r_c_), rv);
-  const double angle = std::sqrt(rv[0] * rv[0] + rv[1] * rv[1] + rv[2] * rv[2]);
-  const double turn = angle > rotation_speed_ * h_ ? rotation_speed_ * h_ / angle : 1.0;
-  for (int k = 0; k < 3; ++k) {
-    dp[k] *= scale;
-    rv[k] *= turn;
-    p_c_[k] += dp[k];
-    xd[k] = dp[k] / h_;
-    xd[3 + k] = rv[k] / h_;
-  }
-  r_c_ = times(rotation_of(rv), r_c_);
+  norm = std::sqrt(norm);
+  const double scale = norm > accel * h ? accel * h / norm : 1.0;
+  for (int k = 0; k < 3; ++k) {velocity[k] += change[k] * scale;}
 }
 
-void PoseFollower::step(const DhDynamics & dyn) noexcept
+// Scale `v` (3, in place) to a norm of at most `size`.
+void cap(double * v, double size) noexcept
+{
+  const double norm = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+  if (norm > size) {
+    for (int k = 0; k < 3; ++k) {v[k] *= size / norm;}
+  }
+}
+
+}  // namespace
+
+// The commanded pose one step towards the target, its velocity reaching the target's
+// direction at a bounded acceleration; xd (6) that velocity.
+void PoseFollower::command(double * xd) noexcept
+{
+  double dp[3], rv[3], turn[3];
+  for (int k = 0; k < 3; ++k) {dp[k] = target_.position[k] - p_c_[k];}
+  approach(dp, v_c_.data(), speed_, h_);
+  rotation_vector(times_transpose(target_.rotation, r_c_), rv);
+  approach(rv, w_c_.data(), rotation_speed_, h_);
+  for (int k = 0; k < 3; ++k) {
+    p_c_[k] += v_c_[k] * h_;
+    turn[k] = w_c_[k] * h_;
+    xd[k] = v_c_[k];
+    xd[3 + k] = w_c_[k];
+  }
+  r_c_ = times(rotation_of(turn), r_c_);
+}
+
+void PoseFollower::step(DhDynamics & dyn) noexcept
 {
   double xd[6], e[6], y[6], b[6];
   command(xd);
@@ -245,7 +280,10 @@ void PoseFollower::step(const DhDynamics & dyn) noexcept
     for (int k = 3; k < 6; ++k) {e[k] *= ROTATION_LEAD / angle;}
     r_c_ = times(rotation_of(e + 3), tip_.rotation());
   }
-  for (int r = 0; r < 6; ++r) {b[r] = xd[r] + IK_RATE * e[r];}
+  for (int r = 0; r < 6; ++r) {b[r] = IK_RATE * e[r];}
+  cap(b, speed_);  // the correction at most the commanded pose's own speeds
+  cap(b + 3, rotation_speed_);
+  for (int r = 0; r < 6; ++r) {b[r] += xd[r];}
   solve_damped(jac_.data(), n_, MU, b, y);
   for (std::size_t i = 0; i < n_; ++i) {
     wanted_[i] = 0.0;
@@ -262,35 +300,50 @@ void PoseFollower::step(const DhDynamics & dyn) noexcept
     for (int r = 0; r < 6; ++r) {back += jac_[r * n_ + i] * y[r];}
     wanted_[i] += rest_[i] - back;
   }
-  move(wanted_.data());
+  move(dyn, wanted_.data());
 }
 
-// The step towards joint velocity `wanted` the limits allow.
-void PoseFollower::move(double * wanted) noexcept
+// The step towards joint velocity `wanted` the limits allow: scaled into vmax (one
+// factor), capped where braking must begin before a position limit, followed at a bounded
+// acceleration whose change is bounded by the jerk (pose_target.py's _move).
+void PoseFollower::move(DhDynamics & dyn, double * wanted) noexcept
 {
-  double ratio = 0.0;
-  for (std::size_t i = 0; i < n_; ++i) {ratio = std::max(ratio, std::abs(wanted[i]) / vmax_[i]);}
-  for (std::size_t i = 0; ratio > 1.0 && i < n_; ++i) {wanted[i] /= ratio;}
   double * q = out_.data();
   double * qd = q + n_;
   double * qdd = qd + n_;
-  ratio = 0.0;
-  for (std::size_t i = 0; i < n_; ++i) {
-    ratio = std::max(ratio, std::abs(wanted[i] - qd[i]) / (amax_[i] * h_));
+  if (steps_ % INERTIA_EVERY == 0 && std::isfinite(torque_rate_)) {
+    dyn.mass_diagonal(q, jerk_.data());
+    for (std::size_t i = 0; i < n_; ++i) {
+      jerk_[i] = JERK_SHARE * torque_rate_ / std::max(jerk_[i], 1e-9);
+    }
   }
+  ++steps_;
+  double ratio = 0.0;
+  for (std::size_t i = 0; i < n_; ++i) {ratio = std::max(ratio, std::abs(wanted[i]) / vmax_[i]);}
+  for (std::size_t i = 0; ratio > 1.0 && i < n_; ++i) {wanted[i] /= ratio;}
   for (std::size_t i = 0; i < n_; ++i) {
-    const double change = ratio > 1.0 ? (wanted[i] - qd[i]) / ratio : wanted[i] - qd[i];
-    double v = qd[i] + change;
-    // the fastest speed from which braking at amax (amax h a step) stops within the room
-    const double ah = amax_[i] * h_;
-    const double up = -0.5 * ah + std::sqrt(0.25 * ah * ah + 2.0 * amax_[i] *
-      std::max(upper_[i] - q[i], 0.0));
-    const double down = -0.5 * ah + std::sqrt(0.25 * ah * ah + 2.0 * amax_[i] *
-      std::max(q[i] - lower_[i], 0.0));
-    v = std::min(std::max(v, std::max(-down, qd[i] - ah)), std::min(up, qd[i] + ah));
-    q[i] = std::min(std::max(q[i] + v * h_, lower_[i]), upper_[i]);
-    qdd[i] = (v - qd[i]) / h_;
-    qd[i] = v;
+    // braking at half amax, from where the deceleration has had time to ramp up
+    const double brake = 0.5 * amax_[i];
+    const double speed = std::abs(qd[i]);
+    const double lag = speed * std::min(brake / jerk_[i], 1.0) + speed * h_;
+    const double up = std::sqrt(2.0 * brake * std::max(upper_[i] - q[i] - lag, 0.0));
+    const double down = std::sqrt(2.0 * brake * std::max(q[i] - lower_[i] - lag, 0.0));
+    const double error = std::min(std::max(wanted[i], -down), up) - qd[i];
+    const double size = std::min(std::min(std::abs(error) / VELOCITY_TIME, amax_[i]),
+        std::sqrt(2.0 * jerk_[i] * std::abs(error)));
+    const double aim = (error > 0.0) - (error < 0.0);
+    const double step = jerk_[i] * h_;
+    const double a = qdd[i] + std::min(std::max(aim * size - qdd[i], -step), step);
+    const double v = qd[i] + a * h_;
+    const double x = q[i] + v * h_;
+    if (x < lower_[i] || x > upper_[i]) {  // only where braking came too late
+      qdd[i] = -qd[i] / h_;
+      qd[i] = 0.0;
+    } else {
+      qdd[i] = a;
+      qd[i] = v;
+    }
+    q[i] = std::min(std::max(x, lower_[i]), upper_[i]);
   }
 }
 

@@ -19,7 +19,7 @@ void PoseTargetInput::configure(
     upper[i] = limits.upper[i] - limits.reference_margin;
   }
   follower_.configure(n, lower, upper, limits.velocity_limit, limits.acceleration_limit,
-    speed, rotation_speed, period, tool_rotation, tool_point);
+    speed, rotation_speed, period, tool_rotation, tool_point, limits.max_torque_rate);
   slot_.configure(PoseTarget{});
   last_chained_.assign(n, 0.0);
   zeros_.assign(n, 0.0);
@@ -53,7 +53,7 @@ void PoseTargetInput::take(const geometry_msgs::msg::PoseStamped & msg) noexcept
 }
 
 const double * PoseTargetInput::reference(
-  const DhDynamics & dyn, const Supervisor & core, double t, const double * chained) noexcept
+  DhDynamics & dyn, const Supervisor & core, double t, const double * chained) noexcept
 {
   const bool active = core.mode() == Supervisor::Mode::ACTIVE;
   const PoseTarget * target = slot_.take();

@@ -20,6 +20,7 @@ using robodyn_controllers::TargetCheck;
 namespace
 {
 constexpr std::size_t N = 7;
+constexpr double RATE = 1000.0;  // the law's torque rate limit [N m/s]
 constexpr double H = 0.001, SPEED = 0.25, TURN = 1.0;
 const std::array<double, 9> IDENTITY{1, 0, 0, 0, 1, 0, 0, 0, 1};
 const std::array<double, 6> BOX{-0.8, -0.8, 0.05, 0.8, 0.8, 1.2};
@@ -58,7 +59,7 @@ struct Fixture
       acceleration.push_back(5.0);
     }
     follower.configure(N, lower, upper, velocity, acceleration, SPEED, TURN, H, IDENTITY,
-      {0.0, 0.0, 0.0});
+      {0.0, 0.0, 0.0}, RATE);
     tip.configure(N, IDENTITY, {0.0, 0.0, 0.0});
     const double zero[N] = {};
     follower.start(dyn, q0, zero, 0.0);

@@ -103,7 +103,8 @@ class ControllerCore(ReferenceInputs):
                                           acceleration_limits(model, config,
                                                               self._mass_matrix))
         self.targets = PoseTargets(self.dyn, self.reference, TargetBounds(
-            config.target_speed, config.target_rotation_speed, config.target_workspace),
+            config.target_speed, config.target_rotation_speed, config.target_workspace,
+            config.max_torque_rate),
             1.0 / config.rate)
         self.tracking_limit = tracking_limit(config)
         self.stats = CycleStatistics()

@@ -20,6 +20,8 @@ from robodyn_ros.model import load_robot
 pytestmark = pytest.mark.integration  # needs the colcon-built C++ package
 
 H, EVERY, SPEED, TURN = 0.001, 100, 0.25, 1.0
+#: The law's torque rate limit [N m/s]: the jerk bound is on in both.
+RATE = 1000.0
 
 
 def _targets(model, q0, rng, count):
@@ -43,7 +45,7 @@ def _cpp(library, values, limits, q0, targets, steps):
     arrays = [np.ascontiguousarray(a, dtype=float) for a in (tool, limits)]
     code = lib.robodyn_follow_poses(
         ctypes.c_int(n), rows.ctypes.data_as(_D), *[a.ctypes.data_as(_D) for a in arrays],
-        ctypes.c_double(SPEED), ctypes.c_double(TURN), ctypes.c_double(H),
+        ctypes.c_double(SPEED), ctypes.c_double(TURN), ctypes.c_double(H), ctypes.c_double(RATE),
         np.ascontiguousarray(q0, dtype=float).ctypes.data_as(_D), ctypes.c_int(len(targets)),
         np.ascontiguousarray(targets).ctypes.data_as(_D), ctypes.c_int(EVERY),
         ctypes.c_int(steps), out.ctypes.data_as(_D))
@@ -53,8 +55,10 @@ def _cpp(library, values, limits, q0, targets, steps):
 
 def _python(model, limits, q0, targets, steps):
     n = model.n
-    follower = PoseFollower(TipFrame(RigidBodyDynamics(model)), q0, np.zeros(n),
-                            *limits.reshape(4, n), TargetBounds(SPEED, TURN, ()), H)
+    dyn = RigidBodyDynamics(model)
+    follower = PoseFollower(TipFrame(dyn), q0, np.zeros(n), *limits.reshape(4, n),
+                            TargetBounds(SPEED, TURN, (), RATE), H,
+                            lambda q: np.diag(dyn.mass_matrix(q)))
     follower.advance(0.0)
     out = []
     for s in range(steps):

@@ -46,7 +46,7 @@ public:
   // This cycle's reference for the core at time t [s]: `chained` until a target is taken,
   // then the follower's while the core is ACTIVE. Allocates nothing, takes no lock.
   const double * reference(
-    const DhDynamics & dyn, const Supervisor & core, double t, const double * chained) noexcept;
+    DhDynamics & dyn, const Supervisor & core, double t, const double * chained) noexcept;
   // Follow the chained reference again (activation).
   void reset() noexcept
   {

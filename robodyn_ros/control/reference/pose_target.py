@@ -7,8 +7,9 @@ within bounds a robot engineer sets:
 1. :func:`pose_target` checks a target at the boundary: finite, a unit quaternion (within
    QUATERNION_SLACK, then normalised), in the chain's base frame, its position put inside
    the workspace box (and said so).
-2. :class:`PoseFollower` moves a commanded pose towards the last accepted target by at most
-   ``speed`` [m/s] and ``rotation_speed`` [rad/s] (along the geodesic), and drives the
+2. :class:`PoseFollower` moves a commanded pose towards the last accepted target at most at
+   ``speed`` [m/s] and ``rotation_speed`` [rad/s] (along the geodesic), its velocity
+   changing at most at ``speed`` / RISE_TIME (and braking to arrive at rest), and drives the
    joint reference to it by damped least squares, q_r' = J^T (J J^T + mu^2 1)^-1 (x_c' +
    IK_RATE e) + N k (q_p - q_r), with e the pose error of FK(q_r) to the commanded pose
    (position; rotation vector of R_c R^T; the commanded pose leads the reference's tool by
@@ -37,8 +38,10 @@ from ...model.spatial import axis_angle_matrix
 __all__ = ['IK_RATE', 'MAX_STEPS', 'PoseFollower', 'PoseTarget', 'PoseTargets',
            'TargetBounds', 'pose_target', 'workspace_box']
 
-#: How fast the reference closes its pose error to the commanded pose [1/s].
-IK_RATE = 50.0
+#: How fast the reference closes its pose error to the commanded pose [1/s] (that correction
+#: at most the commanded pose's speeds): well below 1 / VELOCITY_TIME and the jerk-bounded
+#: response of the heavy joints, which a faster loop set oscillating.
+IK_RATE = 10.0
 #: Damping of the least-squares inverse [m, rad]: below it a direction of J counts as lost
 #: (near a singularity the joint speed it asks for is at most 1 / (2 MU) x the pose rate).
 MU = 0.05
@@ -50,6 +53,21 @@ NULL_MU = 1e-3
 LEAD, ROTATION_LEAD = 0.05, 0.2
 #: Rate of the nullspace posture spring [1/s].
 POSTURE_RATE = 2.0
+#: How long the commanded pose takes to reach its speed from rest [s] (its acceleration:
+#: ``speed`` / RISE_TIME, linear and angular alike).
+RISE_TIME = 0.25
+#: The share of the torque rate limit the reference's jerk may ask of M(q): joint i's jerk
+#: is at most JERK_SHARE x torque_rate / M_ii(q), so that M q_r''' stays well within what
+#: the rate limit lets through (the rest: the Coriolis and gravity terms' changes and the
+#: feedback). A reference whose acceleration steps (72 N m of M q_r'' in one cycle seen)
+#: is one the arm cannot follow: its tracking runs away.
+JERK_SHARE = 0.25
+#: M's diagonal is evaluated again every this many steps (it changes with the posture).
+INERTIA_EVERY = 20
+#: Time constant of the reference's velocity following the least-squares velocity [s]:
+#: its acceleration is the velocity error over it (within the jerk and acceleration limits,
+#: and at most sqrt(2 j |error|), so that it arrives without overshoot).
+VELOCITY_TIME = 0.02
 #: Steps a call may advance (each ``period``).
 MAX_STEPS = 10
 #: The share of the velocity and acceleration limits the follower plans with: its
@@ -66,11 +84,13 @@ QUATERNION_SLACK = 0.01
 class TargetBounds(NamedTuple):
     """How a target may move the reference: ``speed`` [m/s] and ``rotation_speed`` [rad/s]
     of the commanded pose, ``box`` (6,) the workspace [x y z min, x y z max] in the base
-    link frame [m]."""
+    link frame [m], ``torque_rate`` [N m/s] the law's torque rate limit (the reference's
+    jerk is bounded by JERK_SHARE of it over M's diagonal)."""
 
     speed: float
     rotation_speed: float
     box: tuple
+    torque_rate: float = float('inf')
 
 
 class PoseTarget(NamedTuple):
@@ -140,10 +160,12 @@ class PoseFollower:
             |velocities| and |accelerations| (finite).
         bounds: TargetBounds.
         period: the control period [s], the follower's step.
+        inertia: q -> (n,) M(q)'s diagonal [kg m^2 or kg] (the jerk bound); None: no jerk
+            bound (a torque_rate that is not finite has none either).
     """
 
     def __init__(self, frame, q, qd, lower, upper, velocity, acceleration,
-                 bounds: TargetBounds, period: float):
+                 bounds: TargetBounds, period: float, inertia=None):
         self.frame, self.bounds, self.h = frame, bounds, float(period)
         self.lower, self.upper = np.asarray(lower, float), np.asarray(upper, float)
         velocity, acceleration = np.asarray(velocity, float), np.asarray(acceleration, float)
@@ -153,11 +175,15 @@ class PoseFollower:
         self.q = np.clip(np.array(q, dtype=float), self.lower, self.upper)
         self.qd = np.array(qd, dtype=float)
         self.qdd = np.zeros_like(self.q)
+        self.inertia = inertia if np.isfinite(bounds.torque_rate) else None
+        self.jerk = np.full(self.q.shape, np.inf)  # [rad/s^3] (_jerk_bound)
+        self.steps = 0
         span = self.upper - self.lower
         self.posture = np.clip(self.q, self.lower + 0.2 * span, self.upper - 0.2 * span)
         _, rotation, point = frame.at(self.q)
         self.p_c, self.r_c = point.copy(), rotation.copy()
         self.target: tuple = (self.p_c.copy(), self.r_c.copy())
+        self.v_c, self.w_c = np.zeros(3), np.zeros(3)  # the commanded pose's velocity
         self.t: float | None = None
 
     def aim(self, target: PoseTarget) -> None:
@@ -180,22 +206,22 @@ class PoseFollower:
         return self(t)
 
     def _commanded(self):
-        """Move the commanded pose one step towards the target; its velocity (6,)."""
+        """Move the commanded pose one step towards the target; its velocity (6,).
+
+        Its linear and angular velocities each reach the target's direction at a bounded
+        acceleration (``speed`` / RISE_TIME) and brake to arrive at rest (at most
+        sqrt(2 a d) at distance d): a target that jumps changes the reference's
+        acceleration, not its velocity, in one step."""
         from ..laws.cartesian_kernel import rotation_vector_into
         p_t, r_t = self.target
         h, b = self.h, self.bounds
-        dp = p_t - self.p_c
-        dist = float(np.linalg.norm(dp))
-        if dist > b.speed * h:
-            dp *= b.speed * h / dist
+        self.v_c = _approach(p_t - self.p_c, self.v_c, b.speed, h)
         rv = np.empty(3)
         rotation_vector_into(np.ascontiguousarray(r_t @ self.r_c.T), rv)
-        angle = float(np.linalg.norm(rv))
-        if angle > b.rotation_speed * h:
-            rv *= b.rotation_speed * h / angle
-        self.p_c = self.p_c + dp
-        self.r_c = _exp(rv) @ self.r_c
-        return np.concatenate([dp, rv]) / h
+        self.w_c = _approach(rv, self.w_c, b.rotation_speed, h)
+        self.p_c = self.p_c + self.v_c * h
+        self.r_c = _exp(self.w_c * h) @ self.r_c
+        return np.concatenate([self.v_c, self.w_c])
 
     def _step(self) -> None:
         from ..laws.cartesian_kernel import rotation_vector_into
@@ -212,35 +238,72 @@ class PoseFollower:
         if angle > ROTATION_LEAD:
             e[3:] *= ROTATION_LEAD / angle
             self.r_c = _exp(e[3:]) @ rotation
+        correction = IK_RATE * e  # at most the commanded pose's own speeds
+        _cap(correction[:3], self.bounds.speed)
+        _cap(correction[3:], self.bounds.rotation_speed)
         jjt = jac @ jac.T
-        task = jac.T @ np.linalg.solve(jjt + MU * MU * np.eye(6), xd_c + IK_RATE * e)
+        task = jac.T @ np.linalg.solve(jjt + MU * MU * np.eye(6), xd_c + correction)
         rest = POSTURE_RATE * (self.posture - self.q)
         null = jac.T @ np.linalg.solve(jjt + NULL_MU * NULL_MU * np.eye(6), jac @ rest)
         wanted = task + rest - null
         self._move(wanted)
 
     def _move(self, wanted: np.ndarray) -> None:
-        """The step towards joint velocity ``wanted`` the limits allow."""
+        """The step towards joint velocity ``wanted`` the limits allow: the velocity scaled
+        into vmax (one factor), capped where braking must begin before a position limit,
+        followed at a bounded acceleration whose change is bounded by the jerk."""
         h = self.h
+        if self.steps % INERTIA_EVERY == 0:
+            self._jerk_bound()
+        self.steps += 1
         ratio = float(np.max(np.abs(wanted) / self.vmax))
         if ratio > 1.0:
             wanted = wanted / ratio
-        change = wanted - self.qd
-        ratio = float(np.max(np.abs(change) / (self.amax * h)))
-        if ratio > 1.0:
-            change = change / ratio
-        qd = self.qd + change
-        # the fastest speed from which braking at amax (a step of amax h a cycle) stops
-        # within the room left: v (v / (a h) + 1) h / 2 <= room
-        ah = self.amax * h
-        up = -0.5 * ah + np.sqrt(0.25 * ah * ah + 2.0 * self.amax * np.maximum(
-            self.upper - self.q, 0.0))
-        down = -0.5 * ah + np.sqrt(0.25 * ah * ah + 2.0 * self.amax * np.maximum(
-            self.q - self.lower, 0.0))
-        qd = np.clip(qd, np.maximum(-down, self.qd - ah), np.minimum(up, self.qd + ah))
-        q = np.clip(self.q + qd * h, self.lower, self.upper)
-        self.qdd = (qd - self.qd) / h
-        self.q, self.qd = q, qd
+        # braking at half amax, from where the deceleration has had time to ramp up
+        brake = 0.5 * self.amax
+        lag = np.abs(self.qd) * np.minimum(brake / self.jerk, 1.0) + np.abs(self.qd) * h
+        up = np.sqrt(2.0 * brake * np.maximum(self.upper - self.q - lag, 0.0))
+        down = np.sqrt(2.0 * brake * np.maximum(self.q - self.lower - lag, 0.0))
+        wanted = np.clip(wanted, -down, up)
+        error = wanted - self.qd
+        size = np.minimum(np.minimum(np.abs(error) / VELOCITY_TIME, self.amax),
+                          np.sqrt(2.0 * self.jerk * np.abs(error)))
+        change = np.clip(np.sign(error) * size - self.qdd, -self.jerk * h, self.jerk * h)
+        qdd = self.qdd + change
+        qd = self.qd + qdd * h
+        q = self.q + qd * h
+        stopped = (q < self.lower) | (q > self.upper)  # only where braking came too late
+        qd[stopped], qdd[stopped] = 0.0, (0.0 - self.qd[stopped]) / h
+        self.q, self.qd, self.qdd = np.clip(q, self.lower, self.upper), qd, qdd
+
+    def _jerk_bound(self) -> None:
+        """Each joint's jerk bound [rad/s^3] at the reference's posture (JERK_SHARE)."""
+        if self.inertia is not None:
+            diagonal = np.maximum(np.asarray(self.inertia(self.q), dtype=float), 1e-9)
+            self.jerk = JERK_SHARE * self.bounds.torque_rate / diagonal
+
+
+def _cap(vector: np.ndarray, size: float) -> None:
+    """Scale ``vector`` (in place) to a norm of at most ``size``."""
+    norm = float(np.linalg.norm(vector))
+    if norm > size:
+        vector *= size / norm
+
+
+def _approach(error: np.ndarray, velocity: np.ndarray, speed: float, h: float) -> np.ndarray:
+    """The next velocity (3,) of a point ``error`` away from where it should stop, moving at
+    ``velocity``: towards it at most at ``speed``, at most sqrt(2 a |error|) so that it
+    stops there, and at most |error| / h (no overshoot in one step); reached at an
+    acceleration of at most a = speed / RISE_TIME."""
+    accel = speed / RISE_TIME
+    dist = float(np.linalg.norm(error))
+    wanted = np.zeros(3) if dist < 1e-12 else error * (
+        min(speed, np.sqrt(2.0 * accel * dist), dist / h) / dist)
+    change = wanted - velocity
+    size = float(np.linalg.norm(change))
+    if size > accel * h:
+        change *= accel * h / size
+    return velocity + change
 
 
 def _exp(rv: np.ndarray) -> np.ndarray:
@@ -268,6 +331,7 @@ class PoseTargets:
         self.frame, self.reference, self.period = TipFrame(dyn), reference, period
         box = tuple(bounds.box) if len(bounds.box) == 6 else workspace_box(dyn.model)
         self.bounds = bounds._replace(box=box)
+        self.inertia = lambda q: np.diag(dyn.mass_matrix(q))
         self.base_link = dyn.model.base_link
         self.base = dyn.model.dh_table('standard').base
         self.status = 'none'
@@ -293,7 +357,7 @@ class PoseTargets:
             q, qd, _ = manager(t)
             follower = PoseFollower(self.frame, q, qd, manager.lower, manager.upper,
                                     manager.velocity, manager.acceleration, self.bounds,
-                                    self.period)
+                                    self.period, self.inertia)
             manager.follow_generator(follower, t, 'pose')
         follower.aim(target)
         self.status = 'clamped to the workspace box' if target.clamped else 'following'

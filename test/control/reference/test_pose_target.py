@@ -157,3 +157,29 @@ def test_any_targets_keep_the_reference_within_every_limit(raw):
 def test_the_default_box_is_the_chains_reach():
     box = workspace_box(MODEL)
     assert box[3] == -box[0] and 0.8 < box[3] < 2.0
+
+
+def test_the_reference_asks_no_more_torque_change_a_cycle_than_the_rate_limit_gives():
+    """Targets that jump 5 cm at 10 Hz, then one beyond the reach and back: the torque the
+    reference asks of the model (inverse dynamics of q_r, qd_r, qdd_r) changes each cycle
+    by less than the law's rate limit lets through. Without the jerk bound it changed by
+    72 N m in one cycle (the acceleration stepped), which the arm could not follow."""
+    rate = 800.0
+    bounds = TargetBounds(0.25, 1.0, BOUNDS.box, rate)
+    follower = PoseFollower(TipFrame(DYN), Q0, np.zeros(7), MODEL.lower + 0.05,
+                            MODEL.upper - 0.05, np.full(7, 2.175), np.full(7, 25.0), bounds,
+                            H, lambda q: np.diag(DYN.mass_matrix(q)))
+    r0, p0 = _pose(follower)
+    quaternion = Rotation.from_matrix(r0).as_quat()
+    plan = [p0 + [0.05 * (k % 2), 0.05 * ((k // 2) % 2), 0.0] for k in range(6)]
+    plan += [p0 + [1.0, 0.0, 0.0]] * 3 + [(0.0, 0.0, 1.3)] * 3 + [p0] * 40
+    previous, worst = None, 0.0
+    for k in range(len(plan) * 100):
+        if k % 100 == 0:
+            follower.aim(_target(plan[k // 100], quaternion))
+        tau = DYN.inverse_dynamics(*follower.advance((k + 1) * H))
+        if previous is not None:
+            worst = max(worst, float(np.max(np.abs(tau - previous))))
+        previous = tau
+    assert worst < rate * H, worst
+    assert np.linalg.norm(_pose(follower)[1] - p0) < 1e-4
