@@ -57,7 +57,9 @@ def share(folder, pattern):
 setup(
     name=package_name,
     version='0.1.0',
-    packages=find_packages(exclude=['test']),
+    # robodyn_testing (the fault campaign, its probe and witness) is a checkout's, not the
+    # product's: an install carries no test tooling
+    packages=find_packages(exclude=['test', 'test.*', 'robodyn_testing', 'robodyn_testing.*']),
     package_data={package_name: ['py.typed', 'nodes/fastdds_loopback.xml']},
     data_files=[
         ('share/ament_index/resource_index/packages', ['resource/' + package_name]),

@@ -153,8 +153,7 @@ def _bench(args):
         return _loop_bench(args)
     if args.first_start:
         _local_dds('65')
-        from .bench.first_start import first_start
-        for line in first_start(args.runs):
+        for line in _testing('first_start').first_start(args.runs):
             print(line, flush=True)
         return 0
     if args.cold_cycle:
@@ -355,10 +354,24 @@ def _export(args):
     return 0
 
 
+def _testing(module: str):
+    """robodyn_testing's ``module``: the test tooling a checkout has and an install does not
+    (robodyn_testing/__init__.py); a ConfigError naming that otherwise."""
+    import importlib
+    try:
+        return importlib.import_module(f'robodyn_testing.{module}')
+    except ModuleNotFoundError as exc:
+        if not (exc.name or '').startswith('robodyn_testing'):
+            raise
+        raise ConfigError('this command runs robodyn_testing, the test tooling of a checkout '
+                          '(an install of robodyn_ros carries none): run it in a checkout '
+                          'after scripts/setup.sh') from None
+
+
 def _faults(args):
     _local_dds('61')
-    from .nodes.faults.campaign import run_campaign
-    return run_campaign(args.fast, args.case, args.json, args.mode)
+    return _testing('faults.campaign').run_campaign(args.fast, args.case, args.json,
+                                                    args.mode)
 
 
 def _docs(args):

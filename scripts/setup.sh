@@ -50,6 +50,9 @@ else
 fi
 step 5 'robodyn_ros itself (editable)'
 run .venv/bin/python -m pip install --no-deps -e .
+# The checkout's test tooling (robodyn_testing: robodyn faults, the tests), which the package
+# does not install, importable in this environment through a path file.
+.venv/bin/python -c 'import site, sys; open(site.getsitepackages()[0] + "/robodyn_testing.pth", "w").write(sys.argv[1] + "\n")' "$PWD"
 .venv/bin/python -c 'import robodyn_ros, rclpy, pinocchio, mujoco, numba' \
   || { echo 'setup failed: a dependency does not import' >&2; exit 1; }
 # The controller's compiled kernels into numba's cache: the first configure then takes

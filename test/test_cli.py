@@ -220,9 +220,39 @@ def test_identified_values_print_as_a_person_reads_them():
 def test_the_fault_campaign_takes_a_law_from_the_registry():
     from robodyn_ros.control.laws import MODES
     from robodyn_ros.errors import InputError
-    from robodyn_ros.nodes.faults.campaign import run_campaign
+    from robodyn_testing.faults.campaign import run_campaign
     assert build_parser().parse_args(['faults', '--mode', 'passivity']).mode == 'passivity'
     with pytest.raises(SystemExit):
         build_parser().parse_args(['faults', '--mode', 'nope'])
     with pytest.raises(InputError, match=f"no such mode 'nope'; valid: {', '.join(MODES)}"):
         run_campaign(mode='nope')
+
+
+def test_without_the_checkouts_test_tooling_faults_is_one_line_and_exit_2(monkeypatch, capsys):
+    """An install of robodyn_ros carries no robodyn_testing (setup.py): ``robodyn faults``
+    then says where the campaign lives instead of a traceback."""
+    import sys
+    for name in [m for m in sys.modules if m.startswith('robodyn_testing')]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, 'robodyn_testing', None)  # not importable
+    code = run(build_parser().parse_args(['faults', '--case', 'gravity_-981']))
+    out, err = capsys.readouterr()
+    assert code == 2 and err.count('\n') == 1 and 'robodyn_testing' in err, err
+    assert out == ''
+
+
+def test_the_package_installs_no_test_tooling():
+    """setup.py's packages (its find_packages call, read from the file): robodyn_ros and
+    its subpackages, nothing of robodyn_testing."""
+    import ast
+    import os
+
+    from setuptools import find_packages
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tree = ast.parse(open(os.path.join(root, 'setup.py'), encoding='utf-8').read())
+    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                and getattr(node.func, 'id', '') == 'find_packages')
+    exclude = ast.literal_eval(call.keywords[0].value)
+    packages = find_packages(root, exclude=exclude)
+    assert 'robodyn_ros.nodes' in packages
+    assert all(p.split('.')[0] == 'robodyn_ros' for p in packages), packages

@@ -68,15 +68,19 @@ def test_every_module_the_architecture_page_names_exists():
     missing = [path for path in named if not os.path.exists(os.path.join(package, path))
                and not os.path.exists(os.path.join(ROOT, path))]
     layout = text.split('## Layout', 1)[1].split('```', 2)[1]
-    folder = ''
+    folder, room = '', package  # a top-level folder of the layout: its room
     for line in layout.splitlines():
         head = re.match(r'\s*([a-z_]+/)\s', line)
         if head:
             indent = len(line) - len(line.lstrip())
-            folder = head.group(1) if indent <= 2 else folder.split('/')[0] + '/' + \
-                head.group(1)
+            if indent == 0:
+                room, folder = os.path.join(ROOT, head.group(1)), ''
+            else:
+                folder = head.group(1) if indent <= 2 else folder.split('/')[0] + '/' + \
+                    head.group(1)
         for module in re.findall(r'\b([a-z_]+\.py)\b', line):
-            where = [os.path.join(package, folder, module), os.path.join(package, module)]
+            where = [os.path.join(room, folder, module), os.path.join(room, module),
+                     os.path.join(ROOT, module)]
             if not any(os.path.exists(w) for w in where):
                 missing.append(folder + module)
     assert len(named) >= 20 and not missing, missing

@@ -138,8 +138,8 @@ ROS_PACKAGES = ('rclpy', 'std_msgs', 'sensor_msgs', 'trajectory_msgs', 'diagnost
 
 def test_only_nodes_import_rclpy_or_messages_even_inside_functions():
     """Not only at import time: no module outside nodes/ imports rclpy or a message
-    package anywhere, a function body included (the benchmark's and the demo's nodes and
-    the fault campaign live in nodes/ too)."""
+    package anywhere, a function body included (the benchmark's and the demo's nodes live
+    in nodes/ too; the fault campaign is robodyn_testing's, outside the product)."""
     import ast
     import glob
     import os
@@ -155,6 +155,25 @@ def test_only_nodes_import_rclpy_or_messages_even_inside_functions():
                 else []
             wrong += [f'{os.path.relpath(path, root)} imports {name}' for name in names
                       if name.split('.')[0] in ROS_PACKAGES]
+    assert not wrong, wrong
+
+
+def test_the_product_never_imports_the_test_tooling():
+    """No module of robodyn_ros imports robodyn_testing (an install does not carry it):
+    ``robodyn faults`` reaches it by name at run time (commands._testing), and says so in
+    one line where it is missing."""
+    import ast
+    import glob
+    import os
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        'robodyn_ros')
+    wrong = []
+    for path in glob.glob(os.path.join(root, '**', '*.py'), recursive=True):
+        for node in ast.walk(ast.parse(open(path, encoding='utf-8').read())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module or ''] if isinstance(node, ast.ImportFrom) else []
+            wrong += [os.path.relpath(path, root) for name in names
+                      if name.split('.')[0] == 'robodyn_testing']
     assert not wrong, wrong
 
 

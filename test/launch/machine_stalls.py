@@ -21,7 +21,7 @@ class Stalls:
     """A StallWitness from now on: 200 wake-ups per second beside the loaded loop."""
 
     def __init__(self):
-        from robodyn_ros.nodes.faults.stall_witness import StallWitness
+        from robodyn_testing.faults.stall_witness import StallWitness
         self.witness = StallWitness(gap=STALL, nap=0.005)
 
     def since(self, t0, lead=0.0):

@@ -300,3 +300,14 @@ def test_installed_executables_use_the_installed_data(ros_launch_env, colcon_ins
     sim.send_signal(signal.SIGINT)
     text = sim.communicate(timeout=30)[0]
     assert sim.returncode == 0 and 'not found' not in text, text[-2000:]
+
+
+def test_the_install_carries_no_test_tooling(colcon_install):
+    """colcon's install of robodyn_ros holds no fault script, probe or stall witness:
+    robodyn_testing stays in the checkout (setup.py)."""
+    prefix = colcon_install / 'install' / 'robodyn_ros'
+    files = [p.relative_to(prefix).as_posix() for p in prefix.rglob('*.py')]
+    assert any(f.endswith('robodyn_ros/nodes/controller.py') for f in files), files[:5]
+    tooling = [f for f in files if 'robodyn_testing' in f or '/faults/' in f
+               or f.endswith(('stall_witness.py', 'probe.py', 'first_start.py'))]
+    assert not tooling, tooling

@@ -4,8 +4,8 @@ process)."""
 
 import numpy as np
 
-from ...model import load_robot
-from ...model.registry import PANDA_HOME
+from robodyn_ros.model import load_robot
+from robodyn_ros.model.registry import PANDA_HOME
 
 __all__ = ['PANDA_Q0', 'NAMES', 'model', 'trajectory', 'hostile_trajectory']
 

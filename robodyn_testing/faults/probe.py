@@ -16,9 +16,11 @@ import numpy as np
 import rclpy
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
-from ...defaults import CONTROLLER_NAME, REFERENCE_TOPIC
-from ...io import console_log
-from ...io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
+from robodyn_ros.defaults import CONTROLLER_NAME, REFERENCE_TOPIC
+from robodyn_ros.io import console_log
+from robodyn_ros.io.cdr import encode_joint_state, float64_multi_array, parse_joint_state
+from robodyn_testing import environment
+
 from .fixtures import NAMES, PANDA_Q0, trajectory
 from .stall_witness import StallWitness
 
@@ -271,9 +273,9 @@ class Harness:
         ~/joint_trajectory) sent from a process of its own (its serializer holds that
         process's interpreter lock, not the probe's): the Popen; it prints 'refused' or
         'result CODE TEXT' ('published'). ``kind``: see goal_client.py."""
-        return subprocess.Popen([sys.executable, '-m', 'robodyn_ros.nodes.faults.goal_client',
+        return subprocess.Popen([sys.executable, '-m', 'robodyn_testing.faults.goal_client',
                                  str(points), str(duration), str(delta), kind, where],
-                                stdout=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, text=True, env=environment())
 
     def publish_trajectory(self, msg):
         """Publish on the controller's ~/joint_trajectory (reliable)."""

@@ -5,7 +5,7 @@ serialization and sending hold this process's interpreter lock, not the probe's,
 receipt times of the commands would otherwise pause with it and read as the controller's
 silence.
 
-    python -m robodyn_ros.nodes.faults.goal_client POINTS DURATION DELTA [KIND [topic]]
+    python -m robodyn_testing.faults.goal_client POINTS DURATION DELTA [KIND [topic]]
 
 KIND: 'plain' (default), 'names' (a million joint names), 'velocities' (every point's
 velocities 1e6 rad/s), and the other kinds of fixtures.hostile_trajectory.
@@ -19,7 +19,7 @@ import rclpy
 from rclpy.action import ActionClient
 
 from robodyn_ros.defaults import CONTROLLER_NAME
-from robodyn_ros.nodes.faults.fixtures import hostile_trajectory, trajectory
+from robodyn_testing.faults.fixtures import hostile_trajectory, trajectory
 
 
 def publish(message):

@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip('rclpy')
 
 from robodyn_ros.dynamics import RigidBodyDynamics  # noqa: E402
-from robodyn_ros.nodes.faults.checks import Result, _check_first  # noqa: E402
-from robodyn_ros.nodes.faults.fixtures import PANDA_Q0, model  # noqa: E402
+from robodyn_testing.faults.checks import Result, _check_first  # noqa: E402
+from robodyn_testing.faults.fixtures import PANDA_Q0, model  # noqa: E402
 
 FIRST = 'first command within a step of the hold torque'
 

@@ -8,7 +8,7 @@ import sys
 import tempfile
 import time
 
-from ..nodes.faults.probe import Harness
+from .faults.probe import Harness
 
 __all__ = ['first_command', 'first_start', 'import_floor']
 

@@ -16,9 +16,10 @@ import tempfile
 
 import numpy as np
 
-from ...defaults import CONTROLLER_NAME
-from ...dynamics import RigidBodyDynamics
-from ...io.console_log import parse_log_line
+from robodyn_ros.defaults import CONTROLLER_NAME
+from robodyn_ros.dynamics import RigidBodyDynamics
+from robodyn_ros.io.console_log import parse_log_line
+
 from .fixtures import PANDA_Q0, model
 from .probe import Harness
 

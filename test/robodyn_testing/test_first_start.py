@@ -1,6 +1,6 @@
 """The first-start bench's machine floor: a new interpreter's imports, timed."""
 
-from robodyn_ros.bench import first_start
+from robodyn_testing import first_start
 
 
 def test_the_floor_times_a_new_interpreter_running_the_imports(monkeypatch):

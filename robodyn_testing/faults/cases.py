@@ -13,7 +13,8 @@ import signal
 import tempfile
 from typing import Callable
 
-from ...defaults import CONTROLLER_NAME
+from robodyn_ros.defaults import CONTROLLER_NAME
+
 from . import bad_inputs, scripts, target_scripts
 
 __all__ = ['Case', 'CASES', 'FAST']

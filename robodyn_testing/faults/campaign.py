@@ -1,12 +1,13 @@
 """The whole fault campaign and its summary table (``robodyn faults``; the CI subset runs
-as test/nodes/faults/test_campaign.py)."""
+as test/robodyn_testing/faults/test_campaign.py)."""
 
 from collections.abc import Sequence
 import json
 from pathlib import Path
 import time
 
-from ...errors import InputError
+from robodyn_ros.errors import InputError
+
 from .cases import CASES, FAST
 from .checks import run_case
 
@@ -25,7 +26,7 @@ def run_campaign(fast: bool = False, names: Sequence[str] = (),
     Raises:
         InputError: a name that is no case (the valid ones listed).
     """
-    from ...control.laws import MODES
+    from robodyn_ros.control.laws import MODES
     if mode is not None and mode not in MODES:
         raise InputError(f'no such mode {mode!r}; valid: {", ".join(MODES)}')
     unknown = [n for n in names if n not in {c.name for c in CASES}]

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip('rclpy')  # checks.py imports the probe, which needs rclpy
 
-from robodyn_ros.nodes.faults.checks import Result, _check_silence  # noqa: E402
-from robodyn_ros.nodes.faults.stall_witness import WITNESS_GAP, StallWitness  # noqa: E402
+from robodyn_testing.faults.checks import Result, _check_silence  # noqa: E402
+from robodyn_testing.faults.stall_witness import WITNESS_GAP, StallWitness  # noqa: E402
 
 
 def test_a_process_stopped_for_120_ms_is_one_stall_of_that_length():

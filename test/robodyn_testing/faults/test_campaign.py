@@ -9,8 +9,8 @@ pytest.importorskip('control_msgs', reason='control_msgs (../shared/wheels) is n
                     'the campaign drives the FollowJointTrajectory action')
 
 from robodyn_ros.control.safety.supervisor import STATE_GAP as WATCHDOG  # noqa: E402
-from robodyn_ros.nodes.faults.cases import CASES, FAST  # noqa: E402
-from robodyn_ros.nodes.faults.checks import run_case  # noqa: E402
+from robodyn_testing.faults.cases import CASES, FAST  # noqa: E402
+from robodyn_testing.faults.checks import run_case  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

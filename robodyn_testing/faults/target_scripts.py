@@ -8,7 +8,8 @@ Each runs on a probe (probe.py) and checks what must hold beside the common inva
 import math
 import time
 
-from ...defaults import CONTROLLER_NAME
+from robodyn_ros.defaults import CONTROLLER_NAME
+
 from .scripts import start
 
 __all__ = ['pose_target_storm']
