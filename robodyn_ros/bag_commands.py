@@ -79,7 +79,8 @@ def _validate_one(args):
                           not args.no_plots, progress=sys.stderr.isatty(),
                           thresholds_file=args.thresholds,
                           settle_after_stall=args.settle_after_stall, contacts=contacts,
-                          max_torque_rate=args.max_torque_rate, recover=args.recover)
+                          max_torque_rate=args.max_torque_rate, recover=args.recover,
+                          task_space=_task_space(args, model))
     print_summary(report)
     if contacts is not None:
         expected = ' (--allow-contacts: expected)' if contacts['count'] and \
@@ -87,6 +88,20 @@ def _validate_one(args):
         print(f"{contacts['count']} contacts over the collision thresholds of "
               f'{args.collision}{expected}')
     return 0 if report['passed'] else 1
+
+
+def _task_space(args, model):
+    """(scan, mm, mrad) for validate_bag with --task-space, else None."""
+    if not getattr(args, 'task_space', False):
+        return None
+    if model is None:
+        raise ConfigError("--task-space needs --robot: the tool pose is the model's FK")
+    limits = (args.max_position_error, args.max_orientation_error)
+    if not all(np.isfinite(v) and v > 0 for v in limits):
+        raise ConfigError(f'--max-position-error {limits[0]:g}, --max-orientation-error '
+                          f'{limits[1]:g}: each must be a positive number [mm, mrad]')
+    from .validation.task_space import scan_task_space
+    return scan_task_space(args.bag, model, args.state_topic), *limits
 
 
 def _contacts(args):

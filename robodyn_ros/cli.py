@@ -232,6 +232,14 @@ def _validate_parser(sub):
                         '--derive writes them; needs --robot); a contact fails the run')
     p.add_argument('--allow-contacts', action='store_true',
                    help='with --collision: contacts are expected, listed, not a failure')
+    p.add_argument('--task-space', action='store_true',
+                   help='the tool pose against the pose targets in the bag (needs --robot): '
+                        'position [mm] and orientation [mrad] per axis once each target had '
+                        'time to be reached')
+    p.add_argument('--max-position-error', type=float, default=1.0, metavar='MM',
+                   help='with --task-space: the largest per-axis position RMS [mm] passed')
+    p.add_argument('--max-orientation-error', type=float, default=10.0, metavar='MRAD',
+                   help='with --task-space: the largest per-axis orientation RMS [mrad]')
 
 
 def _contacts_parser(sub):

@@ -6,7 +6,7 @@ where a bag records them.
 """
 
 __all__ = ['GRAVITY', 'CONTROLLER_NAME', 'JOINT_STATES', 'COMMAND_TOPIC', 'REFERENCE_TOPIC',
-           'CONTROLLER_STATE_TOPIC', 'DIAGNOSTICS_TOPIC', 'MAX_JOINT_NAMES',
+           'TARGET_TOPIC', 'CONTROLLER_STATE_TOPIC', 'DIAGNOSTICS_TOPIC', 'MAX_JOINT_NAMES',
            'NODE_RATE_SHARE']
 
 #: Gravity in the base_link frame [m/s^2].
@@ -21,6 +21,8 @@ COMMAND_TOPIC = 'effort_controller/commands'
 #: The robodyn controller's reference and JTC-style state, as recorded (absolute names).
 REFERENCE_TOPIC = f'/{CONTROLLER_NAME}/reference'
 CONTROLLER_STATE_TOPIC = f'/{CONTROLLER_NAME}/controller_state'
+#: The controller's pose targets (geometry_msgs/PoseStamped, the chain's base link frame).
+TARGET_TOPIC = f'/{CONTROLLER_NAME}/target_pose'
 DIAGNOSTICS_TOPIC = '/diagnostics'
 #: Most joint names a JointState may carry before it is refused undecoded (a cell with
 #: several arms, grippers and a base has tens; a million would stall any decoder).

@@ -32,6 +32,7 @@ from ..defaults import (
     DIAGNOSTICS_TOPIC,
     JOINT_STATES,
     REFERENCE_TOPIC,
+    TARGET_TOPIC,
 )
 from ..errors import BagError, ConfigError
 from ..io.bag_writer import BagWriter
@@ -44,7 +45,7 @@ __all__ = ['RecorderNode', 'main']
 
 #: What validation needs, plus the clock, the robot description and the transforms.
 DEFAULT_TOPICS = ['/' + JOINT_STATES, '/' + COMMAND_TOPIC, REFERENCE_TOPIC,
-                  CONTROLLER_STATE_TOPIC, DIAGNOSTICS_TOPIC, '/clock',
+                  CONTROLLER_STATE_TOPIC, DIAGNOSTICS_TOPIC, TARGET_TOPIC, '/clock',
                   '/robot_description', '/tf', '/tf_static']
 #: Topics published transient local (latched): recorded with a matching subscription.
 LATCHED = ('/robot_description', '/tf_static')

@@ -257,6 +257,9 @@ def _markdown(report):
             lines.append(f'| {name} | {r["rms"]:.3e} | {r["r2"]:.5f} |')
     if 'contacts' in report:
         lines += _contacts_markdown(report['contacts'])
+    if 'task_space' in report:
+        from .task_space import task_space_lines
+        lines += task_space_lines(report['task_space'])
     lines += ['', f'**{"PASS" if report["passed"] else "FAIL"}**{_on_share(report)}'
               + ('' if report['passed'] else ': ' + '; '.join(report['failures']))]
     return '\n'.join(lines) + '\n'

@@ -110,5 +110,6 @@ class ValidationReport(TypedDict):
     # a damaged bag judged with recover=True: messages complete, and listed in its metadata
     recovered_share: NotRequired[dict[str, int | None]]
     contacts: NotRequired[ContactsSummary]  # with --collision
+    task_space: NotRequired[dict[str, Any]]  # with --task-space (validation/task_space.py)
     plots: NotRequired[dict[str, str]]  # plot name -> file, when plots were asked for
     out_dir: NotRequired[str]

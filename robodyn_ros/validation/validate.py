@@ -96,7 +96,7 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  thresholds_file: str | None = None, settle_after_stall: float = 0.0,
                  contacts: ContactsSummary | None = None,
                  max_torque_rate: float | None = None,
-                 recover: bool = False) -> ValidationReport:
+                 recover: bool = False, task_space: tuple | None = None) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -120,6 +120,9 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             above this x the states' period in one cycle fails the run. None: reported.
         recover: judge what is complete in a bag whose storage is damaged (the verdict
             says on how much of what its metadata lists); False: BagError.
+        task_space: (task_space.TaskSpaceScan, max position RMS [mm], max orientation RMS
+            [mrad]): the tool pose against the bag's pose targets, into the report (over
+            either bound fails the run); None: not judged.
         out_dir: default ``validation/<bag name>`` under the current directory: a bag
             archive may be read-only or shared, so nothing is written into the bag.
 
@@ -143,6 +146,9 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
     _judge_applied(report, result, max_torque_rate)
     if contacts is not None:
         add_contacts(report, contacts)
+    if task_space is not None:
+        from .task_space import add_task_space
+        add_task_space(report, *task_space)
     if out_dir is None:
         out_dir = os.path.join('validation', os.path.basename(os.path.normpath(bag_path)))
     write_outputs(report, result, out_dir, plots)

@@ -1,0 +1,156 @@
+"""The tool's pose error to the pose targets of a bag (``robodyn validate --task-space``).
+
+Why a pass of its own: a pose target is a goal the controller moves to within its speed
+bounds (control/reference/pose_target.py), not a reference for every cycle, so the joint
+tracking error says nothing of whether the tool reached it. Here each recorded state's tool
+pose (forward kinematics of its positions through the DH table, seed 000 eqs. 23-24's
+frames; the base link frame, as targets are given) is compared with the target in force
+when it was recorded (bag receive times: a sender need not stamp its targets), from
+``settle`` seconds after that target was first received until the next different target:
+the transit in between is the follower's bounded motion, not an error.
+
+Errors per axis of the base link frame: position [mm], orientation [mrad] (the rotation
+vector of R_target R_tool^T). Targets the controller refuses (not finite, another frame, not
+a unit quaternion) are counted and not judged.
+"""
+
+from dataclasses import dataclass, field
+import os
+
+import numpy as np
+
+from ..defaults import TARGET_TOPIC
+from ..errors import BagError
+from ..io.bag_reader import BagReader
+from ..model.robot_model import RobotModel
+from .report_schema import ValidationReport
+
+__all__ = ['SETTLE', 'TARGET_TOPIC', 'TaskSpaceScan', 'add_task_space', 'scan_task_space']
+
+#: Seconds after a new target before the tool is judged against it [s] (a 0.3 m jump at
+#: the default 0.25 m/s and its acceleration takes about 1.5 s).
+SETTLE = 2.0
+
+
+@dataclass
+class TaskSpaceScan:
+    """What the tool did against the bag's targets (errors in the base link frame)."""
+
+    targets: int = 0  # distinct targets received
+    refused: int = 0  # not judged: refused by the controller's checks
+    judged_targets: int = 0  # with states in their settled window
+    samples: int = 0  # states judged
+    position_rms: np.ndarray = field(default_factory=lambda: np.zeros(3))  # [mm]
+    position_max: np.ndarray = field(default_factory=lambda: np.zeros(3))  # |e| [mm]
+    orientation_rms: np.ndarray = field(default_factory=lambda: np.zeros(3))  # [mrad]
+    orientation_max: np.ndarray = field(default_factory=lambda: np.zeros(3))  # [mrad]
+
+
+def scan_task_space(bag_path: str | os.PathLike, model: RobotModel,
+                    state_topic: str = '/joint_states', target_topic: str = TARGET_TOPIC,
+                    settle: float = SETTLE) -> TaskSpaceScan:
+    """The tool's settled pose error to each target of ``target_topic`` (module docstring).
+
+    Raises:
+        BagError: the bag lacks the state or the target topic, or no state falls in a
+            settled window (nothing to judge: said, not passed).
+    """
+    from ..dynamics import RigidBodyDynamics
+    from ..dynamics.recursive.tip_frame import TipFrame
+    from .contacts import _StateOrder
+    frame, base = TipFrame(RigidBodyDynamics(model)), model.dh_table('standard').base
+    order = _StateOrder(model, state_topic, need_velocity=False)
+    scan, errors = TaskSpaceScan(), []  # type: tuple[TaskSpaceScan, list[list[np.ndarray]]]
+    target, since = None, 0.0
+    with BagReader(bag_path) as bag:
+        bag.require(state_topic, 'state')
+        bag.require(target_topic, 'pose target')
+        for topic, msgtype, stamp, raw in bag.messages([state_topic, target_topic]):
+            t = stamp * 1e-9
+            if topic == target_topic:
+                pose = _target(bag.store.deserialize_cdr(raw, msgtype), model.base_link)
+                if pose is None:
+                    scan.refused += 1
+                elif target is None or not _same(pose, target):
+                    target, since = pose, t
+                    scan.targets += 1
+                    errors.append([])
+            elif target is not None and t >= since + settle:
+                _, q, _, _ = order(raw)
+                _, rotation, point = frame.at(q)
+                errors[-1].append(_pose_error(target, base[:3, :3] @ rotation,
+                                              base[:3, :3] @ point + base[:3, 3]))
+    judged = [np.array(e) for e in errors if e]
+    if not judged:
+        raise BagError(f'{target_topic}: no state {settle:g} s or more after a target: '
+                       'nothing to judge in task space')
+    every = np.concatenate(judged)
+    scan.judged_targets, scan.samples = len(judged), len(every)
+    scan.position_rms = np.sqrt(np.mean(every[:, :3] ** 2, axis=0)) * 1e3
+    scan.position_max = np.max(np.abs(every[:, :3]), axis=0) * 1e3
+    scan.orientation_rms = np.sqrt(np.mean(every[:, 3:] ** 2, axis=0)) * 1e3
+    scan.orientation_max = np.max(np.abs(every[:, 3:]), axis=0) * 1e3
+    return scan
+
+
+def _target(msg, base_link: str):
+    """(position (3,), rotation (3, 3)) of a PoseStamped the controller would take, else
+    None (control/reference/pose_target.pose_target's checks, without the box)."""
+    from ..control.reference.pose_target import QUATERNION_SLACK, _rotation
+    p, o = msg.pose.position, msg.pose.orientation
+    values = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w], dtype=float)
+    norm = float(np.linalg.norm(values[3:]))
+    if not np.all(np.isfinite(values)) or abs(norm - 1.0) > QUATERNION_SLACK or \
+            msg.header.frame_id not in ('', base_link):
+        return None
+    return values[:3], _rotation(*(values[3:] / norm))
+
+
+def _same(a, b) -> bool:
+    return bool(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]))
+
+
+def _pose_error(target, rotation: np.ndarray, point: np.ndarray) -> np.ndarray:
+    """(6,) position [m] and rotation vector [rad] from the tool's pose to ``target``."""
+    from ..control.laws.cartesian_kernel import rotation_vector_into
+    out = np.empty(6)
+    out[:3] = target[0] - point
+    rotation_vector_into(np.ascontiguousarray(target[1] @ rotation.T), out[3:])
+    return out
+
+
+def add_task_space(report: ValidationReport, scan: TaskSpaceScan, max_position: float,
+                   max_orientation: float) -> None:
+    """Put the scan in ``report['task_space']``; a settled error over ``max_position`` [mm]
+    or ``max_orientation`` [mrad] (the largest per-axis RMS) fails the run."""
+    report['task_space'] = {
+        'targets': scan.targets, 'refused': scan.refused, 'judged_targets': scan.judged_targets,
+        'samples': scan.samples, 'settle': SETTLE,
+        'position_rms_mm': scan.position_rms.tolist(),
+        'position_max_mm': scan.position_max.tolist(),
+        'orientation_rms_mrad': scan.orientation_rms.tolist(),
+        'orientation_max_mrad': scan.orientation_max.tolist(),
+        'max_position_mm': max_position, 'max_orientation_mrad': max_orientation}
+    worst_p, worst_r = float(scan.position_rms.max()), float(scan.orientation_rms.max())
+    if worst_p > max_position or worst_r > max_orientation:
+        report['failures'].append(
+            f'tool pose error to the targets: position RMS {worst_p:.3g} mm (max '
+            f'{max_position:g}), orientation RMS {worst_r:.3g} mrad (max {max_orientation:g}) '
+            f'over {scan.samples} settled states of {scan.judged_targets} targets')
+        report['passed'] = False
+
+
+def task_space_lines(summary: dict) -> list[str]:
+    """The report's markdown lines of ``report['task_space']``."""
+    axes = ('x', 'y', 'z')
+    lines = ['', f"Tool pose to the targets (base link frame; {summary['samples']} states "
+             f"from {summary['settle']:g} s after each of {summary['judged_targets']} "
+             f"targets; {summary['refused']} refused targets not judged):", '',
+             '| axis | position RMS [mm] | max [mm] | orientation RMS [mrad] | max [mrad] |',
+             '|---|---|---|---|---|']
+    for k, axis in enumerate(axes):
+        lines.append(f"| {axis} | {summary['position_rms_mm'][k]:.3f} | "
+                     f"{summary['position_max_mm'][k]:.3f} | "
+                     f"{summary['orientation_rms_mrad'][k]:.3f} | "
+                     f"{summary['orientation_max_mrad'][k]:.3f} |")
+    return lines
