@@ -11,7 +11,9 @@ the transit in between is the follower's bounded motion, not an error.
 
 Errors per axis of the base link frame: position [mm], orientation [mrad] (the rotation
 vector of R_target R_tool^T). Targets the controller refuses (not finite, another frame, not
-a unit quaternion) are counted and not judged.
+a unit quaternion) are counted and not judged, and so are those it moved into its workspace
+box (its /diagnostics ``target`` says 'clamped' after the target came): the tool then goes
+to the box's wall, not to the point that was sent.
 """
 
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ import os
 
 import numpy as np
 
-from ..defaults import TARGET_TOPIC
+from ..defaults import CONTROLLER_NAME, DIAGNOSTICS_TOPIC, TARGET_TOPIC
 from ..errors import BagError
 from ..io.bag_reader import BagReader
 from ..model.robot_model import RobotModel
@@ -38,6 +40,7 @@ class TaskSpaceScan:
 
     targets: int = 0  # distinct targets received
     refused: int = 0  # not judged: refused by the controller's checks
+    clamped: int = 0  # not judged: moved into the workspace box by the controller
     judged_targets: int = 0  # with states in their settled window
     samples: int = 0  # states judged
     position_rms: np.ndarray = field(default_factory=lambda: np.zeros(3))  # [mm]
@@ -61,13 +64,19 @@ def scan_task_space(bag_path: str | os.PathLike, model: RobotModel,
     frame, base = TipFrame(RigidBodyDynamics(model)), model.dh_table('standard').base
     order = _StateOrder(model, state_topic, need_velocity=False)
     scan, errors = TaskSpaceScan(), []  # type: tuple[TaskSpaceScan, list[list[np.ndarray]]]
-    target, since = None, 0.0
+    target, since, clamped = None, 0.0, set()
     with BagReader(bag_path) as bag:
         bag.require(state_topic, 'state')
         bag.require(target_topic, 'pose target')
-        for topic, msgtype, stamp, raw in bag.messages([state_topic, target_topic]):
+        topics = [state_topic, target_topic] + [DIAGNOSTICS_TOPIC] * (DIAGNOSTICS_TOPIC in
+                                                                      bag.topics)
+        for topic, msgtype, stamp, raw in bag.messages(topics):
             t = stamp * 1e-9
-            if topic == target_topic:
+            if topic == DIAGNOSTICS_TOPIC:
+                if errors and t > since and _said_clamped(bag.store.deserialize_cdr(
+                        raw, msgtype)):
+                    clamped.add(len(errors) - 1)
+            elif topic == target_topic:
                 pose = _target(bag.store.deserialize_cdr(raw, msgtype), model.base_link)
                 if pose is None:
                     scan.refused += 1
@@ -80,7 +89,8 @@ def scan_task_space(bag_path: str | os.PathLike, model: RobotModel,
                 _, rotation, point = frame.at(q)
                 errors[-1].append(_pose_error(target, base[:3, :3] @ rotation,
                                               base[:3, :3] @ point + base[:3, 3]))
-    judged = [np.array(e) for e in errors if e]
+    scan.clamped = len(clamped)
+    judged = [np.array(e) for k, e in enumerate(errors) if e and k not in clamped]
     if not judged:
         raise BagError(f'{target_topic}: no state {settle:g} s or more after a target: '
                        'nothing to judge in task space')
@@ -106,6 +116,13 @@ def _target(msg, base_link: str):
     return values[:3], _rotation(*(values[3:] / norm))
 
 
+def _said_clamped(msg) -> bool:
+    """The controller's /diagnostics says its last target was put inside the box."""
+    return any(kv.key == 'target' and kv.value.startswith('clamped')
+               for status in msg.status if status.name == CONTROLLER_NAME
+               for kv in status.values)
+
+
 def _same(a, b) -> bool:
     return bool(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]))
 
@@ -124,7 +141,8 @@ def add_task_space(report: ValidationReport, scan: TaskSpaceScan, max_position: 
     """Put the scan in ``report['task_space']``; a settled error over ``max_position`` [mm]
     or ``max_orientation`` [mrad] (the largest per-axis RMS) fails the run."""
     report['task_space'] = {
-        'targets': scan.targets, 'refused': scan.refused, 'judged_targets': scan.judged_targets,
+        'targets': scan.targets, 'refused': scan.refused, 'clamped': scan.clamped,
+        'judged_targets': scan.judged_targets,
         'samples': scan.samples, 'settle': SETTLE,
         'position_rms_mm': scan.position_rms.tolist(),
         'position_max_mm': scan.position_max.tolist(),
@@ -145,7 +163,8 @@ def task_space_lines(summary: dict) -> list[str]:
     axes = ('x', 'y', 'z')
     lines = ['', f"Tool pose to the targets (base link frame; {summary['samples']} states "
              f"from {summary['settle']:g} s after each of {summary['judged_targets']} "
-             f"targets; {summary['refused']} refused targets not judged):", '',
+             f"targets; not judged: {summary['refused']} refused, {summary['clamped']} "
+             'clamped to the workspace box):', '',
              '| axis | position RMS [mm] | max [mm] | orientation RMS [mrad] | max [mrad] |',
              '|---|---|---|---|---|']
     for k, axis in enumerate(axes):

@@ -41,7 +41,17 @@ def _pose(point, rotation, frame='panda_link0'):
     return STORE.serialize_cdr(msg(header, pose), POSE)
 
 
-def _bag(path, short=0.0):
+def _diagnostics(text):
+    """A DiagnosticArray of the controller whose ``target`` says ``text``."""
+    t = STORE.types
+    header = t['std_msgs/msg/Header'](t['builtin_interfaces/msg/Time'](0, 0), '')
+    status = t['diagnostic_msgs/msg/DiagnosticStatus'](
+        0, 'robodyn_controller', 'active', '', [t['diagnostic_msgs/msg/KeyValue']('target', text)])
+    return STORE.serialize_cdr(t['diagnostic_msgs/msg/DiagnosticArray'](header, [status]),
+                               'diagnostic_msgs/msg/DiagnosticArray')
+
+
+def _bag(path, short=0.0, clamped=False):
     """Three postures held 4 s each at 100 Hz, the target of each (its tool pose, ``short``
     [m] off in x) sent at 10 Hz from the posture's start; a NaN target in the middle. The
     arm moves to each posture over its first second (the transit), on its reference."""
@@ -49,6 +59,7 @@ def _bag(path, short=0.0):
     bag.add_topic('/joint_states', 'sensor_msgs/msg/JointState')
     bag.add_topic(TARGET_TOPIC, POSE)
     bag.add_topic(REFERENCE_TOPIC, 'sensor_msgs/msg/JointState')
+    bag.add_topic('/diagnostics', 'diagnostic_msgs/msg/DiagnosticArray')
     postures = [Q0, Q0 + 0.2, Q0 - 0.1]
     previous = Q0
     for k, q in enumerate(postures):
@@ -63,6 +74,11 @@ def _bag(path, short=0.0):
             if i % 10 == 0:
                 nan = k == 1 and i == 200
                 target = np.full(3, np.nan) if nan else point + [short, 0.0, 0.0]
+                if clamped and k == 1:  # sent 0.1 m beyond the tool; the box put it back
+                    target = target + [0.1, 0.0, 0.0]
+                    if i == 50:
+                        bag.write('/diagnostics', int(t * 1e9) + 2,
+                                  _diagnostics('clamped to the workspace box'))
                 bag.write(TARGET_TOPIC, int(t * 1e9) + 1, _pose(target, rotation))
         previous = q
     bag.close()
@@ -79,6 +95,12 @@ def test_a_tool_on_its_targets_passes_and_the_transit_is_not_judged(tmp_path):
 def test_a_tool_left_short_of_its_targets_shows_the_offset_on_its_axis(tmp_path):
     scan = scan_task_space(_bag(tmp_path / 'short', short=0.005), MODEL)
     assert scan.position_rms == pytest.approx([5.0, 0.0, 0.0], abs=1e-6)
+
+
+def test_a_target_the_controller_clamped_to_its_box_is_not_judged(tmp_path):
+    scan = scan_task_space(_bag(tmp_path / 'clamped', clamped=True), MODEL)
+    assert scan.clamped == 1 and scan.judged_targets == 2
+    assert np.all(scan.position_max < 1e-6)
 
 
 def test_a_bag_without_targets_is_refused_in_one_line(tmp_path):
