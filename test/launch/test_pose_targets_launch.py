@@ -102,9 +102,11 @@ def targets_run(request, ros_launch_env, tmp_path_factory):
     # would be a trajectory the JTC runs, and a running trajectory takes the reference back)
     config = _config(tmp_path_factory.mktemp(f'targets_{path}'), mode=mode,
                      reference='hold', target={'workspace': BOX})
+    bag = str(tmp_path_factory.mktemp(f'targets_bag_{path}') / 'bag')
     launch = _Launch(ros_launch_env, domain, f'controller:={path}', 'hardware:=mujoco',
-                     'robot:=panda', f'config:={config}', 'fault_injection:=true')
-    result = {'path': f'{path} ({mode})', 'active': False}
+                     'robot:=panda', f'config:={config}', 'fault_injection:=true',
+                     f'bag_path:={bag}')
+    result = {'path': f'{path} ({mode})', 'active': False, 'bag': bag}
     try:
         result['active'] = launch.wait_for(UP[path], 240.0)
         if result['active']:
@@ -208,3 +210,17 @@ def test_the_docs_client_script_moves_the_tool_and_goes_home(targets_run):
     assert client.returncode == 0, client.stdout + client.stderr[-2000:]
     assert 'move: reached' in client.stdout and 'home: ' in client.stdout
     assert len(_docs_script().strip().splitlines()) <= 20
+
+
+def test_the_bag_judged_in_task_space_has_the_tool_on_its_settled_targets(targets_run):
+    """`robodyn validate --task-space`'s scan of the launch's own bag: the targets held
+    long enough to judge (the last, 6 s) have the tool within a millimetre, the ones the
+    controller clamped to its box are counted and not judged, NaN and the other frame are
+    counted as refused."""
+    from robodyn_ros.validation.task_space import scan_task_space
+    run = targets_run
+    assert run['active'], launch_said(run['text'])
+    scan = scan_task_space(run['bag'], MODEL)
+    print(f"{run['path']}: task space {scan}")
+    assert scan.judged_targets >= 1 and scan.clamped >= 1 and scan.refused >= 6
+    assert np.all(scan.position_rms < 1.0) and np.all(scan.orientation_rms < 10.0), scan
