@@ -28,7 +28,6 @@ from ..control.safety.supervisor import HELD
 from ..defaults import CONTROLLER_NAME, DIAGNOSTICS_TOPIC, JOINT_STATES
 from ..errors import ConfigError, RobodynError
 from ..io.cdr import JointStateLayout, stamp_parts
-from .between_cycles import apply_requests
 from .controller_run import (
     ConfiguredResources,
     build_run,
@@ -36,8 +35,8 @@ from .controller_run import (
     destroy_entities,
     rearm,
 )
-from .final_ramp import close_at_exit, publish_final
 from .gateway_process import SpareGateway, start_gateway
+from .guarded_publisher import Outlets
 from .node_events import EventGate, guarded, log_events
 from .node_messages import diagnostic_array
 from .node_parameters import (
@@ -47,13 +46,14 @@ from .node_parameters import (
     model_from_parameters,
     robot_named,
 )
-from .outlet import Outlets
 from .parameter_host import ParameterHost
 from .payload_estimate import send_estimate
+from .pending_requests import apply_requests
 from .pose_target_message import follow_target, refused_input
+from .ramp_to_safe import close_at_exit, publish_final
 from .runtime_parameters import apply_runtime_parameters
+from .scheduler_latency import WatchdogWakeup
 from .sim_clock_start import SimClockStart
-from .watchdog_wakeup import WatchdogWakeup
 
 __all__ = ['ControllerNode', 'ConfiguredResources']  # the latter: controller_run.py;
 # the process's entry point: controller_main.py
@@ -89,7 +89,7 @@ class ControllerNode(LifecycleNode):
         self.status = 'unconfigured: not configured yet'
         self.configure_failed = False  # diagnostics ERROR until a configure succeeds
         self.finished = False
-        self.exit_deadline = None  # run_node's arm_exit_deadline (final_ramp.close_at_exit)
+        self.exit_deadline = None  # run_node's arm_exit_deadline (ramp_to_safe.close_at_exit)
         self.log_gate = EventGate()
         self.callback_end = 0.0  # the control thread busy until then (node_events.guarded)
         self.command_count = 0
@@ -232,7 +232,7 @@ class ControllerNode(LifecycleNode):
 
     def on_shutdown(self, state):
         """The shutdown transition: the process ends after it, so as at a signal
-        (final_ramp.close_at_exit): the final ramp, the goals ended, and no teardown (a
+        (ramp_to_safe.close_at_exit): the final ramp, the goals ended, and no teardown (a
         helper's teardown has taken seconds on a loaded machine; the exit has 2 s)."""
         close_at_exit(self)
         self.status = 'finalized'
@@ -259,7 +259,7 @@ class ControllerNode(LifecycleNode):
         self._destroy_entities()
 
     def close_at_exit(self):
-        """SIGINT/SIGTERM (run_node): final_ramp.close_at_exit."""
+        """SIGINT/SIGTERM (run_node): ramp_to_safe.close_at_exit."""
         close_at_exit(self)
 
     def destroy_node(self):
@@ -406,7 +406,7 @@ class ControllerNode(LifecycleNode):
             self.log_core_events()
 
     def publish_final(self, reason):
-        """Ramp to the safe command at the nominal rate and publish it last (final_ramp.py)."""
+        """Ramp to the safe command at the nominal rate and publish it last (ramp_to_safe.py)."""
         publish_final(self, reason)
 
     def log_core_events(self):

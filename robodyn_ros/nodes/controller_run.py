@@ -25,9 +25,9 @@ from ..errors import ConfigError
 from ..io.cdr import Float64MultiArrayWriter, JointStateLayout, JointStateWriter
 from .command_consumer import CommandConsumer
 from .gateway_process import GatewayProcess
+from .guarded_publisher import Outlet
 from .input_gateway import INTERNAL
 from .latest_worker import LatestWorker
-from .outlet import Outlet
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 

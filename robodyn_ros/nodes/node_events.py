@@ -13,7 +13,7 @@ def guarded(method):
     """Callback wrapper: an exception is handed to ``self.on_internal_error`` (logged,
     and the controller latches safe mode); nothing escapes the callback. Its end is noted
     in ``self.callback_end`` (CLOCK_MONOTONIC [s]: the thread busy until then, see
-    watchdog_wakeup.py)."""
+    scheduler_latency.py)."""
     def wrapper(self, *args):
         try:
             return method(self, *args)

@@ -31,7 +31,7 @@ STEP_TOLERANCE = 1e-6
 #: window searched for a machine stall starts this much earlier [s].
 STALL_SLACK = 0.005
 #: The most of one gap excused as the machine's late wake-up of the controller's watchdog
-#: (nodes/watchdog_wakeup.py) [s]: a longer wait for a core is a stall the witness sees
+#: (nodes/scheduler_latency.py) [s]: a longer wait for a core is a stall the witness sees
 #: (its threshold is 2 ms), and an uncapped excuse would hide a watchdog never armed.
 WAKEUP_EXCUSE = 0.005
 #: The first command answered one of the states the probe sent this long before reading it
@@ -237,7 +237,7 @@ def _check_silence(h, result, commands):
     A stall the witness process saw (stall_witness.py) stopped every process, the probe's
     stream and the controller alike: that part of a gap is not the controller's silence;
     nor is the time the machine took to wake the controller's watchdog when it was due
-    and the controller idle (it says so: nodes/watchdog_wakeup.py). What remains must be
+    and the controller idle (it says so: nodes/scheduler_latency.py). What remains must be
     within the bound; the larger of the two is reported (Result.machine_stall)."""
     timeout = float(h.parameters.get('state_timeout', 0.05))
     period = 1.0 / float(h.parameters.get('rate', 1000.0))

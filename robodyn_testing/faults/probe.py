@@ -77,7 +77,7 @@ class Harness:
         self.arrivals = []  # monotonic receipt times of the best-effort copy
         self.diagnostics = []  # (time, level, message)
         # {watchdog expiry: how late the machine woke it} [s], CLOCK_MONOTONIC, as the
-        # controller reports them (nodes/watchdog_wakeup.py)
+        # controller reports them (nodes/scheduler_latency.py)
         self.wakeups: dict[float, float] = {}
         self.references = []  # (time, stamp [s], positions)
         self.state_log = []  # (time, q) of every state published

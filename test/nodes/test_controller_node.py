@@ -26,8 +26,8 @@ from robodyn_ros.dynamics import RigidBodyDynamics  # noqa: E402
 from robodyn_ros.io import float64_multi_array  # noqa: E402
 from robodyn_ros.model import load_urdf  # noqa: E402
 from robodyn_ros.model.registry import PANDA_HOME, robot_path  # noqa: E402
-from robodyn_ros.nodes.between_cycles import apply_requests  # noqa: E402
 from robodyn_ros.nodes.controller import ControllerNode  # noqa: E402
+from robodyn_ros.nodes.pending_requests import apply_requests  # noqa: E402
 
 pytestmark = pytest.mark.integration
 

@@ -179,7 +179,7 @@ def test_messages_lost_while_the_recorder_is_stalled_are_counted_exactly(tmp_pat
     from std_msgs.msg import Float64MultiArray
 
     from robodyn_ros.io import BagReader
-    from robodyn_ros.nodes.outlet import Outlet
+    from robodyn_ros.nodes.guarded_publisher import Outlet
     env = dict(os.environ, ROS_DOMAIN_ID='74')
     bag = tmp_path / 'bag'
     topic = '/effort_controller/commands'

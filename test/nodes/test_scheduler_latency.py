@@ -1,6 +1,6 @@
-"""nodes.watchdog_wakeup: the machine's part of a late watchdog, never the node's own."""
+"""nodes.scheduler_latency: the machine's part of a late watchdog, never the node's own."""
 
-from robodyn_ros.nodes.watchdog_wakeup import WatchdogWakeup
+from robodyn_ros.nodes.scheduler_latency import WatchdogWakeup
 
 
 def test_the_wake_up_counts_from_the_due_time_or_the_node_s_last_callback():

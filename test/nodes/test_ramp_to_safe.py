@@ -1,10 +1,10 @@
-"""final_ramp.close_at_exit: once per process, the exit deadline armed before anything."""
+"""ramp_to_safe.close_at_exit: once per process, the exit deadline armed before anything."""
 
 import pytest
 
 pytest.importorskip('rclpy')
 
-from robodyn_ros.nodes.final_ramp import close_at_exit  # noqa: E402
+from robodyn_ros.nodes.ramp_to_safe import close_at_exit  # noqa: E402
 
 
 class _Unconfigured:
