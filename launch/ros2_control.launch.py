@@ -359,8 +359,8 @@ def _plugin_actions(context, hardware, config_path, params, model, manager_node)
                                                'base_link': model.base_link,
                                                'tip_link': model.tip_link}]))
     return actions + _recorder(context, ['/joint_states', f'/{CONTROLLER}/commands',
-                                f'/{CONTROLLER}/reference', '/diagnostics',
-                                '/robot_description'])
+                                f'/{CONTROLLER}/reference', f'/{CONTROLLER}/target_pose',
+                                '/diagnostics', '/robot_description'])
 
 
 def _max_torque_rate(params):

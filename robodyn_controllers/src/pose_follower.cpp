@@ -227,6 +227,49 @@ void approach(const double * error, double * velocity, double speed, double h) n
   for (int k = 0; k < 3; ++k) {velocity[k] += change[k] * scale;}
 }
 
+// J's smallest singular value (J: 6 x n row-major): the square root of J J^T's smallest
+// eigenvalue, by cyclic Jacobi rotations of that 6 x 6 matrix (pose_target.py: eigvalsh).
+double smallest_singular_value(const double * j, std::size_t n) noexcept
+{
+  double a[6][6];
+  for (int r = 0; r < 6; ++r) {
+    for (int c = 0; c < 6; ++c) {
+      a[r][c] = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {a[r][c] += j[r * n + i] * j[c * n + i];}
+    }
+  }
+  for (int sweep = 0; sweep < 50; ++sweep) {
+    double off = 0.0, diag = 0.0;
+    for (int p = 0; p < 6; ++p) {
+      diag += a[p][p] * a[p][p];
+      for (int q = p + 1; q < 6; ++q) {off += a[p][q] * a[p][q];}
+    }
+    if (off <= 1e-32 * diag) {break;}
+    for (int p = 0; p < 5; ++p) {
+      for (int q = p + 1; q < 6; ++q) {
+        if (a[p][q] == 0.0) {continue;}
+        const double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
+        const double t = (theta >= 0.0 ? 1.0 : -1.0) /
+          (std::abs(theta) + std::sqrt(theta * theta + 1.0));
+        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
+        for (int k = 0; k < 6; ++k) {  // A := A G (columns p, q), then G^T A (rows)
+          const double akp = a[k][p], akq = a[k][q];
+          a[k][p] = c * akp - s * akq;
+          a[k][q] = s * akp + c * akq;
+        }
+        for (int k = 0; k < 6; ++k) {
+          const double apk = a[p][k], aqk = a[q][k];
+          a[p][k] = c * apk - s * aqk;
+          a[q][k] = s * apk + c * aqk;
+        }
+      }
+    }
+  }
+  double least = a[0][0];
+  for (int p = 1; p < 6; ++p) {least = std::min(least, a[p][p]);}
+  return std::sqrt(std::max(least, 0.0));
+}
+
 // Scale `v` (3, in place) to a norm of at most `size`.
 void cap(double * v, double size) noexcept
 {
@@ -268,16 +311,22 @@ void PoseFollower::step(DhDynamics & dyn) noexcept
     dist += e[k] * e[k];
   }
   dist = std::sqrt(dist);
-  if (dist > LEAD) {  // the commanded pose waits for the reference (a target out of reach)
-    for (int k = 0; k < 3; ++k) {
+  if (dist > LEAD) {  // the commanded pose waits for the reference (a target out of reach),
+    for (int k = 0; k < 3; ++k) {  // at rest there: no push beyond the correction's
       e[k] *= LEAD / dist;
       p_c_[k] = tip_.point()[k] + e[k];
+      v_c_[k] = 0.0;
+      xd[k] = 0.0;
     }
   }
   rotation_vector(times_transpose(r_c_, tip_.rotation()), e + 3);
   const double angle = std::sqrt(e[3] * e[3] + e[4] * e[4] + e[5] * e[5]);
   if (angle > ROTATION_LEAD) {
-    for (int k = 3; k < 6; ++k) {e[k] *= ROTATION_LEAD / angle;}
+    for (int k = 3; k < 6; ++k) {
+      e[k] *= ROTATION_LEAD / angle;
+      w_c_[k - 3] = 0.0;
+      xd[k] = 0.0;
+    }
     r_c_ = times(rotation_of(e + 3), tip_.rotation());
   }
   for (int r = 0; r < 6; ++r) {b[r] = IK_RATE * e[r];}
@@ -285,9 +334,11 @@ void PoseFollower::step(DhDynamics & dyn) noexcept
   cap(b + 3, rotation_speed_);
   for (int r = 0; r < 6; ++r) {b[r] += xd[r];}
   solve_damped(jac_.data(), n_, MU, b, y);
+  const double slow = std::min(1.0, smallest_singular_value(jac_.data(), n_) / SIGMA_SLOW);
   for (std::size_t i = 0; i < n_; ++i) {
     wanted_[i] = 0.0;
     for (int r = 0; r < 6; ++r) {wanted_[i] += jac_[r * n_ + i] * y[r];}
+    wanted_[i] *= slow;
     rest_[i] = POSTURE_RATE * (posture_[i] - out_[i]);
   }
   for (int r = 0; r < 6; ++r) {  // b := J rest, then y := (J J^T + mu^2)^-1 b

@@ -53,6 +53,9 @@ public:
   // How far the commanded pose may lead the reference's tool [m, rad].
   static constexpr double LEAD = 0.05, ROTATION_LEAD = 0.2;
   static constexpr double POSTURE_RATE = 2.0;  // [1/s]
+  // Below this smallest singular value of J [m, rad] the task's joint velocity is scaled
+  // by sigma / SIGMA_SLOW: the reference slows into a singularity instead of crossing it.
+  static constexpr double SIGMA_SLOW = 0.1;
   static constexpr int MAX_STEPS = 10;
   // How long the commanded pose takes to reach its speed from rest [s].
   static constexpr double RISE_TIME = 0.25;

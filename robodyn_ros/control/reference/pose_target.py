@@ -51,6 +51,11 @@ NULL_MU = 1e-3
 #: How far the commanded pose may lead the reference's tool [m, rad]: a target out of reach
 #: or beyond the joint limits leaves the commanded pose this close, not running away.
 LEAD, ROTATION_LEAD = 0.05, 0.2
+#: Below this smallest singular value of J [m, rad] the task's joint velocity is scaled by
+#: sigma / SIGMA_SLOW: at the edge of the reach (a target beyond it) the reference slows
+#: into the singularity instead of crossing it at speed and swinging back through it (the
+#: least-squares direction flips there: the elbow oscillated at 2.5 Hz, +-1.1 rad/s).
+SIGMA_SLOW = 0.1
 #: Rate of the nullspace posture spring [1/s].
 POSTURE_RATE = 2.0
 #: How long the commanded pose takes to reach its speed from rest [s] (its acceleration:
@@ -231,18 +236,19 @@ class PoseFollower:
         e[:3] = self.p_c - point
         dist = float(np.linalg.norm(e[:3]))
         if dist > LEAD:  # the commanded pose waits for the reference (a target out of reach)
-            e[:3] *= LEAD / dist
-            self.p_c = point + e[:3]
+            e[:3] *= LEAD / dist  # at rest there: no push beyond the correction's
+            self.p_c, self.v_c, xd_c[:3] = point + e[:3], np.zeros(3), 0.0
         rotation_vector_into(np.ascontiguousarray(self.r_c @ rotation.T), e[3:])
         angle = float(np.linalg.norm(e[3:]))
         if angle > ROTATION_LEAD:
             e[3:] *= ROTATION_LEAD / angle
-            self.r_c = _exp(e[3:]) @ rotation
+            self.r_c, self.w_c, xd_c[3:] = _exp(e[3:]) @ rotation, np.zeros(3), 0.0
         correction = IK_RATE * e  # at most the commanded pose's own speeds
         _cap(correction[:3], self.bounds.speed)
         _cap(correction[3:], self.bounds.rotation_speed)
         jjt = jac @ jac.T
         task = jac.T @ np.linalg.solve(jjt + MU * MU * np.eye(6), xd_c + correction)
+        task *= min(1.0, _smallest_singular_value(jjt) / SIGMA_SLOW)
         rest = POSTURE_RATE * (self.posture - self.q)
         null = jac.T @ np.linalg.solve(jjt + NULL_MU * NULL_MU * np.eye(6), jac @ rest)
         wanted = task + rest - null
@@ -281,6 +287,11 @@ class PoseFollower:
         if self.inertia is not None:
             diagonal = np.maximum(np.asarray(self.inertia(self.q), dtype=float), 1e-9)
             self.jerk = JERK_SHARE * self.bounds.torque_rate / diagonal
+
+
+def _smallest_singular_value(jjt: np.ndarray) -> float:
+    """J's smallest singular value from J J^T (6, 6): the root of its least eigenvalue."""
+    return float(np.sqrt(max(float(np.linalg.eigvalsh(jjt)[0]), 0.0)))
 
 
 def _cap(vector: np.ndarray, size: float) -> None:

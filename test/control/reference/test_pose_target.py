@@ -183,3 +183,22 @@ def test_the_reference_asks_no_more_torque_change_a_cycle_than_the_rate_limit_gi
         previous = tau
     assert worst < rate * H, worst
     assert np.linalg.norm(_pose(follower)[1] - p0) < 1e-4
+
+
+def test_a_target_beyond_the_reach_is_approached_without_swinging_through_the_singularity():
+    """1 m beyond the reach, straight ahead: the reference stretches the arm towards it and
+    comes to rest at the edge of the reach. Without the slow-down near the singularity the
+    least-squares direction flipped each time the elbow crossed it, and the reference swung
+    through it and back at 2.5 Hz, +-1.1 rad/s, for as long as the target stayed."""
+    start = np.array([0.0, -0.785, 0.0, -2.356, 0.0, 1.571, 0.785])  # config/panda.yaml
+    follower = PoseFollower(TipFrame(DYN), start, np.zeros(7), MODEL.lower + 0.05,
+                            MODEL.upper - 0.05, np.full(7, 2.175),
+                            [24.3, 23.9, 65.2, 86.3, 213.6, 216.7, 1795.0],  # the core's
+                            TargetBounds(0.25, 1.0, (-2.0, -2.0, -2.0, 2.0, 2.0, 2.0), 800.0),
+                            H, lambda q: np.diag(DYN.mass_matrix(q)))
+    r0, p0 = _pose(follower)
+    follower.aim(_target(p0 + [1.0, 0.0, 0.0], Rotation.from_matrix(r0).as_quat(),
+                         box=(-2.0, -2.0, -2.0, 2.0, 2.0, 2.0)))
+    speeds = [np.max(np.abs(follower.advance((k + 1) * H)[1])) for k in range(6000)]
+    assert max(speeds[:3000]) > 0.5  # it went for it
+    assert max(speeds[4000:]) < 0.05, max(speeds[4000:])  # and came to rest
