@@ -6,8 +6,9 @@ tool's start pose, a target 1 m outside the workspace box, NaN, a frame that is 
 base, a target straight above the base (beyond the reach: joints pushed to their limits),
 and back, beside two CPU hogs (the launch's real-time processes SCHED_FIFO where allowed).
 Judged from what the arm did (FK of /joint_states), what the hardware applied (its
-witness), what /diagnostics said and the launch's bag in task space: no applied step above the per-cycle limit, no
-joint beyond its limits, every refusal named, the reachable targets reached."""
+witness), what /diagnostics said and the launch's bag in task space: no applied step above
+the per-cycle limit, no joint beyond its limits, every refusal named, the reachable targets
+reached."""
 
 import math
 import os
