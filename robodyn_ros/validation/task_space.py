@@ -51,8 +51,10 @@ class TaskSpaceScan:
 
 def scan_task_space(bag_path: str | os.PathLike, model: RobotModel,
                     state_topic: str = '/joint_states', target_topic: str = TARGET_TOPIC,
-                    settle: float = SETTLE) -> TaskSpaceScan:
-    """The tool's settled pose error to each target of ``target_topic`` (module docstring).
+                    settle: float = SETTLE, until: float | None = None) -> TaskSpaceScan:
+    """The tool's settled pose error to each target of ``target_topic`` (module docstring),
+    over the messages received before ``until`` [s, the bag's clock] (None: all of them:
+    a trajectory goal after the last target takes the arm away from it).
 
     Raises:
         BagError: the bag lacks the state or the target topic, or no state falls in a
@@ -72,6 +74,8 @@ def scan_task_space(bag_path: str | os.PathLike, model: RobotModel,
                                                                       bag.topics)
         for topic, msgtype, stamp, raw in bag.messages(topics):
             t = stamp * 1e-9
+            if until is not None and t >= until:
+                break
             if topic == DIAGNOSTICS_TOPIC:
                 if errors and t > since and _said_clamped(bag.store.deserialize_cdr(
                         raw, msgtype)):

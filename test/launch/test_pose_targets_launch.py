@@ -136,11 +136,29 @@ def targets_run(request, ros_launch_env, tmp_path_factory):
                 result['applied'] = _applied(probe, result['windows'][0][0])
                 probe.close()
                 env = dict(ros_launch_env, ROS_DOMAIN_ID=str(domain))
-                result['client'] = subprocess.run([sys.executable, '-c', _docs_script()], env=env,
-                                                  capture_output=True, text=True, timeout=120)
+                result['client'], result['homing'] = _run_client(env)
         finally:
             result['code'], result['text'], _ = launch.stop()
     return result
+
+
+def _run_client(env):
+    """Run docs/task_space.md's script: (its CompletedProcess, the wall time [s] when it
+    said where its move ended: its go_home trajectory comes after, and takes the arm away
+    from the last target)."""
+    proc = subprocess.Popen([sys.executable, '-c', _docs_script()], env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lines, homing = [], None
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith('move:') and homing is None:
+            homing = time.time()
+    try:
+        _, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _, err = proc.communicate()
+    return subprocess.CompletedProcess(proc.args, proc.returncode, ''.join(lines), err), homing
 
 
 def _chain(msg):
@@ -216,14 +234,15 @@ def test_the_docs_client_script_moves_the_tool_and_goes_home(targets_run):
 
 
 def test_the_bag_judged_in_task_space_has_the_tool_on_its_settled_targets(targets_run):
-    """`robodyn validate --task-space`'s scan of the launch's own bag: the targets held
-    long enough to judge (the last, 6 s) have the tool within a millimetre, the ones the
-    controller clamped to its box are counted and not judged, NaN and the other frame are
-    counted as refused."""
+    """`robodyn validate --task-space`'s scan of the launch's own bag, up to the client's
+    go_home trajectory: the targets held long enough to judge (the plan's last, 6 s) have
+    the tool within a millimetre, the ones the controller clamped to its box are counted
+    and not judged, NaN and the other frame are counted as refused."""
     from robodyn_ros.validation.task_space import scan_task_space
     run = targets_run
     assert run['active'], launch_said(run['text'])
-    scan = scan_task_space(run['bag'], MODEL)
+    # from 4 s after each target: the return from beyond the reach takes about 3 s
+    scan = scan_task_space(run['bag'], MODEL, settle=4.0, until=run['homing'])
     print(f"{run['path']}: task space {scan}")
     assert scan.judged_targets >= 1 and scan.clamped >= 1 and scan.refused >= 6
     assert np.all(scan.position_rms < 1.0) and np.all(scan.orientation_rms < 10.0), scan
