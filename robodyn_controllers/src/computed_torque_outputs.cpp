@@ -210,6 +210,7 @@ void ComputedTorqueController::publish_status()
   assign(v[13].value, text);
   assign(v[14].value, s->hold.data());
   assign(v[15].value, targets_.status());
+  assign(v[16].value, targets_.singularity());
   if (v.size() == KEY_COUNT) {publish_payload(s->payload, v.data() + KEY_COUNT - PAYLOAD_KEYS);}
   try {  // as publish_records: nothing out of this thread
     if (estimate_topic_) {publish_estimate(s->stamp_ns, s->payload);}

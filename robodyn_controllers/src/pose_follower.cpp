@@ -191,6 +191,7 @@ noexcept
   v_c_ = {};
   w_c_ = {};
   steps_ = 0;
+  slowed_ = false;
   t_ = t;
   started_ = true;
 }
@@ -334,7 +335,9 @@ void PoseFollower::step(DhDynamics & dyn) noexcept
   cap(b + 3, rotation_speed_);
   for (int r = 0; r < 6; ++r) {b[r] += xd[r];}
   solve_damped(jac_.data(), n_, MU, b, y);
-  const double slow = std::min(1.0, smallest_singular_value(jac_.data(), n_) / SIGMA_SLOW);
+  const double sigma = smallest_singular_value(jac_.data(), n_);
+  slowed_ = sigma < SIGMA_SLOW;
+  const double slow = std::min(1.0, sigma / SIGMA_SLOW);
   for (std::size_t i = 0; i < n_; ++i) {
     wanted_[i] = 0.0;
     for (int r = 0; r < 6; ++r) {wanted_[i] += jac_[r * n_ + i] * y[r];}

@@ -83,7 +83,15 @@ const double * PoseTargetInput::reference(
     follower_.aim(*target);
     posing_ = true;
   }
-  return follower_.started() ? follower_.advance(dyn, t) : chained;
+  const double * out = follower_.started() ? follower_.advance(dyn, t) : chained;
+  slowed_.store(follower_.started() && follower_.slowed(), std::memory_order_relaxed);
+  return out;
+}
+
+const char * PoseTargetInput::singularity() const noexcept
+{
+  return slowed_.load(std::memory_order_relaxed) ?
+         "slowed near a singularity (J's smallest singular value below 0.1)" : "none";
 }
 
 const char * PoseTargetInput::status() const noexcept

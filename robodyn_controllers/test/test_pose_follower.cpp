@@ -121,6 +121,28 @@ TEST(PoseFollower, ReachesAReachableTarget)
   for (int k = 0; k < 3; ++k) {EXPECT_NEAR(reached[k], goal[k], 1e-4);}
 }
 
+TEST(PoseFollower, ATargetBeyondTheReachSlowsItAtTheEdgeAndSaysSo)
+{
+  Fixture f;
+  EXPECT_FALSE(f.follower.slowed());
+  auto goal = f.point(f.q0);
+  goal[0] += 3.0;  // far beyond the reach
+  f.tip.at(f.dyn, f.q0);
+  PoseTarget t = target_at(goal);
+  t.rotation = f.tip.rotation();
+  f.follower.aim(t);
+  const double * out = nullptr;
+  double fastest_late = 0.0;
+  for (int k = 1; k <= 8000; ++k) {
+    out = f.follower.advance(f.dyn, k * H);
+    for (std::size_t i = 0; k > 6000 && i < N; ++i) {
+      fastest_late = std::max(fastest_late, std::abs(out[N + i]));
+    }
+  }
+  EXPECT_TRUE(f.follower.slowed());  // at the edge of the reach, J nearly singular
+  EXPECT_LT(fastest_late, 0.05);  // and at rest there, not swinging through it
+}
+
 TEST(PoseFollower, AnyTargetsKeepTheReferenceWithinEveryLimit)
 {
   Fixture f;

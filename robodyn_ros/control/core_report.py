@@ -24,7 +24,7 @@ def core_diagnostics(core, now: float) -> tuple[Level, str, dict[str, str]]:
               # the per-cycle limit a bag's applied torque is judged by (validation)
               'max_torque_rate': f'{sup.limits.max_torque_rate!r}',
               'last_rejection': core.last_rejection or 'none',
-              'target': core.targets.status}
+              'target': core.targets.status, 'singularity': core.targets.singularity}
     if sup.state in (SAFE, HELD) and sup.hold_q is not None:
         values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
     values.update(core.stats.summary())

@@ -58,6 +58,7 @@ def test_a_target_moves_the_reference_and_the_report_says_so():
     np.testing.assert_allclose(moved, [0.0, 0.03, 0.0], atol=2e-3)
     level, message, values = core.diagnostics(1.01)
     assert values['target'] == 'following' and values['reference'] == 'pose'
+    assert values['singularity'] == 'none'  # a target well inside the reach
     assert not [k for k, _ in _kinds(core) if k == EventKind.TARGET]
 
 

@@ -204,6 +204,9 @@ def test_every_refusal_and_clamp_is_named(targets_run):
     for words in ('following', 'clamped to the workspace box', 'not finite',
                   'base frame'):
         assert any(words in text for text in said), (words, said)
+    # beyond the reach the reference slows into the stretched singularity, and says so
+    near = {_values(s).get('singularity', '') for _, s in run['status']}
+    assert any(text.startswith('slowed near a singularity') for text in near), near
 
 
 def test_reachable_targets_are_reached_and_the_box_holds(targets_run):

@@ -92,6 +92,8 @@ public:
   // accelerations (n each). Allocates nothing.
   const double * advance(DhDynamics & dyn, double t) noexcept;
   const std::array<double, 3> & commanded_point() const noexcept {return p_c_;}
+  // The last step was slowed near a singularity (SIGMA_SLOW).
+  bool slowed() const noexcept {return slowed_;}
 
 private:
   void command(double * xd) noexcept;
@@ -101,7 +103,7 @@ private:
   std::size_t n_ = 0;
   double speed_ = 0.0, rotation_speed_ = 0.0, h_ = 0.001, t_ = 0.0, torque_rate_ = 0.0;
   long steps_ = 0;
-  bool started_ = false;
+  bool started_ = false, slowed_ = false;
   TipKinematics tip_;
   PoseTarget target_;
   std::array<double, 3> p_c_{};

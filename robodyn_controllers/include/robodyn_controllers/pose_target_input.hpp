@@ -56,6 +56,8 @@ public:
   }
   // What the last target did, for /diagnostics (a static text).
   const char * status() const noexcept;
+  // /diagnostics' singularity: "none", or the follower's last step slowed near one.
+  const char * singularity() const noexcept;
   // The subscription's reader of one message (public for the tests).
   void take(const geometry_msgs::msg::PoseStamped & msg) noexcept;
 
@@ -65,6 +67,7 @@ private:
   PoseFollower follower_;
   LatestSlot<PoseTarget> slot_;
   std::atomic<int> status_{NONE};
+  std::atomic<bool> slowed_{false};
   std::vector<double> last_chained_, zeros_;  // the chained positions of the last cycle
   bool have_chained_ = false;
   bool posing_ = false;  // targets own the reference (until a trajectory or activation)

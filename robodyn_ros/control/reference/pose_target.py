@@ -56,6 +56,9 @@ LEAD, ROTATION_LEAD = 0.05, 0.2
 #: into the singularity instead of crossing it at speed and swinging back through it (the
 #: least-squares direction flips there: the elbow oscillated at 2.5 Hz, +-1.1 rad/s).
 SIGMA_SLOW = 0.1
+#: What /diagnostics' ``singularity`` says while the follower is slowed near one (the same
+#: words on both paths).
+SLOWED = f"slowed near a singularity (J's smallest singular value below {SIGMA_SLOW:g})"
 #: Rate of the nullspace posture spring [1/s].
 POSTURE_RATE = 2.0
 #: How long the commanded pose takes to reach its speed from rest [s] (its acceleration:
@@ -183,6 +186,7 @@ class PoseFollower:
         self.inertia = inertia if np.isfinite(bounds.torque_rate) else None
         self.jerk = np.full(self.q.shape, np.inf)  # [rad/s^3] (_jerk_bound)
         self.steps = 0
+        self.slowed = False  # the last step was slowed near a singularity (SIGMA_SLOW)
         span = self.upper - self.lower
         self.posture = np.clip(self.q, self.lower + 0.2 * span, self.upper - 0.2 * span)
         _, rotation, point = frame.at(self.q)
@@ -248,7 +252,9 @@ class PoseFollower:
         _cap(correction[3:], self.bounds.rotation_speed)
         jjt = jac @ jac.T
         task = jac.T @ np.linalg.solve(jjt + MU * MU * np.eye(6), xd_c + correction)
-        task *= min(1.0, _smallest_singular_value(jjt) / SIGMA_SLOW)
+        sigma = _smallest_singular_value(jjt)
+        self.slowed = sigma < SIGMA_SLOW
+        task *= min(1.0, sigma / SIGMA_SLOW)
         rest = POSTURE_RATE * (self.posture - self.q)
         null = jac.T @ np.linalg.solve(jjt + NULL_MU * NULL_MU * np.eye(6), jac @ rest)
         wanted = task + rest - null
@@ -346,6 +352,16 @@ class PoseTargets:
         self.base_link = dyn.model.base_link
         self.base = dyn.model.dh_table('standard').base
         self.status = 'none'
+
+    @property
+    def singularity(self) -> str:
+        """What /diagnostics says of the follower and singularities: 'none', or that its
+        last step was slowed near one (the reference's tool Jacobian's smallest singular
+        value below SIGMA_SLOW)."""
+        follower = self.reference.generator
+        if isinstance(follower, PoseFollower) and follower.slowed:
+            return SLOWED
+        return 'none'
 
     def warm_up(self, q) -> None:
         """Load the follower's compiled kernels at ``q`` (before the first cycle: a first

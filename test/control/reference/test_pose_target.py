@@ -202,3 +202,4 @@ def test_a_target_beyond_the_reach_is_approached_without_swinging_through_the_si
     speeds = [np.max(np.abs(follower.advance((k + 1) * H)[1])) for k in range(6000)]
     assert max(speeds[:3000]) > 0.5  # it went for it
     assert max(speeds[4000:]) < 0.05, max(speeds[4000:])  # and came to rest
+    assert follower.slowed  # at the edge of the reach, where /diagnostics says so
