@@ -32,7 +32,7 @@ def _imports(paths):
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
                 found.add(node.module.split('.')[0])
     # the package itself and the test tree's own modules (helpers, fixtures shared by files)
-    local = {'robodyn_ros', 'launch_module', 'cases', 'harness'} | {
+    local = {'robodyn_ros', 'robodyn_testing', 'launch_module', 'cases', 'harness'} | {
         os.path.splitext(os.path.basename(p))[0]
         for p in glob.glob(os.path.join(ROOT, 'test', '**', '*.py'), recursive=True)}
     return {ROSDEP.get(m, m) for m in found

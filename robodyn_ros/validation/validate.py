@@ -95,8 +95,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  out_dir: str | None = None, plots: bool = True, progress: bool = False,
                  thresholds_file: str | None = None, settle_after_stall: float = 0.0,
                  contacts: ContactsSummary | None = None,
-                 max_torque_rate: float | None = None,
-                 recover: bool = False, task_space: tuple | None = None) -> ValidationReport:
+                 max_torque_rate: float | None = None, recover: bool = False,
+                 task_space: tuple | None = None) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -121,15 +121,14 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         recover: judge what is complete in a bag whose storage is damaged (the verdict
             says on how much of what its metadata lists); False: BagError.
         task_space: (task_space.TaskSpaceScan, max position RMS [mm], max orientation RMS
-            [mrad]): the tool pose against the bag's pose targets, into the report (over
-            either bound fails the run); None: not judged.
+            [mrad]): the tool against the bag's pose targets (over a bound fails); None.
         out_dir: default ``validation/<bag name>`` under the current directory: a bag
             archive may be read-only or shared, so nothing is written into the bag.
 
     Returns:
         The report (also written to report.json; keys in validation.report_schema).
     """
-    from .report import add_contacts, build_report, write_outputs
+    from .report import build_report, write_outputs
     thresholds = resolve_thresholds(max_rms, max_abs, thresholds_file)
     _check_options(settle_after_stall, max_torque_rate)
     with BagReader(bag_path) as bag:
@@ -144,15 +143,23 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
     report['start_time'] = None if start_ns is None else start_ns * 1e-9
     _add_recovery(report, bag.recovered)
     _judge_applied(report, result, max_torque_rate)
-    if contacts is not None:
-        add_contacts(report, contacts)
-    if task_space is not None:
-        from .task_space import add_task_space
-        add_task_space(report, *task_space)
+    _add_scans(report, contacts, task_space)
     if out_dir is None:
         out_dir = os.path.join('validation', os.path.basename(os.path.normpath(bag_path)))
     write_outputs(report, result, out_dir, plots)
     return report
+
+
+def _add_scans(report: ValidationReport, contacts: ContactsSummary | None,
+               task_space: tuple | None) -> None:
+    """The other passes over the bag, into ``report``: the collision observer's contacts
+    and the tool pose against the targets (each may fail the run)."""
+    if contacts is not None:
+        from .report import add_contacts
+        add_contacts(report, contacts)
+    if task_space is not None:
+        from .task_space import add_task_space
+        add_task_space(report, *task_space)
 
 
 def _said_rate_limit(diagnostics: list[dict[str, str]]) -> float | None:

@@ -14,7 +14,7 @@ from robodyn_ros.errors import BagError
 from robodyn_ros.io.bag_writer import BagWriter
 from robodyn_ros.io.cdr import encode_joint_state
 from robodyn_ros.model import load_robot
-from robodyn_ros.validation.task_space import SETTLE, TARGET_TOPIC, scan_task_space
+from robodyn_ros.validation.task_space import ARRIVAL, SETTLE, TARGET_TOPIC, scan_task_space
 
 MODEL = load_robot('panda', tip_link='panda_hand')
 STORE = get_typestore(Stores.ROS2_KILTED)
@@ -88,7 +88,9 @@ def _bag(path, short=0.0, clamped=False):
 def test_a_tool_on_its_targets_passes_and_the_transit_is_not_judged(tmp_path):
     scan = scan_task_space(_bag(tmp_path / 'on'), MODEL)
     assert scan.targets == 3 and scan.refused == 1 and scan.judged_targets == 3
-    assert abs(scan.samples - 3 * (400 - int(SETTLE * 100))) <= 3  # from SETTLE on
+    # from SETTLE after each target, and not the last ARRIVAL before the next one
+    judged = 3 * (400 - int(SETTLE * 100)) - 2 * int(ARRIVAL * 100)
+    assert abs(scan.samples - judged) <= 3
     assert np.all(scan.position_max < 1e-6) and np.all(scan.orientation_max < 1e-6)
 
 

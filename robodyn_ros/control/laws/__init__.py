@@ -29,6 +29,7 @@ from .gain_blend import GainBlend, checked_gains
 from .gravity import Gravity
 from .joint_impedance import JointImpedance
 from .law import Adaptation, Cartesian, JointLaw, LawConfig, LawInput
+from .operational_space import OperationalSpace
 from .passivity import Passivity
 
 __all__ = ['LAWS', 'MODES', 'PLUGIN_MODES', 'Adaptation', 'Cartesian', 'ControlLaw',
@@ -37,7 +38,7 @@ __all__ = ['LAWS', 'MODES', 'PLUGIN_MODES', 'Adaptation', 'Cartesian', 'ControlL
 #: Every law by its mode name, in the order the options are listed.
 LAWS: dict[str, JointLaw] = {law.name: law for law in (
     ComputedTorque(), Feedforward(), Gravity(), JointImpedance(), Passivity(), Adaptive(),
-    CartesianImpedance())}
+    CartesianImpedance(), OperationalSpace())}
 MODES = tuple(LAWS)
 #: The laws the C++ controller has too (joint_laws.cpp; its parameter YAML's one_of).
 PLUGIN_MODES = tuple(m for m in MODES if 'plugin' in LAWS[m].paths)

@@ -1,0 +1,94 @@
+"""operational_space: the tool's acceleration commanded through the task-space inertia, a
+unit-mass spring and damper on its pose error, the arm's Coriolis and gravity torques
+cancelled, and a posture torque in the dynamically consistent nullspace (Khatib 1987),
+
+    tau = J^T Lambda (a_r + D_x (J_r qd_c - J qd) + K_x e_x - Jdot qd) + C(q, qd) qd + g(q)
+          + (1 - J^T Lambda J M^-1) (Kp (q_r - q) + Kd (qd_c - qd)) [+ tau_f(qd)],
+
+all in DH frame 0: J (6, n) the tip's geometric Jacobian at q and J_r at q_r (seed 000
+eqs. 23-24; dynamics/recursive/tip_frame.py), Jdot qd the velocity product of the tip's
+acceleration (dynamics/tool_point.py, rotated from base_link), a_r = J_r qdd_r + Jdot_r qd_c
+the reference's tool acceleration (at qd_c, the instant the measurement stands for:
+laws/law.py), e_x = [p_r - p; theta u] as in cartesian_impedance (the rotation vector of
+R_r R^T), D_x,i = 2 zeta sqrt(K_x,i) [1/s] (a unit mass: the error
+obeys e'' + D_x e' + K_x e = 0 whatever the configuration), Lambda = (J M^-1 J^T +
+DAMPING 1)^-1 the task-space inertia (seed 000's M), damped so that near a singularity it
+stays bounded (the supervisor's clamp bounds the torque there in any case), C qd + g the
+recursion at zero acceleration (seed 000 eq. 29).
+
+Why: where cartesian_impedance's spring gives the tool K_x^-1 F and a response that
+depends on the arm's inertia there, this law makes the tool respond the same way
+everywhere (a unit mass), and its nullspace torque never accelerates the tool (J M^-1
+N^T = 0): the posture moves the elbow without disturbing the tool.
+
+The node path only: the C++ controller has no operational_space (``paths``).
+"""
+
+import numpy as np
+
+from .cartesian_impedance import _TipFrame
+from .law import Cartesian, JointLaw, LawConfig, LawInput
+
+__all__ = ['DAMPING', 'OperationalSpace']
+
+#: Added to J M^-1 J^T's diagonal before its inverse [1/kg, 1/(kg m^2)]: Lambda stays below
+#: 1 / DAMPING (1e4 kg) where J loses a direction; at the Panda's home it changes the
+#: commanded acceleration by 0.05 % (test/control/test_operational_space.py).
+DAMPING = 1e-4
+
+
+class OperationalSpace(JointLaw):
+    name = 'operational_space'
+    paths = ('node',)
+    gains = ('kp = the posture stiffness [N m/rad], kd = its damping [N m s/rad] (the '
+             'dynamically consistent nullspace); the tool spring: cartesian.* (a unit mass)')
+    equation = ('J^T Lambda (a_r + D_x e_x_dot + K_x e_x - Jdot qd) + C(q, qd) qd + g(q) + '
+                '(1 - J^T Lambda J M^-1) (Kp e + Kd e_dot) [+ tau_f(qd)]')
+
+    def __init__(self, frame=None, base=None):
+        self.frame = frame  # None: the registry's entry (fresh builds the real one)
+        self.base = base  # DH frame 0's axes in base_link (3, 3)
+
+    def fresh(self, dyn, config: LawConfig) -> 'OperationalSpace':
+        law = OperationalSpace(_TipFrame(dyn), dyn.model.dh_table('standard').base[:3, :3])
+        q = dyn.model.mid_range
+        zero = np.zeros(dyn.n)
+        law.torque(dyn, config, LawInput(q, zero, q, zero, zero, zero))  # compiled now
+        return law
+
+    def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
+        if self.frame is None:
+            raise RuntimeError('the registry entry of operational_space runs no cycle: use '
+                               'fresh()')
+        from .cartesian_kernel import rotation_vector_into
+        spring: Cartesian = config.cartesian
+        j_r, r_r, p_r = (a.copy() for a in self.frame.at(x.q_r))
+        # the reference's tool acceleration at the instant the measurement stands for
+        a_r = j_r @ x.qdd_r + _bias(dyn, self.base, x.q_r, x.qd_c)
+        xd_r = j_r @ x.qd_c
+        j, r, p = (a.copy() for a in self.frame.at(x.q))
+        e_x = np.empty(6)
+        e_x[:3] = p_r - p
+        rotation_vector_into(np.ascontiguousarray(r_r @ r.T), e_x[3:])
+        k_x = self.frame.stiffness(spring)
+        d_x = 2.0 * float(spring.damping_ratio) * np.sqrt(k_x)
+        wanted = a_r + d_x * (xd_r - j @ x.qd) + k_x * e_x - _bias(dyn, self.base, x.q, x.qd)
+        mass = dyn.mass_matrix(x.q)
+        minv_jt = np.linalg.solve(mass, j.T)
+        inertia = np.linalg.inv(j @ minv_jt + DAMPING * np.eye(6))
+        posture = self.pd(config, x)
+        tau = dyn.inverse_dynamics(x.q, x.qd, np.zeros(dyn.n))
+        tau = self.gravity_dropped(dyn, config, x.q, tau)
+        if config.include_friction:
+            tau += dyn.friction_torque(x.qd)
+        # N^T posture = posture - J^T Lambda J M^-1 posture (M^-1 J^T's transpose is J M^-1)
+        tau += j.T @ (inertia @ (wanted - minv_jt.T @ posture)) + posture
+        return tau
+
+
+def _bias(dyn, base: np.ndarray, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+    """Jdot qd (6,) of the tip in DH frame 0 [m/s^2, rad/s^2]: tool_point.py's, in
+    base_link, turned into frame 0 by ``base`` (frame 0's axes in base_link)."""
+    from ...dynamics.tool_point import tool_point_motion
+    bias = tool_point_motion(dyn.model, q, qd).bias
+    return np.concatenate([base.T @ bias[:3], base.T @ bias[3:]])
