@@ -7,8 +7,8 @@ cancelled, and a posture torque in the dynamically consistent nullspace (Khatib 
 
 all in DH frame 0: J (6, n) the tip's geometric Jacobian at q and J_r at q_r (seed 000
 eqs. 23-24; dynamics/recursive/tip_frame.py), Jdot qd the velocity product of the tip's
-acceleration (dynamics/tool_point.py, rotated from base_link), a_r = J_r qdd_r + Jdot_r qd_c
-the reference's tool acceleration (at qd_c, the instant the measurement stands for:
+acceleration (the derivative of J along qd: OperationalSpace._bias), a_r = J_r qdd_r +
+Jdot_r qd_c the reference's tool acceleration (at qd_c, the instant the measurement stands for:
 laws/law.py), e_x = [p_r - p; theta u] as in cartesian_impedance (the rotation vector of
 R_r R^T), D_x,i = 2 zeta sqrt(K_x,i) [1/s] (a unit mass: the error
 obeys e'' + D_x e' + K_x e = 0 whatever the configuration), Lambda = (J M^-1 J^T +
@@ -35,6 +35,9 @@ __all__ = ['DAMPING', 'OperationalSpace']
 #: 1 / DAMPING (1e4 kg) where J loses a direction; at the Panda's home it changes the
 #: commanded acceleration by 0.05 % (test/control/test_operational_space.py).
 DAMPING = 1e-4
+#: The joint step of the central difference that gives Jdot qd [rad] (its error is of the
+#: order of the step squared; rounding, of 1e-16 over it).
+BIAS_STEP = 1e-4
 
 
 class OperationalSpace(JointLaw):
@@ -45,16 +48,28 @@ class OperationalSpace(JointLaw):
     equation = ('J^T Lambda (a_r + D_x e_x_dot + K_x e_x - Jdot qd) + C(q, qd) qd + g(q) + '
                 '(1 - J^T Lambda J M^-1) (Kp e + Kd e_dot) [+ tau_f(qd)]')
 
-    def __init__(self, frame=None, base=None):
+    def __init__(self, frame=None):
         self.frame = frame  # None: the registry's entry (fresh builds the real one)
-        self.base = base  # DH frame 0's axes in base_link (3, 3)
 
     def fresh(self, dyn, config: LawConfig) -> 'OperationalSpace':
-        law = OperationalSpace(_TipFrame(dyn), dyn.model.dh_table('standard').base[:3, :3])
+        law = OperationalSpace(_TipFrame(dyn))
         q = dyn.model.mid_range
         zero = np.zeros(dyn.n)
         law.torque(dyn, config, LawInput(q, zero, q, zero, zero, zero))  # compiled now
         return law
+
+    def _bias(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
+        """Jdot qd (6,) of the tip in DH frame 0 [m/s^2, rad/s^2]: the derivative of J
+        along qd by a central difference of the compiled tip Jacobian (two calls, a few
+        microseconds: tool_point.py's exact recursion, in numpy, cost 0.7 ms a cycle), to
+        1e-7 of it (test/control/test_operational_space.py)."""
+        speed = float(np.max(np.abs(qd)))
+        if speed == 0.0:
+            return np.zeros(6)
+        eps = BIAS_STEP / speed  # [s]: a step of BIAS_STEP rad on the fastest joint
+        ahead = self.frame.at(q + eps * qd)[0] @ qd
+        behind = self.frame.at(q - eps * qd)[0] @ qd
+        return (ahead - behind) / (2.0 * eps)
 
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
         if self.frame is None:
@@ -64,7 +79,7 @@ class OperationalSpace(JointLaw):
         spring: Cartesian = config.cartesian
         j_r, r_r, p_r = (a.copy() for a in self.frame.at(x.q_r))
         # the reference's tool acceleration at the instant the measurement stands for
-        a_r = j_r @ x.qdd_r + _bias(dyn, self.base, x.q_r, x.qd_c)
+        a_r = j_r @ x.qdd_r + self._bias(x.q_r, x.qd_c)
         xd_r = j_r @ x.qd_c
         j, r, p = (a.copy() for a in self.frame.at(x.q))
         e_x = np.empty(6)
@@ -72,7 +87,7 @@ class OperationalSpace(JointLaw):
         rotation_vector_into(np.ascontiguousarray(r_r @ r.T), e_x[3:])
         k_x = self.frame.stiffness(spring)
         d_x = 2.0 * float(spring.damping_ratio) * np.sqrt(k_x)
-        wanted = a_r + d_x * (xd_r - j @ x.qd) + k_x * e_x - _bias(dyn, self.base, x.q, x.qd)
+        wanted = a_r + d_x * (xd_r - j @ x.qd) + k_x * e_x - self._bias(x.q, x.qd)
         mass = dyn.mass_matrix(x.q)
         minv_jt = np.linalg.solve(mass, j.T)
         inertia = np.linalg.inv(j @ minv_jt + DAMPING * np.eye(6))
@@ -84,11 +99,3 @@ class OperationalSpace(JointLaw):
         # N^T posture = posture - J^T Lambda J M^-1 posture (M^-1 J^T's transpose is J M^-1)
         tau += j.T @ (inertia @ (wanted - minv_jt.T @ posture)) + posture
         return tau
-
-
-def _bias(dyn, base: np.ndarray, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-    """Jdot qd (6,) of the tip in DH frame 0 [m/s^2, rad/s^2]: tool_point.py's, in
-    base_link, turned into frame 0 by ``base`` (frame 0's axes in base_link)."""
-    from ...dynamics.tool_point import tool_point_motion
-    bias = tool_point_motion(dyn.model, q, qd).bias
-    return np.concatenate([base.T @ bias[:3], base.T @ bias[3:]])
