@@ -228,8 +228,8 @@ void approach(const double * error, double * velocity, double speed, double h) n
   for (int k = 0; k < 3; ++k) {velocity[k] += change[k] * scale;}
 }
 
-// J's smallest singular value (J: 6 x n row-major): the square root of J J^T's smallest
-// eigenvalue, by cyclic Jacobi rotations of that 6 x 6 matrix (pose_target.py: eigvalsh).
+// The smallest of J's min(6, n) singular values (J: 6 x n row-major): from J J^T's
+// eigenvalues, by cyclic Jacobi rotations of that 6 x 6 matrix (pose_target.py: eigvalsh).
 double smallest_singular_value(const double * j, std::size_t n) noexcept
 {
   double a[6][6];
@@ -266,9 +266,13 @@ double smallest_singular_value(const double * j, std::size_t n) noexcept
       }
     }
   }
-  double least = a[0][0];
-  for (int p = 1; p < 6; ++p) {least = std::min(least, a[p][p]);}
-  return std::sqrt(std::max(least, 0.0));
+  // the eigenvalues ascending; an arm of fewer than six joints has 6 - n zero ones by its
+  // structure, not by a singularity: the smallest of the other min(6, n)
+  double values[6];
+  for (int p = 0; p < 6; ++p) {values[p] = a[p][p];}
+  std::sort(values, values + 6);
+  const std::size_t skip = 6 - std::min<std::size_t>(6, n);
+  return std::sqrt(std::max(values[skip], 0.0));
 }
 
 // Scale `v` (3, in place) to a norm of at most `size`.

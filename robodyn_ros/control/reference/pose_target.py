@@ -252,7 +252,7 @@ class PoseFollower:
         _cap(correction[3:], self.bounds.rotation_speed)
         jjt = jac @ jac.T
         task = jac.T @ np.linalg.solve(jjt + MU * MU * np.eye(6), xd_c + correction)
-        sigma = _smallest_singular_value(jjt)
+        sigma = _smallest_singular_value(jjt, len(self.q))
         self.slowed = sigma < SIGMA_SLOW
         task *= min(1.0, sigma / SIGMA_SLOW)
         rest = POSTURE_RATE * (self.posture - self.q)
@@ -295,9 +295,12 @@ class PoseFollower:
             self.jerk = JERK_SHARE * self.bounds.torque_rate / diagonal
 
 
-def _smallest_singular_value(jjt: np.ndarray) -> float:
-    """J's smallest singular value from J J^T (6, 6): the root of its least eigenvalue."""
-    return float(np.sqrt(max(float(np.linalg.eigvalsh(jjt)[0]), 0.0)))
+def _smallest_singular_value(jjt: np.ndarray, n: int) -> float:
+    """The smallest of J's min(6, n) singular values from J J^T (6, 6): the root of its
+    eigenvalue 6 - min(6, n) in ascending order (an arm of fewer than six joints has
+    6 - n zero eigenvalues by its structure, not by a singularity)."""
+    least = float(np.linalg.eigvalsh(jjt)[6 - min(6, n)])
+    return float(np.sqrt(max(least, 0.0)))
 
 
 def _cap(vector: np.ndarray, size: float) -> None:

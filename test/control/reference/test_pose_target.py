@@ -11,6 +11,7 @@ from scipy.spatial.transform import Rotation
 
 from robodyn_ros.control.reference.pose_target import (
     PoseFollower,
+    PoseTarget,
     TargetBounds,
     pose_target,
     workspace_box,
@@ -203,3 +204,20 @@ def test_a_target_beyond_the_reach_is_approached_without_swinging_through_the_si
     assert max(speeds[:3000]) > 0.5  # it went for it
     assert max(speeds[4000:]) < 0.05, max(speeds[4000:])  # and came to rest
     assert follower.slowed  # at the edge of the reach, where /diagnostics says so
+
+
+def test_an_arm_of_fewer_than_six_joints_follows_too():
+    """A three-joint arm's J J^T has three zero eigenvalues by its structure: the slow-down
+    near a singularity looks at its three others, so the reference still moves."""
+    model = load_robot('three_link')
+    dyn = RigidBodyDynamics(model)
+    frame = TipFrame(dyn)
+    q0 = model.mid_range + 0.2
+    follower = PoseFollower(frame, q0, np.zeros(model.n), model.lower, model.upper,
+                            np.full(model.n, 1.0), np.full(model.n, 5.0),
+                            TargetBounds(0.25, 1.0, (-5.0,) * 3 + (5.0,) * 3), H)
+    _, r0, p0 = (a.copy() for a in frame.at(q0))
+    follower.aim(PoseTarget(p0 + np.array([0.0, 0.0, -0.05]), r0, False))
+    for k in range(2000):
+        follower.advance((k + 1) * H)
+    assert np.abs(follower.q - q0).max() > 0.01 and not follower.slowed
