@@ -61,7 +61,7 @@ class OperationalSpace(JointLaw):
     def _bias(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """Jdot qd (6,) of the tip in DH frame 0 [m/s^2, rad/s^2]: the derivative of J
         along qd by a central difference of the compiled tip Jacobian (two calls, a few
-        microseconds: tool_point.py's exact recursion, in numpy, cost 0.7 ms a cycle), to
+        microseconds: tool_point.py's exact recursion, in numpy, cost 0.7 ms a call), to
         1e-7 of it (test/control/test_operational_space.py)."""
         speed = float(np.max(np.abs(qd)))
         if speed == 0.0:
