@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "robodyn_controllers/symmetric_eigen.hpp"
+
 namespace robodyn_controllers
 {
 namespace
@@ -60,46 +62,6 @@ void add_linear(const Vec & wd, const Vec & a, double * f, double * n) noexcept
   }
 }
 
-// Eigen-decomposition of a symmetric 4 x 4 (cyclic Jacobi): a becomes diagonal (its
-// eigenvalues), v the eigenvectors in columns. Allocates nothing.
-void jacobi(double a[4][4], double v[4][4]) noexcept
-{
-  for (int r = 0; r < 4; ++r) {
-    for (int c = 0; c < 4; ++c) {v[r][c] = r == c ? 1.0 : 0.0;}
-  }
-  for (int sweep = 0; sweep < 50; ++sweep) {
-    double off = 0.0, all = 0.0;
-    for (int r = 0; r < 4; ++r) {
-      for (int c = 0; c < 4; ++c) {
-        all += a[r][c] * a[r][c];
-        if (r != c) {off += a[r][c] * a[r][c];}
-      }
-    }
-    if (!(off > 1e-36 * all)) {return;}  // also ends on a NaN
-    for (int p = 0; p < 3; ++p) {
-      for (int q = p + 1; q < 4; ++q) {
-        if (a[p][q] == 0.0) {continue;}
-        const double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-        const double t = (theta >= 0.0 ? 1.0 : -1.0) /
-          (std::abs(theta) + std::sqrt(theta * theta + 1.0));
-        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
-        for (int k = 0; k < 4; ++k) {
-          const double kp = a[k][p], kq = a[k][q];
-          a[k][p] = c * kp - s * kq;
-          a[k][q] = s * kp + c * kq;
-        }
-        for (int k = 0; k < 4; ++k) {
-          const double pk = a[p][k], qk = a[q][k];
-          a[p][k] = c * pk - s * qk;
-          a[q][k] = s * pk + c * qk;
-          const double vp = v[k][p], vq = v[k][q];
-          v[k][p] = c * vp - s * vq;
-          v[k][q] = s * vp + c * vq;
-        }
-      }
-    }
-  }
-}
 }  // namespace
 
 void PayloadRegressor::configure(
@@ -202,7 +164,7 @@ void PayloadEstimate::project(std::array<double, 10> & pi, double mass_max) noex
     {pi[1], pi[2], pi[3], pi[0]}};
   double d[4][4], v[4][4];
   std::copy(&j[0][0], &j[0][0] + 16, &d[0][0]);
-  jacobi(d, v);
+  symmetric_eigen(d, v);
   const double smallest = std::min({d[0][0], d[1][1], d[2][2], d[3][3]});
   if (smallest < EPS) {
     for (int r = 0; r < 4; ++r) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "robodyn_controllers/symmetric_eigen.hpp"
 #include "robodyn_controllers/task_space.hpp"
 
 namespace robodyn_controllers
@@ -229,7 +230,7 @@ void approach(const double * error, double * velocity, double speed, double h) n
 }
 
 // The smallest of J's min(6, n) singular values (J: 6 x n row-major): from J J^T's
-// eigenvalues, by cyclic Jacobi rotations of that 6 x 6 matrix (pose_target.py: eigvalsh).
+// eigenvalues (symmetric_eigen.hpp; pose_target.py: eigvalsh).
 double smallest_singular_value(const double * j, std::size_t n) noexcept
 {
   double a[6][6];
@@ -239,33 +240,7 @@ double smallest_singular_value(const double * j, std::size_t n) noexcept
       for (std::size_t i = 0; i < n; ++i) {a[r][c] += j[r * n + i] * j[c * n + i];}
     }
   }
-  for (int sweep = 0; sweep < 50; ++sweep) {
-    double off = 0.0, diag = 0.0;
-    for (int p = 0; p < 6; ++p) {
-      diag += a[p][p] * a[p][p];
-      for (int q = p + 1; q < 6; ++q) {off += a[p][q] * a[p][q];}
-    }
-    if (off <= 1e-32 * diag) {break;}
-    for (int p = 0; p < 5; ++p) {
-      for (int q = p + 1; q < 6; ++q) {
-        if (a[p][q] == 0.0) {continue;}
-        const double theta = (a[q][q] - a[p][p]) / (2.0 * a[p][q]);
-        const double t = (theta >= 0.0 ? 1.0 : -1.0) /
-          (std::abs(theta) + std::sqrt(theta * theta + 1.0));
-        const double c = 1.0 / std::sqrt(t * t + 1.0), s = t * c;
-        for (int k = 0; k < 6; ++k) {  // A := A G (columns p, q), then G^T A (rows)
-          const double akp = a[k][p], akq = a[k][q];
-          a[k][p] = c * akp - s * akq;
-          a[k][q] = s * akp + c * akq;
-        }
-        for (int k = 0; k < 6; ++k) {
-          const double apk = a[p][k], aqk = a[q][k];
-          a[p][k] = c * apk - s * aqk;
-          a[q][k] = s * apk + c * aqk;
-        }
-      }
-    }
-  }
+  symmetric_eigen(a);
   // the eigenvalues ascending; an arm of fewer than six joints has 6 - n zero ones by its
   // structure, not by a singularity: the smallest of the other min(6, n)
   double values[6];

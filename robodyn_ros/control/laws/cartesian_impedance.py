@@ -27,7 +27,7 @@ import numpy as np
 
 from .law import Cartesian, JointLaw, LawConfig, LawInput
 
-__all__ = ['CartesianImpedance', 'rotation_vector']
+__all__ = ['CartesianImpedance', 'TipFrameLaw', 'rotation_vector']
 
 #: Damping of the task-space inverses [m, rad]: below it a direction of J counts as lost.
 MU = 1e-3
@@ -42,28 +42,37 @@ def rotation_vector(r: np.ndarray) -> np.ndarray:
     return out
 
 
-class CartesianImpedance(JointLaw):
+class TipFrameLaw(JointLaw):
+    """A law on the tip frame (the task-space laws): the registry's entry holds none, and
+    :meth:`fresh` builds the one a controller uses, with its compiled kernels loaded."""
+
+    def __init__(self, frame=None):
+        self.frame = frame  # None: the registry's entry (fresh builds the real one)
+
+    def fresh(self, dyn, config: LawConfig) -> 'TipFrameLaw':
+        law = type(self)(_TipFrame(dyn))
+        q = dyn.model.mid_range
+        zero = np.zeros(dyn.n)
+        law.torque(dyn, config, LawInput(q, zero, q, zero, zero, zero))  # compiled now
+        return law
+
+    def tip_frame(self) -> '_TipFrame':
+        """The law's tip frame; RuntimeError on the registry's entry."""
+        if self.frame is None:
+            raise RuntimeError(f'the registry entry of {self.name} runs no cycle: use '
+                               'fresh()')
+        return self.frame
+
+
+class CartesianImpedance(TipFrameLaw):
     name = 'cartesian_impedance'
     gains = ('kp = the posture stiffness [N m/rad], kd = its damping [N m s/rad] (nullspace); '
              'the tool spring: cartesian.*')
     equation = ('J^T (K_x e_x + D_x (J_r qd_c - J qd)) + C(q, qd) qd + g(q) + N (Kp e + Kd '
                 'e_dot) [+ tau_f(qd)]')
 
-    def __init__(self, frame=None):
-        self.frame = frame  # None: the registry's entry (fresh builds the real one)
-
-    def fresh(self, dyn, config: LawConfig) -> 'CartesianImpedance':
-        law = CartesianImpedance(_TipFrame(dyn))
-        q = dyn.model.mid_range
-        zero = np.zeros(dyn.n)
-        law.torque(dyn, config, LawInput(q, zero, q, zero, zero, zero))  # compiled now
-        return law
-
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
-        frame = self.frame
-        if frame is None:
-            raise RuntimeError('the registry entry of cartesian_impedance runs no cycle: use '
-                               'fresh()')
+        frame = self.tip_frame()
         from .cartesian_kernel import rotation_vector_into, task_torque_into
         spring: Cartesian = config.cartesian
         j_r, r_r, p_r = frame.at(x.q_r)

@@ -26,8 +26,8 @@ The node path only: the C++ controller has no operational_space (``paths``).
 
 import numpy as np
 
-from .cartesian_impedance import _TipFrame
-from .law import Cartesian, JointLaw, LawConfig, LawInput
+from .cartesian_impedance import TipFrameLaw
+from .law import Cartesian, LawConfig, LawInput
 
 __all__ = ['DAMPING', 'OperationalSpace']
 
@@ -40,23 +40,13 @@ DAMPING = 1e-4
 BIAS_STEP = 1e-4
 
 
-class OperationalSpace(JointLaw):
+class OperationalSpace(TipFrameLaw):
     name = 'operational_space'
     paths = ('node',)
     gains = ('kp = the posture stiffness [N m/rad], kd = its damping [N m s/rad] (the '
              'dynamically consistent nullspace); the tool spring: cartesian.* (a unit mass)')
     equation = ('J^T Lambda (a_r + D_x e_x_dot + K_x e_x - Jdot qd) + C(q, qd) qd + g(q) + '
                 '(1 - J^T Lambda J M^-1) (Kp e + Kd e_dot) [+ tau_f(qd)]')
-
-    def __init__(self, frame=None):
-        self.frame = frame  # None: the registry's entry (fresh builds the real one)
-
-    def fresh(self, dyn, config: LawConfig) -> 'OperationalSpace':
-        law = OperationalSpace(_TipFrame(dyn))
-        q = dyn.model.mid_range
-        zero = np.zeros(dyn.n)
-        law.torque(dyn, config, LawInput(q, zero, q, zero, zero, zero))  # compiled now
-        return law
 
     def _bias(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
         """Jdot qd (6,) of the tip in DH frame 0 [m/s^2, rad/s^2]: the derivative of J
@@ -72,20 +62,18 @@ class OperationalSpace(JointLaw):
         return (ahead - behind) / (2.0 * eps)
 
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
-        if self.frame is None:
-            raise RuntimeError('the registry entry of operational_space runs no cycle: use '
-                               'fresh()')
+        frame = self.tip_frame()
         from .cartesian_kernel import rotation_vector_into
         spring: Cartesian = config.cartesian
-        j_r, r_r, p_r = (a.copy() for a in self.frame.at(x.q_r))
+        j_r, r_r, p_r = (a.copy() for a in frame.at(x.q_r))
         # the reference's tool acceleration at the instant the measurement stands for
         a_r = j_r @ x.qdd_r + self._bias(x.q_r, x.qd_c)
         xd_r = j_r @ x.qd_c
-        j, r, p = (a.copy() for a in self.frame.at(x.q))
+        j, r, p = (a.copy() for a in frame.at(x.q))
         e_x = np.empty(6)
         e_x[:3] = p_r - p
         rotation_vector_into(np.ascontiguousarray(r_r @ r.T), e_x[3:])
-        k_x = self.frame.stiffness(spring)
+        k_x = frame.stiffness(spring)
         d_x = 2.0 * float(spring.damping_ratio) * np.sqrt(k_x)
         wanted = a_r + d_x * (xd_r - j @ x.qd) + k_x * e_x - self._bias(x.q, x.qd)
         mass = dyn.mass_matrix(x.q)
