@@ -80,7 +80,7 @@ def _validate_one(args):
                           thresholds_file=args.thresholds,
                           settle_after_stall=args.settle_after_stall, contacts=contacts,
                           max_torque_rate=args.max_torque_rate, recover=args.recover,
-                          task_space=_task_space(args, model))
+                          **_task_space(args, model))
     print_summary(report)
     if contacts is not None:
         expected = ' (--allow-contacts: expected)' if contacts['count'] and \
@@ -90,18 +90,29 @@ def _validate_one(args):
     return 0 if report['passed'] else 1
 
 
-def _task_space(args, model):
-    """(scan, mm, mrad) for validate_bag with --task-space, else None."""
+def _task_space(args, model) -> dict:
+    """validate_bag's task_space (the pose targets' scan, when the bag has targets) and
+    tool_tracking (the reference's tool) with --task-space, each (scan, mm, mrad)."""
     if not getattr(args, 'task_space', False):
-        return None
+        return {}
     if model is None:
         raise ConfigError("--task-space needs --robot: the tool pose is the model's FK")
     limits = (args.max_position_error, args.max_orientation_error)
     if not all(np.isfinite(v) and v > 0 for v in limits):
         raise ConfigError(f'--max-position-error {limits[0]:g}, --max-orientation-error '
                           f'{limits[1]:g}: each must be a positive number [mm, mrad]')
-    from .validation.task_space import scan_task_space
-    return scan_task_space(args.bag, model, args.state_topic), *limits
+    from .io.bag_reader import BagReader
+    from .validation.task_space import TARGET_TOPIC, scan_task_space
+    from .validation.tool_tracking import scan_tool_tracking
+    from .validation.validate import choose_reference
+    with BagReader(args.bag) as bag:
+        topics = dict(bag.topics)
+    reference = args.reference_topic or choose_reference(topics, args.state_topic)
+    tracking = scan_tool_tracking(args.bag, model, args.state_topic, reference)
+    scans: dict[str, tuple] = {'tool_tracking': (tracking, *limits)}
+    if TARGET_TOPIC in topics:
+        scans['task_space'] = (scan_task_space(args.bag, model, args.state_topic), *limits)
+    return scans
 
 
 def _contacts(args):

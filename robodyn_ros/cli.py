@@ -163,8 +163,11 @@ def _demo_parser(sub):
                    help='jtc_feedforward: a JTC-like PD in the sim tracks the dense '
                         "trajectory with and without robodyn's effort feed-forward "
                         '(no DDS; Panda only)')
-    p.add_argument('--reference', choices=('sum_of_sines', 'one_minus_cos', 'hold'),
-                   default='sum_of_sines')
+    p.add_argument('--reference', choices=('sum_of_sines', 'one_minus_cos', 'hold', 'circle'),
+                   default='sum_of_sines',
+                   help='circle: the tool draws a circle of 0.1 m radius at 0.5 Hz in the base '
+                        "link's y-z plane (a joint trajectory; 4 turns, 8 s from 0.5 s); the "
+                        "run is judged on the tool's error to the reference's tool too")
     p.add_argument('--duration', type=_seconds, default=10.0, help='[s] of simulated time')
     p.add_argument('--rate', type=float, default=1000.0, help='controller rate [Hz]')
     p.add_argument('--out', default=None, help='output directory (bag, report, plots; '
@@ -233,9 +236,10 @@ def _validate_parser(sub):
     p.add_argument('--allow-contacts', action='store_true',
                    help='with --collision: contacts are expected, listed, not a failure')
     p.add_argument('--task-space', action='store_true',
-                   help='the tool pose against the pose targets in the bag (needs --robot): '
-                        'position [mm] and orientation [mrad] per axis once each target had '
-                        'time to be reached')
+                   help="the tool pose against the reference's tool pose, state by state, "
+                        'and against the pose targets in the bag once each had time to be '
+                        'reached (needs --robot): position [mm] and orientation [mrad] per '
+                        'axis')
     p.add_argument('--max-position-error', type=float, default=1.0, metavar='MM',
                    help='with --task-space: the largest per-axis position RMS [mm] passed')
     p.add_argument('--max-orientation-error', type=float, default=10.0, metavar='MRAD',

@@ -107,41 +107,78 @@ Eigen::VectorXd pinocchio_payload(
   return jacobian.transpose() * (phi * params);
 }
 
-// cartesian_impedance with Pinocchio's parts (CRISP's calls): the tip (DH frame n, `tip`
-// from the last joint) and its Jacobian from forwardKinematics and computeJointJacobians
-// (the joint's LOCAL_WORLD_ALIGNED Jacobian moved to the tip point), computeMinverse,
-// log3 of R_r R^T, nonLinearEffects; the spring's defaults (joint_laws.hpp: LawSettings).
+// The tip (DH frame n, `tip` from the last joint) at `at` and its Jacobian from
+// computeJointJacobians (the joint's LOCAL_WORLD_ALIGNED Jacobian moved to the tip point).
+SE3 pinocchio_tip(
+  const pinocchio::Model & model, pinocchio::Data & data, const Eigen::VectorXd & at,
+  const SE3 & tip, Eigen::MatrixXd & j)
+{
+  const auto n = at.size();
+  const auto last = static_cast<pinocchio::JointIndex>(model.njoints - 1);
+  pinocchio::computeJointJacobians(model, data, at);  // also the placements at `at`
+  pinocchio::Data::Matrix6x joint = pinocchio::Data::Matrix6x::Zero(6, n);
+  pinocchio::getJointJacobian(model, data, last, pinocchio::LOCAL_WORLD_ALIGNED, joint);
+  const SE3 pose = data.oMi[last] * tip;
+  const Eigen::Vector3d arm = pose.translation() - data.oMi[last].translation();
+  j = joint;
+  for (Eigen::Index c = 0; c < n; ++c) {
+    j.block<3, 1>(0, c) += joint.block<3, 1>(3, c).cross(arm);
+  }
+  return pose;
+}
+
+// Jdot qd of the tip at `at`, world axes: forwardKinematics at qd and zero acceleration,
+// the tip's spatial acceleration made classical (+ w x v), rotated to the world.
+Eigen::Matrix<double, 6, 1> pinocchio_bias(
+  const pinocchio::Model & model, pinocchio::Data & data, const Eigen::VectorXd & at,
+  const Eigen::VectorXd & qd, const SE3 & tip)
+{
+  const auto last = static_cast<pinocchio::JointIndex>(model.njoints - 1);
+  pinocchio::forwardKinematics(model, data, at, qd, Eigen::VectorXd::Zero(at.size()));
+  const pinocchio::Motion v = tip.actInv(data.v[last]), a = tip.actInv(data.a[last]);
+  const Eigen::Matrix3d r = (data.oMi[last] * tip).rotation();
+  Eigen::Matrix<double, 6, 1> out;
+  out.head<3>() = r * (a.linear() + v.angular().cross(v.linear()));
+  out.tail<3>() = r * a.angular();
+  return out;
+}
+
+// e_x = [p_r - p; log3(R_r R^T)] of two tip poses.
+Eigen::Matrix<double, 6, 1> pose_error(const SE3 & target, const SE3 & pose)
+{
+  Eigen::Matrix<double, 6, 1> e;
+  e.head<3>() = target.translation() - pose.translation();
+  e.tail<3>() =
+    pinocchio::log3(Eigen::Matrix3d(target.rotation() * pose.rotation().transpose()));
+  return e;
+}
+
+// M(q)^-1 from computeMinverse (its upper triangle), made symmetric.
+Eigen::MatrixXd pinocchio_minverse(
+  const pinocchio::Model & model, pinocchio::Data & data, const Eigen::VectorXd & q)
+{
+  Eigen::MatrixXd minv = pinocchio::computeMinverse(model, data, q);
+  minv.triangularView<Eigen::StrictlyLower>() =
+    minv.transpose().triangularView<Eigen::StrictlyLower>();
+  return minv;
+}
+
+// cartesian_impedance with Pinocchio's parts (CRISP's calls): the tip and its Jacobian
+// (pinocchio_tip), computeMinverse, log3 of R_r R^T, nonLinearEffects; the spring's
+// defaults (joint_laws.hpp: LawSettings).
 Eigen::VectorXd pinocchio_cartesian(
   const pinocchio::Model & model, pinocchio::Data & data, const Eigen::VectorXd & q,
   const Eigen::VectorXd & qd, const Eigen::VectorXd & qr, const Eigen::VectorXd & qdr,
   const Eigen::VectorXd & posture, const SE3 & tip)
 {
   const auto n = q.size();
-  const auto last = static_cast<pinocchio::JointIndex>(model.njoints - 1);
   const robodyn_controllers::LawSettings spring;
   const double mu = 1e-3;
-  auto frame = [&](const Eigen::VectorXd & at, Eigen::MatrixXd & j) {
-      pinocchio::computeJointJacobians(model, data, at);  // also the placements at `at`
-      pinocchio::Data::Matrix6x joint = pinocchio::Data::Matrix6x::Zero(6, n);
-      pinocchio::getJointJacobian(model, data, last, pinocchio::LOCAL_WORLD_ALIGNED, joint);
-      const SE3 pose = data.oMi[last] * tip;
-      const Eigen::Vector3d arm = pose.translation() - data.oMi[last].translation();
-      j = joint;
-      for (Eigen::Index c = 0; c < n; ++c) {
-        j.block<3, 1>(0, c) += joint.block<3, 1>(3, c).cross(arm);
-      }
-      return pose;
-    };
   Eigen::MatrixXd j_r(6, n), j(6, n);
-  const SE3 target = frame(qr, j_r);
-  const SE3 pose = frame(q, j);
-  Eigen::Matrix<double, 6, 1> e;
-  e.head<3>() = target.translation() - pose.translation();
-  e.tail<3>() =
-    pinocchio::log3(Eigen::Matrix3d(target.rotation() * pose.rotation().transpose()));
-  Eigen::MatrixXd minv = pinocchio::computeMinverse(model, data, q);
-  minv.triangularView<Eigen::StrictlyLower>() =
-    minv.transpose().triangularView<Eigen::StrictlyLower>();
+  const SE3 target = pinocchio_tip(model, data, qr, tip, j_r);
+  const SE3 pose = pinocchio_tip(model, data, q, tip, j);
+  const Eigen::Matrix<double, 6, 1> e = pose_error(target, pose);
+  const Eigen::MatrixXd minv = pinocchio_minverse(model, data, q);
   const Eigen::Matrix<double, 6, 6> eye = Eigen::Matrix<double, 6, 6>::Identity();
   const Eigen::Matrix<double, 6, 6> lambda =
     (j * minv * j.transpose() + mu * mu * eye).inverse();
@@ -155,6 +192,35 @@ Eigen::VectorXd pinocchio_cartesian(
   const Eigen::VectorXd nullspace = posture - j.transpose() *
     (j * j.transpose() + mu * mu * eye).ldlt().solve(j * posture);
   return pinocchio::nonLinearEffects(model, data, q, qd) + j.transpose() * force + nullspace;
+}
+
+// operational_space with Pinocchio's parts: pinocchio_tip and pinocchio_bias at q_r and at
+// q, computeMinverse, log3, nonLinearEffects; Lambda = (J M^-1 J^T + 1e-4 1)^-1 and the
+// posture in the dynamically consistent nullspace, J^T Lambda (a - J M^-1 posture).
+Eigen::VectorXd pinocchio_operational(
+  const pinocchio::Model & model, pinocchio::Data & data, const Eigen::VectorXd & q,
+  const Eigen::VectorXd & qd, const Eigen::VectorXd & qr, const Eigen::VectorXd & qdr,
+  const Eigen::VectorXd & qddr, const Eigen::VectorXd & posture, const SE3 & tip)
+{
+  const auto n = q.size();
+  const robodyn_controllers::LawSettings spring;
+  Eigen::MatrixXd j_r(6, n), j(6, n);
+  const SE3 target = pinocchio_tip(model, data, qr, tip, j_r);
+  Eigen::Matrix<double, 6, 1> wanted = j_r * qddr + pinocchio_bias(model, data, qr, qdr, tip);
+  const SE3 pose = pinocchio_tip(model, data, q, tip, j);
+  const Eigen::Matrix<double, 6, 1> e = pose_error(target, pose);
+  const Eigen::Matrix<double, 6, 1> xd_r = j_r * qdr, xd = j * qd;
+  wanted -= pinocchio_bias(model, data, q, qd, tip);
+  for (int a = 0; a < 6; ++a) {
+    const double k = spring.cartesian_stiffness[a];
+    const double d = 2.0 * spring.cartesian_damping_ratio * std::sqrt(k);
+    wanted[a] += k * e[a] + d * (xd_r[a] - xd[a]);
+  }
+  const Eigen::MatrixXd minv = pinocchio_minverse(model, data, q);
+  const Eigen::Matrix<double, 6, 6> lambda =
+    (j * minv * j.transpose() + 1e-4 * Eigen::Matrix<double, 6, 6>::Identity()).inverse();
+  return pinocchio::nonLinearEffects(model, data, q, qd) +
+         j.transpose() * (lambda * (wanted - j * minv * posture)) + posture;
 }
 
 // Pinocchio's torque of `mode` (gravity, PD, feed-forward and inertia terms on, no
@@ -182,6 +248,9 @@ void pinocchio_law(
       d.cwiseProduct(qdr - qd);
   } else if (mode == "cartesian_impedance") {
     tau = pinocchio_cartesian(model, data, q, qd, qr, qdr,
+        (p.cwiseProduct(qr - q) + d.cwiseProduct(qdr - qd)).eval(), tip);
+  } else if (mode == "operational_space") {
+    tau = pinocchio_operational(model, data, q, qd, qr, qdr, qddr,
         (p.cwiseProduct(qr - q) + d.cwiseProduct(qdr - qd)).eval(), tip);
   } else {  // passivity: M qdd_a + g (rnea at zero velocity) + C(q, qd) qd_a + K_D s
     const Eigen::VectorXd qd_a = qdr + p.cwiseProduct(qr - q);

@@ -9,6 +9,7 @@
 #include "robodyn_controllers/dh_dynamics.hpp"
 #include "robodyn_controllers/gain_blend.hpp"
 #include "robodyn_controllers/joint_laws.hpp"
+#include "robodyn_controllers/task_laws.hpp"
 #include "robodyn_controllers/momentum_observer.hpp"
 #include "robodyn_controllers/payload_adaptation.hpp"
 #include "robodyn_controllers/pose_follower.hpp"
@@ -337,18 +338,20 @@ int robodyn_adaptive_law(
   return 0;
 }
 
-// cartesian_impedance's torques, `count` samples as robodyn_joint_law; tool as
-// robodyn_payload_regressor (the tip's axes, row-major, then its origin in DH frame n);
-// spring: the stiffness (6) then the damping ratio. Returns 0, or 1 when the rows or the
-// settings are refused.
-int robodyn_cartesian_law(
-  int n, const double * rows, const double * gravity, const double * settings,
+// A task-space law's torques (mode: cartesian_impedance or operational_space), `count`
+// samples as robodyn_joint_law; tool as robodyn_payload_regressor (the tip's axes,
+// row-major, then its origin in DH frame n); spring: the stiffness (6) then the damping
+// ratio. Returns 0, 1 when the rows or the settings are refused, 2 for another mode.
+int robodyn_task_law(
+  const char * mode, int n, const double * rows, const double * gravity,
+  const double * settings,
   const double * tool, const double * spring, int count, const double * q,
   const double * qd, const double * q_ref, const double * qd_ref, const double * qdd_ref,
   const double * kp, const double * kd, double * tau)
 {
   robodyn_controllers::DhDynamics dyn;
-  auto law = robodyn_controllers::make_law("cartesian_impedance");
+  auto law = robodyn_controllers::make_task_law(mode);
+  if (!law) {return 2;}
   auto s = law_settings(settings, tool);
   std::copy(spring, spring + 6, s.cartesian_stiffness.begin());
   s.cartesian_damping_ratio = spring[6];

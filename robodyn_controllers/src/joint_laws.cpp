@@ -2,8 +2,7 @@
 // equation it rests on and the Python module that is its reference.
 #include "robodyn_controllers/joint_laws.hpp"
 
-#include "robodyn_controllers/task_space.hpp"
-#include "robodyn_controllers/tip_kinematics.hpp"
+#include "robodyn_controllers/task_laws.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -203,97 +202,6 @@ private:
   bool rest_ = false, have_cycle_ = false;
 };
 
-// tau = J^T (K_x e_x + D_x (J_r qd_c - J qd)) + C(q, qd) qd + g(q) + N (Kp e + Kd e_dot)
-// [+ tau_f(qd)]: a spring at the tool anchored at the tool pose of the joint reference,
-// e_x = [p_r - p; theta u of R_r R^T], J the tip's geometric Jacobian (seed 000 eqs.
-// 23-24; tip_kinematics.hpp), C qd + g the recursion at zero acceleration (seed 000 eq.
-// 29), the posture spring Kp, Kd in J's nullspace (task_space.hpp;
-// laws/cartesian_impedance.py).
-class CartesianImpedance : public JointLaw
-{
-public:
-  const char * name() const noexcept override {return "cartesian_impedance";}
-  void torque(DhDynamics & dyn, const LawSettings & s, const LawInput & x, double * tau)
-  noexcept override
-  {
-    const std::size_t n = n_;
-    tip_.at(dyn, x.q_ref);
-    tip_.jacobian(dyn, j_.data());
-    const auto r_ref = tip_.rotation();
-    const auto p_ref = tip_.point();
-    for (std::size_t i = 0; i < n; ++i) {a_[i] = compared(s, x, i);}
-    for (std::size_t r = 0; r < 6; ++r) {
-      double sum = 0.0;
-      for (std::size_t i = 0; i < n; ++i) {sum += j_[r * n + i] * a_[i];}
-      xd_ref_[r] = sum;
-    }
-    tip_.at(dyn, x.q);
-    tip_.jacobian(dyn, j_.data());
-    const auto & rot = tip_.rotation();
-    const auto & p = tip_.point();
-    std::array<double, 9> turn{};  // R_r R^T
-    for (int r = 0; r < 3; ++r) {
-      for (int c = 0; c < 3; ++c) {
-        turn[3 * r + c] = r_ref[3 * r] * rot[3 * c] + r_ref[3 * r + 1] * rot[3 * c + 1] +
-          r_ref[3 * r + 2] * rot[3 * c + 2];
-      }
-      e_x_[r] = p_ref[r] - p[r];
-    }
-    rotation_vector(turn, e_x_.data() + 3);
-    std::fill(c_.begin(), c_.end(), 0.0);
-    dyn.inverse_dynamics(x.q, x.qd, c_.data(), tau);
-    drop_gravity(dyn, s, x.q, tau);
-    if (s.include_friction) {dyn.add_friction(x.qd, tau);}
-    mass_matrix(dyn, x.q);
-    for (std::size_t i = 0; i < n; ++i) {
-      b_[i] = x.kp[i] * (x.q_ref[i] - x.q[i]) + x.kd[i] * (a_[i] - x.qd[i]);  // posture
-    }
-    spring_.add_torque(j_.data(), e_x_.data(), xd_ref_.data(), x.qd, m_.data(), b_.data(),
-      s.cartesian_stiffness.data(), s.cartesian_damping_ratio, MU, tau);
-  }
-
-protected:
-  void configure_state(const LawSettings & s) override
-  {
-    for (double k : s.cartesian_stiffness) {
-      if (!(std::isfinite(k) && k >= 0.0)) {
-        throw std::invalid_argument("cartesian.stiffness: expected 6 finite values >= 0, "
-                "got " + std::to_string(k));
-      }
-    }
-    const double zeta = s.cartesian_damping_ratio;
-    if (!(std::isfinite(zeta) && zeta >= 0.0 && zeta <= 5.0)) {
-      throw std::invalid_argument("cartesian.damping_ratio: expected 0 to 5, got " +
-              std::to_string(zeta));
-    }
-    tip_.configure(n_, s.tool_rotation, s.tool_point);
-    spring_.configure(n_);
-    j_.assign(6 * n_, 0.0);
-    m_.assign(n_ * n_, 0.0);
-    col_.assign(n_, 0.0);
-    g_.assign(n_, 0.0);
-  }
-
-private:
-  static constexpr double MU = 1e-3;  // [m, rad]: as laws/cartesian_impedance.py
-  // M(q) row-major from n recursions at zero velocity (column k: RNEA(q, 0, e_k) - g(q)).
-  void mass_matrix(DhDynamics & dyn, const double * q) noexcept
-  {
-    std::fill(c_.begin(), c_.end(), 0.0);
-    dyn.gravity(q, g_.data());
-    for (std::size_t k = 0; k < n_; ++k) {
-      std::fill(d_.begin(), d_.end(), 0.0);
-      d_[k] = 1.0;
-      dyn.inverse_dynamics(q, c_.data(), d_.data(), col_.data());
-      for (std::size_t i = 0; i < n_; ++i) {m_[i * n_ + k] = col_[i] - g_[i];}
-    }
-  }
-  TipKinematics tip_;
-  TaskSpaceSpring spring_;
-  std::vector<double> j_, m_, col_, g_;
-  std::array<double, 6> e_x_{}, xd_ref_{};
-};
-
 }  // namespace
 
 std::unique_ptr<JointLaw> make_law(const std::string & mode)
@@ -305,15 +213,14 @@ std::unique_ptr<JointLaw> make_law(const std::string & mode)
   if (mode == "joint_impedance") {law = std::make_unique<JointImpedance>();}
   if (mode == "passivity") {law = std::make_unique<Passivity>();}
   if (mode == "adaptive") {law = std::make_unique<Adaptive>();}
-  if (mode == "cartesian_impedance") {law = std::make_unique<CartesianImpedance>();}
-  return law;
+  return law ? std::move(law) : make_task_law(mode);
 }
 
 const std::vector<std::string> & law_names()
 {
   static const std::vector<std::string> names{
     "computed_torque", "feedforward", "gravity", "joint_impedance", "passivity", "adaptive",
-    "cartesian_impedance"};
+    "cartesian_impedance", "operational_space"};
   return names;
 }
 

@@ -1,5 +1,5 @@
-// cartesian_impedance's task-space terms (task_space.hpp): small Cholesky factorisations,
-// in the order of robodyn_ros/control/laws/cartesian_kernel.py.
+// The task-space laws' terms (task_space.hpp): small Cholesky factorisations, in the order
+// of robodyn_ros/control/laws/cartesian_kernel.py and operational_space.py.
 #include "robodyn_controllers/task_space.hpp"
 
 #include <algorithm>
@@ -129,6 +129,48 @@ void TaskSpaceSpring::add_torque(
   for (std::size_t i = 0; i < n; ++i) {
     double s = posture[i];
     for (std::size_t a = 0; a < 6; ++a) {s += j[a * n + i] * (force[a] - unit[a]);}
+    tau[i] += s;
+  }
+}
+
+void OperationalSpaceForce::configure(std::size_t n)
+{
+  n_ = n;
+  lm_.assign(n * n, 0.0);
+  minv_jt_.assign(6 * n, 0.0);
+  task_.assign(36, 0.0);
+  vec_.assign(std::max<std::size_t>(n, 6) + 6, 0.0);
+}
+
+void OperationalSpaceForce::add_torque(
+  const double * j, const double * wanted, const double * mass, const double * posture,
+  double damping, double * tau) noexcept
+{
+  const std::size_t n = n_;
+  double * vec = vec_.data();
+  double * force = vec + std::max<std::size_t>(n, 6);
+  std::copy(mass, mass + n * n, lm_.begin());
+  cholesky(lm_.data(), n);
+  for (std::size_t r = 0; r < 6; ++r) {  // row r of (M^-1 J^T)^T = J M^-1
+    std::copy(j + r * n, j + (r + 1) * n, vec);
+    solve(lm_.data(), n, vec);
+    std::copy(vec, vec + n, minv_jt_.begin() + r * n);
+  }
+  for (std::size_t a = 0; a < 6; ++a) {
+    double moved = 0.0;  // (J M^-1 posture)_a
+    for (std::size_t i = 0; i < n; ++i) {moved += minv_jt_[a * n + i] * posture[i];}
+    force[a] = wanted[a] - moved;
+    for (std::size_t b = 0; b < 6; ++b) {
+      double s = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {s += j[a * n + i] * minv_jt_[b * n + i];}
+      task_[a * 6 + b] = s + (a == b ? damping : 0.0);
+    }
+  }
+  cholesky(task_.data(), 6);
+  solve(task_.data(), 6, force);  // Lambda (wanted - J M^-1 posture)
+  for (std::size_t i = 0; i < n; ++i) {
+    double s = posture[i];
+    for (std::size_t a = 0; a < 6; ++a) {s += j[a * n + i] * force[a];}
     tau[i] += s;
   }
 }

@@ -35,10 +35,12 @@ _PINOCCHIO_SIDE = {
                 'the payload term',
     'cartesian_impedance': 'computeJointJacobians at q and q_r, computeMinverse, log3, '
                            'nonLinearEffects',
+    'operational_space': "cartesian_impedance's + 2 forwardKinematics (Jdot qd at q and "
+                         'q_r)',
 }
 _SOURCES = ('bench/dynamics_bench.cpp', 'src/dh_dynamics.cpp', 'src/momentum_observer.cpp',
             'src/joint_laws.cpp', 'src/payload_adaptation.cpp', 'src/tip_kinematics.cpp',
-            'src/task_space.cpp')
+            'src/task_laws.cpp', 'src/task_space.cpp')
 
 
 def _package_dir() -> Path:

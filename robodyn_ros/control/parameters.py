@@ -137,11 +137,12 @@ _CONTROLLER = (
        'every joint and the reference move slower than this [rad/s or m/s]', low=0.0,
        high=1.0, unit='rad/s'),
     _p('cartesian.stiffness', 'float list', [500.0, 500.0, 500.0, 30.0, 30.0, 30.0],
-       'cartesian_impedance mode: the tool spring K_x per axis of DH frame 0, x y z [N/m] '
+       'the task-space modes: the tool spring K_x per axis of DH frame 0, x y z [N/m] '
        'then rx ry rz [N m/rad]', low=0.0, high=1e5, note='6 values, 0 to 1e5',
        rule='cartesian_stiffness_size'),
-    _p('cartesian.damping_ratio', 'float', 1.0, 'cartesian_impedance mode: the damping ratio '
-       "of D_x on the task-space inertia's diagonal", low=0.0, high=5.0),
+    _p('cartesian.damping_ratio', 'float', 1.0, 'the task-space modes: the damping ratio '
+       "of D_x (cartesian_impedance: on the task-space inertia's diagonal; "
+       'operational_space: of a unit mass)', low=0.0, high=5.0),
     _p('target.speed', 'float', 0.25, 'pose targets (~/target_pose): the fastest the '
        'commanded tool point moves towards the last target [m/s]', low=0.0, low_open=True,
        high=2.0, unit='m/s'),

@@ -183,7 +183,7 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
         values['adaptive'] = {'gamma': _floats(config.adaptive_gamma),
                               'mass_max': float(config.adaptive_mass_max),
                               'rest_speed': float(config.adaptive_rest_speed)}
-    if config.mode == 'cartesian_impedance':
+    if config.mode in ('cartesian_impedance', 'operational_space'):
         values['cartesian'] = {'stiffness': _floats(config.cartesian_stiffness),
                                'damping_ratio': float(config.cartesian_damping_ratio)}
     values['target'] = {'speed': float(config.target_speed),

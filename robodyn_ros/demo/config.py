@@ -48,7 +48,8 @@ def load_config(robot):
     return {node: (body or {}).get('ros__parameters', {}) for node, body in data.items()}
 
 
-def _load(path, base, tip, xacro_args):
+def load_model(path, base, tip, xacro_args):
+    """The demo's RobotModel of a description path (effort limits not required)."""
     from ..model import load_robot
     return load_robot(path, base or None, tip or None, mappings=list(xacro_args),
                       require_effort_limits=False)
@@ -134,7 +135,7 @@ def demo_parameters(robot, mode='computed_torque', reference=None, rate=1000.0, 
     for cfg in (ctrl, sim):
         cfg.pop('robot', None)
         cfg.update({k: v for k, v in names.items() if v or k not in cfg})
-    model = _load(path, names['base_link'], names['tip_link'], xacro_args)
+    model = load_model(path, names['base_link'], names['tip_link'], xacro_args)
     if 'q0' not in sim:
         sim['q0'] = model.mid_range.tolist()
     notes = list(model.warnings)

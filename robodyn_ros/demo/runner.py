@@ -24,6 +24,8 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
         robot: robot name or URDF path (config/<robot>.yaml supplies gains and q0).
         base, xacro_args: chain base link and xacro arguments ('name:=value') of a
             description path.
+        reference: the controller's reference kind, or 'circle' (demo/figure.py: the
+            controller holds and receives the circle as a joint trajectory).
         hook: optional ``hook(step, nodes, executor)`` called before each step (tests
             publish trajectories from it).
         controller_overrides, sim_overrides: parameters replacing the config's (the sim's
@@ -36,10 +38,13 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
     """
     if duration <= 0:
         raise ConfigError(f'duration must be > 0, got {duration}')
-    ctrl, sim_cfg, notes = demo_parameters(robot, mode, reference, rate, tip,
-                                           controller_overrides, base, xacro_args)
+    circle = reference == 'circle'
+    ctrl, sim_cfg, notes = demo_parameters(robot, mode, 'hold' if circle else reference,
+                                           rate, tip, controller_overrides, base, xacro_args)
     for text in notes:
         log(f'demo: {text}')
+    if circle:
+        hook = _circle(ctrl, sim_cfg, rate, duration, hook, log)
     sim_cfg.update(sim_overrides or {})
     from ..nodes.lock_step import run_lock_step
     recorder = recorder_parameters(ctrl, bag_path, storage,
@@ -47,6 +52,23 @@ def closed_loop(robot, mode='computed_torque', reference=None, duration=1.0, rat
                                    len(sim_cfg.get('obstacle', ())) > 0) \
         if bag_path else None
     return run_lock_step(ctrl, sim_cfg, int(round(duration * rate)), recorder, hook)
+
+
+def _circle(ctrl, sim_cfg, rate, duration, hook, log):
+    """The hook that sends the circle (demo/figure.py), after ``hook``'s own step."""
+    from .figure import circle_run
+    draw, end, line = circle_run(ctrl, sim_cfg['q0'], rate)
+    if duration < end:
+        raise ConfigError(f'--reference circle: the circle ends at {end:g} s; give '
+                          f'--duration {end:g} or more')
+    log(f'demo: {line}')
+    if hook is None:
+        return draw
+
+    def both(step, nodes, executor):
+        hook(step, nodes, executor)
+        draw(step, nodes, executor)
+    return both
 
 
 def jtc_demo(duration: float = 10.0) -> dict:
@@ -97,5 +119,21 @@ def demo(robot: str = 'panda', mode: str = 'computed_torque',
     if mode == 'computed_torque':
         max_rms = 1e-3 if max_rms is None else max_rms
         max_abs = 5e-3 if max_abs is None else max_abs
-    report = validate_bag(bag_path, out_dir=out, plots=True, max_rms=max_rms, max_abs=max_abs)
+    report = validate_bag(bag_path, out_dir=out, plots=True, max_rms=max_rms, max_abs=max_abs,
+                          tool_tracking=_tool_tracking(bag_path, mode, reference, robot,
+                                                       tip, base, xacro_args))
     return dict(run=run, bag=bag_path, report=report)
+
+
+def _tool_tracking(bag_path, mode, reference, robot, tip, base, xacro_args):
+    """The tool against the reference's tool (1 mm, 10 mrad) for a task-space law or a
+    figure; else None."""
+    from ..control.laws import LAWS
+    from ..control.laws.cartesian_impedance import TipFrameLaw
+    if reference != 'circle' and not isinstance(LAWS.get(mode), TipFrameLaw):
+        return None
+    from ..validation.tool_tracking import scan_tool_tracking
+    from .config import load_model
+    path, default_base, default_tip = robot_path(robot)
+    model = load_model(path, base or default_base, tip or default_tip, xacro_args)
+    return scan_tool_tracking(bag_path, model), 1.0, 10.0

@@ -257,6 +257,9 @@ def _markdown(report):
             lines.append(f'| {name} | {r["rms"]:.3e} | {r["r2"]:.5f} |')
     if 'contacts' in report:
         lines += _contacts_markdown(report['contacts'])
+    if 'tool_tracking' in report:
+        from .tool_tracking import tool_tracking_lines
+        lines += tool_tracking_lines(report['tool_tracking'])
     if 'task_space' in report:
         from .task_space import task_space_lines
         lines += task_space_lines(report['task_space'])
@@ -325,6 +328,11 @@ def print_summary(report: ValidationReport) -> None:
     if residual:
         worst = max(r['rms'] for r in residual['joints'].values())
         print(f'model residual: worst joint RMS {worst:.3e}')
+    for what, k in (("the reference's tool", report.get('tool_tracking')),
+                    ('the targets', report.get('task_space'))):
+        if k:
+            print(f"tool to {what}: position RMS per axis {_mm(k['position_rms_mm'])} mm, "
+                  f"orientation {_mm(k['orientation_rms_mrad'])} mrad")
     for warning in report.get('warnings', []):
         print(f'warning: {warning}')
     if report.get('thresholds_source') == 'default':
@@ -332,6 +340,10 @@ def print_summary(report: ValidationReport) -> None:
     print(f'{"PASS" if report["passed"] else "FAIL"}{_on_share(report)}'
           + ('' if report['passed'] else ': ' + '; '.join(report['failures']))
           + (f'  (report in {report["out_dir"]})' if 'out_dir' in report else ''))
+
+
+def _mm(values) -> str:
+    return '(' + ', '.join(f'{v:.3f}' for v in values) + ')'
 
 
 def recovered_share(messages: int, listed: int | None) -> str:

@@ -111,5 +111,6 @@ class ValidationReport(TypedDict):
     recovered_share: NotRequired[dict[str, int | None]]
     contacts: NotRequired[ContactsSummary]  # with --collision
     task_space: NotRequired[dict[str, Any]]  # with --task-space (validation/task_space.py)
+    tool_tracking: NotRequired[dict[str, Any]]  # with --task-space (validation/tool_tracking.py)
     plots: NotRequired[dict[str, str]]  # plot name -> file, when plots were asked for
     out_dir: NotRequired[str]

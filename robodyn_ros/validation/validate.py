@@ -96,7 +96,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
                  thresholds_file: str | None = None, settle_after_stall: float = 0.0,
                  contacts: ContactsSummary | None = None,
                  max_torque_rate: float | None = None, recover: bool = False,
-                 task_space: tuple | None = None) -> ValidationReport:
+                 task_space: tuple | None = None,
+                 tool_tracking: tuple | None = None) -> ValidationReport:
     """Validate one bag; write report.json, report.md and plots into ``out_dir``.
 
     Args:
@@ -122,6 +123,8 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             says on how much of what its metadata lists); False: BagError.
         task_space: (task_space.TaskSpaceScan, max position RMS [mm], max orientation RMS
             [mrad]): the tool against the bag's pose targets (over a bound fails); None.
+        tool_tracking: (tool_tracking.ToolTracking, max position RMS [mm], max orientation
+            RMS [mrad]): the tool against the reference's tool (over a bound fails); None.
         out_dir: default ``validation/<bag name>`` under the current directory: a bag
             archive may be read-only or shared, so nothing is written into the bag.
 
@@ -143,7 +146,7 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
     report['start_time'] = None if start_ns is None else start_ns * 1e-9
     _add_recovery(report, bag.recovered)
     _judge_applied(report, result, max_torque_rate)
-    _add_scans(report, contacts, task_space)
+    _add_scans(report, contacts, task_space, tool_tracking)
     if out_dir is None:
         out_dir = os.path.join('validation', os.path.basename(os.path.normpath(bag_path)))
     write_outputs(report, result, out_dir, plots)
@@ -151,15 +154,19 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
 
 
 def _add_scans(report: ValidationReport, contacts: ContactsSummary | None,
-               task_space: tuple | None) -> None:
-    """The other passes over the bag, into ``report``: the collision observer's contacts
-    and the tool pose against the targets (each may fail the run)."""
+               task_space: tuple | None, tool_tracking: tuple | None) -> None:
+    """The other passes over the bag, into ``report``: the collision observer's contacts,
+    the tool pose against the targets and against the reference's (each may fail the
+    run)."""
     if contacts is not None:
         from .report import add_contacts
         add_contacts(report, contacts)
     if task_space is not None:
         from .task_space import add_task_space
         add_task_space(report, *task_space)
+    if tool_tracking is not None:
+        from .tool_tracking import add_tool_tracking
+        add_tool_tracking(report, *tool_tracking)
 
 
 def _said_rate_limit(diagnostics: list[dict[str, str]]) -> float | None:

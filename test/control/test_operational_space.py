@@ -32,8 +32,8 @@ def _tool_acceleration(q, qd, tau):
     return motion.jacobian @ qdd + motion.bias
 
 
-def test_it_is_on_the_registry_of_the_node_path_only():
-    assert 'operational_space' in MODES and 'operational_space' not in PLUGIN_MODES
+def test_it_is_on_the_registry_of_both_paths():
+    assert 'operational_space' in MODES and 'operational_space' in PLUGIN_MODES
 
 
 def test_the_tool_accelerates_as_the_unit_mass_spring_commands():
@@ -94,11 +94,12 @@ def test_a_pose_error_decays_as_the_critically_damped_unit_mass():
 
 
 def test_its_velocity_product_is_the_exact_recursions():
-    """Jdot qd by the central difference of the compiled Jacobian equals tool_point.py's
-    exact recursion (the Panda's frame 0 is its base_link) to 1e-7 of its size."""
-    law = _law().law
+    """Jdot qd of the compiled tip frame equals tool_point.py's recursion in numpy (the
+    Panda's frame 0 is its base_link) to rounding."""
+    frame = _law().law.frame.tip
     rng = np.random.default_rng(3)
     for _ in range(5):
         q, qd = Q + rng.uniform(-0.5, 0.5, 7), rng.uniform(-2.0, 2.0, 7)
         exact = tool_point_motion(MODEL, q, qd).bias
-        np.testing.assert_allclose(law._bias(q, qd), exact, atol=1e-7 * np.abs(exact).max())
+        frame.at(q)
+        np.testing.assert_allclose(frame.bias(qd), exact, atol=1e-12 * np.abs(exact).max())

@@ -20,8 +20,10 @@ pytestmark = pytest.mark.integration  # needs the colcon-built C++ package
 
 RELATIVE = 1e-12
 #: The laws without state (adaptive carries its estimate from cycle to cycle, and its
-#: payload frame: test_adaptive_law_cpp.py feeds it sequences)
-MODES = tuple(m for m in PLUGIN_MODES if m not in ('adaptive', 'cartesian_impedance'))
+#: payload frame: test_adaptive_law_cpp.py feeds it sequences) and the task-space laws
+#: (test_task_laws_cpp.py)
+MODES = tuple(m for m in PLUGIN_MODES if m not in ('adaptive', 'cartesian_impedance',
+                                                'operational_space'))
 COUNT = 200
 #: (include_gravity, include_friction, feedforward_pd, inertia_feedforward, velocity_lag)
 SETTINGS = [(1, 0, 1, 1, 0.0), (1, 1, 1, 0, 0.0005), (0, 1, 0, 1, 0.002)]

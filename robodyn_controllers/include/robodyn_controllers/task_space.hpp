@@ -1,6 +1,7 @@
-// The task-space terms of cartesian_impedance, without ROS, allocation or locks after
-// configure(): the same arithmetic, in the same order, as robodyn_ros'
-// control/laws/cartesian_kernel.py (a conformance test feeds both the same inputs).
+// The task-space terms of the task-space laws, without ROS, allocation or locks after
+// configure(): cartesian_impedance's as robodyn_ros' control/laws/cartesian_kernel.py,
+// operational_space's as control/laws/operational_space.py (conformance tests feed both
+// languages the same inputs).
 #ifndef ROBODYN_CONTROLLERS__TASK_SPACE_HPP_
 #define ROBODYN_CONTROLLERS__TASK_SPACE_HPP_
 
@@ -31,6 +32,26 @@ public:
 private:
   std::size_t n_ = 0;
   std::vector<double> lm_, minv_jt_, task_, jjt_, vec_;
+};
+
+// operational_space's task-space force through the task-space inertia and its dynamically
+// consistent nullspace (Khatib 1987).
+class OperationalSpaceForce
+{
+public:
+  // n joints (not real-time).
+  void configure(std::size_t n);
+  // tau += J^T Lambda (wanted - J M^-1 posture) + posture = J^T Lambda wanted + N^T posture,
+  // Lambda = (J M^-1 J^T + damping 1)^-1, N^T = 1 - J^T Lambda J M^-1. j: 6 x n row-major,
+  // wanted: the tool's commanded acceleration (6), mass: n x n row-major (SPD), posture: n.
+  // Allocates nothing.
+  void add_torque(
+    const double * j, const double * wanted, const double * mass, const double * posture,
+    double damping, double * tau) noexcept;
+
+private:
+  std::size_t n_ = 0;
+  std::vector<double> lm_, minv_jt_, task_, vec_;
 };
 
 }  // namespace robodyn_controllers

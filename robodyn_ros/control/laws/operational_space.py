@@ -7,7 +7,7 @@ cancelled, and a posture torque in the dynamically consistent nullspace (Khatib 
 
 all in DH frame 0: J (6, n) the tip's geometric Jacobian at q and J_r at q_r (seed 000
 eqs. 23-24; dynamics/recursive/tip_frame.py), Jdot qd the velocity product of the tip's
-acceleration (the derivative of J along qd: OperationalSpace._bias), a_r = J_r qdd_r +
+acceleration (the outward pass of seed 000's recursion at qd and qdd = 0), a_r = J_r qdd_r +
 Jdot_r qd_c the reference's tool acceleration (at qd_c, the instant the measurement stands for:
 laws/law.py), e_x = [p_r - p; theta u] as in cartesian_impedance (the rotation vector of
 R_r R^T), D_x,i = 2 zeta sqrt(K_x,i) [1/s] (a unit mass: the error
@@ -21,7 +21,8 @@ depends on the arm's inertia there, this law makes the tool respond the same way
 everywhere (a unit mass), and its nullspace torque never accelerates the tool (J M^-1
 N^T = 0): the posture moves the elbow without disturbing the tool.
 
-The node path only: the C++ controller has no operational_space (``paths``).
+The C++ law (robodyn_controllers/src/task_laws.cpp) does the same arithmetic in the same
+order (test/controllers/test_task_laws_cpp.py).
 """
 
 import numpy as np
@@ -35,31 +36,14 @@ __all__ = ['DAMPING', 'OperationalSpace']
 #: 1 / DAMPING (1e4 kg) where J loses a direction; at the Panda's home it changes the
 #: commanded acceleration by 0.05 % (test/control/test_operational_space.py).
 DAMPING = 1e-4
-#: The joint step of the central difference that gives Jdot qd [rad] (its error is of the
-#: order of the step squared; rounding, of 1e-16 over it).
-BIAS_STEP = 1e-4
 
 
 class OperationalSpace(TipFrameLaw):
     name = 'operational_space'
-    paths = ('node',)
     gains = ('kp = the posture stiffness [N m/rad], kd = its damping [N m s/rad] (the '
              'dynamically consistent nullspace); the tool spring: cartesian.* (a unit mass)')
     equation = ('J^T Lambda (a_r + D_x e_x_dot + K_x e_x - Jdot qd) + C(q, qd) qd + g(q) + '
                 '(1 - J^T Lambda J M^-1) (Kp e + Kd e_dot) [+ tau_f(qd)]')
-
-    def _bias(self, q: np.ndarray, qd: np.ndarray) -> np.ndarray:
-        """Jdot qd (6,) of the tip in DH frame 0 [m/s^2, rad/s^2]: the derivative of J
-        along qd by a central difference of the compiled tip Jacobian (two calls, a few
-        microseconds: tool_point.py's exact recursion, in numpy, cost 0.7 ms a call), to
-        1e-7 of it (test/control/test_operational_space.py)."""
-        speed = float(np.max(np.abs(qd)))
-        if speed == 0.0:
-            return np.zeros(6)
-        eps = BIAS_STEP / speed  # [s]: a step of BIAS_STEP rad on the fastest joint
-        ahead = self.frame.at(q + eps * qd)[0] @ qd
-        behind = self.frame.at(q - eps * qd)[0] @ qd
-        return (ahead - behind) / (2.0 * eps)
 
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
         frame = self.tip_frame()
@@ -67,15 +51,16 @@ class OperationalSpace(TipFrameLaw):
         spring: Cartesian = config.cartesian
         j_r, r_r, p_r = (a.copy() for a in frame.at(x.q_r))
         # the reference's tool acceleration at the instant the measurement stands for
-        a_r = j_r @ x.qdd_r + self._bias(x.q_r, x.qd_c)
+        a_r = j_r @ x.qdd_r + frame.tip.bias(x.qd_c)  # Jdot qd at the last at()'s q
         xd_r = j_r @ x.qd_c
         j, r, p = (a.copy() for a in frame.at(x.q))
+        bias = frame.tip.bias(x.qd)
         e_x = np.empty(6)
         e_x[:3] = p_r - p
         rotation_vector_into(np.ascontiguousarray(r_r @ r.T), e_x[3:])
         k_x = frame.stiffness(spring)
         d_x = 2.0 * float(spring.damping_ratio) * np.sqrt(k_x)
-        wanted = a_r + d_x * (xd_r - j @ x.qd) + k_x * e_x - self._bias(x.q, x.qd)
+        wanted = a_r + d_x * (xd_r - j @ x.qd) + k_x * e_x - bias
         mass = dyn.mass_matrix(x.q)
         minv_jt = np.linalg.solve(mass, j.T)
         inertia = np.linalg.inv(j @ minv_jt + DAMPING * np.eye(6))

@@ -7,15 +7,19 @@ is [z_{i-1} x (p - o_{i-1}); z_{i-1}], or [z_{i-1}; 0] for a prismatic joint (se
 eqs. 23-24 for the tip point p instead of a centre of mass): [v; w] = J qd, the point's
 velocity and the tip's angular velocity, frame 0. ``tool`` (4, 4) is the tip link in DH
 frame n (DHTable.tool), ``params`` the packed rows (recursive_params).
+
+The velocity product Jdot qd (:func:`tip_bias`) is the tip's classical acceleration at
+qdd = 0 without gravity (a = J qdd + Jdot qd): the outward pass of seed 000's recursion at
+velocity qd, as the C++ TipKinematics::bias computes it.
 """
 
 import numba
 import numpy as np
 
 from .recursive_params import COL_PRISMATIC
-from .tip_regressor import _poses
+from .tip_regressor import _outward, _poses
 
-__all__ = ['TipFrame', 'tip_frame']
+__all__ = ['TipFrame', 'tip_bias', 'tip_frame']
 
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
@@ -42,6 +46,21 @@ def tip_frame(q, params, tool, jac, rotation, point, work):
         jac[3, j], jac[4, j], jac[5, j] = z0, z1, z2
 
 
+@numba.njit(cache=True, nogil=True, error_model='numpy')
+def tip_bias(qd, params, point, work, out):
+    """Jdot qd (6,) [m/s^2, rad/s^2] into ``out``, DH frame 0: the tip's classical
+    acceleration at qdd = 0 without gravity, by the outward recursion at qd from the poses
+    (``work``) and tip point the last :func:`tip_frame` call left (as the C++
+    TipKinematics::bias)."""
+    n = qd.shape[0]
+    o_n = work[n - 1, 3:6] + work[n - 1, 6:9]
+    tip_arm = (point[0] - o_n[0], point[1] - o_n[1], point[2] - o_n[2])
+    zero = np.zeros(n)
+    _, wd, acc = _outward(qd, zero, np.zeros(3), params, work, tip_arm)
+    for k in range(3):
+        out[k], out[3 + k] = acc[k], wd[k]
+
+
 class TipFrame:
     """The tip's J (seed 000 eqs. 23-24), axes and origin at q (DH frame 0) for one chain,
     compiled (:func:`tip_frame`) into arrays of its own.
@@ -56,6 +75,7 @@ class TipFrame:
         n = dyn.n
         self.jac, self.rotation, self.point = np.zeros((6, n)), np.zeros((3, 3)), np.zeros(3)
         self.work = np.zeros((n, 9))
+        self._bias = np.zeros(6)
 
     def at(self, q):
         """(J (6, n), R (3, 3), p (3,) [m]) at ``q`` (seed 000 eqs. 23-24): views of this
@@ -63,3 +83,10 @@ class TipFrame:
         tip_frame(np.ascontiguousarray(q, dtype=float), self.params, self.tool, self.jac,
                   self.rotation, self.point, self.work)
         return self.jac, self.rotation, self.point
+
+    def bias(self, qd):
+        """Jdot qd (6,) [m/s^2, rad/s^2] at the last :meth:`at`'s q (:func:`tip_bias`): a
+        view of this frame's array, which the next call overwrites."""
+        tip_bias(np.ascontiguousarray(qd, dtype=float), self.params, self.point, self.work,
+                 self._bias)
+        return self._bias
