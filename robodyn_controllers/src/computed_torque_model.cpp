@@ -239,10 +239,11 @@ bool ComputedTorqueController::load_gains(SupervisorSettings & core, std::string
          expand(params_.damping, n_, false, "damping", core.damping, error);
 }
 
-// kp and kd settable while the controller runs: a set is refused unless it gives 1 or n
-// finite values >= 0 (one line in the log, the reason in the service's answer); an
-// accepted one is blended in by the core over gain_ramp_time (gain_blend.hpp). Called
-// from on_init; the callbacks run on the node's executor thread, never in update().
+// kp, kd and the tool spring (cartesian.*) settable while the controller runs: a set is
+// refused unless it gives 1 or n finite values >= 0 (the spring: 6 in [0, 1e5], a damping
+// ratio in [0, 5]; one line in the log, the reason in the service's answer); an accepted
+// one is blended in by the core over gain_ramp_time (gain_blend.hpp). Called from
+// on_init; the callbacks run on the node's executor thread, never in update().
 void ComputedTorqueController::watch_gains()
 {
   auto node = get_node();
@@ -252,43 +253,79 @@ void ComputedTorqueController::watch_gains()
     });
   gains_set_ = node->add_post_set_parameters_callback(
     [this](const std::vector<rclcpp::Parameter> & parameters) {
-      bool gains = false;
+      bool gains = false, spring = false;
       for (const auto & p : parameters) {
         gains = gains || p.get_name() == "kp" || p.get_name() == "kd";
+        spring = spring || p.get_name().rfind("cartesian.", 0) == 0;
       }
       const std::size_t n = n_;
-      if (!gains || n == 0) {return;}  // before configure: configure reads them
+      if (n == 0) {return;}  // before configure: configure reads them
+      auto node = get_node();
       std::vector<double> kp, kd;
       std::string error;
-      auto node = get_node();
-      if (expand(node->get_parameter("kp").as_double_array(), n, false, "kp", kp, error) &&
+      if (gains &&
+        expand(node->get_parameter("kp").as_double_array(), n, false, "kp", kp, error) &&
         expand(node->get_parameter("kd").as_double_array(), n, false, "kd", kd, error))
       {
         core_.request_gains(kp, kd);
       }
+      const auto k = node->get_parameter("cartesian.stiffness").as_double_array();
+      if (spring && k.size() == 6) {
+        std::array<double, 6> stiffness{};
+        std::copy(k.begin(), k.end(), stiffness.begin());
+        core_.request_spring(stiffness,
+          node->get_parameter("cartesian.damping_ratio").as_double());
+      }
     });
 }
+
+namespace
+{
+// Why a set of a settable parameter is refused, or "" (the generated validators answer
+// the rest). n: the joints (0 before configure).
+std::string refused(const rclcpp::Parameter & p, std::size_t n)
+{
+  const std::string & name = p.get_name();
+  if ((name == "kp" || name == "kd") &&
+    p.get_type() == rclcpp::ParameterType::PARAMETER_DOUBLE_ARRAY)
+  {
+    const auto values = p.as_double_array();
+    bool ok = !values.empty() && (n == 0 || values.size() == 1 || values.size() == n);
+    for (double v : values) {ok = ok && std::isfinite(v) && v >= 0.0;}
+    return ok ? "" : name + ": expected 1 or " + (n ? std::to_string(n) : "n") +
+           " finite values >= 0, got " + std::to_string(values.size()) + " values";
+  }
+  if (name == "cartesian.stiffness" &&
+    p.get_type() == rclcpp::ParameterType::PARAMETER_DOUBLE_ARRAY)
+  {
+    const auto values = p.as_double_array();
+    bool ok = values.size() == 6;
+    for (double v : values) {ok = ok && std::isfinite(v) && v >= 0.0 && v <= 1e5;}
+    return ok ? "" : "cartesian.stiffness: expected 6 values in [0, 1e5] (N/m x 3, "
+           "N m/rad x 3), got " + std::to_string(values.size()) + " values";
+  }
+  if (name == "cartesian.damping_ratio" &&
+    p.get_type() == rclcpp::ParameterType::PARAMETER_DOUBLE)
+  {
+    const double v = p.as_double();
+    return std::isfinite(v) && v >= 0.0 && v <= 5.0 ? "" :
+           "cartesian.damping_ratio: expected 0 to 5, got " + std::to_string(v);
+  }
+  return "";
+}
+}  // namespace
 
 rcl_interfaces::msg::SetParametersResult ComputedTorqueController::check_gains(
   const std::vector<rclcpp::Parameter> & parameters)
 {
   rcl_interfaces::msg::SetParametersResult result;
   result.successful = true;
-  const std::size_t n = n_;
   for (const auto & p : parameters) {
-    if ((p.get_name() != "kp" && p.get_name() != "kd") ||
-      p.get_type() != rclcpp::ParameterType::PARAMETER_DOUBLE_ARRAY)
-    {
-      continue;  // the generated validators answer the rest
-    }
-    const auto values = p.as_double_array();
-    bool ok = !values.empty() && (n == 0 || values.size() == 1 || values.size() == n);
-    for (double v : values) {ok = ok && std::isfinite(v) && v >= 0.0;}
-    if (!ok) {
+    const std::string why = refused(p, n_);
+    if (!why.empty()) {
       result.successful = false;
-      result.reason = p.get_name() + ": expected 1 or " + (n ? std::to_string(n) : "n") +
-        " finite values >= 0, got " + std::to_string(values.size()) + " values";
-      RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", result.reason.c_str());
+      result.reason = why;
+      RCLCPP_ERROR(get_node()->get_logger(), "robodyn controller: %s", why.c_str());
       break;
     }
   }

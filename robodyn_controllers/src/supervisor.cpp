@@ -75,6 +75,8 @@ void Supervisor::configure(
   kp_ = s_.kp;
   kd_ = s_.kd;
   gains_.configure(n_);
+  spring_.configure(6);
+  spring_zeta_.fill(law_settings_.cartesian_damping_ratio);
   hold_kp_ = s_.hold_kp.empty() ? std::vector<double>(n_, NaN) : s_.hold_kp;
   hold_kd_ = s_.hold_kd.empty() ? std::vector<double>(n_, NaN) : s_.hold_kd;
   derived_kp_ = s_.hold_kp.empty();  // derived when a hold starts
@@ -220,6 +222,11 @@ void Supervisor::command(double now, bool valid) noexcept
 {
   // gains set while running reach their values on this clock, whatever the mode
   gains_.step(now, kp_.data(), kd_.data(), s_.gain_ramp_time);
+  if (spring_.step(now, law_settings_.cartesian_stiffness.data(), spring_zeta_.data(),
+    s_.gain_ramp_time))
+  {
+    law_settings_.cartesian_damping_ratio = spring_zeta_[0];
+  }
   if (!valid && mode_ != Mode::SAFE) {  // one rejected state: the last command stands
     std::copy(last_cmd_.begin(), last_cmd_.end(), tau_.begin());
   } else if (mode_ == Mode::ACTIVE || braking_) {

@@ -195,6 +195,38 @@ TEST_F(SupervisorTest, GainsSetWhileFollowingNeverStepTheTorque)
   EXPECT_EQ(core_->mode(), Supervisor::Mode::ACTIVE);
 }
 
+// The tool spring of a task-space law set while it follows (cartesian.* on the
+// controller): blended in over gain_ramp_time as the gains are, the law's settings in
+// force passing through the values between, the command within the rate limit.
+TEST_F(SupervisorTest, ASpringSetWhileFollowingIsBlendedIn)
+{
+  auto s = settings();
+  s.gain_ramp_time = 0.05;
+  start(s, "cartesian_impedance");
+  state(q0_, zero_);
+  core_->activate(true, false, gravity(q0_).data(), false);
+  std::vector<double> ref = q0_;
+  for (auto & v : ref) {v += 0.05;}
+  for (int k = 0; k < 300; ++k) {cycle(k, &ref);}
+  std::vector<double> last(core_->out(), core_->out() + N);
+  core_->request_spring({1000.0, 1000.0, 1000.0, 60.0, 60.0, 60.0}, 0.5);
+  double mid = 0.0;
+  for (int k = 300; k < 400; ++k) {
+    const double * out = cycle(k, &ref);
+    for (std::size_t i = 0; i < N; ++i) {
+      ASSERT_LE(std::abs(out[i] - last[i]), RATE * PERIOD + 1e-12) << k;
+      last[i] = out[i];
+    }
+    if (k == 325) {mid = core_->law_settings().cartesian_stiffness[0];}
+  }
+  EXPECT_GT(mid, 600.0);
+  EXPECT_LT(mid, 900.0);  // the raised cosine at half its ramp: 750
+  EXPECT_DOUBLE_EQ(core_->law_settings().cartesian_stiffness[0], 1000.0);
+  EXPECT_DOUBLE_EQ(core_->law_settings().cartesian_stiffness[5], 60.0);
+  EXPECT_DOUBLE_EQ(core_->law_settings().cartesian_damping_ratio, 0.5);
+  EXPECT_EQ(core_->mode(), Supervisor::Mode::ACTIVE);
+}
+
 // A law switched while the arm moves (controller_manager deactivates one robodyn
 // controller and activates another in one switch, or the node path's cleanup and configure
 // with another mode): the new core starts from the command the hardware was last given, so

@@ -111,7 +111,8 @@ _CONTROLLER = (
     _p('kd', 'float list', [0.0], 'derivative gains, 1 or n (computed_torque: [1/s]; '
        'passivity, adaptive: K_D [N m s/rad]; else [N m s/rad]); set while running: blended '
        'in over gain_ramp_time', low=0.0, min_length=1, runtime=True),
-    _p('gain_ramp_time', 'float', 1.0, 'how long kp and kd set while running take to reach '
+    _p('gain_ramp_time', 'float', 1.0, 'how long kp, kd and the tool spring set while running '
+       'take to reach '
        'their new values (a raised cosine) [s]; 0: at the next cycle, within the rate limit',
        low=0.0, high=60.0, unit='s'),
     _p('include_gravity', 'bool', True, 'add g(q); false on robots that compensate gravity '
@@ -138,11 +139,13 @@ _CONTROLLER = (
        high=1.0, unit='rad/s'),
     _p('cartesian.stiffness', 'float list', [500.0, 500.0, 500.0, 30.0, 30.0, 30.0],
        'the task-space modes: the tool spring K_x per axis of DH frame 0, x y z [N/m] '
-       'then rx ry rz [N m/rad]', low=0.0, high=1e5, note='6 values, 0 to 1e5',
-       rule='cartesian_stiffness_size'),
+       'then rx ry rz [N m/rad]; set while running: blended in over gain_ramp_time',
+       low=0.0, high=1e5, note='6 values, 0 to 1e5', rule='cartesian_stiffness_size',
+       runtime=True),
     _p('cartesian.damping_ratio', 'float', 1.0, 'the task-space modes: the damping ratio '
        "of D_x (cartesian_impedance: on the task-space inertia's diagonal; "
-       'operational_space: of a unit mass)', low=0.0, high=5.0),
+       'operational_space: of a unit mass); set while running: blended in over '
+       'gain_ramp_time', low=0.0, high=5.0, runtime=True),
     _p('target.speed', 'float', 0.25, 'pose targets (~/target_pose): the fastest the '
        'commanded tool point moves towards the last target [m/s]', low=0.0, low_open=True,
        high=2.0, unit='m/s'),

@@ -23,7 +23,7 @@ def apply_requests(run, now: float) -> None:
             else:
                 run.core.adopt_payload(prepared)
     core = run.core
-    if core.law.gains.active and core.law.step_gains(now, core.config.gain_ramp_time) and \
+    if core.law.blending and core.law.step_gains(now, core.config.gain_ramp_time) and \
             core.fused_cycle is not None:  # the fused cycle keeps its own copy of the gains
         core.fused_cycle.set_gains(core.law.kp, core.law.kd)
     bridge = run.interfaces.bridge

@@ -213,19 +213,24 @@ class RobodynClient:
         return (f'still {error * 1e3:.1f} mm and {angle * 1e3:.1f} mrad away after '
                 f'{timeout:g} s (a target beyond the joint limits stops at them)')
 
-    def follow_joint_trajectory(self, positions, times, timeout: float | None = None
-                                ) -> MoveResult:
+    def follow_joint_trajectory(self, positions, times, timeout: float | None = None,
+                                velocities=None, accelerations=None) -> MoveResult:
         """Follow the joint ``positions`` (chain order, one row per point) reached at
-        ``times`` [s from now] through the path's FollowJointTrajectory server."""
+        ``times`` [s from now] through the path's FollowJointTrajectory server, with the
+        points' ``velocities`` and ``accelerations`` when given (rows as ``positions``)."""
         from control_msgs.action import FollowJointTrajectory
         from rclpy.action import ActionClient
         from trajectory_msgs.msg import JointTrajectoryPoint
         goal = FollowJointTrajectory.Goal()
         goal.trajectory.joint_names = list(self.model.joint_names)
-        for row, t in zip(positions, times):
+        for k, (row, t) in enumerate(zip(positions, times)):
             point = JointTrajectoryPoint(positions=[float(v) for v in row])
-            point.time_from_start.sec, point.time_from_start.nanosec = int(t), int(
-                round((t % 1.0) * 1e9))
+            if velocities is not None:
+                point.velocities = [float(v) for v in velocities[k]]
+            if accelerations is not None:
+                point.accelerations = [float(v) for v in accelerations[k]]
+            point.time_from_start.sec, point.time_from_start.nanosec = divmod(
+                int(round(float(t) * 1e9)), 10 ** 9)
             goal.trajectory.points.append(point)
         wait = float(times[-1]) + 5.0 if timeout is None else timeout
         for name in ACTIONS:
@@ -251,6 +256,28 @@ class RobodynClient:
         answer = done.result
         return MoveResult(answer.error_code == 0, nan, nan,
                           answer.error_string or 'goal reached')
+
+    def trace_circle(self, radius: float = 0.1, frequency: float = 0.5, turns: float = 2.0,
+                     plane: str = 'yz') -> MoveResult:
+        """The tool draws a circle from where it is (control/reference/figures.py: in
+        ``plane`` of the base link frame, ``radius`` [m], ``frequency`` [Hz] at speed,
+        ``turns`` at speed and one more in the ramps, the orientation held), as one joint
+        trajectory; blocks until it is done. A circle out of reach or out of the joint
+        limits is not sent (the result says why)."""
+        from ..control.reference.figures import circle_through, circle_trajectory
+        from ..errors import InputError
+        q = self.joint_positions()
+        if q is None:
+            raise RuntimeError('no joint state yet: call wait_until_ready() first')
+        nan = float('nan')
+        try:
+            circle = circle_through(self.tool_pose()[0], radius, frequency, turns, plane)
+            figure = circle_trajectory(self.model, q, circle)
+        except InputError as exc:
+            return MoveResult(False, nan, nan, f'circle not sent: {exc}')
+        return self.follow_joint_trajectory(figure.positions, figure.times,
+                                            velocities=figure.velocities,
+                                            accelerations=figure.accelerations)
 
     def go_home(self, home=None, duration: float = 3.0) -> MoveResult:
         """A joint move to ``home`` (chain order; None: where the arm was when it became

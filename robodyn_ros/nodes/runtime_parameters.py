@@ -31,11 +31,23 @@ def _apply_gains(core, value, submit):
     return ''
 
 
+def _apply_spring(core, value, submit):
+    """The tool spring (cartesian.*): checked here, blended in by the control thread
+    between cycles (ControlLaw.request_spring). '' or the reason."""
+    try:
+        core.law.request_spring(list(value['cartesian.stiffness']),
+                                float(value['cartesian.damping_ratio']))
+    except (TypeError, ValueError) as exc:
+        return f'tool spring refused: {exc}'
+    return ''
+
+
 #: Each parameter that may change while running (``runtime=True`` in
 #: control/parameters.py) and the function that applies it: (core, {name: value}, submit)
 #: -> '' or the reason it is refused. A test fails when a runtime parameter has none.
 RUNTIME_APPLIERS = {'payload.mass': _apply_payload, 'payload.com': _apply_payload,
-                    'payload.inertia': _apply_payload, 'kp': _apply_gains, 'kd': _apply_gains}
+                    'payload.inertia': _apply_payload, 'kp': _apply_gains, 'kd': _apply_gains,
+                    'cartesian.stiffness': _apply_spring, 'cartesian.damping_ratio': _apply_spring}
 
 
 def apply_runtime_parameters(core, params, get, submit):

@@ -16,6 +16,7 @@
 #ifndef ROBODYN_CONTROLLERS__SUPERVISOR_HPP_
 #define ROBODYN_CONTROLLERS__SUPERVISOR_HPP_
 
+#include <array>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -98,6 +99,15 @@ public:
   {
     gains_.request(kp, kd);
   }
+  // A tool spring for the task-space laws (6 stiffnesses, the damping ratio), checked (any
+  // thread; update() blends it in over gain_ramp_time, as the gains).
+  void request_spring(const std::array<double, 6> & stiffness, double damping_ratio)
+  {
+    spring_.request(std::vector<double>(stiffness.begin(), stiffness.end()),
+      std::vector<double>(6, damping_ratio));
+  }
+  // The law's settings in force (the tool spring as blended so far).
+  const LawSettings & law_settings() const noexcept {return law_settings_;}
 
   // What the cycle did, for the adapter's topics and /diagnostics.
   const double * out() const noexcept {return out_.data();}
@@ -173,6 +183,8 @@ private:
   bool decoupled_hold_ = true;  // neither hold_kp nor hold_kd given
   bool derived_kp_ = true, derived_kd_ = true;  // hold gains derived where the hold starts
   GainBlend gains_;  // kp and kd set while running, blended in over gain_ramp_time
+  GainBlend spring_;  // the tool spring (K_x, zeta x 6) set while running, the same way
+  std::array<double, 6> spring_zeta_{};
   bool have_reference_ = false;  // q_ref_ holds a reference taken since the activation
   // Consecutive cycles whose reference position repeated the last one; AT_REST_CYCLES of
   // them and the reference is at rest (a trajectory's end, not a clock that repeated a

@@ -18,6 +18,8 @@ compared with qd_r(t) it feeds Kd (dt / 2) qdd_r forward, and the arm leads the 
 by (Kd dt / 2) / Kp qdd_r (5e-5 s^2 at Kp = 400, Kd = 40, 1 ms).
 """
 
+from dataclasses import replace
+
 import numpy as np
 
 from ...errors import InputError
@@ -61,6 +63,14 @@ class ControlLaw:
                                 _checked_cartesian(config.cartesian))
         self.law = LAWS[config.mode].fresh(dynamics, self.config)
         self.gains = GainBlend()  # gains set while running (gain_blend.py)
+        self.spring = GainBlend()  # the tool spring set while running: K_x, zeta x 6
+        self._spring = (np.array(self.config.cartesian.stiffness, dtype=float),
+                        np.full(6, float(self.config.cartesian.damping_ratio)))
+
+    @property
+    def blending(self) -> bool:
+        """A gain or tool-spring blend is under way, or a request waits."""
+        return self.gains.active or self.spring.active
 
     @property
     def follows_reference(self) -> bool:
@@ -72,10 +82,23 @@ class ControlLaw:
         between cycles by :meth:`step_gains`."""
         self.gains.request(*checked_gains(self.dyn.n, kp, kd))
 
+    def request_spring(self, stiffness, damping_ratio) -> None:
+        """A new tool spring (cartesian.*; any thread): ValueError naming a bad value, else
+        blended in between cycles by :meth:`step_gains`, as kp and kd are: a stiffer spring
+        switched in at once is a torque step of J^T (K1 - K0) e_x."""
+        spring = _checked_cartesian(Cartesian(tuple(stiffness), damping_ratio))
+        self.spring.request(np.array(spring.stiffness), np.full(6, spring.damping_ratio))
+
     def step_gains(self, now: float, duration: float) -> bool:
-        """Between cycles at ``now`` [s]: the gain blend's next step over ``duration``
-        [s]; True when kp or kd changed (in place: the config shares the arrays)."""
-        return self.gains.step(now, self.kp, self.kd, duration)
+        """Between cycles at ``now`` [s]: the gain and spring blends' next step over
+        ``duration`` [s]; True when kp or kd changed (in place: the config shares the
+        arrays). A changed spring is a new config.cartesian."""
+        changed = self.gains.step(now, self.kp, self.kd, duration)
+        if self.spring.active and self.spring.step(now, *self._spring, duration):
+            k, zeta = self._spring
+            self.config = replace(self.config, cartesian=Cartesian(
+                tuple(float(v) for v in k), float(zeta[0])))
+        return changed
 
     def adapt(self, now: float, allowed: bool) -> None:
         """After the cycle's torque at ``now`` [s]: a law with state (adaptive) updates it

@@ -1,0 +1,77 @@
+"""The default path's operational_space draws a circle: `ros2 launch robodyn_ros
+ros2_control.launch.py hardware:=mujoco mode:=operational_space` (the C++ controller in
+controller_manager's loop, MuJoCo), and `robodyn_ros.client`'s trace_circle (0.1 m radius,
+0.5 Hz, through the path's FollowJointTrajectory server), beside two CPU hogs. Judged from
+the launch's bag (`robodyn validate --task-space`'s tool against the reference's tool,
+which lies on the circle): within 1 mm RMS per axis, and the tool went round it."""
+
+
+import numpy as np
+import pytest
+from ros2_control_probe import launch_said
+from test_ros2_control_launch import _config, _Hogs, _Launch, _realtime_priority, _require
+
+from robodyn_ros.dynamics import RigidBodyDynamics
+from robodyn_ros.dynamics.recursive.tip_frame import TipFrame
+from robodyn_ros.io import BagReader
+from robodyn_ros.io.cdr import parse_joint_state
+from robodyn_ros.model import load_robot
+
+pytestmark = pytest.mark.integration
+
+DOMAIN = 67
+MODEL = load_robot('panda', tip_link='panda_hand')
+RADIUS, FREQUENCY, TURNS = 0.1, 0.5, 2.0
+UP = 'Configured and activated joint_trajectory_controller'
+
+
+@pytest.fixture(scope='module')
+def circle_run(ros_launch_env, tmp_path_factory):
+    _require('controller_manager')
+    if 'robodyn_controllers' not in ros_launch_env['AMENT_PREFIX_PATH']:
+        pytest.skip('robodyn_controllers (C++) was not built')
+    from robodyn_ros.client import RobodynClient
+    config = _config(tmp_path_factory.mktemp('circle'), mode='operational_space',
+                     reference='hold')
+    bag = str(tmp_path_factory.mktemp('circle_bag') / 'bag')
+    result = {'bag': bag, 'active': False}
+    with _Hogs():
+        launch = _Launch(ros_launch_env, DOMAIN, 'controller:=plugin', 'hardware:=mujoco',
+                         'robot:=panda', f'config:={config}', f'bag_path:={bag}',
+                         f'realtime_priority:={_realtime_priority()}')
+        try:
+            result['active'] = launch.wait_for(UP, 240.0)
+            if result['active']:
+                with RobodynClient(domain_id=DOMAIN) as arm:
+                    arm.wait_until_ready(timeout=60.0)
+                    result['traced'] = arm.trace_circle(RADIUS, FREQUENCY, TURNS)
+        finally:
+            result['code'], result['text'], _ = launch.stop()
+    return result
+
+
+def _tool_points(bag_path):
+    frame, base = TipFrame(RigidBodyDynamics(MODEL)), MODEL.dh_table('standard').base
+    points = []
+    with BagReader(bag_path) as bag:
+        for _, _, _, raw in bag.messages(['/joint_states']):
+            _, names, q, _, _ = parse_joint_state(raw)
+            order = [names.index(j) for j in MODEL.joint_names]
+            points.append(base[:3, :3] @ frame.at(q[order])[2] + base[:3, 3])
+    return np.array(points)
+
+
+def test_the_default_paths_operational_space_draws_the_circle(circle_run):
+    from robodyn_ros.validation.tool_tracking import scan_tool_tracking
+    run = circle_run
+    assert run['active'], launch_said(run['text'])
+    assert run['traced'].reached, run['traced']
+    scan = scan_tool_tracking(run['bag'], MODEL)
+    print(f'default path, operational_space on a {RADIUS} m circle at {FREQUENCY} Hz: tool to '
+          f'the reference tool, RMS per axis {scan.position_rms.round(4)} mm, max '
+          f'{scan.position_max.round(4)} mm over {scan.samples} states ({scan.unpaired} '
+          'unpaired)')
+    assert scan.samples > 5000 and scan.unpaired < 0.01 * scan.samples, scan
+    assert np.all(scan.position_rms < 1.0), scan
+    points = _tool_points(run['bag'])
+    assert np.ptp(points[:, 1]) > 1.98 * RADIUS and np.ptp(points[:, 2]) > 1.98 * RADIUS
