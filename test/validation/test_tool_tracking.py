@@ -22,8 +22,9 @@ ZERO = np.zeros(7)
 
 def _bag(path, lag=0.0, stamps_differ=False):
     """2 s at 100 Hz of a reference sweeping joint 1; the state ``lag`` [rad] behind it on
-    joint 1; every other reference written after its state, stamped within 1e-6 s of it
-    (a recorder's rounding), or 1 ms apart with ``stamps_differ`` (another cycle's)."""
+    joint 1; every other reference written after its state, stamped within 30 us of it
+    (the default path's clock reads), or 5 ms apart with ``stamps_differ`` (another
+    cycle's)."""
     bag = BagWriter(path, 'mcap')
     bag.add_topic('/joint_states', 'sensor_msgs/msg/JointState')
     bag.add_topic(REFERENCE_TOPIC, 'sensor_msgs/msg/JointState')
@@ -34,7 +35,7 @@ def _bag(path, lag=0.0, stamps_differ=False):
         order = (1, -1) if i % 2 else (-1, 1)
         bag.write('/joint_states', int(t * 1e9) + order[0],
                   encode_joint_state(t, MODEL.joint_names, q, ZERO, ZERO))
-        stamp = t + (1e-3 if stamps_differ else 1e-6 * (i % 3 - 1))
+        stamp = t + (5e-3 if stamps_differ else 3e-5 * (i % 3 - 1))
         bag.write(REFERENCE_TOPIC, int(t * 1e9) + order[1],
                   encode_joint_state(stamp, MODEL.joint_names, q_r, ZERO, ZERO))
     bag.close()
