@@ -48,8 +48,9 @@ def tip_frame(q, params, tool, jac, rotation, point, work):
 
 @numba.njit(cache=True, nogil=True, error_model='numpy')
 def tip_bias(qd, params, point, work, out):
-    """Jdot qd (6,) [m/s^2, rad/s^2] into ``out``, DH frame 0: the tip's classical
-    acceleration at qdd = 0 without gravity, by the outward recursion at qd from the poses
+    """Jdot qd (6,) [m/s^2, rad/s^2] into ``out``, DH frame 0: the derivative of seed 000
+    eqs. 23-24's J along qd, i.e. the tip's classical acceleration at qdd = 0 without
+    gravity, by the outward pass of seed 000 eq. 29's recursion at qd from the poses
     (``work``) and tip point the last :func:`tip_frame` call left (as the C++
     TipKinematics::bias)."""
     n = qd.shape[0]
@@ -85,8 +86,9 @@ class TipFrame:
         return self.jac, self.rotation, self.point
 
     def bias(self, qd):
-        """Jdot qd (6,) [m/s^2, rad/s^2] at the last :meth:`at`'s q (:func:`tip_bias`): a
-        view of this frame's array, which the next call overwrites."""
+        """Jdot qd (6,) [m/s^2, rad/s^2] at the last :meth:`at`'s q (:func:`tip_bias`: the
+        time derivative of seed 000 eqs. 23-24's J along qd): a view of this frame's array,
+        which the next call overwrites."""
         tip_bias(np.ascontiguousarray(qd, dtype=float), self.params, self.point, self.work,
                  self._bias)
         return self._bias
