@@ -148,6 +148,7 @@ void ComputedTorqueController::make_topics()
   }
   DiagnosticsSnapshot prototype;  // sized here: update() only copies into one
   prototype.residual.assign(observe ? n_ : 0, 0.0);
+  prototype.jacobian.assign(law_->tip_jacobian() ? 6 * n_ : 0, 0.0);
   diagnostics_slot_.configure(prototype);
 }
 

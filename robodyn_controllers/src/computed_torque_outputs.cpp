@@ -13,9 +13,28 @@
 #include <vector>
 
 #include "computed_torque_internal.hpp"
+#include "robodyn_controllers/pose_follower.hpp"
+#include "robodyn_controllers/task_space.hpp"
 
 namespace robodyn_controllers
 {
+namespace
+{
+// /diagnostics' manipulability of a task-space law's last J (6 x n), or "off".
+void manipulability_text(const std::vector<double> & j, std::size_t n, char * text,
+  std::size_t size)
+{
+  if (j.empty()) {
+    std::snprintf(text, size, "off");
+    return;
+  }
+  const Manipulability m = manipulability(j.data(), n);
+  std::snprintf(text, size, "%.4g (J's smallest singular value %.4f%s)", m.measure,
+    m.smallest, m.smallest < PoseFollower::SIGMA_SLOW ?
+    ": near a singularity, the task-space inverse damped, the torque within the limits" :
+    "");
+}
+}  // namespace
 // ~/reference (position, velocity: what is tracked; effort: the command) and ~/commands:
 // this cycle's record into the ring (the publishing thread sends it).
 void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept
@@ -119,6 +138,8 @@ void ComputedTorqueController::snapshot_diagnostics(const rclcpp::Time & time) n
   if (residual != nullptr) {std::copy(residual, residual + n_, s.residual.begin());}
   const double * pi = core_.estimate();
   if (pi != nullptr) {std::copy(pi, pi + 10, s.payload.begin());}
+  const double * j = law_->tip_jacobian();
+  if (j != nullptr && !s.jacobian.empty()) {std::copy(j, j + 6 * n_, s.jacobian.begin());}
   diagnostics_slot_.commit();
 }
 
@@ -211,6 +232,8 @@ void ComputedTorqueController::publish_status()
   assign(v[14].value, s->hold.data());
   assign(v[15].value, targets_.status());
   assign(v[16].value, targets_.singularity());
+  manipulability_text(s->jacobian, n_, text, sizeof(text));
+  assign(v[17].value, text);
   if (v.size() == KEY_COUNT) {publish_payload(s->payload, v.data() + KEY_COUNT - PAYLOAD_KEYS);}
   try {  // as publish_records: nothing out of this thread
     if (estimate_topic_) {publish_estimate(s->stamp_ns, s->payload);}

@@ -22,6 +22,9 @@ namespace
 // cartesian_impedance.py's TipFrameLaw).
 class TipFrameLaw : public JointLaw
 {
+public:
+  const double * tip_jacobian() const noexcept override {return j_.data();}
+
 protected:
   void configure_state(const LawSettings & s) override
   {

@@ -2,6 +2,8 @@
 // of robodyn_ros/control/laws/cartesian_kernel.py and operational_space.py.
 #include "robodyn_controllers/task_space.hpp"
 
+#include "robodyn_controllers/symmetric_eigen.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -71,6 +73,28 @@ void rotation_vector(const std::array<double, 9> & r, double * out) noexcept
   const double sign = out[0] * s0 + out[1] * s1 + out[2] * s2 >= 0.0 ? 1.0 : -1.0;
   const double scale = sign * theta / std::sqrt(std::max(norm, 1e-300));
   for (int k = 0; k < 3; ++k) {out[k] *= scale;}
+}
+
+Manipulability manipulability(const double * j, std::size_t n) noexcept
+{
+  double jjt[6][6];
+  for (std::size_t a = 0; a < 6; ++a) {
+    for (std::size_t b = 0; b < 6; ++b) {
+      double s = 0.0;
+      for (std::size_t i = 0; i < n; ++i) {s += j[a * n + i] * j[b * n + i];}
+      jjt[a][b] = s;
+    }
+  }
+  symmetric_eigen<6>(jjt);
+  double values[6];
+  for (int k = 0; k < 6; ++k) {values[k] = std::max(jjt[k][k], 0.0);}
+  std::sort(values, values + 6, [](double x, double y) {return x > y;});
+  const std::size_t m = std::min<std::size_t>(n, 6);
+  Manipulability out;
+  out.measure = 1.0;
+  for (std::size_t k = 0; k < m; ++k) {out.measure *= std::sqrt(values[k]);}
+  out.smallest = m ? std::sqrt(values[m - 1]) : 0.0;
+  return out;
 }
 
 void TaskSpaceSpring::configure(std::size_t n)

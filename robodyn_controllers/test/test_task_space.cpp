@@ -67,3 +67,25 @@ TEST(TaskSpaceSpring, IsJTransposeTimesTheSpringPlusTheProjectedPosture)
     0.0, gone.data());
   for (std::size_t i = 0; i < n; ++i) {EXPECT_NEAR(gone[i], 0.0, 1e-12) << i;}  // moves x
 }
+
+TEST(Manipulability, IsTheProductOfTheSingularValuesAndNamesTheSmallest)
+{
+  // J = diag(2, 1, 1, 1, 0.5, 0.05) with a seventh column that repeats the first: J J^T =
+  // diag(8, 1, 1, 1, 0.25, 0.0025), singular values sqrt(8), 1, 1, 1, 0.5, 0.05
+  const std::size_t n = 7;
+  const double d[6] = {2.0, 1.0, 1.0, 1.0, 0.5, 0.05};
+  std::vector<double> j(6 * n, 0.0);
+  for (std::size_t r = 0; r < 6; ++r) {j[r * n + r] = d[r];}
+  j[0 * n + 6] = 2.0;
+  const auto m = robodyn_controllers::manipulability(j.data(), n);
+  EXPECT_NEAR(m.measure, std::sqrt(8.0) * 0.5 * 0.05, 1e-12);
+  EXPECT_NEAR(m.smallest, 0.05, 1e-12);
+  // three joints: J's three singular values only, not the three zero ones of J J^T
+  std::vector<double> k(6 * 3, 0.0);
+  k[0 * 3 + 0] = 1.0;
+  k[1 * 3 + 1] = 2.0;
+  k[5 * 3 + 2] = 0.5;
+  const auto three = robodyn_controllers::manipulability(k.data(), 3);
+  EXPECT_NEAR(three.measure, 1.0, 1e-12);
+  EXPECT_NEAR(three.smallest, 0.5, 1e-12);
+}

@@ -25,6 +25,7 @@ def core_diagnostics(core, now: float) -> tuple[Level, str, dict[str, str]]:
               'max_torque_rate': f'{sup.limits.max_torque_rate!r}',
               'last_rejection': core.last_rejection or 'none',
               'target': core.targets.status, 'singularity': core.targets.singularity}
+    values['manipulability'] = _manipulability(getattr(core.law.law, 'frame', None))
     if sup.state in (SAFE, HELD) and sup.hold_q is not None:
         values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
     values.update(core.stats.summary())
@@ -45,3 +46,16 @@ def core_diagnostics(core, now: float) -> tuple[Level, str, dict[str, str]]:
         if watch.detector.contact is not None and level == Level.OK:
             level, message = Level.WARN, f'{message}; in contact: {core.last_collision}'
     return level, message, values
+
+
+def _manipulability(frame) -> str:
+    """A task-space law's manipulability of its last J (the C++ controller's words), or
+    'off'."""
+    if frame is None:
+        return 'off'
+    from .laws.cartesian_impedance import manipulability
+    from .reference.pose_target import SIGMA_SLOW
+    measure, smallest = manipulability(frame.last_j)
+    near = ': near a singularity, the task-space inverse damped, the torque within the ' \
+        'limits' if smallest < SIGMA_SLOW else ''
+    return f"{measure:.4g} (J's smallest singular value {smallest:.4f}{near})"

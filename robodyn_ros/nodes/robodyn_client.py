@@ -279,6 +279,36 @@ class RobodynClient:
                                             velocities=figure.velocities,
                                             accelerations=figure.accelerations)
 
+    def set_stiffness(self, stiffness, damping_ratio: float | None = None,
+                      timeout: float = 5.0) -> MoveResult:
+        """The tool spring of a task-space law (cartesian.stiffness: x y z [N/m] then rx ry
+        rz [N m/rad], DH frame 0; cartesian.damping_ratio), set on the controller, which
+        blends it in over its gain_ramp_time. The result says whether the controller took
+        it, or its reason for refusing it (as a parameter set answers)."""
+        from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+        from rcl_interfaces.srv import SetParametersAtomically
+        nan = float('nan')
+        values = [Parameter(name='cartesian.stiffness', value=ParameterValue(
+            type=ParameterType.PARAMETER_DOUBLE_ARRAY,
+            double_array_value=[float(v) for v in stiffness]))]
+        if damping_ratio is not None:
+            values.append(Parameter(name='cartesian.damping_ratio', value=ParameterValue(
+                type=ParameterType.PARAMETER_DOUBLE, double_value=float(damping_ratio))))
+        client: Any = self.node.create_client(
+            SetParametersAtomically, f'/{self.controller}/set_parameters_atomically')
+        try:
+            if not client.wait_for_service(timeout_sec=timeout):
+                return MoveResult(False, nan, nan, f'no parameter service of {self.controller}')
+            done = _result(client.call_async(SetParametersAtomically.Request(
+                parameters=values)), timeout)
+            if done is None:
+                return MoveResult(False, nan, nan, f'no answer within {timeout:g} s')
+            answer = done.result
+            return MoveResult(bool(answer.successful), nan, nan,
+                              'set' if answer.successful else answer.reason)
+        finally:
+            self.node.destroy_client(client)
+
     def go_home(self, home=None, duration: float = 3.0) -> MoveResult:
         """A joint move to ``home`` (chain order; None: where the arm was when it became
         ready) over ``duration`` [s]."""

@@ -2,6 +2,7 @@
 in one line as an event otherwise, put inside the workspace box and said so, and a
 trajectory after them starts where the followed reference is."""
 
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -97,3 +98,25 @@ def test_a_trajectory_after_targets_starts_from_the_followed_reference():
     ok, text = core.on_trajectory(0.31, SimpleNamespace(joint_names=NAMES, points=[point]))
     assert ok, text
     np.testing.assert_allclose(core.reference(t)[0], q_r, atol=1e-3)
+
+
+def test_the_report_gives_a_task_space_laws_manipulability():
+    """computed_torque has none ('off'); cartesian_impedance at the Panda's home has J's
+    full rank; at the stretched arm (joints 2 and 4 straight) the report says the tip is
+    near a singularity, as the C++ controller's words do."""
+    assert _core().diagnostics(0.02)[2]['manipulability'] == 'off'
+    core = _core(mode='cartesian_impedance', kp=[20.0], kd=[2.0])
+    text = core.diagnostics(0.02)[2]['manipulability']
+    measure, smallest = re.match(r"(\S+) \(J's smallest singular value (\S+?)[):]",
+                                 text).groups()
+    assert float(measure) > 1e-3 and float(smallest) > 0.1 and 'near' not in text, text
+    stretched = Q0.copy()
+    stretched[[1, 3]] = 0.0, -0.0698  # joint 4's upper limit: the elbow straight
+    core = ControllerCore(PANDA, ControllerConfig.from_parameters(dict(
+        mode='cartesian_impedance', kp=[20.0], kd=[2.0], ramp_time=0.0)))
+    core.activate(0.0)
+    for k in range(20):
+        core.on_state(k * DT, NAMES, stretched, np.zeros(7), k * DT)
+        core.update(k * DT)
+    text = core.diagnostics(0.02)[2]['manipulability']
+    assert 'near a singularity' in text, text

@@ -23,6 +23,7 @@ DOMAIN = 67
 MODEL = load_robot('panda', tip_link='panda_hand')
 RADIUS, FREQUENCY, TURNS = 0.1, 0.5, 2.0
 UP = 'Configured and activated joint_trajectory_controller'
+STIFFER = [800.0, 800.0, 800.0, 40.0, 40.0, 40.0]
 
 
 @pytest.fixture(scope='module')
@@ -44,6 +45,10 @@ def circle_run(ros_launch_env, tmp_path_factory):
             if result['active']:
                 with RobodynClient(domain_id=DOMAIN) as arm:
                     arm.wait_until_ready(timeout=60.0)
+                    # the tool spring set while running: a stiffer one is blended in, a
+                    # spring of five values refused with the reason
+                    result['stiffer'] = arm.set_stiffness(STIFFER, 0.9)
+                    result['five'] = arm.set_stiffness(STIFFER[:5])
                     result['traced'] = arm.trace_circle(RADIUS, FREQUENCY, TURNS)
         finally:
             result['code'], result['text'], _ = launch.stop()
@@ -77,3 +82,30 @@ def test_the_default_paths_operational_space_draws_the_circle(circle_run):
     assert np.all(scan.position_rms < 1.0), scan
     points = _tool_points(run['bag'])
     assert np.ptp(points[:, 1]) > 1.98 * RADIUS and np.ptp(points[:, 2]) > 1.98 * RADIUS
+
+
+def test_the_default_path_reports_the_laws_manipulability(circle_run):
+    """/diagnostics (the launch's bag) carries operational_space's manipulability of J, a
+    number with J's smallest singular value, well away from a singularity on the circle."""
+    import re
+    run = circle_run
+    assert run['active'], launch_said(run['text'])
+    said = []
+    with BagReader(run['bag']) as bag:
+        for _, msgtype, _, raw in bag.messages(['/diagnostics']):
+            for status in bag.deserialize(raw, msgtype).status:
+                said += [kv.value for kv in status.values if kv.key == 'manipulability']
+    values = [re.match(r"(\S+) \(J's smallest singular value ([0-9.]+)", v) for v in said]
+    assert values and all(values), said[:3]
+    smallest = [float(m.group(2)) for m in values]
+    print(f'default path: manipulability said {len(said)} times, J smallest singular value '
+          f'{min(smallest):.3f}-{max(smallest):.3f}')
+    assert min(smallest) > 0.1 and not any('near' in v for v in said)
+
+
+def test_the_tool_spring_is_set_while_running_and_a_bad_one_refused(circle_run):
+    run = circle_run
+    assert run['active'], launch_said(run['text'])
+    assert run['stiffer'].reached, run['stiffer']
+    assert not run['five'].reached and 'cartesian.stiffness' in run['five'].reason, \
+        run['five']

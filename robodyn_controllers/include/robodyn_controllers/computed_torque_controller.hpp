@@ -182,6 +182,7 @@ private:
     std::array<char, 256> hold{};
     std::vector<double> residual;  // n with collision detection, else empty
     std::array<double, 10> payload{};  // adaptive: the estimate pi (payload_adaptation.hpp)
+    std::vector<double> jacobian;  // a task-space law: the tip's J (6 x n), else empty
   };
   LatestSlot<DiagnosticsSnapshot> diagnostics_slot_;
   rclcpp::Publisher<JointStateMsg>::SharedPtr reference_topic_;

@@ -76,6 +76,9 @@ public:
   virtual void adapt(double /*now*/, bool /*allowed*/) noexcept {}
   // adaptive: the payload estimate pi (10 values, payload_adaptation.hpp); others: nullptr.
   virtual const double * estimate() const noexcept {return nullptr;}
+  // A task-space law: the tip's J (6 x n row-major, DH frame 0) at the last cycle's state
+  // (its manipulability on /diagnostics); others: nullptr.
+  virtual const double * tip_jacobian() const noexcept {return nullptr;}
 
 protected:
   void configure_scratch(std::size_t n);

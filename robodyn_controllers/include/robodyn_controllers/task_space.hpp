@@ -16,6 +16,16 @@ namespace robodyn_controllers
 // of cartesian_impedance (the rotation that takes the tip's axes to the target's).
 void rotation_vector(const std::array<double, 9> & r, double * out) noexcept;
 
+// How far J (6 x n, row-major) is from losing a direction: Yoshikawa's manipulability
+// sqrt(det(J J^T)) over its min(6, n) largest singular values, and the smallest of them
+// (sigma_min [m or 1]; the pose follower slows below PoseFollower::SIGMA_SLOW). For
+// /diagnostics, off the control thread. Allocates nothing.
+struct Manipulability
+{
+  double measure = 0.0, smallest = 0.0;
+};
+Manipulability manipulability(const double * j, std::size_t n) noexcept;
+
 class TaskSpaceSpring
 {
 public:

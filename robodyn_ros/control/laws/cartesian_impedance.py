@@ -27,7 +27,7 @@ import numpy as np
 
 from .law import Cartesian, JointLaw, LawConfig, LawInput
 
-__all__ = ['CartesianImpedance', 'TipFrameLaw', 'rotation_vector']
+__all__ = ['CartesianImpedance', 'TipFrameLaw', 'manipulability', 'rotation_vector']
 
 #: Damping of the task-space inverses [m, rad]: below it a direction of J counts as lost.
 MU = 1e-3
@@ -40,6 +40,14 @@ def rotation_vector(r: np.ndarray) -> np.ndarray:
     out = np.empty(3)
     rotation_vector_into(np.ascontiguousarray(r, dtype=float), out)
     return out
+
+
+def manipulability(j: np.ndarray) -> tuple[float, float]:
+    """(Yoshikawa's sqrt(det(J J^T)) over J's min(6, n) largest singular values, the
+    smallest of them [m or 1]) of J (6, n): how far the tip is from losing a direction
+    (/diagnostics; the C++ task_space.hpp's manipulability)."""
+    sigma = np.linalg.svd(np.asarray(j, dtype=float), compute_uv=False)[:min(j.shape)]
+    return float(np.prod(sigma)), float(sigma[-1])
 
 
 class TipFrameLaw(JointLaw):
@@ -79,6 +87,7 @@ class CartesianImpedance(TipFrameLaw):
         xd_r = j_r @ x.qd_c
         r_r, p_r = r_r.copy(), p_r.copy()  # the next call overwrites them
         j, r, p = frame.at(x.q)
+        frame.last_j[:] = j
         e_x = np.empty(6)
         e_x[:3] = p_r - p
         rotation_vector_into(r_r @ r.T, e_x[3:])
@@ -101,6 +110,7 @@ class _TipFrame:
         self.tip = TipFrame(dyn)
         self.at = self.tip.at
         self.task_work = np.zeros((dyn.n + 21, max(dyn.n, 6)))
+        self.last_j = np.zeros((6, dyn.n))  # J at the last cycle's state (/diagnostics)
         self._spring: tuple = (None, None)
 
     def stiffness(self, spring: Cartesian) -> np.ndarray:
