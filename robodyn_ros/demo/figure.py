@@ -4,8 +4,6 @@ holds; the run is judged on the tool's pose error to the reference's tool
 (validation/tool_tracking.py), which lies on the circle.
 """
 
-import numpy as np
-
 __all__ = ['FREQUENCY', 'RADIUS', 'START', 'TURNS', 'circle_run']
 
 #: The circle: radius [m], turns per second at full speed [Hz], full-speed turns (one more
@@ -18,21 +16,14 @@ START = 0.5
 def circle_run(ctrl: dict, q0, rate: float = 1000.0):
     """(lock-step hook, the time the circle ends [s], a line saying what it draws) for the
     demo's controller parameters ``ctrl`` (its description, base and tip) starting at q0."""
-    from ..control.reference.figures import circle_through, circle_trajectory
-    from ..dynamics import RigidBodyDynamics
-    from ..dynamics.recursive.tip_frame import TipFrame
-    from ..nodes.figure_sender import figure_hook
+    from ..nodes.figure_sender import circle_hook
     from .config import load_model
     model = load_model(ctrl['urdf_file'], ctrl.get('base_link'), ctrl.get('tip_link'),
                        ctrl.get('xacro_args', ()))
-    q0 = np.asarray(q0, dtype=float)
-    dh = model.dh_table('standard').base
-    start = dh[:3, :3] @ TipFrame(RigidBodyDynamics(model)).at(q0)[2] + dh[:3, 3]
-    circle = circle_through(start, RADIUS, FREQUENCY, TURNS, 'yz')
-    figure = circle_trajectory(model, q0, circle, rate)
+    hook, duration, start = circle_hook(model, q0, RADIUS, FREQUENCY, TURNS, 'yz',
+                                        int(round(START * rate)), rate)
     line = (f'a circle of {RADIUS * 1e3:g} mm radius at {FREQUENCY:g} Hz ({TURNS:g} turns '
             f'at speed, {TURNS + 2:g} in all) in the y-z plane of {model.base_link} through '
-            f'the tool point {np.round(start, 4).tolist()} m, from {START:g} s to '
-            f'{START + circle.duration:g} s')
-    return figure_hook(model.joint_names, figure, int(round(START * rate))), \
-        START + circle.duration, line
+            f'the tool point {[round(v, 4) for v in start]} m, from {START:g} s to '
+            f'{START + duration:g} s')
+    return hook, START + duration, line

@@ -128,11 +128,9 @@ def demo(robot: str = 'panda', mode: str = 'computed_torque',
 def _tool_tracking(bag_path, mode, reference, robot, tip, base, xacro_args):
     """The tool against the reference's tool (1 mm, 10 mrad) for a task-space law or a
     figure; else None."""
-    from ..control.laws import LAWS
-    from ..control.laws.cartesian_impedance import TipFrameLaw
-    if reference != 'circle' and not isinstance(LAWS.get(mode), TipFrameLaw):
+    from ..validation.tool_tracking import scan_tool_tracking, task_space_modes
+    if reference != 'circle' and mode not in task_space_modes():
         return None
-    from ..validation.tool_tracking import scan_tool_tracking
     from .config import load_model
     path, default_base, default_tip = robot_path(robot)
     model = load_model(path, base or default_base, tip or default_tip, xacro_args)

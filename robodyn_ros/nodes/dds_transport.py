@@ -26,9 +26,12 @@ socket buffer cannot hold; shared memory does not). The recorder asks for UDP it
 """
 
 from collections.abc import Mapping
+import glob
 import os
+import time
 
-__all__ = ['OPT_IN', 'LOOPBACK_PROFILE', 'apply_transport', 'transport_environment']
+__all__ = ['OPT_IN', 'LOOPBACK_PROFILE', 'apply_transport', 'remove_dead_segments',
+           'transport_environment']
 
 #: Set to 'udp' to leave Fast DDS's shared-memory transport (see above).
 OPT_IN = 'ROBODYN_DDS_TRANSPORT'
@@ -64,6 +67,47 @@ def transport_environment(environ: Mapping[str, str]) -> tuple[dict[str, str], s
     return ({'FASTDDS_BUILTIN_TRANSPORTS': 'UDPv4'},
             "DDS transport: UDPv4, no shared memory (a joining participant stalls Fast DDS's "
             'shared-memory sends up to 333 ms)')
+
+
+#: A shared-memory file this young [s] may belong to a process that has not locked it yet.
+SEGMENT_GRACE = 10.0
+
+
+def remove_dead_segments(folder: str = '/dev/shm', grace: float = SEGMENT_GRACE) -> int:
+    """Remove the Fast DDS shared-memory segments and ports whose process died, and
+    return how many were removed.
+
+    Why: each segment and port has a ``_el`` file its owner holds an exclusive lock on for
+    its life. A process killed (SIGKILL, a crash) leaves them behind, and a port left with
+    its mutex taken blocks the next participant that opens it, inside the middleware's C
+    code where no signal handler runs: a spawner that joined then never said a word and
+    ignored SIGINT and SIGTERM until launch killed it. A file whose lock can be taken has
+    no owner; files younger than ``grace`` are left to a process still starting.
+    """
+    import fcntl
+    removed, now = 0, time.time()
+    for lock_path in glob.glob(os.path.join(folder, 'fastdds_*_el')):
+        base = lock_path[:-3]
+        try:
+            if now - os.path.getmtime(lock_path) < grace:
+                continue
+            fd = os.open(lock_path, os.O_RDONLY)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held: its process lives
+            os.close(fd)
+            continue
+        name = os.path.basename(base)
+        for path in (base, lock_path, os.path.join(folder, f'sem.{name}_mutex')):
+            try:
+                os.unlink(path)
+                removed += 1
+            except OSError:
+                pass
+        os.close(fd)
+    return removed
 
 
 def apply_transport(environ=os.environ) -> str:

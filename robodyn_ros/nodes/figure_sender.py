@@ -8,7 +8,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from ..control.reference.figures import FigureTrajectory
 from ..defaults import CONTROLLER_NAME
 
-__all__ = ['figure_hook', 'figure_message']
+__all__ = ['circle_hook', 'figure_hook', 'figure_message']
 
 
 def figure_message(joint_names: Sequence[str], figure: FigureTrajectory) -> JointTrajectory:
@@ -25,6 +25,23 @@ def figure_message(joint_names: Sequence[str], figure: FigureTrajectory) -> Join
                                                                           10 ** 9)
         msg.points.append(point)
     return msg
+
+
+def circle_hook(model, q0, radius: float, frequency: float, turns: float, plane: str,
+                at_step: int, rate: float) -> tuple[Callable, float, list[float]]:
+    """(figure_hook of the circle through the tool at ``q0``, the circle's duration [s],
+    its start point [m, base link frame]) (control/reference/figures.py)."""
+    import numpy as np
+
+    from ..control.reference.figures import circle_through, circle_trajectory
+    from ..dynamics import RigidBodyDynamics
+    from ..dynamics.recursive.tip_frame import TipFrame
+    q0 = np.asarray(q0, dtype=float)
+    dh = model.dh_table('standard').base
+    start = dh[:3, :3] @ TipFrame(RigidBodyDynamics(model)).at(q0)[2] + dh[:3, 3]
+    circle = circle_through(start, radius, frequency, turns, plane)
+    figure = circle_trajectory(model, q0, circle, rate)
+    return figure_hook(model.joint_names, figure, at_step), circle.duration, start.tolist()
 
 
 def figure_hook(joint_names: Sequence[str], figure: FigureTrajectory,

@@ -11,12 +11,17 @@ __all__ = ['LaunchArgumentError', 'robot_arguments', 'config_model', 'existing_c
 
 def transport_actions() -> list:
     """The launch's first actions: every process it starts gets UDP instead of Fast DDS's
-    shared memory (dds_transport.py: why), and the log says which transport it is."""
+    shared memory (dds_transport.py: why), and the log says which transport it is; the
+    shared-memory files of processes that died are removed first (a port one left locked
+    blocks the next process that opens it: dds_transport.remove_dead_segments)."""
     from launch.actions import LogInfo, SetEnvironmentVariable
 
-    from .dds_transport import transport_environment
+    from .dds_transport import remove_dead_segments, transport_environment
     changes, line = transport_environment(os.environ)
-    return [SetEnvironmentVariable(k, v) for k, v in changes.items()] + [
+    removed = remove_dead_segments()
+    said = [LogInfo(msg=f'robodyn: removed {removed} Fast DDS shared-memory files of '
+                        'processes that died')] if removed else []
+    return [SetEnvironmentVariable(k, v) for k, v in changes.items()] + said + [
         LogInfo(msg=f'robodyn: {line}')]
 
 

@@ -28,7 +28,7 @@ from ..model.robot_model import RobotModel
 from .report_schema import ValidationReport
 
 __all__ = ['PAIRING_TOLERANCE', 'PAIRING_WINDOW', 'ToolTracking', 'add_tool_tracking',
-           'scan_tool_tracking', 'tool_tracking_lines']
+           'scan_tool_tracking', 'task_space_modes', 'tool_tracking_lines']
 
 #: A state or reference without its pair within this many seconds of stamps is dropped
 #: (counted as unpaired) [s].
@@ -50,6 +50,13 @@ class ToolTracking:
     orientation_rms: np.ndarray = field(default_factory=lambda: np.zeros(3))  # [mrad]
     orientation_max: np.ndarray = field(default_factory=lambda: np.zeros(3))  # [mrad]
     distance_rms: float = 0.0  # RMS of |p_ref - p| [mm]
+
+
+def task_space_modes() -> tuple[str, ...]:
+    """The modes whose law acts at the tool (a bag of theirs is judged in task space too)."""
+    from ..control.laws import LAWS
+    from ..control.laws.cartesian_impedance import TipFrameLaw
+    return tuple(name for name, law in LAWS.items() if isinstance(law, TipFrameLaw))
 
 
 class _Poses:

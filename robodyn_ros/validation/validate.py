@@ -121,10 +121,9 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
             above this x the states' period in one cycle fails the run. None: reported.
         recover: judge what is complete in a bag whose storage is damaged (the verdict
             says on how much of what its metadata lists); False: BagError.
-        task_space: (task_space.TaskSpaceScan, max position RMS [mm], max orientation RMS
-            [mrad]): the tool against the bag's pose targets (over a bound fails); None.
-        tool_tracking: (tool_tracking.ToolTracking, max position RMS [mm], max orientation
-            RMS [mrad]): the tool against the reference's tool (over a bound fails); None.
+        task_space, tool_tracking: (task_space.TaskSpaceScan or tool_tracking.ToolTracking,
+            max position RMS [mm], max orientation RMS [mrad]): the tool against the bag's
+            pose targets, against the reference's tool (over a bound fails); or None.
         out_dir: default ``validation/<bag name>`` under the current directory: a bag
             archive may be read-only or shared, so nothing is written into the bag.
 
@@ -142,14 +141,12 @@ def validate_bag(bag_path: str | os.PathLike, state_topic: str = '/' + JOINT_STA
         result = _read(bag, stream, roles, progress)
     report = build_report(bag_path, state_topic, roles['reference'], roles['command'], result,
                           model, thresholds, tolerance)
-    start_ns = result['start_ns']
-    report['start_time'] = None if start_ns is None else start_ns * 1e-9
+    report['start_time'] = None if result['start_ns'] is None else result['start_ns'] * 1e-9
     _add_recovery(report, bag.recovered)
     _judge_applied(report, result, max_torque_rate)
     _add_scans(report, contacts, task_space, tool_tracking)
-    if out_dir is None:
-        out_dir = os.path.join('validation', os.path.basename(os.path.normpath(bag_path)))
-    write_outputs(report, result, out_dir, plots)
+    write_outputs(report, result, out_dir or os.path.join(
+        'validation', os.path.basename(os.path.normpath(bag_path))), plots)
     return report
 
 
