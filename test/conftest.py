@@ -18,6 +18,13 @@ import pytest  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def pytest_sessionstart(session):
+    """Before any test joins DDS: the shared-memory files of processes that died go (a
+    port one left locked blocks the next participant that opens it: dds_transport)."""
+    from robodyn_ros.nodes.dds_transport import remove_dead_segments
+    remove_dead_segments()
+
+
 #: The workspace build started at collection: {'ws': Path, 'proc': Popen} (colcon_install).
 _BUILD = {}
 #: Longest a workspace build may take [s].

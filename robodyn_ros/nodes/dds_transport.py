@@ -74,40 +74,50 @@ SEGMENT_GRACE = 10.0
 
 
 def remove_dead_segments(folder: str = '/dev/shm', grace: float = SEGMENT_GRACE) -> int:
-    """Remove the Fast DDS shared-memory segments and ports whose process died, and
-    return how many were removed.
+    """Remove the Fast DDS shared-memory segments and ports no process has mapped (their
+    processes died), with their lock files and mutexes; return how many files went.
 
-    Why: each segment and port has a ``_el`` file its owner holds an exclusive lock on for
-    its life. A process killed (SIGKILL, a crash) leaves them behind, and a port left with
-    its mutex taken blocks the next participant that opens it, inside the middleware's C
-    code where no signal handler runs: a spawner that joined then never said a word and
-    ignored SIGINT and SIGTERM until launch killed it. A file whose lock can be taken has
-    no owner; files younger than ``grace`` are left to a process still starting.
+    Why: a process killed (SIGKILL, a crash) leaves its segments and ports behind, and a
+    port left with its mutex taken blocks the next participant that opens it, inside the
+    middleware's C code where no signal handler runs: a spawner that joined then never
+    said a word and ignored SIGINT and SIGTERM until launch killed it. A live process maps
+    its files (``/proc/*/maps``); files younger than ``grace`` [s] are left to a process
+    still starting.
     """
-    import fcntl
-    removed, now = 0, time.time()
-    for lock_path in glob.glob(os.path.join(folder, 'fastdds_*_el')):
-        base = lock_path[:-3]
+    mapped, now = _mapped(folder), time.time()
+    removed = 0
+    for path in glob.glob(os.path.join(folder, 'fastdds_*')):
+        name = os.path.basename(path)
+        if name.endswith('_el') or name in mapped:
+            continue
         try:
-            if now - os.path.getmtime(lock_path) < grace:
+            if now - os.path.getmtime(path) < grace:
                 continue
-            fd = os.open(lock_path, os.O_RDONLY)
         except OSError:
             continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # held: its process lives
-            os.close(fd)
-            continue
-        name = os.path.basename(base)
-        for path in (base, lock_path, os.path.join(folder, f'sem.{name}_mutex')):
+        for gone in (path, f'{path}_el', os.path.join(folder, f'sem.{name}_mutex')):
             try:
-                os.unlink(path)
+                os.unlink(gone)
                 removed += 1
             except OSError:
                 pass
-        os.close(fd)
     return removed
+
+
+def _mapped(folder: str) -> set[str]:
+    """The names of the files in ``folder`` some process has mapped."""
+    names: set[str] = set()
+    prefix = folder.rstrip('/') + '/'
+    for maps in glob.glob('/proc/[0-9]*/maps'):
+        try:
+            with open(maps, encoding='utf-8', errors='replace') as handle:
+                for line in handle:
+                    at = line.find(prefix)
+                    if at >= 0:
+                        names.add(line[at + len(prefix):].split()[0])
+        except OSError:  # the process ended meanwhile, or is not ours to read
+            continue
+    return names
 
 
 def apply_transport(environ=os.environ) -> str:
