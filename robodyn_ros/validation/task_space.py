@@ -38,6 +38,8 @@ SETTLE = 2.0
 #: the bag later than the states of the motion it started (35 mm judged against the old
 #: target seen beside two CPU hogs).
 ARRIVAL = 1.0
+#: No workspace box: a target is judged where it was sent.
+_UNBOUNDED = (-np.inf,) * 3 + (np.inf,) * 3
 
 
 @dataclass
@@ -117,16 +119,18 @@ def scan_task_space(bag_path: str | os.PathLike, model: RobotModel,
 
 
 def _target(msg, base_link: str):
-    """(position (3,), rotation (3, 3)) of a PoseStamped the controller would take, else
-    None (control/reference/pose_target.pose_target's checks, without the box)."""
-    from ..control.reference.pose_target import QUATERNION_SLACK, _rotation
+    """(position (3,), rotation (3, 3)) in the base link frame of a PoseStamped the
+    controller would take, else None: control/reference/pose_target.pose_target's own
+    checks, without the box (validation does not know it)."""
+    from ..control.reference.pose_target import pose_target
+    from ..errors import InputError
     p, o = msg.pose.position, msg.pose.orientation
-    values = np.array([p.x, p.y, p.z, o.x, o.y, o.z, o.w], dtype=float)
-    norm = float(np.linalg.norm(values[3:]))
-    if not np.all(np.isfinite(values)) or abs(norm - 1.0) > QUATERNION_SLACK or \
-            msg.header.frame_id not in ('', base_link):
+    try:
+        target = pose_target((p.x, p.y, p.z), (o.x, o.y, o.z, o.w), msg.header.frame_id,
+                             base_link, np.eye(4), _UNBOUNDED)
+    except InputError:
         return None
-    return values[:3], _rotation(*(values[3:] / norm))
+    return target.position, target.rotation
 
 
 def _said_clamped(msg) -> bool:
