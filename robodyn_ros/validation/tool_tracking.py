@@ -146,10 +146,10 @@ class _Pending:
         return k
 
 
-def add_tool_tracking(report: ValidationReport, scan: ToolTracking, max_position: float,
-                      max_orientation: float) -> None:
+def add_tool_tracking(report: ValidationReport, scan: ToolTracking,
+                      max_position: float | None, max_orientation: float | None) -> None:
     """Put the scan in ``report['tool_tracking']``; a per-axis RMS over ``max_position``
-    [mm] or ``max_orientation`` [mrad] fails the run."""
+    [mm] or ``max_orientation`` [mrad] fails the run (None: reported, not judged)."""
     report['tool_tracking'] = {
         'samples': scan.samples, 'unpaired': scan.unpaired,
         'position_rms_mm': scan.position_rms.tolist(),
@@ -158,6 +158,8 @@ def add_tool_tracking(report: ValidationReport, scan: ToolTracking, max_position
         'orientation_max_mrad': scan.orientation_max.tolist(),
         'distance_rms_mm': scan.distance_rms,
         'max_position_mm': max_position, 'max_orientation_mrad': max_orientation}
+    if max_position is None or max_orientation is None:
+        return
     worst_p, worst_r = float(scan.position_rms.max()), float(scan.orientation_rms.max())
     if worst_p > max_position or worst_r > max_orientation:
         report['failures'].append(

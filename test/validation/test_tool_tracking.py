@@ -67,3 +67,11 @@ def test_a_lagging_joint_shows_the_tools_offset_and_fails_over_the_bound(tmp_pat
 def test_a_bag_whose_stamps_never_pair_is_refused(tmp_path):
     with pytest.raises(BagError, match='nothing to judge'):
         scan_tool_tracking(_bag(tmp_path / 'apart', stamps_differ=True), MODEL)
+
+
+def test_without_bounds_the_scan_is_reported_not_judged(tmp_path):
+    scan = scan_tool_tracking(_bag(tmp_path / 'lag', lag=0.01), MODEL)
+    report: dict = {'passed': True, 'failures': []}
+    add_tool_tracking(report, scan, None, None)
+    assert report['passed'] and report['tool_tracking']['max_position_mm'] is None
+    assert report['tool_tracking']['distance_rms_mm'] > 1.0
