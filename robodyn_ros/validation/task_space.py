@@ -159,19 +159,33 @@ def add_task_space(report: ValidationReport, scan: TaskSpaceScan, max_position: 
     or ``max_orientation`` [mrad] (the largest per-axis RMS) fails the run."""
     report['task_space'] = {
         'targets': scan.targets, 'refused': scan.refused, 'clamped': scan.clamped,
-        'judged_targets': scan.judged_targets,
-        'samples': scan.samples, 'settle': SETTLE,
-        'position_rms_mm': scan.position_rms.tolist(),
-        'position_max_mm': scan.position_max.tolist(),
-        'orientation_rms_mrad': scan.orientation_rms.tolist(),
-        'orientation_max_mrad': scan.orientation_max.tolist(),
-        'max_position_mm': max_position, 'max_orientation_mrad': max_orientation}
+        'judged_targets': scan.judged_targets, 'samples': scan.samples, 'settle': SETTLE,
+        **pose_errors(scan, max_position, max_orientation)}
+    judge_pose_errors(report, scan, max_position, max_orientation, 'the targets',
+                      f'{scan.samples} settled states of {scan.judged_targets} targets')
+
+
+def pose_errors(scan, max_position: float | None, max_orientation: float | None) -> dict:
+    """A scan's per-axis pose errors and its bounds as report values (mm, mrad)."""
+    return {'position_rms_mm': scan.position_rms.tolist(),
+            'position_max_mm': scan.position_max.tolist(),
+            'orientation_rms_mrad': scan.orientation_rms.tolist(),
+            'orientation_max_mrad': scan.orientation_max.tolist(),
+            'max_position_mm': max_position, 'max_orientation_mrad': max_orientation}
+
+
+def judge_pose_errors(report: ValidationReport, scan, max_position: float | None,
+                      max_orientation: float | None, against: str, over: str) -> None:
+    """Fail the run when the largest per-axis RMS of ``scan`` is over a bound (None:
+    not judged); the failure names ``against`` what and ``over`` which states."""
+    if max_position is None or max_orientation is None:
+        return
     worst_p, worst_r = float(scan.position_rms.max()), float(scan.orientation_rms.max())
     if worst_p > max_position or worst_r > max_orientation:
         report['failures'].append(
-            f'tool pose error to the targets: position RMS {worst_p:.3g} mm (max '
+            f'tool pose error to {against}: position RMS {worst_p:.3g} mm (max '
             f'{max_position:g}), orientation RMS {worst_r:.3g} mrad (max {max_orientation:g}) '
-            f'over {scan.samples} settled states of {scan.judged_targets} targets')
+            f'over {over}')
         report['passed'] = False
 
 

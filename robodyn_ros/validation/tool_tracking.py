@@ -150,23 +150,12 @@ def add_tool_tracking(report: ValidationReport, scan: ToolTracking,
                       max_position: float | None, max_orientation: float | None) -> None:
     """Put the scan in ``report['tool_tracking']``; a per-axis RMS over ``max_position``
     [mm] or ``max_orientation`` [mrad] fails the run (None: reported, not judged)."""
-    report['tool_tracking'] = {
-        'samples': scan.samples, 'unpaired': scan.unpaired,
-        'position_rms_mm': scan.position_rms.tolist(),
-        'position_max_mm': scan.position_max.tolist(),
-        'orientation_rms_mrad': scan.orientation_rms.tolist(),
-        'orientation_max_mrad': scan.orientation_max.tolist(),
-        'distance_rms_mm': scan.distance_rms,
-        'max_position_mm': max_position, 'max_orientation_mrad': max_orientation}
-    if max_position is None or max_orientation is None:
-        return
-    worst_p, worst_r = float(scan.position_rms.max()), float(scan.orientation_rms.max())
-    if worst_p > max_position or worst_r > max_orientation:
-        report['failures'].append(
-            f"tool pose error to the reference's tool: position RMS {worst_p:.3g} mm (max "
-            f'{max_position:g}), orientation RMS {worst_r:.3g} mrad (max {max_orientation:g}) '
-            f'over {scan.samples} states')
-        report['passed'] = False
+    from .task_space import judge_pose_errors, pose_errors
+    report['tool_tracking'] = {'samples': scan.samples, 'unpaired': scan.unpaired,
+                               'distance_rms_mm': scan.distance_rms,
+                               **pose_errors(scan, max_position, max_orientation)}
+    judge_pose_errors(report, scan, max_position, max_orientation, "the reference's tool",
+                      f'{scan.samples} states')
 
 
 def tool_tracking_lines(summary: dict) -> list[str]:

@@ -3,6 +3,7 @@ circle of 0.1 m radius at 0.5 Hz (demo/figure.py) within 1 mm RMS per axis of th
 reference's tool, which lies on the circle (FK of the recorded states), and it went round
 the whole circle."""
 
+from model_helpers import bag_tool_points
 import numpy as np
 import pytest
 
@@ -10,24 +11,9 @@ pytest.importorskip('rclpy')
 
 from robodyn_ros.demo.figure import RADIUS  # noqa: E402
 from robodyn_ros.demo.runner import demo  # noqa: E402
-from robodyn_ros.dynamics import RigidBodyDynamics  # noqa: E402
-from robodyn_ros.dynamics.recursive.tip_frame import TipFrame  # noqa: E402
-from robodyn_ros.io import BagReader  # noqa: E402
-from robodyn_ros.io.cdr import parse_joint_state  # noqa: E402
 from robodyn_ros.model import load_robot  # noqa: E402
 
 pytestmark = pytest.mark.integration  # the in-process demo: nodes, a bag
-
-
-def _tool_points(bag_path, model):
-    frame, base = TipFrame(RigidBodyDynamics(model)), model.dh_table('standard').base
-    points = []
-    with BagReader(bag_path) as bag:
-        for _, _, _, raw in bag.messages(['/joint_states']):
-            _, names, q, _, _ = parse_joint_state(raw)
-            order = [names.index(j) for j in model.joint_names]
-            points.append(base[:3, :3] @ frame.at(q[order])[2] + base[:3, 3])
-    return np.array(points)
 
 
 def test_the_tool_draws_the_circle_within_a_millimetre(tmp_path):
@@ -40,7 +26,7 @@ def test_the_tool_draws_the_circle_within_a_millimetre(tmp_path):
     tracking = report['tool_tracking']
     assert tracking['samples'] >= 8900 and tracking['unpaired'] <= 2, tracking
     assert max(tracking['position_rms_mm']) < 1.0, tracking
-    points = _tool_points(result['bag'], load_robot('panda', tip_link='panda_hand'))
+    points = bag_tool_points(result['bag'], load_robot('panda', tip_link='panda_hand'))
     start = points[0]
     # round the circle in the y-z plane: centre RADIUS behind the start along y
     centre = start - [0.0, RADIUS, 0.0]

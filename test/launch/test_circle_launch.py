@@ -6,15 +6,13 @@ the launch's bag (`robodyn validate --task-space`'s tool against the reference's
 which lies on the circle): within 1 mm RMS per axis, and the tool went round it."""
 
 
+from model_helpers import bag_tool_points
 import numpy as np
 import pytest
 from ros2_control_probe import launch_said
 from test_ros2_control_launch import _config, _Hogs, _Launch, _realtime_priority, _require
 
-from robodyn_ros.dynamics import RigidBodyDynamics
-from robodyn_ros.dynamics.recursive.tip_frame import TipFrame
 from robodyn_ros.io import BagReader
-from robodyn_ros.io.cdr import parse_joint_state
 from robodyn_ros.model import load_robot
 
 pytestmark = pytest.mark.integration
@@ -55,17 +53,6 @@ def circle_run(ros_launch_env, tmp_path_factory):
     return result
 
 
-def _tool_points(bag_path):
-    frame, base = TipFrame(RigidBodyDynamics(MODEL)), MODEL.dh_table('standard').base
-    points = []
-    with BagReader(bag_path) as bag:
-        for _, _, _, raw in bag.messages(['/joint_states']):
-            _, names, q, _, _ = parse_joint_state(raw)
-            order = [names.index(j) for j in MODEL.joint_names]
-            points.append(base[:3, :3] @ frame.at(q[order])[2] + base[:3, 3])
-    return np.array(points)
-
-
 def test_the_default_paths_operational_space_draws_the_circle(circle_run):
     from robodyn_ros.validation.tool_tracking import scan_tool_tracking
     run = circle_run
@@ -81,7 +68,7 @@ def test_the_default_paths_operational_space_draws_the_circle(circle_run):
     # answers): judged on at least half the circle's
     assert scan.samples > 4000, scan
     assert np.all(scan.position_rms < 1.0), scan
-    points = _tool_points(run['bag'])
+    points = bag_tool_points(run['bag'], MODEL)
     assert np.ptp(points[:, 1]) > 1.98 * RADIUS and np.ptp(points[:, 2]) > 1.98 * RADIUS
 
 
