@@ -55,7 +55,8 @@ def _manipulability(frame) -> str:
         return 'off'
     from .laws.cartesian_impedance import manipulability
     from .reference.pose_target import SIGMA_SLOW
-    measure, smallest = manipulability(frame.last_j)
+    # the tip frame's J: both task-space laws leave it at the last cycle's state
+    measure, smallest = manipulability(frame.tip.jac)
     near = ': near a singularity, the task-space inverse damped, the torque within the ' \
         'limits' if smallest < SIGMA_SLOW else ''
     return f"{measure:.4g} (J's smallest singular value {smallest:.4f}{near})"

@@ -87,7 +87,6 @@ class CartesianImpedance(TipFrameLaw):
         xd_r = j_r @ x.qd_c
         r_r, p_r = r_r.copy(), p_r.copy()  # the next call overwrites them
         j, r, p = frame.at(x.q)
-        frame.last_j[:] = j
         e_x = np.empty(6)
         e_x[:3] = p_r - p
         rotation_vector_into(r_r @ r.T, e_x[3:])
@@ -110,7 +109,6 @@ class _TipFrame:
         self.tip = TipFrame(dyn)
         self.at = self.tip.at
         self.task_work = np.zeros((dyn.n + 21, max(dyn.n, 6)))
-        self.last_j = np.zeros((6, dyn.n))  # J at the last cycle's state (/diagnostics)
         self._spring: tuple = (None, None)
 
     def stiffness(self, spring: Cartesian) -> np.ndarray:

@@ -55,7 +55,6 @@ class OperationalSpace(TipFrameLaw):
         xd_r = j_r @ x.qd_c
         j, r, p = (a.copy() for a in frame.at(x.q))
         bias = frame.tip.bias(x.qd)
-        frame.last_j[:] = j
         e_x = np.empty(6)
         e_x[:3] = p_r - p
         rotation_vector_into(np.ascontiguousarray(r_r @ r.T), e_x[3:])
