@@ -280,6 +280,7 @@ return_type ComputedTorqueController::update_and_write_commands(
   const bool finite = read_state();
   const double * reference = targets_.reference(dynamics_, core_, time.seconds(),
     read_reference());
+  core_.feed_wrench(wrenches_.wrench(core_, time.seconds()));
   const double * out = core_.cycle(time.seconds(), dt, finite, reference,
     is_in_chained_mode());
   for (std::size_t i = 0; i < n_; ++i) {(void)command_interfaces_[i].set_value(out[i]);}

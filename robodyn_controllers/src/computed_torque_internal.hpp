@@ -25,7 +25,7 @@ constexpr std::size_t REFERENCES = 3;  // position, velocity, acceleration per j
 constexpr const char * KEYS[] = {"state", "reason", "event", "mode", "safe_command",
   "chained", "faults", "clamped", "rate_limited", "cycles", "records_dropped",
   "external_torque", "last_collision", "collisions", "hold_watch", "target", "singularity",
-  "manipulability",
+  "manipulability", "target_wrench", "applied_wrench",
   // the adaptive law only (the last three): pi [m, m c, I_O] in the tip frame, m, c
   "payload_estimate", "payload_estimate_mass", "payload_estimate_com"};
 constexpr std::size_t KEY_COUNT = sizeof(KEYS) / sizeof(KEYS[0]);

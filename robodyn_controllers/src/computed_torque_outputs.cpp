@@ -18,23 +18,6 @@
 
 namespace robodyn_controllers
 {
-namespace
-{
-// /diagnostics' manipulability of a task-space law's last J (6 x n), or "off".
-void manipulability_text(const std::vector<double> & j, std::size_t n, char * text,
-  std::size_t size)
-{
-  if (j.empty()) {
-    std::snprintf(text, size, "off");
-    return;
-  }
-  const Manipulability m = manipulability(j.data(), n);
-  std::snprintf(text, size, "%.4g (J's smallest singular value %.4f%s)", m.measure,
-    m.smallest, m.smallest < PoseFollower::SIGMA_SLOW ?
-    ": near a singularity, the task-space inverse damped, the torque within the limits" :
-    "");
-}
-}  // namespace
 // ~/reference (position, velocity: what is tracked; effort: the command) and ~/commands:
 // this cycle's record into the ring (the publishing thread sends it).
 void ComputedTorqueController::publish(const rclcpp::Time & time) noexcept
@@ -140,6 +123,7 @@ void ComputedTorqueController::snapshot_diagnostics(const rclcpp::Time & time) n
   if (pi != nullptr) {std::copy(pi, pi + 10, s.payload.begin());}
   const double * j = law_->tip_jacobian();
   if (j != nullptr && !s.jacobian.empty()) {std::copy(j, j + 6 * n_, s.jacobian.begin());}
+  s.wrench_applied = wrenches_.applied(s.wrench);
   diagnostics_slot_.commit();
 }
 
@@ -232,8 +216,18 @@ void ComputedTorqueController::publish_status()
   assign(v[14].value, s->hold.data());
   assign(v[15].value, targets_.status());
   assign(v[16].value, targets_.singularity());
-  manipulability_text(s->jacobian, n_, text, sizeof(text));
+  manipulability_text(s->jacobian.empty() ? nullptr : s->jacobian.data(), n_, text,
+    sizeof(text));
   assign(v[17].value, text);
+  assign(v[18].value, wrenches_.status());
+  if (s->wrench_applied) {
+    const auto & w = s->wrench;
+    std::snprintf(text, sizeof(text), "%.3f %.3f %.3f %.3f %.3f %.3f", w[0], w[1], w[2], w[3],
+      w[4], w[5]);
+  } else {
+    std::snprintf(text, sizeof(text), "none");
+  }
+  assign(v[19].value, text);
   if (v.size() == KEY_COUNT) {publish_payload(s->payload, v.data() + KEY_COUNT - PAYLOAD_KEYS);}
   try {  // as publish_records: nothing out of this thread
     if (estimate_topic_) {publish_estimate(s->stamp_ns, s->payload);}

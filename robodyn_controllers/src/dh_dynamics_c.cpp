@@ -13,9 +13,11 @@
 #include "robodyn_controllers/momentum_observer.hpp"
 #include "robodyn_controllers/payload_adaptation.hpp"
 #include "robodyn_controllers/pose_follower.hpp"
+#include "robodyn_controllers/task_space.hpp"
 #include "robodyn_controllers/tip_kinematics.hpp"
 #include "robodyn_controllers/tool_wrench.hpp"
 #include "robodyn_controllers/torque_safety.hpp"
+#include "robodyn_controllers/wrench_feed.hpp"
 
 namespace
 {
@@ -68,11 +70,11 @@ void law_sample(
   robodyn_controllers::JointLaw & law, robodyn_controllers::DhDynamics & dyn,
   const robodyn_controllers::LawSettings & s, int n, int k, const double * q,
   const double * qd, const double * q_ref, const double * qd_ref, const double * qdd_ref,
-  const double * kp, const double * kd, double * tau)
+  const double * kp, const double * kd, double * tau, const double * wrench = nullptr)
 {
   const int o = k * n;
-  law.torque(dyn, s, {q + o, qd + o, q_ref + o, qd_ref + o, qdd_ref + o, kp + o, kd + o},
-    tau + o);
+  law.torque(dyn, s, {q + o, qd + o, q_ref + o, qd_ref + o, qdd_ref + o, kp + o, kd + o,
+      wrench == nullptr ? nullptr : wrench + 6 * k}, tau + o);
 }
 }  // namespace
 
@@ -341,13 +343,14 @@ int robodyn_adaptive_law(
 // A task-space law's torques (mode: cartesian_impedance or operational_space), `count`
 // samples as robodyn_joint_law; tool as robodyn_payload_regressor (the tip's axes,
 // row-major, then its origin in DH frame n); spring: the stiffness (6) then the damping
-// ratio. Returns 0, 1 when the rows or the settings are refused, 2 for another mode.
+// ratio; wrench: count x 6 feed-forward wrenches (LawInput::wrench, DH frame 0), or
+// nullptr. Returns 0, 1 when the rows or the settings are refused, 2 for another mode.
 int robodyn_task_law(
   const char * mode, int n, const double * rows, const double * gravity,
   const double * settings,
   const double * tool, const double * spring, int count, const double * q,
   const double * qd, const double * q_ref, const double * qd_ref, const double * qdd_ref,
-  const double * kp, const double * kd, double * tau)
+  const double * kp, const double * kd, const double * wrench, double * tau)
 {
   robodyn_controllers::DhDynamics dyn;
   auto law = robodyn_controllers::make_task_law(mode);
@@ -357,7 +360,7 @@ int robodyn_task_law(
   s.cartesian_damping_ratio = spring[6];
   if (!configured(dyn, *law, n, rows, gravity, s)) {return 1;}
   for (int k = 0; k < count; ++k) {
-    law_sample(*law, dyn, s, n, k, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, tau);
+    law_sample(*law, dyn, s, n, k, q, qd, q_ref, qd_ref, qdd_ref, kp, kd, tau, wrench);
   }
   return 0;
 }
@@ -440,5 +443,46 @@ int robodyn_follow_poses(
     std::copy(reference, reference + 3 * n, out + 3 * n * s);
   }
   return 0;
+}
+
+// /diagnostics' words on the tip (task_space.hpp, pose_follower.hpp): the manipulability of
+// j (6 x n row-major; nullptr: off) into text (size bytes), and the follower's slowed text.
+void robodyn_manipulability_text(const double * j, int n, char * text, int size)
+{
+  robodyn_controllers::manipulability_text(j, static_cast<std::size_t>(n), text,
+    static_cast<std::size_t>(size));
+}
+
+const char * robodyn_slowed_text()
+{
+  return robodyn_controllers::PoseFollower::SLOWED;
+}
+
+// The wrench feed (wrench_feed.hpp) over `steps` cycles of `period` [s] from time 0:
+// target k (count x 6: force then moment in the base link, frame 0's axes there
+// base_rotation row-major) checked and aimed at cycle arrival[k]; out row s (steps x 6) the
+// wrench applied in cycle s (zeros: none), checks[k] 0 applied, 1 scaled, 2 not finite.
+// bounds: max_force, max_torque, rise_time, timeout.
+void robodyn_wrench_feed(
+  const double * bounds, const double * base_rotation, int count, const int * arrival,
+  const double * targets, int steps, double period, double * out, int * checks)
+{
+  robodyn_controllers::WrenchFeed feed;
+  feed.configure({bounds[0], bounds[1], bounds[2], bounds[3]});
+  std::array<double, 9> rotation{};
+  std::copy(base_rotation, base_rotation + 9, rotation.begin());
+  for (int s = 0; s < steps; ++s) {
+    const double t = s * period;
+    for (int k = 0; k < count; ++k) {
+      if (arrival[k] != s) {continue;}
+      double wrench[6];
+      const auto check = robodyn_controllers::check_wrench(targets + 6 * k,
+          targets + 6 * k + 3, rotation, {bounds[0], bounds[1], bounds[2], bounds[3]}, wrench);
+      checks[k] = static_cast<int>(check);
+      if (check != robodyn_controllers::WrenchCheck::NOT_FINITE) {feed.aim(wrench, t);}
+    }
+    const double * value = feed.value(t);
+    for (int r = 0; r < 6; ++r) {out[6 * s + r] = value == nullptr ? 0.0 : value[r];}
+  }
 }
 }

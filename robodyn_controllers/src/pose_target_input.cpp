@@ -90,8 +90,7 @@ const double * PoseTargetInput::reference(
 
 const char * PoseTargetInput::singularity() const noexcept
 {
-  return slowed_.load(std::memory_order_relaxed) ?
-         "slowed near a singularity (J's smallest singular value below 0.1)" : "none";
+  return slowed_.load(std::memory_order_relaxed) ? PoseFollower::SLOWED : "none";
 }
 
 const char * PoseTargetInput::status() const noexcept

@@ -529,7 +529,7 @@ void Supervisor::compute_law() noexcept
 {
   law_->torque(*dynamics_, law_settings_,
     LawInput{q_.data(), qd_.data(), q_ref_.data(), qd_ref_.data(), qdd_ref_.data(),
-      kp_.data(), kd_.data()}, tau_.data());
+      kp_.data(), kd_.data(), wrench_}, tau_.data());
 }
 
 // The position hold. Derived: g(q) + M(q) a, a_i = w_i^2 (q_hold - q) - 2 w_i qd, the

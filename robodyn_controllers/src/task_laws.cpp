@@ -24,6 +24,7 @@ class TipFrameLaw : public JointLaw
 {
 public:
   const double * tip_jacobian() const noexcept override {return j_.data();}
+  bool takes_wrench() const noexcept override {return true;}
 
 protected:
   void configure_state(const LawSettings & s) override
@@ -94,6 +95,17 @@ protected:
     }
   }
 
+  // tau += J^T F_ff: the feed-forward wrench at the tool point (LawInput::wrench), J at q.
+  void add_wrench(const LawInput & x, double * tau) const noexcept
+  {
+    if (x.wrench == nullptr) {return;}
+    for (std::size_t i = 0; i < n_; ++i) {
+      double sum = 0.0;
+      for (std::size_t r = 0; r < 6; ++r) {sum += j_[r * n_ + i] * x.wrench[r];}
+      tau[i] += sum;
+    }
+  }
+
   TipKinematics tip_;
   std::vector<double> j_, m_;
   std::array<double, 9> r_ref_{};
@@ -116,8 +128,8 @@ private:
   std::vector<double> col_, g_;
 };
 
-// tau = J^T (K_x e_x + D_x (J_r qd_c - J qd)) + C(q, qd) qd + g(q) + N (Kp e + Kd e_dot)
-// [+ tau_f(qd)]: a spring at the tool anchored at the tool pose of the joint reference,
+// tau = J^T (K_x e_x + D_x (J_r qd_c - J qd) [+ F_ff]) + C(q, qd) qd + g(q) + N (Kp e +
+// Kd e_dot) [+ tau_f(qd)]: a spring at the tool anchored at the tool pose of the joint reference,
 // e_x = [p_r - p; theta u of R_r R^T], J the tip's geometric Jacobian (seed 000 eqs.
 // 23-24; tip_kinematics.hpp), C qd + g the recursion at zero acceleration (seed 000 eq.
 // 29), the posture spring Kp, Kd in J's nullspace (task_space.hpp;
@@ -133,6 +145,7 @@ public:
     at_state(dyn, s, x, tau);
     spring_.add_torque(j_.data(), e_x_.data(), xd_ref_.data(), x.qd, m_.data(), b_.data(),
       s.cartesian_stiffness.data(), s.cartesian_damping_ratio, MU, tau);
+    add_wrench(x, tau);
   }
 
 private:
@@ -142,7 +155,7 @@ private:
 };
 
 // tau = J^T Lambda (a_r + D_x (J_r qd_c - J qd) + K_x e_x - Jdot qd) + C(q, qd) qd + g(q)
-// + (1 - J^T Lambda J M^-1) (Kp e + Kd e_dot) [+ tau_f(qd)]: the tool's acceleration
+// + (1 - J^T Lambda J M^-1) (Kp e + Kd e_dot) [+ J^T F_ff] [+ tau_f(qd)]: the tool's acceleration
 // commanded through the task-space inertia Lambda = (J M^-1 J^T + DAMPING 1)^-1 (seed 000's
 // M; Khatib 1987), a unit-mass spring D_x,i = 2 zeta sqrt(K_x,i), a_r = J_r qdd_r +
 // Jdot_r qd_c the reference's tool acceleration, Jdot qd the outward recursion at qd
@@ -173,6 +186,7 @@ public:
       wanted_[r] += d * (xd_ref_[r] - xd) + k * e_x_[r] - bias_[r];
     }
     force_.add_torque(j_.data(), wanted_.data(), m_.data(), b_.data(), DAMPING, tau);
+    add_wrench(x, tau);
   }
 
 private:

@@ -2,10 +2,12 @@
 // of robodyn_ros/control/laws/cartesian_kernel.py and operational_space.py.
 #include "robodyn_controllers/task_space.hpp"
 
+#include "robodyn_controllers/pose_follower.hpp"
 #include "robodyn_controllers/symmetric_eigen.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 namespace robodyn_controllers
 {
@@ -95,6 +97,20 @@ Manipulability manipulability(const double * j, std::size_t n) noexcept
   for (std::size_t k = 0; k < m; ++k) {out.measure *= std::sqrt(values[k]);}
   out.smallest = m ? std::sqrt(values[m - 1]) : 0.0;
   return out;
+}
+
+void manipulability_text(const double * j, std::size_t n, char * text, std::size_t size)
+noexcept
+{
+  if (j == nullptr) {
+    std::snprintf(text, size, "off");
+    return;
+  }
+  const Manipulability m = manipulability(j, n);
+  std::snprintf(text, size, "%.4g (J's smallest singular value %.4f%s)", m.measure,
+    m.smallest, m.smallest < PoseFollower::SIGMA_SLOW ?
+    ": near a singularity, the task-space inverse damped, the torque within the limits" :
+    "");
 }
 
 void TaskSpaceSpring::configure(std::size_t n)

@@ -40,6 +40,7 @@ from .payload_swap import (
 )
 from .reference.manager import ReferenceManager
 from .reference.pose_target import PoseTargets, TargetBounds
+from .reference.wrench_target import WrenchBounds, WrenchFeed
 from .reference_inputs import ReferenceInputs
 from .safety.safety_view import SafetyView
 from .safety.supervisor import ACTIVE, WAITING, SafetySupervisor, SupervisorState
@@ -106,6 +107,10 @@ class ControllerCore(ReferenceInputs):
             config.target_speed, config.target_rotation_speed, config.target_workspace,
             config.max_torque_rate),
             1.0 / config.rate)
+        self.wrenches = WrenchFeed(WrenchBounds(
+            config.wrench_max_force, config.wrench_max_torque, config.wrench_rise_time,
+            config.wrench_timeout), model.base_link, model.dh_table('standard').base,
+            self.law.law.takes_wrench)
         self.tracking_limit = tracking_limit(config)
         self.stats = CycleStatistics()
         self.cross_check = self._cross_check(self.dyn)
@@ -349,6 +354,8 @@ class ControllerCore(ReferenceInputs):
         law_tau = None
         if sup.commanding:
             law_tau = self._law(now, q_r, qd_r, qdd_r)
+        else:
+            self.wrenches.reset()  # commanding again starts the wrench from zero
         tau = sup.command(now, law_tau)
         self.stats.record(now, (time.thread_time() - c0) * 1e6,
                           (time.perf_counter() - t0) * 1e6)
@@ -390,7 +397,7 @@ class ControllerCore(ReferenceInputs):
 
     def _law(self, now, q_r, qd_r, qdd_r):
         try:
-            tau = self.law(self.q, self.qd, q_r, qd_r, qdd_r)
+            tau = self.law(self.q, self.qd, q_r, qd_r, qdd_r, self.wrenches.value(now))
         except RobodynError as exc:
             self.supervisor.fault(now, f'control law failed: {exc}', latch=True)
             return None

@@ -26,6 +26,8 @@ def core_diagnostics(core, now: float) -> tuple[Level, str, dict[str, str]]:
               'last_rejection': core.last_rejection or 'none',
               'target': core.targets.status, 'singularity': core.targets.singularity}
     values['manipulability'] = _manipulability(getattr(core.law.law, 'frame', None))
+    values['target_wrench'] = core.wrenches.status
+    values['applied_wrench'] = core.wrenches.applied_text()
     if sup.state in (SAFE, HELD) and sup.hold_q is not None:
         values['hold_position'] = ' '.join(f'{v:.5f}' for v in sup.hold_q)
     values.update(core.stats.summary())

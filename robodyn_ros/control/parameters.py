@@ -156,6 +156,18 @@ _CONTROLLER = (
        "x y z min then x y z max in the base link frame [m]; empty: a cube of the chain's "
        'reach about the base', note='0 or 6 values, each min < max',
        rule='target_workspace_box'),
+    _p('wrench.max_force', 'float', 20.0, 'target wrenches (~/target_wrench, the '
+       'task-space modes): the largest force applied at the tool point; a larger one is '
+       'scaled down to it [N]', low=0.0, low_open=True, high=1000.0, unit='N'),
+    _p('wrench.max_torque', 'float', 2.0, 'target wrenches: the largest moment applied at '
+       'the tool point; a larger one is scaled down to it [N m]', low=0.0, low_open=True,
+       high=200.0, unit='N m'),
+    _p('wrench.rise_time', 'float', 0.2, 'target wrenches: the applied wrench changes at '
+       'most by max_force and max_torque in this time [s]', low=0.0, low_open=True,
+       high=10.0, unit='s'),
+    _p('wrench.timeout', 'float', 0.5, 'target wrenches: the applied wrench ramps to zero '
+       'once the last target is this old [s]', low=0.0, low_open=True, high=10.0,
+       unit='s'),
     _p('gravity', 'float list', list(GRAVITY), 'gravity in the base frame [m/s^2]',
        note='3 values; |g| = 9.81 +- 0.1 unless earth_gravity is false (then <= 30)',
        rule='gravity_magnitude'),

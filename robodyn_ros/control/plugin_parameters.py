@@ -190,6 +190,10 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
                         'rotation_speed': float(config.target_rotation_speed)}
     if config.target_workspace:  # empty lists are left out (above); the plugin derives it
         values['target']['workspace'] = _floats(config.target_workspace)
+    values['wrench'] = {'max_force': float(config.wrench_max_force),
+                        'max_torque': float(config.wrench_max_torque),
+                        'rise_time': float(config.wrench_rise_time),
+                        'timeout': float(config.wrench_timeout)}
     if config.collision_thresholds:  # empty: the plugin's default, no observer
         values['collision'] = {
             'thresholds': _floats(config.per_joint('collision_thresholds', n)),

@@ -1,7 +1,7 @@
 """What a controller core accepts as its reference besides the configured one:
-JointTrajectory messages (and FollowJointTrajectory goals, as trajectories) and tool pose
-targets, each checked at the boundary, refused in one line (an event) or swapped in
-between cycles.
+JointTrajectory messages (and FollowJointTrajectory goals, as trajectories), tool pose
+targets and feed-forward tool wrenches, each checked at the boundary, refused in one line
+(an event) or swapped in between cycles.
 
 Why apart from the core: the core keeps the cycle; these are its inputs' entry points,
 with what each may do to the reference (ControllerCore inherits them).
@@ -25,6 +25,7 @@ class ReferenceInputs:
     clock: Any
     reference: Any
     targets: Any
+    wrenches: Any
     events: list
     config: Any
 
@@ -45,6 +46,17 @@ class ReferenceInputs:
             ok, text = self.targets.take(self.clock.peek(now), position, quaternion, frame_id)
         if text != 'following':
             emit(self.events, EventKind.TARGET, Level.WARN, f'pose target {text}')
+        return ok, text
+
+    def take_wrench(self, now: float, force, torque, frame_id: str) -> tuple[bool, str]:
+        """A feed-forward tool wrench target (reference/wrench_target.py; control thread,
+        O(1)) that came at ``now`` [s]: (taken, what it did); a refusal or a scaled wrench
+        is an event."""
+        ok, text = False, f'refused: controller is {self.supervisor.state}'
+        if self.supervisor.commanding:
+            ok, text = self.wrenches.take(now, force, torque, frame_id)
+        if text != 'applying':
+            emit(self.events, EventKind.TARGET, Level.WARN, f'target wrench {text}')
         return ok, text
 
     def _refuse(self, text):

@@ -49,7 +49,7 @@ from .node_parameters import (
 from .parameter_host import ParameterHost
 from .payload_estimate import send_estimate
 from .pending_requests import apply_requests
-from .pose_target_message import follow_target, refused_input
+from .pose_target_message import follow_target, refused_input, take_wrench
 from .ramp_to_safe import close_at_exit, publish_final
 from .runtime_parameters import apply_runtime_parameters
 from .scheduler_latency import WatchdogWakeup
@@ -357,6 +357,13 @@ class ControllerNode(LifecycleNode):
         """A PoseStamped tool target: the reference moves towards it (pose_target.py)."""
         if self.configured is not None:
             follow_target(self.configured.core, self.now(), msg)
+
+    @guarded
+    def on_target_wrench(self, msg):
+        """A WrenchStamped at the tool point: the task-space law's feed-forward
+        (reference/wrench_target.py)."""
+        if self.configured is not None:
+            take_wrench(self.configured.core, self.now(), msg)
 
     @guarded
     def on_refused(self, msg):

@@ -9,7 +9,7 @@ before the exception goes on: a failed configure leaves nothing behind.
 
 from dataclasses import dataclass, field
 
-from geometry_msgs.msg import InertiaStamped, PoseStamped
+from geometry_msgs.msg import InertiaStamped, PoseStamped, WrenchStamped
 from rclpy.publisher import Publisher
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rclpy.timer import Timer
@@ -39,6 +39,7 @@ OWN_TOPICS = (JOINT_STATES, '~/joint_trajectory', '~/reference', '~/controller_s
               'robot_description', DIAGNOSTICS_TOPIC, '~/follow_joint_trajectory',
               f'~/{INTERNAL}/joint_trajectory', f'~/{INTERNAL}/refused', '~/external_torque',
               '~/target_pose', f'~/{INTERNAL}/target_pose',
+              '~/target_wrench', f'~/{INTERNAL}/target_wrench',
               '~/tool_wrench', '~/payload_estimate')
 #: The joint states: keep-last 1, best effort (the freshest state, never a queue).
 STATE_QOS = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
@@ -121,6 +122,8 @@ def build_run(node, core, config, gateway) -> ConfiguredResources:
             JointTrajectory, inputs + 'joint_trajectory', node.on_trajectory, 10, raw=True))
         entities.append(node.create_subscription(
             PoseStamped, inputs + 'target_pose', node.on_target_pose, 10))
+        entities.append(node.create_subscription(
+            WrenchStamped, inputs + 'target_wrench', node.on_target_wrench, 10))
         consumer = CommandConsumer(node, cmd_pub.topic_name)
         if consumer.subscription is not None:
             entities.append(consumer.subscription)

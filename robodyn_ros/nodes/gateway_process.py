@@ -40,7 +40,8 @@ class GatewayProcess:
                 '--internal', f'{fqn.rstrip("/")}/{INTERNAL}',
                 '--max-points', str(max_points), '--max-names', str(max_names),
                 '--parent', str(os.getpid()),
-                '--target', node.resolve_topic_name('~/target_pose')]
+                '--target', node.resolve_topic_name('~/target_pose'),
+                '--wrench', node.resolve_topic_name('~/target_wrench')]
         if action:
             args += ['--action', f'{fqn.rstrip("/")}/follow_joint_trajectory']
         self.node = node

@@ -15,8 +15,9 @@ public names and forwards to the controller's private ones under ``<controller>/
 * ``~/joint_trajectory``: the CDR bytes are counted (names and points, nothing decoded),
   forwarded unchanged when within bounds, otherwise the one-line refusal goes to
   ``_inputs/refused`` and the controller reports it (its log, /diagnostics).
-* ``~/target_pose``: a PoseStamped whose bytes exceed MAX_TARGET_BYTES (a huge frame name)
-  is refused the same way; the others are forwarded unchanged.
+* ``~/target_pose`` and ``~/target_wrench``: a PoseStamped or WrenchStamped whose bytes
+  exceed MAX_TARGET_BYTES (a huge frame name) is refused the same way; the others are
+  forwarded unchanged.
 * ``~/follow_joint_trajectory``: a goal beyond the bounds is rejected here (refusal reported
   the same way); any other goal is sent to the controller's own action server, and its
   acceptance, feedback, cancel and final result are relayed, so a client sees exactly what
@@ -65,6 +66,7 @@ def _parse(argv):
     parser.add_argument('--internal', required=True)
     parser.add_argument('--action', default='')
     parser.add_argument('--target', default='')
+    parser.add_argument('--wrench', default='')
     parser.add_argument('--max-points', type=int, required=True)
     parser.add_argument('--max-names', type=int, required=True)
     parser.add_argument('--parent', type=int, required=True)
@@ -187,6 +189,13 @@ class _Gateway:
                 PoseStamped, f'{options.internal}/target_pose', 10)
             self.node.create_subscription(PoseStamped, options.target, self.on_target, 10,
                                           raw=True)
+        self.wrench: Any = None
+        if options.wrench:  # target wrenches: the same
+            from geometry_msgs.msg import WrenchStamped
+            self.wrench = self.node.create_publisher(
+                WrenchStamped, f'{options.internal}/target_wrench', 10)
+            self.node.create_subscription(WrenchStamped, options.wrench, self.on_wrench, 10,
+                                          raw=True)
         self.refused = self.node.create_publisher(String, f'{options.internal}/refused', 10)
         self.announced = False
 
@@ -231,14 +240,22 @@ class _Gateway:
                   file=sys.stderr, flush=True)
 
     def on_target(self, raw):
+        self.forward_small(raw, self.target, 'pose target', 'PoseStamped')
+
+    def on_wrench(self, raw):
+        self.forward_small(raw, self.wrench, 'target wrench', 'WrenchStamped')
+
+    def forward_small(self, raw, publisher, what, kind):
+        """Forward a fixed-size message's bytes, or refuse it when a huge frame name makes
+        it larger than MAX_TARGET_BYTES."""
         try:
             if len(raw) <= MAX_TARGET_BYTES:
-                self.target.publish(raw)
+                publisher.publish(raw)
             else:
-                self.refuse(f'pose target refused: {len(raw)} bytes, more than a PoseStamped '
-                            f'with a frame name needs ({MAX_TARGET_BYTES})')
+                self.refuse(f'{what} refused: {len(raw)} bytes, more than a {kind} with a '
+                            f'frame name needs ({MAX_TARGET_BYTES})')
         except Exception as exc:  # noqa: BLE001 - a callback never raises (shutting down)
-            print(f'input gateway: pose target dropped: {type(exc).__name__}: {exc}',
+            print(f'input gateway: {what} dropped: {type(exc).__name__}: {exc}',
                   file=sys.stderr, flush=True)
 
     def end_goals(self, reason):

@@ -1,5 +1,5 @@
-"""~/target_pose messages into a controller core, and the input gateway's refusals into its
-events.
+"""~/target_pose and ~/target_wrench messages into a controller core, and the input
+gateway's refusals into its events.
 
 Why apart from the node: the message's fields become plain values here, so the core
 (control/reference/pose_target.py) stays free of ROS types.
@@ -8,7 +8,7 @@ Why apart from the node: the message's fields become plain values here, so the c
 from ..control.events import EventKind, emit
 from ..control.levels import Level
 
-__all__ = ['follow_target', 'refused_input']
+__all__ = ['follow_target', 'refused_input', 'take_wrench']
 
 
 def follow_target(core, now: float, msg) -> tuple[bool, str]:
@@ -18,9 +18,16 @@ def follow_target(core, now: float, msg) -> tuple[bool, str]:
     return core.follow_pose(now, (p.x, p.y, p.z), (o.x, o.y, o.z, o.w), msg.header.frame_id)
 
 
+def take_wrench(core, now: float, msg) -> tuple[bool, str]:
+    """A geometry_msgs/WrenchStamped to ``core`` at ``now`` [s] (the cycle's clock): (taken,
+    what it did)."""
+    f, m = msg.wrench.force, msg.wrench.torque
+    return core.take_wrench(now, (f.x, f.y, f.z), (m.x, m.y, m.z), msg.header.frame_id)
+
+
 def refused_input(core, text: str) -> None:
     """The input gateway's refusal ``text`` as the core's event: a pose target's or a
     trajectory's (the gateway's texts begin with what was refused)."""
-    kind = EventKind.TARGET if text.startswith('pose target') else \
+    kind = EventKind.TARGET if text.startswith(('pose target', 'target wrench')) else \
         EventKind.TRAJECTORY_REFUSED
     emit(core.events, kind, Level.WARN, text[:500])

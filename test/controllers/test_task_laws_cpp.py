@@ -3,7 +3,8 @@
 C entry point robodyn_task_law) against robodyn_ros' (control/laws/cartesian_impedance.py,
 operational_space.py): the same torques within 1e-12 of the largest where J
 is well conditioned (its least singular value 0.05 or more), on random states and
-references, large pose errors, gains that change from cycle to cycle and non-finite inputs.
+references, large pose errors, gains that change from cycle to cycle, feed-forward tool
+wrenches and non-finite inputs.
 Near a singularity (and on an arm of fewer than six joints, always) the task-space solves
 amplify the rounding of M, which the two languages form by different recursions (Python
 composite rigid bodies, C++ n inverse dynamics): there, within 1e-12 x the condition number
@@ -39,7 +40,7 @@ CASES = [((1, 0, 0, 1, 0.0), Cartesian()),
          ((0, 1, 0, 1, 0.0005), Cartesian((800.0, 300.0, 1200.0, 10.0, 50.0, 25.0), 0.4))]
 
 
-def _cpp(library, mode, values, tool, settings, spring, arrays):
+def _cpp(library, mode, values, tool, settings, spring, arrays, wrench=None):
     lib = ctypes.CDLL(str(library))
     rows = row_table(values)
     n, count = rows.shape[0], arrays[0].shape[0]
@@ -51,12 +52,14 @@ def _cpp(library, mode, values, tool, settings, spring, arrays):
     code = lib.robodyn_task_law(
         mode.encode(), ctypes.c_int(n), rows.ctypes.data_as(_D), gravity.ctypes.data_as(_D),
         *[a.ctypes.data_as(_D) for a in contiguous[:3]], ctypes.c_int(count),
-        *[a.ctypes.data_as(_D) for a in contiguous[3:]], tau.ctypes.data_as(_D))
+        *[a.ctypes.data_as(_D) for a in contiguous[3:]],
+        None if wrench is None else np.ascontiguousarray(wrench).ctypes.data_as(_D),
+        tau.ctypes.data_as(_D))
     assert code == 0, code
     return tau
 
 
-def _python(dyn, mode, settings, spring, arrays):
+def _python(dyn, mode, settings, spring, arrays, wrench=None):
     gravity, friction, pd, inertia, lag = settings
     q, qd, q_r, qd_r, qdd_r, kp, kd = arrays
     taus = []
@@ -65,7 +68,8 @@ def _python(dyn, mode, settings, spring, arrays):
                                         bool(friction), bool(pd), lag, bool(inertia),
                                         cartesian=spring))
         try:
-            taus.append(law(q[k], qd[k], q_r[k], qd_r[k], qdd_r[k]))
+            taus.append(law(q[k], qd[k], q_r[k], qd_r[k], qdd_r[k],
+                            None if wrench is None else wrench[k]))
         except InputError:  # a non-finite state: the core faults (the C++ torque is NaN)
             taus.append(np.full(q.shape[1], np.nan))
     return np.array(taus)
@@ -89,8 +93,10 @@ def test_the_task_law_gives_the_python_torques(plugin_library, mode, robot, case
     qd, qd_r, qdd_r = (rng.normal(0.0, 1.0, (count, n)) for _ in range(3))
     kp, kd = rng.uniform(0.0, 50.0, (count, n)), rng.uniform(0.0, 10.0, (count, n))
     arrays = [q, qd, q_r, qd_r, qdd_r, kp, kd]
-    got = _cpp(plugin_library, mode, values, tool, settings, spring, arrays)
-    want = _python(dyn, mode, settings, spring, arrays)
+    # the second case with a feed-forward wrench at the tool point (LawInput.wrench)
+    wrench = rng.normal(0.0, [10.0] * 3 + [1.0] * 3, (count, 6)) if case else None
+    got = _cpp(plugin_library, mode, values, tool, settings, spring, arrays, wrench)
+    want = _python(dyn, mode, settings, spring, arrays, wrench)
     frame = ControlLaw(dyn, LawConfig(mode, kp[0], kd[0])).law.frame
     strict = 0
     for k in range(count):
@@ -130,5 +136,5 @@ def test_another_mode_is_refused(plugin_library):
     code = lib.robodyn_task_law(b'computed_torque', ctypes.c_int(model.n),
                                 rows.ctypes.data_as(_D), zero.ctypes.data_as(_D),
                                 *[zero.ctypes.data_as(_D)] * 4, ctypes.c_int(0),
-                                *[zero.ctypes.data_as(_D)] * 8)
+                                *[zero.ctypes.data_as(_D)] * 9)
     assert code == 2

@@ -52,6 +52,9 @@ struct LawInput
   const double * qdd_ref;
   const double * kp;
   const double * kd;
+  // a task-space law's feed-forward wrench at the tool point (6: [N] x 3, [N m] x 3, DH
+  // frame 0; wrench_feed.hpp), added as J^T wrench; nullptr: none
+  const double * wrench = nullptr;
 };
 
 class JointLaw
@@ -76,6 +79,8 @@ public:
   virtual void adapt(double /*now*/, bool /*allowed*/) noexcept {}
   // adaptive: the payload estimate pi (10 values, payload_adaptation.hpp); others: nullptr.
   virtual const double * estimate() const noexcept {return nullptr;}
+  // Whether it adds a feed-forward tool wrench (LawInput::wrench): the task-space laws.
+  virtual bool takes_wrench() const noexcept {return false;}
   // A task-space law: the tip's J (6 x n row-major, DH frame 0) at the last cycle's state
   // (its manipulability on /diagnostics); others: nullptr.
   virtual const double * tip_jacobian() const noexcept {return nullptr;}

@@ -56,6 +56,9 @@ public:
   // Below this smallest singular value of J [m, rad] the task's joint velocity is scaled
   // by sigma / SIGMA_SLOW: the reference slows into a singularity instead of crossing it.
   static constexpr double SIGMA_SLOW = 0.1;
+  // What /diagnostics' singularity says while a step is slowed (robodyn_ros' SLOWED).
+  static constexpr const char * SLOWED =
+    "slowed near a singularity (J's smallest singular value below 0.1)";
   static constexpr int MAX_STEPS = 10;
   // How long the commanded pose takes to reach its speed from rest [s].
   static constexpr double RISE_TIME = 0.25;

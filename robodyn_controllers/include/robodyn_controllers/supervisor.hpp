@@ -90,6 +90,9 @@ public:
   // else nullptr; `chained` whether a controller feeds the reference. Returns out().
   const double * cycle(
     double now, double dt, bool finite, const double * reference, bool chained) noexcept;
+  // The task-space law's feed-forward wrench for the next cycle() (6, DH frame 0;
+  // LawInput::wrench), or nullptr; the caller keeps it valid through that cycle.
+  void feed_wrench(const double * wrench) noexcept {wrench_ = wrench;}
   // The last command before the interfaces are released: one rate-limited step towards
   // the hold at the release position (the trip's hold when latched, gravity + damping on
   // an untrusted state). Returns out().
@@ -139,6 +142,7 @@ public:
   const double * residual() const noexcept {return observe_ ? observer_.residual() : nullptr;}
 
 private:
+  const double * wrench_ = nullptr;  // feed_wrench()'s, for compute_law
   bool accept_state(bool finite, double dt) noexcept;
   void reject_state(std::size_t j) noexcept;
   const char * check_state() noexcept;  // formats its reason into reason_buffer_

@@ -25,6 +25,10 @@ struct Manipulability
   double measure = 0.0, smallest = 0.0;
 };
 Manipulability manipulability(const double * j, std::size_t n) noexcept;
+// /diagnostics' manipulability of J (j nullptr: "off"), in the words of robodyn_ros'
+// control/core_report.py (test/controllers/test_task_space_texts_cpp.py holds them equal).
+void manipulability_text(const double * j, std::size_t n, char * text, std::size_t size)
+noexcept;
 
 class TaskSpaceSpring
 {

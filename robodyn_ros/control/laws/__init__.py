@@ -105,14 +105,15 @@ class ControlLaw:
         when ``allowed`` (active, no contact), else holds it."""
         self.law.adapt(now, allowed)
 
-    def __call__(self, q, qd, q_ref, qd_ref, qdd_ref):
-        """Torque (n,) [N m or N] for the measured and reference state."""
+    def __call__(self, q, qd, q_ref, qd_ref, qdd_ref, wrench=None):
+        """Torque (n,) [N m or N] for the measured and reference state (and a task-space
+        law's feed-forward ``wrench``, LawInput)."""
         q, qd, q_ref, qd_ref, qdd_ref = (np.asarray(v, dtype=float)
                                          for v in (q, qd, q_ref, qd_ref, qdd_ref))
         lag = self.config.velocity_lag
         qd_c = qd_ref if lag == 0.0 else qd_ref - lag * qdd_ref
         return self.law.torque(self.dyn, self.config, LawInput(q, qd, q_ref, qd_ref, qdd_ref,
-                                                               qd_c))
+                                                               qd_c, wrench))
 
 
 def _checked_cartesian(spring: Cartesian) -> Cartesian:

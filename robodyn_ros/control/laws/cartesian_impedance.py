@@ -2,7 +2,7 @@
 joint reference puts the tool at, the arm's own Coriolis and gravity torques cancelled, and
 a posture spring in the nullspace,
 
-    tau = J^T (K_x e_x + D_x (J_r qd_c - J qd)) + C(q, qd) qd + g(q)
+    tau = J^T (K_x e_x + D_x (J_r qd_c - J qd) [+ F_ff]) + C(q, qd) qd + g(q)
           + N (Kp (q_r - q) + Kd (qd_c - qd)) [+ tau_f(qd)],
 
 all in DH frame 0: J (6, n) the tip's geometric Jacobian at q and J_r at q_r (seed 000
@@ -14,7 +14,8 @@ D_x,i = 2 zeta sqrt(K_x,i Lambda_ii) with Lambda = (J M^-1 J^T + mu^2 1)^-1 the 
 inertia (seed 000's M; mu damps it near a singularity), and N = 1 - J^T (J J^T +
 mu^2 1)^-1 J the projector onto the torques that move no tool point (the posture spring
 Kp, Kd towards q_r there: a redundant arm's elbow; none on a six-axis arm away from its
-singularities).
+singularities), F_ff a feed-forward wrench at the tool point (~/target_wrench:
+reference/wrench_target.py).
 
 Why: at rest the tool yields to a wrench F by K_x^-1 F (J^T K_x J is the joint stiffness
 the spring gives), whatever the configuration, which joint impedance (a joint spring K
@@ -54,6 +55,8 @@ class TipFrameLaw(JointLaw):
     """A law on the tip frame (the task-space laws): the registry's entry holds none, and
     :meth:`fresh` builds the one a controller uses, with its compiled kernels loaded."""
 
+    takes_wrench = True
+
     def __init__(self, frame=None):
         self.frame = frame  # None: the registry's entry (fresh builds the real one)
 
@@ -63,6 +66,14 @@ class TipFrameLaw(JointLaw):
         zero = np.zeros(dyn.n)
         law.torque(dyn, config, LawInput(q, zero, q, zero, zero, zero))  # compiled now
         return law
+
+    @staticmethod
+    def wrench_added(j: np.ndarray, x: LawInput, tau: np.ndarray) -> np.ndarray:
+        """``tau`` + J^T F_ff: the feed-forward wrench at the tool point (LawInput.wrench;
+        J at q), the torque that makes the arm exert it."""
+        if x.wrench is not None:
+            tau += j.T @ x.wrench
+        return tau
 
     def tip_frame(self) -> '_TipFrame':
         """The law's tip frame; RuntimeError on the registry's entry."""
@@ -76,8 +87,8 @@ class CartesianImpedance(TipFrameLaw):
     name = 'cartesian_impedance'
     gains = ('kp = the posture stiffness [N m/rad], kd = its damping [N m s/rad] (nullspace); '
              'the tool spring: cartesian.*')
-    equation = ('J^T (K_x e_x + D_x (J_r qd_c - J qd)) + C(q, qd) qd + g(q) + N (Kp e + Kd '
-                'e_dot) [+ tau_f(qd)]')
+    equation = ('J^T (K_x e_x + D_x (J_r qd_c - J qd) [+ F_ff]) + C(q, qd) qd + g(q) + N '
+                '(Kp e + Kd e_dot) [+ tau_f(qd)]')
 
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
         frame = self.tip_frame()
@@ -97,7 +108,7 @@ class CartesianImpedance(TipFrameLaw):
         task_torque_into(j, e_x, xd_r, np.ascontiguousarray(x.qd, dtype=float),
                          dyn.mass_matrix(x.q), self.pd(config, x), frame.stiffness(spring),
                          float(spring.damping_ratio), MU, tau, frame.task_work)
-        return tau
+        return self.wrench_added(j, x, tau)
 
 
 class _TipFrame:

@@ -62,7 +62,9 @@ class LawConfig:
 @dataclass(frozen=True)
 class LawInput:
     """One cycle's inputs, float64 (n,) each: measured q, qd; reference q_r, qd_r, qdd_r;
-    qd_c the reference velocity compared with qd (qd_r - velocity_lag qdd_r)."""
+    qd_c the reference velocity compared with qd (qd_r - velocity_lag qdd_r); ``wrench``
+    (6,) the feed-forward wrench at the tool point [N, N m] in DH frame 0 a task-space law
+    adds as J^T wrench (reference/wrench_target.py), or None."""
 
     q: np.ndarray
     qd: np.ndarray
@@ -70,6 +72,7 @@ class LawInput:
     qd_r: np.ndarray
     qdd_r: np.ndarray
     qd_c: np.ndarray
+    wrench: np.ndarray | None = None
 
 
 class JointLaw:
@@ -84,6 +87,8 @@ class JointLaw:
     gains: ClassVar[str]
     #: the torque it computes, and the seed equation it rests on
     equation: ClassVar[str]
+    #: whether it adds a feed-forward tool wrench (LawInput.wrench): the task-space laws
+    takes_wrench: ClassVar[bool] = False
 
     def follows_reference(self, config: LawConfig) -> bool:
         return True

@@ -3,7 +3,8 @@ unit-mass spring and damper on its pose error, the arm's Coriolis and gravity to
 cancelled, and a posture torque in the dynamically consistent nullspace (Khatib 1987),
 
     tau = J^T Lambda (a_r + D_x (J_r qd_c - J qd) + K_x e_x - Jdot qd) + C(q, qd) qd + g(q)
-          + (1 - J^T Lambda J M^-1) (Kp (q_r - q) + Kd (qd_c - qd)) [+ tau_f(qd)],
+          + (1 - J^T Lambda J M^-1) (Kp (q_r - q) + Kd (qd_c - qd)) [+ J^T F_ff]
+          [+ tau_f(qd)],
 
 all in DH frame 0: J (6, n) the tip's geometric Jacobian at q and J_r at q_r (seed 000
 eqs. 23-24; dynamics/recursive/tip_frame.py), Jdot qd the velocity product of the tip's
@@ -14,7 +15,9 @@ R_r R^T), D_x,i = 2 zeta sqrt(K_x,i) [1/s] (a unit mass: the error
 obeys e'' + D_x e' + K_x e = 0 whatever the configuration), Lambda = (J M^-1 J^T +
 DAMPING 1)^-1 the task-space inertia (seed 000's M), damped so that near a singularity it
 stays bounded (the supervisor's clamp bounds the torque there in any case), C qd + g the
-recursion at zero acceleration (seed 000 eq. 29).
+recursion at zero acceleration (seed 000 eq. 29), F_ff a feed-forward wrench at the tool
+point (~/target_wrench: reference/wrench_target.py), outside Lambda: a force the arm
+exerts, not an acceleration it is given.
 
 Why: where cartesian_impedance's spring gives the tool K_x^-1 F and a response that
 depends on the arm's inertia there, this law makes the tool respond the same way
@@ -43,7 +46,7 @@ class OperationalSpace(TipFrameLaw):
     gains = ('kp = the posture stiffness [N m/rad], kd = its damping [N m s/rad] (the '
              'dynamically consistent nullspace); the tool spring: cartesian.* (a unit mass)')
     equation = ('J^T Lambda (a_r + D_x e_x_dot + K_x e_x - Jdot qd) + C(q, qd) qd + g(q) + '
-                '(1 - J^T Lambda J M^-1) (Kp e + Kd e_dot) [+ tau_f(qd)]')
+                '(1 - J^T Lambda J M^-1) (Kp e + Kd e_dot) [+ J^T F_ff] [+ tau_f(qd)]')
 
     def torque(self, dyn, config: LawConfig, x: LawInput) -> np.ndarray:
         frame = self.tip_frame()
@@ -71,4 +74,4 @@ class OperationalSpace(TipFrameLaw):
             tau += dyn.friction_torque(x.qd)
         # N^T posture = posture - J^T Lambda J M^-1 posture (M^-1 J^T's transpose is J M^-1)
         tau += j.T @ (inertia @ (wanted - minv_jt.T @ posture)) + posture
-        return tau
+        return self.wrench_added(j, x, tau)
