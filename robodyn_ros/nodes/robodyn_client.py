@@ -21,6 +21,8 @@ __all__ = ['MoveResult', 'RobodynClient']
 ACTIONS = ('follow_joint_trajectory', '/joint_trajectory_controller/follow_joint_trajectory')
 #: How often move_to_pose sends its target again [s] (a target is latest-wins).
 RESEND = 0.1
+#: How long a goal waits for the server's acceptance [s].
+ACCEPT_TIMEOUT = 10.0
 
 
 class MoveResult(NamedTuple):
@@ -246,9 +248,13 @@ class RobodynClient:
     def _run_goal(self, client, goal, wait) -> MoveResult:
         nan = float('nan')
         sent = client.send_goal_async(goal)
-        handle = _result(sent, 5.0)
-        if handle is None or not handle.accepted:
-            return MoveResult(False, nan, nan, 'goal rejected')
+        handle = _result(sent, ACCEPT_TIMEOUT)
+        if handle is None:
+            return MoveResult(False, nan, nan, f'no answer to the goal within '
+                                               f'{ACCEPT_TIMEOUT:g} s: not sent')
+        if not handle.accepted:
+            return MoveResult(False, nan, nan, 'goal rejected (the server says why in its '
+                                               'log)')
         done = _result(handle.get_result_async(), wait)
         if done is None:
             handle.cancel_goal_async()

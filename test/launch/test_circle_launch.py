@@ -57,7 +57,7 @@ def test_the_default_paths_operational_space_draws_the_circle(circle_run):
     from robodyn_ros.validation.tool_tracking import scan_tool_tracking
     run = circle_run
     assert run['active'], launch_said(run['text'])
-    assert run['traced'].reached, run['traced']
+    assert run['traced'].reached, (run['traced'], launch_said(run['text']))
     scan = scan_tool_tracking(run['bag'], MODEL)
     print(f'default path, operational_space on a {RADIUS} m circle at {FREQUENCY} Hz: tool to '
           f'the reference tool, RMS per axis {scan.position_rms.round(4)} mm, max '
