@@ -73,6 +73,8 @@ void DhDynamics::configure(const std::vector<DhLink> & links, const std::array<d
   scratch_.assign(n, 0.0);
   gravity_torque_.assign(n, 0.0);
   bodies_.assign(BODY * n, 0.0);
+  poses_.assign(FRAME * n, 0.0);
+  composite_.assign(13 * (n + 1), 0.0);
   dual_q_.assign(n, Dual());
   dual_zero_.assign(n, Dual());
   dual_qdd_.assign(n, Dual());
@@ -363,6 +365,85 @@ void DhDynamics::add_friction(const double * qd, double * tau) const noexcept
       static_cast<double>((qd[i] > 0.0) - (qd[i] < 0.0));
     tau[i] += l.viscous * qd[i] + l.coulomb * sgn;
   }
+}
+
+void DhDynamics::mass_matrix(const double * q, double * m) noexcept
+{
+  const std::size_t n = rows_.size();
+  poses(q, poses_.data());
+  double * after = composite_.data() + 13 * n;  // links beyond the tip: none
+  std::fill(after, after + 13, 0.0);
+  for (std::size_t k = n; k-- > 0; ) {  // the links k..n as one body, about frame 0's origin
+    const Row & row = rows_[k];
+    const double * t = poses_.data() + FRAME * k;
+    const double * next = composite_.data() + 13 * (k + 1);
+    double * body = composite_.data() + 13 * k;
+    const double mk = row.link.mass;
+    double c[3], rc[9];  // the COM in frame 0; R_0k I_k
+    for (int r = 0; r < 3; ++r) {
+      c[r] = t[9 + r] + t[3 * r] * row.link.com[0] + t[3 * r + 1] * row.link.com[1] +
+        t[3 * r + 2] * row.link.com[2];
+      for (int col = 0; col < 3; ++col) {
+        rc[3 * r + col] = t[3 * r] * row.inertia[col] + t[3 * r + 1] * row.inertia[3 + col] +
+          t[3 * r + 2] * row.inertia[6 + col];
+      }
+    }
+    const double cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
+    body[0] = next[0] + mk;
+    for (int r = 0; r < 3; ++r) {
+      body[1 + r] = next[1 + r] + mk * c[r];
+      for (int col = 0; col < 3; ++col) {  // R I R^T + m (|c|^2 1 - c c^T)
+        const double rir = rc[3 * r] * t[3 * col] + rc[3 * r + 1] * t[3 * col + 1] +
+          rc[3 * r + 2] * t[3 * col + 2];
+        body[4 + 3 * r + col] = next[4 + 3 * r + col] + rir +
+          mk * ((r == col ? cc : 0.0) - c[r] * c[col]);
+      }
+    }
+  }
+  for (std::size_t j = 0; j < n; ++j) {
+    double w[3], v[3];
+    motion(j, w, v);
+    const double * body = composite_.data() + 13 * j;
+    const double * h = body + 1;
+    const double * inertia = body + 4;
+    double lo[3], p[3];  // I^c_j S_j: the moment about the origin, the force
+    for (int r = 0; r < 3; ++r) {
+      lo[r] = inertia[3 * r] * w[0] + inertia[3 * r + 1] * w[1] + inertia[3 * r + 2] * w[2];
+      p[r] = body[0] * v[r];
+    }
+    lo[0] += h[1] * v[2] - h[2] * v[1];  // + h x v_O
+    lo[1] += h[2] * v[0] - h[0] * v[2];
+    lo[2] += h[0] * v[1] - h[1] * v[0];
+    p[0] += w[1] * h[2] - w[2] * h[1];  // + w x h
+    p[1] += w[2] * h[0] - w[0] * h[2];
+    p[2] += w[0] * h[1] - w[1] * h[0];
+    for (std::size_t i = 0; i <= j; ++i) {
+      double wi[3], vi[3];
+      motion(i, wi, vi);
+      const double mij = wi[0] * lo[0] + wi[1] * lo[1] + wi[2] * lo[2] + vi[0] * p[0] +
+        vi[1] * p[1] + vi[2] * p[2];
+      m[i * n + j] = mij;
+      m[j * n + i] = mij;
+    }
+  }
+}
+
+// Joint i's unit motion about frame 0's origin (mass_matrix; poses_ at q): revolute, the
+// angular velocity z_{i-1} and the origin's velocity o_{i-1} x z_{i-1}; prismatic, none and
+// z_{i-1}.
+void DhDynamics::motion(std::size_t i, double * w, double * v) const noexcept
+{
+  const double * t = i > 0 ? poses_.data() + FRAME * (i - 1) : nullptr;
+  const double z[3] = {t ? t[2] : 0.0, t ? t[5] : 0.0, t ? t[8] : 1.0};
+  if (rows_[i].link.prismatic) {
+    for (int r = 0; r < 3; ++r) {w[r] = 0.0; v[r] = z[r];}
+    return;
+  }
+  const double o[3] = {t ? t[9] : 0.0, t ? t[10] : 0.0, t ? t[11] : 0.0};
+  for (int r = 0; r < 3; ++r) {w[r] = z[r];}
+  v[0] = o[1] * z[2] - o[2] * z[1];
+  v[1] = o[2] * z[0] - o[0] * z[2];
+  v[2] = o[0] * z[1] - o[1] * z[0];
 }
 
 void DhDynamics::mass_diagonal(const double * q, double * diag) noexcept

@@ -100,6 +100,20 @@ int robodyn_inverse_dynamics(
   }
 }
 
+// M(q) (n x n row-major, DhDynamics::mass_matrix) for `count` states into m (count x n x
+// n). Returns 0, or 1 when the rows are refused.
+int robodyn_mass_matrix(int n, const double * rows, int count, const double * q, double * m)
+{
+  try {
+    robodyn_controllers::DhDynamics dyn;
+    dyn.configure(unpack(n, rows), {0.0, 0.0, -9.81});
+    for (int k = 0; k < count; ++k) {dyn.mass_matrix(q + k * n, m + k * n * n);}
+    return 0;
+  } catch (const std::exception &) {
+    return 1;
+  }
+}
+
 // The controller's law `mode` (joint_laws.hpp) over `count` states: per state k (row-major
 // count x n arrays) tau = the law at q, qd and the reference q_ref, qd_ref, qdd_ref with
 // gains kp, kd (count x n too: gains may change from one state to the next). `settings`:

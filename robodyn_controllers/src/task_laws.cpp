@@ -43,8 +43,6 @@ protected:
     tip_.configure(n_, s.tool_rotation, s.tool_point);
     j_.assign(6 * n_, 0.0);
     m_.assign(n_ * n_, 0.0);
-    col_.assign(n_, 0.0);
-    g_.assign(n_, 0.0);
     configure_terms();
   }
   virtual void configure_terms() = 0;
@@ -68,7 +66,7 @@ protected:
 
   // At the state: J into j_, e_x_ = [p_r - p; theta u of R_r R^T], the posture torque
   // Kp (q_r - q) + Kd (qd_c - qd) into b_, tau = C(q, qd) qd + g(q) [- g] [+ tau_f], M(q)
-  // into m_; tip_ is left at q.
+  // into m_ (composite rigid bodies: DhDynamics::mass_matrix); tip_ is left at q.
   void at_state(DhDynamics & dyn, const LawSettings & s, const LawInput & x, double * tau)
   noexcept
   {
@@ -89,7 +87,7 @@ protected:
     dyn.inverse_dynamics(x.q, x.qd, c_.data(), tau);
     drop_gravity(dyn, s, x.q, tau);
     if (s.include_friction) {dyn.add_friction(x.qd, tau);}
-    mass_matrix(dyn, x.q);
+    dyn.mass_matrix(x.q, m_.data());
     for (std::size_t i = 0; i < n_; ++i) {
       b_[i] = x.kp[i] * (x.q_ref[i] - x.q[i]) + x.kd[i] * (a_[i] - x.qd[i]);
     }
@@ -112,20 +110,6 @@ protected:
   std::array<double, 3> p_ref_{};
   std::array<double, 6> e_x_{}, xd_ref_{};
 
-private:
-  // M(q) row-major from n recursions at zero velocity (column k: RNEA(q, 0, e_k) - g(q)).
-  void mass_matrix(DhDynamics & dyn, const double * q) noexcept
-  {
-    std::fill(c_.begin(), c_.end(), 0.0);
-    dyn.gravity(q, g_.data());
-    for (std::size_t k = 0; k < n_; ++k) {
-      std::fill(d_.begin(), d_.end(), 0.0);
-      d_[k] = 1.0;
-      dyn.inverse_dynamics(q, c_.data(), d_.data(), col_.data());
-      for (std::size_t i = 0; i < n_; ++i) {m_[i * n_ + k] = col_[i] - g_[i];}
-    }
-  }
-  std::vector<double> col_, g_;
 };
 
 // tau = J^T (K_x e_x + D_x (J_r qd_c - J qd) [+ F_ff]) + C(q, qd) qd + g(q) + N (Kp e +

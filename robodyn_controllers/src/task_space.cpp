@@ -13,35 +13,52 @@ namespace robodyn_controllers
 {
 namespace
 {
-// Lower Cholesky factor of the SPD a (n x n, row-major), in place.
-void cholesky(double * a, std::size_t n) noexcept
+// Lower Cholesky factor of the SPD a (n x n, row-major; its lower triangle read), in
+// place, and the reciprocals of its diagonal into inv (n): the solves multiply by them
+// (a division costs as much as a dozen multiplications).
+void cholesky(double * a, std::size_t n, double * inv) noexcept
 {
   for (std::size_t j = 0; j < n; ++j) {
     double d = a[j * n + j];
     for (std::size_t k = 0; k < j; ++k) {d -= a[j * n + k] * a[j * n + k];}
     d = std::sqrt(std::max(d, 1e-300));
     a[j * n + j] = d;
+    inv[j] = 1.0 / d;
     for (std::size_t i = j + 1; i < n; ++i) {
       double s = a[i * n + j];
       for (std::size_t k = 0; k < j; ++k) {s -= a[i * n + k] * a[j * n + k];}
-      a[i * n + j] = s / d;
+      a[i * n + j] = s * inv[j];
     }
   }
 }
 
-// b := A^-1 b with A = L L^T (cholesky), b n values.
-void solve(const double * l, std::size_t n, double * b) noexcept
+// b := A^-1 b with A = L L^T (cholesky, inv its diagonal's reciprocals), b n values.
+void solve(const double * l, const double * inv, std::size_t n, double * b) noexcept
 {
   for (std::size_t i = 0; i < n; ++i) {
     double s = b[i];
     for (std::size_t k = 0; k < i; ++k) {s -= l[i * n + k] * b[k];}
-    b[i] = s / l[i * n + i];
+    b[i] = s * inv[i];
   }
   for (std::size_t ii = n; ii-- > 0; ) {
     double s = b[ii];
     for (std::size_t k = ii + 1; k < n; ++k) {s -= l[k * n + ii] * b[k];}
-    b[ii] = s / l[ii * n + ii];
+    b[ii] = s * inv[ii];
   }
+}
+
+// (A^-1)_aa = |L^-1 e_a|^2 for A = L L^T (6 x 6): forward substitution from row a.
+double inverse_diagonal(const double * l, const double * inv, std::size_t a) noexcept
+{
+  double x[6] = {};
+  double sum = 0.0;
+  for (std::size_t i = a; i < 6; ++i) {
+    double s = i == a ? 1.0 : 0.0;
+    for (std::size_t k = a; k < i; ++k) {s -= l[i * 6 + k] * x[k];}
+    x[i] = s * inv[i];
+    sum += x[i] * x[i];
+  }
+  return sum;
 }
 }  // namespace
 
@@ -121,6 +138,7 @@ void TaskSpaceSpring::configure(std::size_t n)
   task_.assign(36, 0.0);
   jjt_.assign(36, 0.0);
   vec_.assign(std::max<std::size_t>(n, 6) + 12, 0.0);
+  inv_.assign(std::max<std::size_t>(n, 6), 0.0);
 }
 
 void TaskSpaceSpring::add_torque(
@@ -132,15 +150,16 @@ void TaskSpaceSpring::add_torque(
   double * vec = vec_.data();
   double * force = vec + std::max<std::size_t>(n, 6);
   double * unit = force + 6;
+  double * inv = inv_.data();
   std::copy(mass, mass + n * n, lm_.begin());
-  cholesky(lm_.data(), n);
+  cholesky(lm_.data(), n, inv);
   for (std::size_t r = 0; r < 6; ++r) {
     std::copy(j + r * n, j + (r + 1) * n, vec);
-    solve(lm_.data(), n, vec);
+    solve(lm_.data(), inv, n, vec);
     std::copy(vec, vec + n, minv_jt_.begin() + r * n);
   }
-  for (std::size_t a = 0; a < 6; ++a) {
-    for (std::size_t b = 0; b < 6; ++b) {
+  for (std::size_t a = 0; a < 6; ++a) {  // the lower triangles (cholesky reads no more)
+    for (std::size_t b = 0; b <= a; ++b) {
       double s = 0.0, t = 0.0;
       for (std::size_t i = 0; i < n; ++i) {
         s += j[a * n + i] * minv_jt_[b * n + i];
@@ -150,22 +169,21 @@ void TaskSpaceSpring::add_torque(
       jjt_[a * 6 + b] = t + (a == b ? mu * mu : 0.0);
     }
   }
-  cholesky(task_.data(), 6);
+  cholesky(task_.data(), 6, inv);
   for (std::size_t a = 0; a < 6; ++a) {  // Lambda_aa = e_a^T (J M^-1 J^T + mu^2)^-1 e_a
-    for (std::size_t b = 0; b < 6; ++b) {unit[b] = a == b ? 1.0 : 0.0;}
-    solve(task_.data(), 6, unit);
-    const double d = 2.0 * zeta * std::sqrt(k_x[a] * std::max(unit[a], 0.0));
+    const double lambda = inverse_diagonal(task_.data(), inv, a);
+    const double d = 2.0 * zeta * std::sqrt(k_x[a] * std::max(lambda, 0.0));
     double xd = 0.0;
     for (std::size_t i = 0; i < n; ++i) {xd += j[a * n + i] * qd[i];}
     force[a] = k_x[a] * e_x[a] + d * (xd_r[a] - xd);
   }
-  cholesky(jjt_.data(), 6);
+  cholesky(jjt_.data(), 6, inv);
   for (std::size_t a = 0; a < 6; ++a) {  // (J J^T + mu^2)^-1 J posture
     double s = 0.0;
     for (std::size_t i = 0; i < n; ++i) {s += j[a * n + i] * posture[i];}
     unit[a] = s;
   }
-  solve(jjt_.data(), 6, unit);
+  solve(jjt_.data(), inv, 6, unit);
   for (std::size_t i = 0; i < n; ++i) {
     double s = posture[i];
     for (std::size_t a = 0; a < 6; ++a) {s += j[a * n + i] * (force[a] - unit[a]);}
@@ -180,6 +198,7 @@ void OperationalSpaceForce::configure(std::size_t n)
   minv_jt_.assign(6 * n, 0.0);
   task_.assign(36, 0.0);
   vec_.assign(std::max<std::size_t>(n, 6) + 6, 0.0);
+  inv_.assign(std::max<std::size_t>(n, 6), 0.0);
 }
 
 void OperationalSpaceForce::add_torque(
@@ -189,25 +208,26 @@ void OperationalSpaceForce::add_torque(
   const std::size_t n = n_;
   double * vec = vec_.data();
   double * force = vec + std::max<std::size_t>(n, 6);
+  double * inv = inv_.data();
   std::copy(mass, mass + n * n, lm_.begin());
-  cholesky(lm_.data(), n);
+  cholesky(lm_.data(), n, inv);
   for (std::size_t r = 0; r < 6; ++r) {  // row r of (M^-1 J^T)^T = J M^-1
     std::copy(j + r * n, j + (r + 1) * n, vec);
-    solve(lm_.data(), n, vec);
+    solve(lm_.data(), inv, n, vec);
     std::copy(vec, vec + n, minv_jt_.begin() + r * n);
   }
   for (std::size_t a = 0; a < 6; ++a) {
     double moved = 0.0;  // (J M^-1 posture)_a
     for (std::size_t i = 0; i < n; ++i) {moved += minv_jt_[a * n + i] * posture[i];}
     force[a] = wanted[a] - moved;
-    for (std::size_t b = 0; b < 6; ++b) {
+    for (std::size_t b = 0; b <= a; ++b) {  // the lower triangle (cholesky reads no more)
       double s = 0.0;
       for (std::size_t i = 0; i < n; ++i) {s += j[a * n + i] * minv_jt_[b * n + i];}
       task_[a * 6 + b] = s + (a == b ? damping : 0.0);
     }
   }
-  cholesky(task_.data(), 6);
-  solve(task_.data(), 6, force);  // Lambda (wanted - J M^-1 posture)
+  cholesky(task_.data(), 6, inv);
+  solve(task_.data(), inv, 6, force);  // Lambda (wanted - J M^-1 posture)
   for (std::size_t i = 0; i < n; ++i) {
     double s = posture[i];
     for (std::size_t a = 0; a < 6; ++a) {s += j[a * n + i] * force[a];}

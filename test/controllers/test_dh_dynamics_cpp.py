@@ -97,3 +97,35 @@ def test_the_cpp_dynamics_refuses_a_negative_mass(plugin_library):
     q = np.zeros((1, model.n))
     with pytest.raises(AssertionError, match='refused'):
         cpp_inverse_dynamics(plugin_library, values, q, q, q)
+
+
+def _compare_mass(library, model):
+    values = plugin_parameters(model, ControllerConfig.from_parameters({}))
+    lib = ctypes.CDLL(str(library))
+    rows = row_table(values)
+    q = np.ascontiguousarray(_states(model, count=30)[0])
+    mass = np.zeros((len(q), model.n, model.n))
+    code = lib.robodyn_mass_matrix(ctypes.c_int(model.n), rows.ctypes.data_as(_D),
+                                   ctypes.c_int(len(q)), q.ctypes.data_as(_D),
+                                   mass.ctypes.data_as(_D))
+    assert code == 0
+    dyn, _ = controller_dynamics(model, ControllerConfig.from_parameters({}))
+    pin = PinocchioChain(model)
+    _assert_close(f'{model.name} M vs robodyn_ros', mass,
+                  np.array([dyn.mass_matrix(v) for v in q]))
+    _assert_close(f'{model.name} M vs Pinocchio', mass, np.array([pin.terms(v, 0 * v)[0]
+                                                                   for v in q]))
+    assert np.array_equal(mass, np.swapaxes(mass, 1, 2))
+
+
+@pytest.mark.parametrize('robot', ROBOTS)
+def test_cpp_mass_matrix_equals_python_and_pinocchio_on_bundled_robots(plugin_library, robot):
+    """DhDynamics::mass_matrix (composite rigid bodies in frame 0) is seed 000's M."""
+    _compare_mass(plugin_library, load_robot(robot, require_effort_limits=False))
+
+
+@pytest.mark.parametrize('name, args, tip', CORPUS)
+def test_cpp_mass_matrix_equals_python_and_pinocchio_on_the_vendor_corpus(plugin_library,
+                                                                          name, args, tip):
+    _compare_mass(plugin_library, load_urdf(str(DATA / name), tip_link=tip,
+                                            mappings=list(args), require_effort_limits=False))

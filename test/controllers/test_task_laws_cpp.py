@@ -6,12 +6,12 @@ is well conditioned (its least singular value 0.05 or more), on random states an
 references, large pose errors, gains that change from cycle to cycle, feed-forward tool
 wrenches and non-finite inputs.
 Near a singularity (and on an arm of fewer than six joints, always) the task-space solves
-amplify the rounding of M, which the two languages form by different recursions (Python
-composite rigid bodies, C++ n inverse dynamics): there, within 1e-12 x the condition number
-of J M^-1 J^T + mu^2 1. operational_space multiplies its whole task force by the inverse
-of J M^-1 J^T + DAMPING 1, so the rounding of M reaches its torque scaled by that matrix's
-condition number everywhere: within 1e-15 x it where J is well conditioned (1e-12 x it
-elsewhere)."""
+amplify the rounding of M, which the two languages form in different frames (composite
+rigid bodies, Python's in the links' frames, C++'s in frame 0): there, within 1e-12 x the
+condition number of J M^-1 J^T + mu^2 1. operational_space multiplies its whole task force
+by the inverse of J M^-1 J^T + DAMPING 1, so the rounding of M reaches its torque scaled by
+that matrix's condition number everywhere: within 1e-15 x it where J is well conditioned
+(1e-12 x it elsewhere)."""
 
 import ctypes
 

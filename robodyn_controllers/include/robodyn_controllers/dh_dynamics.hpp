@@ -79,6 +79,13 @@ public:
   void gravity(const double * q, double * tau) noexcept;
   // tau += F_v qd + F_c tanh(qd / eps) (seed 004; sgn(qd) when eps = 0).
   void add_friction(const double * qd, double * tau) const noexcept;
+  // M(q) [kg m^2, kg m or kg], n x n row-major, by composite rigid bodies in frame 0
+  // (Walker and Orin's method 3): with the links j..n lumped into one body of inertia
+  // I^c_j and S_i joint i's unit motion (revolute: z_{i-1} about o_{i-1}; prismatic:
+  // along z_{i-1}), M_ij = S_i . (I^c_j S_j) for i <= j: the kinetic energy's
+  // (1/2) qd^T M qd of seed 000 eq. 29's M, without the n inverse dynamics it takes column
+  // by column.
+  void mass_matrix(const double * q, double * m) noexcept;
   // diag[j] = M_jj(q) = (RNEA(q, 0, e_j) - g(q))_j [kg m^2 or kg] for every joint (n + 1
   // passes): what the position hold's gains are scaled by.
   void mass_diagonal(const double * q, double * diag) noexcept;
@@ -99,6 +106,7 @@ public:
 
 private:
   void outward(const double * q, const double * qd, const double * qdd) noexcept;
+  void motion(std::size_t i, double * w, double * v) const noexcept;
   void inward(double * tau) const noexcept;
   template<class S>
   void outward_t(
@@ -120,6 +128,8 @@ private:
   std::vector<double> frames_;   // per joint: R_i (9, row-major), p_i (3)
   std::vector<double> wrenches_;  // per joint: m a_c (3), I w' + w x I w (3)
   std::vector<double> zeros_, unit_, scratch_, gravity_torque_;
+  std::vector<double> poses_;  // mass_matrix: R_0i, o_i per joint (poses())
+  std::vector<double> composite_;  // mass_matrix: per joint m, h = m c (3), I_O (9)
   std::vector<double> bodies_;  // per joint (observer_terms): w, u' (6), P, L_O (6), G (6)
   std::vector<Dual> dual_q_, dual_zero_, dual_qdd_, dual_tau_, dual_frames_, dual_wrenches_;
 };

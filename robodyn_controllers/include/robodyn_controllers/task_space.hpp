@@ -45,7 +45,7 @@ public:
 
 private:
   std::size_t n_ = 0;
-  std::vector<double> lm_, minv_jt_, task_, jjt_, vec_;
+  std::vector<double> lm_, minv_jt_, task_, jjt_, vec_, inv_;
 };
 
 // operational_space's task-space force through the task-space inertia and its dynamically
@@ -65,7 +65,7 @@ public:
 
 private:
   std::size_t n_ = 0;
-  std::vector<double> lm_, minv_jt_, task_, vec_;
+  std::vector<double> lm_, minv_jt_, task_, vec_, inv_;
 };
 
 }  // namespace robodyn_controllers
