@@ -1,6 +1,7 @@
 """A running robodyn controller from a Python script, on either path, with no ROS knowledge
 needed: connect, wait until it commands, read the tool pose, move the tool to a pose,
-follow a joint trajectory, go home (robodyn_ros.client re-exports it).
+replay a recorded stream of pose targets, push at the tool (a target wrench), follow a
+joint trajectory, go home (robodyn_ros.client re-exports it).
 
 Underneath: an rclpy node in a context of its own, spun by a thread of its own. The tool
 pose is FK of /joint_states on the model of robot_description, with the controller's own
@@ -57,7 +58,7 @@ class RobodynClient:
 
     def __init__(self, controller: str = 'robodyn_controller', domain_id: int | None = None):
         from diagnostic_msgs.msg import DiagnosticArray
-        from geometry_msgs.msg import PoseStamped
+        from geometry_msgs.msg import PoseStamped, WrenchStamped
         import rclpy
         from rclpy.executors import SingleThreadedExecutor
         from rclpy.qos import DurabilityPolicy, QoSProfile
@@ -81,6 +82,8 @@ class RobodynClient:
                                       latched)
         self.target = self.node.create_publisher(PoseStamped, f'/{self.controller}/target_pose',
                                                  10)
+        self.wrench = self.node.create_publisher(WrenchStamped,
+                                                 f'/{self.controller}/target_wrench', 10)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.thread = threading.Thread(target=self._spin, daemon=True, name='robodyn_client')
@@ -314,6 +317,50 @@ class RobodynClient:
                               'set' if answer.successful else answer.reason)
         finally:
             self.node.destroy_client(client)
+
+    def replay_poses(self, path, topic: str | None = None, speed: float = 1.0,
+                     tolerance: float = 1e-3, angle_tolerance: float = 0.01,
+                     settle: float = 5.0) -> MoveResult:
+        """Send a recorded stream of tool pose targets again (a policy's or a
+        teleoperator's PoseStamped messages in the rosbag2 at ``path``, io/pose_stream.py),
+        each at its recorded time divided by ``speed``, then hold the last one until the
+        tool is within ``tolerance`` [m] and ``angle_tolerance`` [rad] of it or ``settle``
+        [s] passed. The controller checks every target as it did the original."""
+        from geometry_msgs.msg import PoseStamped
+
+        from ..io.pose_stream import read_pose_stream
+        if not (np.isfinite(speed) and 0.01 <= speed <= 100.0):
+            raise ValueError(f'speed: expected 0.01 to 100, got {speed!r}')
+        stream = read_pose_stream(path, topic)
+        start, msg = time.monotonic(), PoseStamped()
+        for t, position, quaternion, frame in zip(stream.times, stream.positions,
+                                                  stream.quaternions, stream.frame_ids):
+            time.sleep(max(0.0, start + t / speed - time.monotonic()))
+            msg.header.frame_id = frame
+            p, o = msg.pose.position, msg.pose.orientation
+            p.x, p.y, p.z = (float(v) for v in position)
+            o.x, o.y, o.z, o.w = (float(v) for v in quaternion)
+            self.target.publish(msg)
+        return self.move_to_pose(stream.positions[-1], stream.quaternions[-1], tolerance,
+                                 angle_tolerance, settle)
+
+    def push(self, force, torque=(0.0, 0.0, 0.0), seconds: float = 1.0) -> None:
+        """Exert ``force`` [N] and ``torque`` [N m] at the tool point (base link frame) for
+        ``seconds``: the controller's ~/target_wrench at 20 Hz (a task-space law's
+        feed-forward, bounded and ramped by the controller; wrench.timeout after the last
+        message it ramps back to zero). Returns when the last message is sent."""
+        from geometry_msgs.msg import WrenchStamped
+        msg = WrenchStamped()
+        msg.header.frame_id = self.model.base_link if self.model is not None else ''
+        f, m = msg.wrench.force, msg.wrench.torque
+        f.x, f.y, f.z = (float(v) for v in force)
+        m.x, m.y, m.z = (float(v) for v in torque)
+        end = time.monotonic() + float(seconds)
+        while True:
+            self.wrench.publish(msg)
+            if time.monotonic() + 0.05 > end:
+                return
+            time.sleep(0.05)
 
     def go_home(self, home=None, duration: float = 3.0) -> MoveResult:
         """A joint move to ``home`` (chain order; None: where the arm was when it became

@@ -4,13 +4,14 @@ ros2_control.launch.py hardware:=mujoco mode:=cartesian_impedance controller:=pl
 controller; the arm holding its start pose, K_x 500 N/m and 30 N m/rad), the lock-step
 MuJoCo hardware pushing the tool point (its `~/push`, test only) with 10 N for 3 s, then
 with a 1 N m moment for 3 s, then the controller itself exerting 10 N at the tool point
-from `~/target_wrench` at 10 Hz for 3 s (a feed-forward J^T F_ff: in free space the tool
-yields to it as to a push), beside two CPU hogs. Judged from FK of /joint_states: the tool
-point moves by K_x^-1 F and turns by K_x^-1 M within 5 %, and comes back within 1 mm once
-each push ends (the wrench: once its sender stops, after wrench.timeout and the ramp out);
-a NaN wrench is refused and /diagnostics says so."""
+from `~/target_wrench` for 3 s (robodyn_ros.client's push; a feed-forward J^T F_ff: in
+free space the tool yields to it as to a push), beside two CPU hogs. Judged from FK of
+/joint_states: the tool point moves by K_x^-1 F and turns by K_x^-1 M within 5 %, and comes
+back within 1 mm once each push ends (the wrench: once its sender stops, after
+wrench.timeout and the ramp out); a NaN wrench is refused and /diagnostics says so."""
 
 import math
+import threading
 import time
 
 import numpy as np
@@ -65,7 +66,7 @@ def pushes(request, ros_launch_env, tmp_path_factory):
                 probe = Probe(DOMAINS[path])
                 probe.record('/joint_states', JointState, depth=60000)
                 probe.record('/diagnostics', DiagnosticArray, depth=5000)
-                _push_all(probe, result)
+                _push_all(probe, result, DOMAINS[path])
                 result['states'] = [(_stamp(m), _chain(m)) for _, m in
                                     probe.log['/joint_states']]
                 result['said'] = {v.value for _, m in probe.log['/diagnostics']
@@ -79,24 +80,31 @@ def pushes(request, ros_launch_env, tmp_path_factory):
     return result
 
 
-def _push_all(probe, result):
-    """Each of PUSHES in turn (the hardware's push, or the controller's target wrench at
-    10 Hz for its seconds), then one NaN wrench."""
+def _push_all(probe, result, domain):
+    """Each of PUSHES in turn (the hardware's push, or the controller's target wrench from
+    robodyn_ros.client's push, on a thread while the probe records), then one NaN
+    wrench."""
     from geometry_msgs.msg import WrenchStamped
     from std_msgs.msg import String
+
+    from robodyn_ros.client import RobodynClient
     push = probe.node.create_publisher(String, f'{HARDWARE}/push', 10)
     target = probe.node.create_publisher(WrenchStamped, WRENCH_TOPIC, 10)
     _matched(probe, push)
     _matched(probe, target)
-    probe.spin(2.0)
-    for name, wrench in PUSHES.items():
-        result['sent'][name] = time.time()
-        if name == 'wrench':
-            _send_wrench(probe, target, wrench[:6], wrench[6])
-        else:
-            push.publish(String(data=' '.join(f'{v:g}' for v in wrench)))
-        probe.spin_until_stamped('/joint_states', result['sent'][name] + AFTER[1],
-                                 time.monotonic() + 30.0, step=0.2)
+    with RobodynClient(domain_id=domain) as arm:
+        arm.wait_until_ready(timeout=30.0)
+        probe.spin(2.0)
+        for name, wrench in PUSHES.items():
+            result['sent'][name] = time.time()
+            if name == 'wrench':
+                client = threading.Thread(target=arm.push,
+                                          args=(wrench[:3], wrench[3:6], wrench[6]))
+                client.start()
+            else:
+                push.publish(String(data=' '.join(f'{v:g}' for v in wrench)))
+            probe.spin_until_stamped('/joint_states', result['sent'][name] + AFTER[1],
+                                     time.monotonic() + 30.0, step=0.2)
     _send_wrench(probe, target, (math.nan, 0.0, 0.0, 0.0, 0.0, 0.0), 0.3)
     probe.spin(0.5)
 

@@ -4,8 +4,9 @@ cartesian_impedance on the plugin path: RUNS), then
 /robodyn_controller/target_pose at 10 Hz as a policy sends them: 5 cm jumps about the
 tool's start pose, a target 1 m outside the workspace box, NaN, a frame that is not the
 base, a target straight above the base (beyond the reach: joints pushed to their limits),
-and back, beside two CPU hogs (the launch's real-time processes SCHED_FIFO where allowed).
-Judged from what the arm did (FK of /joint_states), what the hardware applied (its
+and back, then docs/task_space.md's client script and a recorded 4 s pose stream replayed
+by robodyn_ros.client, beside two CPU hogs (the launch's real-time processes SCHED_FIFO
+where allowed). Judged from what the arm did (FK of /joint_states), what the hardware applied (its
 witness), what /diagnostics said and the launch's bag in task space: no applied step above
 the per-cycle limit, no joint beyond its limits, every refusal named, the reachable targets
 reached."""
@@ -147,9 +148,49 @@ def targets_run(request, ros_launch_env, tmp_path_factory):
                 probe.close()
                 env = dict(ros_launch_env, ROS_DOMAIN_ID=str(domain))
                 result['client'], result['homing'] = _run_client(env)
+                stream = _stream_bag(tmp_path_factory.mktemp(f'stream_{path}'), p0,
+                                     _quaternion(rotation))
+                result['replay'] = subprocess.run(
+                    [sys.executable, '-c', REPLAY, stream], env=env, text=True,
+                    capture_output=True, timeout=120)
         finally:
             result['code'], result['text'], _ = launch.stop()
     return result
+
+
+#: A recorded pose stream sent again with robodyn_ros.client (replay_poses).
+REPLAY = """import sys
+from robodyn_ros.client import RobodynClient
+with RobodynClient() as arm:
+    arm.wait_until_ready(timeout=60.0)
+    print('replay:', arm.replay_poses(sys.argv[1]))
+"""
+#: The stream: 4 s of targets at 10 Hz from the start p0 to p0 + 2 cm along y, over an arc
+#: 1 cm high, the start's orientation held.
+STREAM_POINTS = 41
+
+
+def _stream_bag(folder, p0, quaternion):
+    """A rosbag2 of the stream (what a policy's run leaves) on ~/target_pose."""
+    from rosbags.typesys import Stores, get_typestore
+
+    from robodyn_ros.io.bag_writer import BagWriter
+    store, kind = get_typestore(Stores.ROS2_KILTED), 'geometry_msgs/msg/PoseStamped'
+    types, path = store.types, str(folder / 'stream')
+    writer = BagWriter(path, 'mcap')
+    writer.add_topic(TOPIC, kind)
+    for k in range(STREAM_POINTS):
+        s = k / (STREAM_POINTS - 1)
+        point = np.asarray(p0) + [0.0, 0.02 * s, 0.01 * math.sin(math.pi * s)]
+        header = types['std_msgs/msg/Header'](types['builtin_interfaces/msg/Time'](0, 0),
+                                              'panda_link0')
+        pose = types['geometry_msgs/msg/Pose'](
+            types['geometry_msgs/msg/Point'](*map(float, point)),
+            types['geometry_msgs/msg/Quaternion'](*map(float, quaternion)))
+        writer.write(TOPIC, 10**9 + k * 10**8, store.serialize_cdr(types[kind](header, pose),
+                                                                  kind))
+    writer.close()
+    return path
 
 
 def _run_client(env):
@@ -244,6 +285,15 @@ def test_the_docs_client_script_moves_the_tool_and_goes_home(targets_run):
     assert client.returncode == 0, client.stdout + client.stderr[-2000:]
     assert 'move: reached' in client.stdout and 'home: ' in client.stdout
     assert len(_docs_script().strip().splitlines()) <= 20
+
+
+def test_a_recorded_pose_stream_is_replayed_and_its_last_target_reached(targets_run):
+    run = targets_run
+    assert run['active'], launch_said(run['text'])
+    replay = run['replay']
+    print(f"{run['path']} path, a replayed stream: {replay.stdout.strip()}")
+    assert replay.returncode == 0, replay.stdout + replay.stderr[-2000:]
+    assert 'replay: MoveResult(reached=True' in replay.stdout, replay.stdout
 
 
 def test_the_bag_judged_in_task_space_has_the_tool_on_its_settled_targets(targets_run):
