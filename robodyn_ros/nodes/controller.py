@@ -49,7 +49,6 @@ from .node_parameters import (
 from .parameter_host import ParameterHost
 from .payload_estimate import send_estimate
 from .pending_requests import apply_requests
-from .pose_target_message import follow_target, refused_input, take_wrench
 from .ramp_to_safe import close_at_exit, publish_final
 from .runtime_parameters import apply_runtime_parameters
 from .scheduler_latency import WatchdogWakeup
@@ -353,23 +352,11 @@ class ControllerNode(LifecycleNode):
             run.worker.submit_trajectory(raw, self.now())
 
     @guarded
-    def on_target_pose(self, msg):
-        """A PoseStamped tool target: the reference moves towards it (pose_target.py)."""
+    def on_input(self, take, msg):
+        """A tool target (take: pose_target_message's follow_target or take_wrench) or the
+        input gateway's refusal of an input (refused_input), to the core."""
         if self.configured is not None:
-            follow_target(self.configured.core, self.now(), msg)
-
-    @guarded
-    def on_target_wrench(self, msg):
-        """A WrenchStamped at the tool point: the task-space law's feed-forward
-        (reference/wrench_target.py)."""
-        if self.configured is not None:
-            take_wrench(self.configured.core, self.now(), msg)
-
-    @guarded
-    def on_refused(self, msg):
-        """The input gateway refused an input (its size): said as the core's own refusal."""
-        if self.configured is not None:
-            refused_input(self.configured.core, msg.data)
+            take(self.configured.core, self.now(), msg)
 
     def on_set_parameters(self, params):
         """The payload may change while running (see apply_runtime_parameters): checked

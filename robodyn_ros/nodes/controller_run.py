@@ -8,6 +8,7 @@ before the exception goes on: a failed configure leaves nothing behind.
 """
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from geometry_msgs.msg import InertiaStamped, PoseStamped, WrenchStamped
 from rclpy.publisher import Publisher
@@ -28,6 +29,7 @@ from .gateway_process import GatewayProcess
 from .guarded_publisher import Outlet
 from .input_gateway import INTERNAL
 from .latest_worker import LatestWorker
+from .pose_target_message import follow_target, refused_input, take_wrench
 from .trajectory_interfaces import TrajectoryInterfaces
 from .trajectory_worker import TrajectoryWorker
 
@@ -121,15 +123,16 @@ def build_run(node, core, config, gateway) -> ConfiguredResources:
         entities.append(node.create_subscription(
             JointTrajectory, inputs + 'joint_trajectory', node.on_trajectory, 10, raw=True))
         entities.append(node.create_subscription(
-            PoseStamped, inputs + 'target_pose', node.on_target_pose, 10))
+            PoseStamped, inputs + 'target_pose', partial(node.on_input, follow_target), 10))
         entities.append(node.create_subscription(
-            WrenchStamped, inputs + 'target_wrench', node.on_target_wrench, 10))
+            WrenchStamped, inputs + 'target_wrench', partial(node.on_input, take_wrench), 10))
         consumer = CommandConsumer(node, cmd_pub.topic_name)
         if consumer.subscription is not None:
             entities.append(consumer.subscription)
         if gateway is not None:
             entities.append(node.create_subscription(String, inputs + 'refused',
-                                                     node.on_refused, 10))
+                                                     partial(node.on_input, refused_input),
+                                                     10))
             workers.append(gateway)
             gateway.wait_ready()
         estimate_pub = None

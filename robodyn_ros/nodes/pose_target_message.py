@@ -25,9 +25,11 @@ def take_wrench(core, now: float, msg) -> tuple[bool, str]:
     return core.take_wrench(now, (f.x, f.y, f.z), (m.x, m.y, m.z), msg.header.frame_id)
 
 
-def refused_input(core, text: str) -> None:
-    """The input gateway's refusal ``text`` as the core's event: a pose target's or a
-    trajectory's (the gateway's texts begin with what was refused)."""
+def refused_input(core, _now: float, msg) -> None:
+    """The input gateway's refusal (a std_msgs/String) as the core's event: a pose
+    target's, a wrench's or a trajectory's (the gateway's texts begin with what was
+    refused)."""
+    text = msg.data
     kind = EventKind.TARGET if text.startswith(('pose target', 'target wrench')) else \
         EventKind.TRAJECTORY_REFUSED
     emit(core.events, kind, Level.WARN, text[:500])

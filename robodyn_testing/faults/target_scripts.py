@@ -39,7 +39,12 @@ def pose_target_storm(h, result):
         return
     pub = h.node.create_publisher(PoseStamped, f'/{CONTROLLER_NAME}/target_pose', 10)
     n_quiet, t_quiet = len(h.commands), time.monotonic()
-    time.sleep(1.5)  # matched; the node's own answer rate on this machine, loaded as it is
+    # matched (a target sent before discovery is lost to the volatile topic, not refused),
+    # and the node's own answer rate on this machine, loaded as it is
+    deadline = time.monotonic() + 10.0
+    while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(max(0.5, 1.5 - (time.monotonic() - t_quiet)))
     n0, t0 = len(h.commands), time.monotonic()
     quiet = h.answered(n_quiet, t_quiet, t0)
     plan = [_pose((math.nan, 0.0, 0.5)), _pose((0.4, 0.0, 0.5), 'world'),

@@ -154,7 +154,7 @@ def test_every_node_setting_reaches_the_plugin_or_export_says_why_not():
     )
     declarations = _declarations()
     declared = set(declarations) | {f'{group}.{k}' for group in ('collision', 'adaptive',
-                                                                  'cartesian', 'target')
+                                                                  'cartesian', 'target', 'wrench')
                                     for k in declarations[group]}
     accounted = declared | set(IN_MODEL_ROWS) | set(NOT_EXPORTED) | set(OWNED_ELSEWHERE)
     assert set(PARAMETERS) - accounted == set()

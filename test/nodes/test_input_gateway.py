@@ -205,3 +205,42 @@ def test_a_spare_whose_controller_ended_ends_quietly():
                              '--spare'], stdin=subprocess.PIPE, stderr=subprocess.PIPE)
     _, err = proc.communicate(b'join\n', timeout=30)  # then stdin closed: no arguments
     assert proc.returncode == 0 and b'Traceback' not in err, err.decode()[-2000:]
+
+
+def test_a_target_wrench_is_forwarded_and_a_huge_one_refused(probe):
+    """~/target_wrench as ~/target_pose: a WrenchStamped within MAX_TARGET_BYTES forwarded
+    unchanged to _inputs/target_wrench, one with a 5000-character frame name refused
+    with its size (the controller never decodes it)."""
+    from geometry_msgs.msg import WrenchStamped
+    node, executor = probe
+    forwarded, refused = [], []
+    node.create_subscription(WrenchStamped, '/gateway_test/_inputs/target_wrench',
+                             forwarded.append, 10, raw=True)
+    node.create_subscription(String, '/gateway_test/_inputs/refused',
+                             lambda m: refused.append(m.data), 10)
+    public = node.create_publisher(WrenchStamped, '/gateway_test/target_wrench', 10)
+    proc = subprocess.Popen([
+        sys.executable, '-m', 'robodyn_ros.nodes.input_gateway', '--name', 'gateway_test',
+        '--trajectory', '/gateway_test/joint_trajectory', '--internal',
+        '/gateway_test/_inputs', '--max-points', '10', '--max-names', '7', '--parent',
+        str(os.getpid()), '--wrench', '/gateway_test/target_wrench'])
+    try:
+        assert _spin_until(executor, lambda: public.get_subscription_count() > 0, 20.0)
+        good = WrenchStamped()
+        good.header.frame_id = 'base'
+        good.wrench.force.y = 5.0
+        for _ in range(50):
+            public.publish(good)
+            if _spin_until(executor, lambda: forwarded, 0.2):
+                break
+        huge = WrenchStamped()
+        huge.header.frame_id = 'x' * 5000
+        public.publish(huge)
+        assert _spin_until(executor, lambda: refused, 10.0), refused
+        from rclpy.serialization import deserialize_message
+        got = deserialize_message(bytes(forwarded[0]), WrenchStamped)  # padding may differ
+        assert got.header.frame_id == 'base' and got.wrench.force.y == 5.0
+        assert refused[0].startswith('target wrench refused: ') and 'bytes' in refused[0]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=5.0)
