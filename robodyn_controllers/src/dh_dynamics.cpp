@@ -369,13 +369,18 @@ void DhDynamics::add_friction(const double * qd, double * tau) const noexcept
 
 void DhDynamics::mass_matrix(const double * q, double * m) noexcept
 {
-  const std::size_t n = rows_.size();
   poses(q, poses_.data());
+  mass_matrix_from_poses(poses_.data(), m);
+}
+
+void DhDynamics::mass_matrix_from_poses(const double * frames, double * m) noexcept
+{
+  const std::size_t n = rows_.size();
   double * after = composite_.data() + 13 * n;  // links beyond the tip: none
   std::fill(after, after + 13, 0.0);
   for (std::size_t k = n; k-- > 0; ) {  // the links k..n as one body, about frame 0's origin
     const Row & row = rows_[k];
-    const double * t = poses_.data() + FRAME * k;
+    const double * t = frames + FRAME * k;
     const double * next = composite_.data() + 13 * (k + 1);
     double * body = composite_.data() + 13 * k;
     const double mk = row.link.mass;
@@ -402,7 +407,7 @@ void DhDynamics::mass_matrix(const double * q, double * m) noexcept
   }
   for (std::size_t j = 0; j < n; ++j) {
     double w[3], v[3];
-    motion(j, w, v);
+    motion(frames, j, w, v);
     const double * body = composite_.data() + 13 * j;
     const double * h = body + 1;
     const double * inertia = body + 4;
@@ -419,7 +424,7 @@ void DhDynamics::mass_matrix(const double * q, double * m) noexcept
     p[2] += w[0] * h[1] - w[1] * h[0];
     for (std::size_t i = 0; i <= j; ++i) {
       double wi[3], vi[3];
-      motion(i, wi, vi);
+      motion(frames, i, wi, vi);
       const double mij = wi[0] * lo[0] + wi[1] * lo[1] + wi[2] * lo[2] + vi[0] * p[0] +
         vi[1] * p[1] + vi[2] * p[2];
       m[i * n + j] = mij;
@@ -428,12 +433,13 @@ void DhDynamics::mass_matrix(const double * q, double * m) noexcept
   }
 }
 
-// Joint i's unit motion about frame 0's origin (mass_matrix; poses_ at q): revolute, the
-// angular velocity z_{i-1} and the origin's velocity o_{i-1} x z_{i-1}; prismatic, none and
-// z_{i-1}.
-void DhDynamics::motion(std::size_t i, double * w, double * v) const noexcept
+// Joint i's unit motion about frame 0's origin (mass_matrix; frames: the poses at q):
+// revolute, the angular velocity z_{i-1} and the origin's velocity o_{i-1} x z_{i-1};
+// prismatic, none and z_{i-1}.
+void DhDynamics::motion(const double * frames, std::size_t i, double * w, double * v) const
+noexcept
 {
-  const double * t = i > 0 ? poses_.data() + FRAME * (i - 1) : nullptr;
+  const double * t = i > 0 ? frames + FRAME * (i - 1) : nullptr;
   const double z[3] = {t ? t[2] : 0.0, t ? t[5] : 0.0, t ? t[8] : 1.0};
   if (rows_[i].link.prismatic) {
     for (int r = 0; r < 3; ++r) {w[r] = 0.0; v[r] = z[r];}

@@ -87,7 +87,7 @@ protected:
     dyn.inverse_dynamics(x.q, x.qd, c_.data(), tau);
     drop_gravity(dyn, s, x.q, tau);
     if (s.include_friction) {dyn.add_friction(x.qd, tau);}
-    dyn.mass_matrix(x.q, m_.data());
+    dyn.mass_matrix_from_poses(tip_.poses(), m_.data());
     for (std::size_t i = 0; i < n_; ++i) {
       b_[i] = x.kp[i] * (x.q_ref[i] - x.q[i]) + x.kd[i] * (a_[i] - x.qd[i]);
     }

@@ -47,6 +47,46 @@ void solve(const double * l, const double * inv, std::size_t n, double * b) noex
   }
 }
 
+// The six rows of b (6 x n, row-major) := (A^-1 b_r^T)^T with A = L L^T (cholesky): J M^-1
+// from J. The six right-hand sides go through each step together, so that their sums are
+// independent chains (one solve after another waits on each multiply-add in turn).
+void solve_six(const double * l, const double * inv, std::size_t n, double * b) noexcept
+{
+  for (std::size_t i = 0; i < n; ++i) {
+    double s[6];
+    for (std::size_t r = 0; r < 6; ++r) {s[r] = b[r * n + i];}
+    for (std::size_t k = 0; k < i; ++k) {
+      const double lik = l[i * n + k];
+      for (std::size_t r = 0; r < 6; ++r) {s[r] -= lik * b[r * n + k];}
+    }
+    for (std::size_t r = 0; r < 6; ++r) {b[r * n + i] = s[r] * inv[i];}
+  }
+  for (std::size_t ii = n; ii-- > 0; ) {
+    double s[6];
+    for (std::size_t r = 0; r < 6; ++r) {s[r] = b[r * n + ii];}
+    for (std::size_t k = ii + 1; k < n; ++k) {
+      const double lki = l[k * n + ii];
+      for (std::size_t r = 0; r < 6; ++r) {s[r] -= lki * b[r * n + k];}
+    }
+    for (std::size_t r = 0; r < 6; ++r) {b[r * n + ii] = s[r] * inv[ii];}
+  }
+}
+
+// The lower triangle of out = x y^T + d 1 (x, y: 6 x n row-major; out 6 x 6), row by row
+// with the row's sums side by side.
+void lower_product(const double * x, const double * y, std::size_t n, double d, double * out)
+noexcept
+{
+  for (std::size_t a = 0; a < 6; ++a) {
+    double s[6] = {};
+    for (std::size_t i = 0; i < n; ++i) {
+      const double xa = x[a * n + i];
+      for (std::size_t b = 0; b <= a; ++b) {s[b] += xa * y[b * n + i];}
+    }
+    for (std::size_t b = 0; b <= a; ++b) {out[a * 6 + b] = s[b] + (a == b ? d : 0.0);}
+  }
+}
+
 // (A^-1)_aa = |L^-1 e_a|^2 for A = L L^T (6 x 6): forward substitution from row a.
 double inverse_diagonal(const double * l, const double * inv, std::size_t a) noexcept
 {
@@ -153,22 +193,11 @@ void TaskSpaceSpring::add_torque(
   double * inv = inv_.data();
   std::copy(mass, mass + n * n, lm_.begin());
   cholesky(lm_.data(), n, inv);
-  for (std::size_t r = 0; r < 6; ++r) {
-    std::copy(j + r * n, j + (r + 1) * n, vec);
-    solve(lm_.data(), inv, n, vec);
-    std::copy(vec, vec + n, minv_jt_.begin() + r * n);
-  }
-  for (std::size_t a = 0; a < 6; ++a) {  // the lower triangles (cholesky reads no more)
-    for (std::size_t b = 0; b <= a; ++b) {
-      double s = 0.0, t = 0.0;
-      for (std::size_t i = 0; i < n; ++i) {
-        s += j[a * n + i] * minv_jt_[b * n + i];
-        t += j[a * n + i] * j[b * n + i];
-      }
-      task_[a * 6 + b] = s + (a == b ? mu * mu : 0.0);
-      jjt_[a * 6 + b] = t + (a == b ? mu * mu : 0.0);
-    }
-  }
+  std::copy(j, j + 6 * n, minv_jt_.begin());
+  solve_six(lm_.data(), inv, n, minv_jt_.data());
+  // the lower triangles (cholesky reads no more)
+  lower_product(j, minv_jt_.data(), n, mu * mu, task_.data());
+  lower_product(j, j, n, mu * mu, jjt_.data());
   cholesky(task_.data(), 6, inv);
   for (std::size_t a = 0; a < 6; ++a) {  // Lambda_aa = e_a^T (J M^-1 J^T + mu^2)^-1 e_a
     const double lambda = inverse_diagonal(task_.data(), inv, a);
@@ -211,21 +240,14 @@ void OperationalSpaceForce::add_torque(
   double * inv = inv_.data();
   std::copy(mass, mass + n * n, lm_.begin());
   cholesky(lm_.data(), n, inv);
-  for (std::size_t r = 0; r < 6; ++r) {  // row r of (M^-1 J^T)^T = J M^-1
-    std::copy(j + r * n, j + (r + 1) * n, vec);
-    solve(lm_.data(), inv, n, vec);
-    std::copy(vec, vec + n, minv_jt_.begin() + r * n);
-  }
+  std::copy(j, j + 6 * n, minv_jt_.begin());  // its rows: (M^-1 J^T)^T = J M^-1
+  solve_six(lm_.data(), inv, n, minv_jt_.data());
   for (std::size_t a = 0; a < 6; ++a) {
     double moved = 0.0;  // (J M^-1 posture)_a
     for (std::size_t i = 0; i < n; ++i) {moved += minv_jt_[a * n + i] * posture[i];}
     force[a] = wanted[a] - moved;
-    for (std::size_t b = 0; b <= a; ++b) {  // the lower triangle (cholesky reads no more)
-      double s = 0.0;
-      for (std::size_t i = 0; i < n; ++i) {s += j[a * n + i] * minv_jt_[b * n + i];}
-      task_[a * 6 + b] = s + (a == b ? damping : 0.0);
-    }
   }
+  lower_product(j, minv_jt_.data(), n, damping, task_.data());
   cholesky(task_.data(), 6, inv);
   solve(task_.data(), inv, 6, force);  // Lambda (wanted - J M^-1 posture)
   for (std::size_t i = 0; i < n; ++i) {

@@ -86,6 +86,9 @@ public:
   // (1/2) qd^T M qd of seed 000 eq. 29's M, without the n inverse dynamics it takes column
   // by column.
   void mass_matrix(const double * q, double * m) noexcept;
+  // The same from the poses of DH frames 1..n at q (poses()' layout: a caller that has
+  // them, the tip kinematics, saves the forward kinematics).
+  void mass_matrix_from_poses(const double * poses, double * m) noexcept;
   // diag[j] = M_jj(q) = (RNEA(q, 0, e_j) - g(q))_j [kg m^2 or kg] for every joint (n + 1
   // passes): what the position hold's gains are scaled by.
   void mass_diagonal(const double * q, double * diag) noexcept;
@@ -106,7 +109,7 @@ public:
 
 private:
   void outward(const double * q, const double * qd, const double * qdd) noexcept;
-  void motion(std::size_t i, double * w, double * v) const noexcept;
+  void motion(const double * poses, std::size_t i, double * w, double * v) const noexcept;
   void inward(double * tau) const noexcept;
   template<class S>
   void outward_t(

@@ -66,6 +66,9 @@ public:
   const std::array<double, 9> & rotation() const noexcept {return tip_r_;}
   const Vec & point() const noexcept {return tip_;}
 
+  // The poses of DH frames 1..n at the last at() (DhDynamics::poses' layout).
+  const double * poses() const noexcept {return poses_.data();}
+
 private:
   std::size_t n_ = 0;
   std::array<double, 9> tool_r_{}, tip_r_{};
