@@ -23,7 +23,7 @@ import time
 from node_path_campaign import _environment, stop_launch
 
 MODES = ('computed_torque', 'feedforward', 'gravity', 'joint_impedance', 'passivity',
-         'adaptive')
+         'adaptive', 'cartesian_impedance', 'operational_space')
 ACTIVE = 'Configured and activated joint_trajectory_controller'
 BOUND = 1.1  # the robodyn controller's p99 against the broadcaster's
 
