@@ -6,7 +6,8 @@ robodyn_ros/dynamics), ``dh_tables`` (``robodyn inspect``), ``accuracy`` (``robo
 check``), ``reproduction`` (``robodyn reproduce``), ``parameters`` (control/parameters.py,
 the controller's parameter table), ``plugin_parameters`` (the C++ controller's
 generate_parameter_library YAML). The seed robots' URDFs in urdf/ come from
-model/seed_robots.py. ``--check`` rewrites nothing and fails when any of them is stale.
+model/seed_robots.py, and that YAML itself from control/plugin_declarations.py.
+``--check`` rewrites nothing and fails when any of them is stale.
 """
 
 import ast
@@ -221,10 +222,27 @@ def _seed_urdfs(root, check):
     return stale
 
 
+def _plugin_yaml(root, check):
+    """The C++ controller's parameter YAML, if it differs from what
+    control/plugin_declarations.py writes (rewritten unless check)."""
+    from .control.plugin_declarations import YAML_PATH
+    from .control.plugin_declarations import render as declarations
+    path = os.path.join(root, YAML_PATH)
+    old = open(path, encoding='utf-8').read() if os.path.exists(path) else None
+    text = declarations()
+    if old == text:
+        return []
+    if not check:
+        with open(path, 'w', encoding='utf-8') as handle:
+            handle.write(text)
+    return [YAML_PATH]
+
+
 def generate(root: str, names: Sequence[str] | None = None, check: bool = False,
              run: Callable[[list[str]], int] | None = None) -> list[str]:
     """Rewrite the generated sections of ``root``/docs/*.md (those in ``names``, default
-    all) and the seed URDFs (with every section); with ``check``, only compare. ``run``:
+    all), and with every section the seed URDFs and the C++ controller's parameter YAML
+    (control/plugin_declarations.py); with ``check``, only compare. ``run``:
     the CLI (argv -> exit code), for the sections that show robodyn's output.
 
     Returns:
@@ -233,7 +251,7 @@ def generate(root: str, names: Sequence[str] | None = None, check: bool = False,
     unknown = [n for n in names or () if n not in SECTIONS]
     if unknown:
         raise InputError(f'no generated section {unknown[0]!r}; valid: {", ".join(SECTIONS)}')
-    stale = [] if names else _seed_urdfs(root, check)
+    stale = [] if names else _seed_urdfs(root, check) + _plugin_yaml(root, check)
     for path in sorted(glob.glob(os.path.join(root, 'docs', '*.md'))):
         text = open(path, encoding='utf-8').read()
         new = render(text, names, root, run)

@@ -50,6 +50,10 @@ class Parameter:
             on the config alone; MODEL_RULES: with the robot model); a test keeps every
             note with its rule and every rule named here.
         runtime: may change while running (not read-only).
+        plugin: the C++ controller declares it too (control/plugin_declarations.py writes
+            its declaration from this one); a dict: with these of generate_parameter_
+            library's validators besides (a list's length the node checks by a rule) or
+            these ``low`` and ``high`` in place of the node's (a range the C++ side needs).
     """
 
     name: str
@@ -65,6 +69,7 @@ class Parameter:
     note: str = ''
     rule: str = ''
     runtime: bool = False
+    plugin: bool | dict = False
 
     def valid_text(self) -> str:
         """The valid values in words (the docs' column)."""
@@ -95,7 +100,7 @@ _CONTROLLER = (
        'command rate)', low=100.0, high=20000.0, unit='Hz'),
     _p('trigger', 'str', 'state', "'state': answer each new joint state; 'timer': fixed "
        'rate', options=tuple(Trigger)),
-    _p('mode', 'str', 'computed_torque', 'the control law', options=MODES),
+    _p('mode', 'str', 'computed_torque', 'the control law', options=MODES, plugin=True),
     _p('reference', 'str', 'hold', 'reference started at the first state; JointTrajectory '
        'messages replace it', options=('hold', 'one_minus_cos', 'sum_of_sines')),
     _p('amplitudes', 'float list', [], 'reference amplitudes [rad or m], 1 or n (x K terms)'),
@@ -107,67 +112,67 @@ _CONTROLLER = (
        'cubic with velocities, linear with positions only), quintic or cubic', options=KINDS),
     _p('kp', 'float list', [0.0], 'proportional gains, 1 or n (computed_torque: [1/s^2]; '
        'passivity, adaptive: Lambda [1/s]; else [N m/rad]); set while running: blended in '
-       'over gain_ramp_time', low=0.0, min_length=1, runtime=True),
+       'over gain_ramp_time', low=0.0, min_length=1, runtime=True, plugin={'high': 1000000.0}),
     _p('kd', 'float list', [0.0], 'derivative gains, 1 or n (computed_torque: [1/s]; '
        'passivity, adaptive: K_D [N m s/rad]; else [N m s/rad]); set while running: blended '
-       'in over gain_ramp_time', low=0.0, min_length=1, runtime=True),
+       'in over gain_ramp_time', low=0.0, min_length=1, runtime=True, plugin={'high': 100000.0}),
     _p('gain_ramp_time', 'float', 1.0, 'how long kp, kd and the tool spring set while running '
        'take to reach '
        'their new values (a raised cosine) [s]; 0: at the next cycle, within the rate limit',
-       low=0.0, high=60.0, unit='s'),
+       low=0.0, high=60.0, unit='s', plugin=True),
     _p('include_gravity', 'bool', True, 'add g(q); false on robots that compensate gravity '
-       '(Franka, UR, Kinova)'),
+       '(Franka, UR, Kinova)', plugin=True),
     _p('include_friction', 'bool', False, 'add viscous + Coulomb friction (seed 004); false '
-       'on robots that compensate friction'),
+       'on robots that compensate friction', plugin=True),
     _p('friction_smoothing', 'float', 0.01, 'tanh velocity scale replacing sgn(qd) [rad/s]',
-       low=0.0, high=10.0, unit='rad/s'),
-    _p('feedforward_pd', 'bool', True, 'feedforward mode: add the PD term'),
+       low=0.0, high=10.0, unit='rad/s', plugin=True),
+    _p('feedforward_pd', 'bool', True, 'feedforward mode: add the PD term', plugin=True),
     _p('inertia_feedforward', 'bool', True, 'joint_impedance mode: add M(q) qdd_r (off: a '
-       'pure spring and damper to the reference)'),
+       'pure spring and damper to the reference)', plugin=True),
     _p('velocity_lag', 'float', 0.0, 'how much older the state velocity is than its '
        'position [s]: the derivative term compares it with the reference velocity of that '
        'instant, qd_r - lag qdd_r (a backward-difference velocity, as semi-implicit Euler '
-       'physics reports it, is half a step old)', low=0.0, high=0.01, unit='s'),
+       'physics reports it, is half a step old)', low=0.0, high=0.01, unit='s', plugin=True),
     _p('adaptive.gamma', 'float list', [0.2, 0.005, 5e-5], 'adaptive mode: adaptation rates '
        "of the payload mass, first moments and inertia (Gamma Y^T s is each one's rate: "
        'kg/s, kg m/s, kg m^2/s)', low=0.0, high=1e3, note='1 or 3 values, 0 to 1000',
-       rule='adaptive_gamma_size'),
+       rule='adaptive_gamma_size', plugin={'size_gt<>': 0, 'size_lt<>': 4}),
     _p('adaptive.mass_max', 'float', 5.0, 'adaptive mode: the heaviest payload the estimate '
-       'may reach [kg]', low=0.0, low_open=True, high=100.0, unit='kg'),
+       'may reach [kg]', low=0.0, low_open=True, high=100.0, unit='kg', plugin=True),
     _p('adaptive.rest_speed', 'float', 0.01, 'adaptive mode: the estimate is frozen while '
        'every joint and the reference move slower than this [rad/s or m/s]', low=0.0,
-       high=1.0, unit='rad/s'),
+       high=1.0, unit='rad/s', plugin=True),
     _p('cartesian.stiffness', 'float list', [500.0, 500.0, 500.0, 30.0, 30.0, 30.0],
        'the task-space modes: the tool spring K_x per axis of DH frame 0, x y z [N/m] '
        'then rx ry rz [N m/rad]; set while running: blended in over gain_ramp_time',
        low=0.0, high=1e5, note='6 values, 0 to 1e5', rule='cartesian_stiffness_size',
-       runtime=True),
+       runtime=True, plugin={'fixed_size<>': 6}),
     _p('cartesian.damping_ratio', 'float', 1.0, 'the task-space modes: the damping ratio '
        "of D_x (cartesian_impedance: on the task-space inertia's diagonal; "
        'operational_space: of a unit mass); set while running: blended in over '
-       'gain_ramp_time', low=0.0, high=5.0, runtime=True),
+       'gain_ramp_time', low=0.0, high=5.0, runtime=True, plugin=True),
     _p('target.speed', 'float', 0.25, 'pose targets (~/target_pose): the fastest the '
        'commanded tool point moves towards the last target [m/s]', low=0.0, low_open=True,
-       high=2.0, unit='m/s'),
+       high=2.0, unit='m/s', plugin=True),
     _p('target.rotation_speed', 'float', 1.0, 'pose targets: the fastest the commanded tool '
        'orientation turns towards the last target [rad/s]', low=0.0, low_open=True,
-       high=6.0, unit='rad/s'),
+       high=6.0, unit='rad/s', plugin=True),
     _p('target.workspace', 'float list', [], 'pose targets: the box a target is put inside, '
        "x y z min then x y z max in the base link frame [m]; empty: a cube of the chain's "
        'reach about the base', note='0 or 6 values, each min < max',
-       rule='target_workspace_box'),
+       rule='target_workspace_box', plugin={'size_lt<>': 7}),
     _p('wrench.max_force', 'float', 20.0, 'target wrenches (~/target_wrench, the '
        'task-space modes): the largest force applied at the tool point; a larger one is '
-       'scaled down to it [N]', low=0.0, low_open=True, high=1000.0, unit='N'),
+       'scaled down to it [N]', low=0.0, low_open=True, high=1000.0, unit='N', plugin=True),
     _p('wrench.max_torque', 'float', 2.0, 'target wrenches: the largest moment applied at '
        'the tool point; a larger one is scaled down to it [N m]', low=0.0, low_open=True,
-       high=200.0, unit='N m'),
+       high=200.0, unit='N m', plugin=True),
     _p('wrench.rise_time', 'float', 0.2, 'target wrenches: the applied wrench changes at '
        'most by max_force and max_torque in this time [s]', low=0.0, low_open=True,
-       high=10.0, unit='s'),
+       high=10.0, unit='s', plugin=True),
     _p('wrench.timeout', 'float', 0.5, 'target wrenches: the applied wrench ramps to zero '
        'once the last target is this old [s]', low=0.0, low_open=True, high=10.0,
-       unit='s'),
+       unit='s', plugin=True),
     _p('gravity', 'float list', list(GRAVITY), 'gravity in the base frame [m/s^2]',
        note='3 values; |g| = 9.81 +- 0.1 unless earth_gravity is false (then <= 30)',
        rule='gravity_magnitude'),
@@ -184,12 +189,12 @@ _CONTROLLER = (
        'the safe command is on the wire (stale one period earlier) [s]',
        note='2 control periods to 1 s', rule='state_timeout_periods'),
     _p('diagnostics_period', 'float', 0.1, 'period of /diagnostics [s]', low=0.01,
-       high=10.0, unit='s'),
+       high=10.0, unit='s', plugin=True),
     _p('max_torque_rate', 'float', 1000.0, 'largest change of any published torque '
        '[N m/s], applied per message on the time since the last one',
        note='<= 1e5 N m/s and >= 2 x the largest effort limit per second (the shutdown '
        'ramp fits in 1 s)', low=0.0, low_open=True, high=1e5, unit='N m/s',
-       rule='shutdown_ramp_fits'),
+       rule='shutdown_ramp_fits', plugin={'low': 1.0}),
     _p('ramp_time', 'float', 0.2, 'blend from the current output to the law on activation '
        'and recovery [s]', low=0.0, high=10.0, unit='s'),
     _p('safe_command', 'str', 'hold', "'hold': hold the position of the trip (PD + g(q)) "
@@ -201,13 +206,14 @@ _CONTROLLER = (
        options=tuple(InitialOutput)),
     _p('damping', 'float list', [1.0], 'D of the gravity + damping hold (state not '
        'trusted), 1 or n [N m s/rad]; applied at most 0.78 / ((M^-1)_jj hold_latency) per '
-       'joint (a light joint rings through a late loop)', low=0.0, min_length=1),
+       'joint (a light joint rings through a late loop)', low=0.0, min_length=1,
+       plugin={'high': 1000.0}),
     _p('hold_kp', 'float list', [], 'stiffness of the position hold, 1 or n [N m/rad] '
        '(empty with hold_kd empty: the derived hold g(q) + M(q) (w^2 (q_h - q) - 2 w qd), '
        'w per joint the lowest of 2 pi 5 Hz, sqrt(effort limit / (0.5 rad M_jj)) and 0.32 / '
-       'hold_latency)', low=0.0, high=1e5),
+       'hold_latency)', low=0.0, high=1e5, plugin=True),
     _p('hold_kd', 'float list', [], 'damping of the position hold, 1 or n [N m s/rad] '
-       '(empty: critical, 2 sqrt(hold_kp M_jj))', low=0.0, high=1e4),
+       '(empty: critical, 2 sqrt(hold_kp M_jj))', low=0.0, high=1e4, plugin=True),
     _p('hold_latency', 'float', 0.02, 'loop latency the derived position hold tolerates '
        '(state to applied torque over the topics) [s]: its bandwidth is at most 0.32 / '
        'hold_latency rad/s, stable to about twice this latency; 0: one cycle, as the C++ '
@@ -233,28 +239,29 @@ _CONTROLLER = (
        'or n [rad/s^2 or m/s^2] (empty or 0: the effort limit / the largest M_jj(q) over the '
        'joint ranges, as the C++ controller derives it)', low=0.0, high=1e5),
     _p('position_margin', 'float', 0.02, 'position guard: limits shrunk by this [rad or m]',
-       low=0.0, high=1.0),
+       low=0.0, high=1.0, plugin=True),
     _p('reference_margin', 'float', 0.05, 'references must stay inside limits shrunk by '
        'this [rad or m]', low=0.0, high=1.0, note='0 to 1, >= position_margin',
-       rule='reference_margin_covers_position'),
+       rule='reference_margin_covers_position', plugin=True),
     _p('velocity_margin', 'float', 0.1, 'velocity guard at limit x (1 + margin)', low=0.0,
-       high=10.0),
+       high=10.0, plugin=True),
     _p('max_tracking_error', 'float', 0.2, 'tracking guard: |q_r - q| above this on any '
        'joint -> safe (latched): the arm does not follow the commands (a paused '
        'simulation, commands not applied, a model far from the arm) [rad or m]; 0: off; '
-       'not in gravity mode (no reference is tracked)', low=0.0, high=3.2, unit='rad or m'),
+       'not in gravity mode (no reference is tracked)', low=0.0, high=3.2, unit='rad or m',
+       plugin=True),
     _p('collision.thresholds', 'float list', [], 'collision detection: the external joint '
        'torque estimate (momentum observer) above this on a joint -> collision.reaction, 1 or '
        'n [N m or N] (empty: no observer; robodyn contacts --derive writes them from a '
-       'collision-free bag)', low=0.0, low_open=True, high=1e5),
+       'collision-free bag)', low=0.0, low_open=True, high=1e5, plugin=True),
     _p('collision.gain', 'float', 50.0, 'momentum observer gain K_O: the estimate follows '
        'the external torque with time constant 1/K_O [1/s]', low=0.0, low_open=True,
-       high=100.0, unit='1/s'),
+       high=100.0, unit='1/s', plugin=True),
     _p('collision.debounce', 'int', 3, 'states over a threshold in a row before a '
-       'collision is declared', low=1, high=1000),
+       'collision is declared', low=1, high=1000, plugin=True),
     _p('collision.reaction', 'str', 'hold', 'on a collision: hold (position hold at the '
        'detection point, latched), compliant (gravity + damping, latched: the arm yields) '
-       'or report (diagnostics only)', options=('hold', 'compliant', 'report')),
+       'or report (diagnostics only)', options=('hold', 'compliant', 'report'), plugin=True),
     _p('cross_check_every', 'int', 0, 'Pinocchio RNEA cross-check every N cycles (0: off)',
        low=0),
     _p('cross_check_tolerance', 'float', 1e-6, 'cross-check tolerance -> safe mode [N m]',

@@ -18,17 +18,20 @@ from ..model.robot_model import RobotModel
 from .controller_config import ControllerConfig, safety_limits, velocity_limits
 from .controller_dynamics import controller_dynamics, payload_body
 from .laws import PLUGIN_MODES
+from .parameters import PARAMETERS, config_name
 
 __all__ = ['PLUGIN', 'IN_MODEL_ROWS', 'NOT_EXPORTED', 'OWNED_ELSEWHERE', 'export_notes',
            'plugin_config', 'plugin_parameters', 'plugin_rows', 'row_table']
 
 #: The pluginlib name of the controller.
 PLUGIN = 'robodyn_controllers/ComputedTorqueController'
-#: Settings the plugin shares with the node, under the same names.
-_SHARED = ('mode', 'include_gravity', 'include_friction', 'feedforward_pd', 'velocity_lag',
-           'inertia_feedforward', 'friction_smoothing', 'max_torque_rate', 'position_margin',
-           'reference_margin', 'velocity_margin', 'max_tracking_error', 'diagnostics_period',
-           'gain_ramp_time')
+#: The parameters the plugin declares too (control/parameters.py's ``plugin``) that the
+#: export writes as the config has them; the per-joint lists and the groups only some modes
+#: or an observer read are written by hand (plugin_parameters).
+_BY_HAND, _GROUPS_BY_HAND = ('kp', 'kd', 'damping', 'hold_kp', 'hold_kd'), \
+    ('adaptive', 'cartesian', 'collision')
+_SHARED = tuple(name for name, p in PARAMETERS.items() if p.plugin and name not in _BY_HAND
+                and name.split('.')[0] not in _GROUPS_BY_HAND)
 
 
 #: Node settings the plugin handles its own way, and how (one note each when a config sets
@@ -177,8 +180,15 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
         if getattr(config, name):
             values[name] = _floats(config.per_joint(name, n))
     for name in _SHARED:
-        value = getattr(config, name)
-        values[name] = float(value) if isinstance(value, float) else value
+        value = getattr(config, config_name(name))
+        if isinstance(value, tuple | list):
+            if not value:
+                continue  # empty lists are left out (above): the plugin's default
+            value = _floats(value)
+        elif isinstance(value, float):
+            value = float(value)
+        group, _, key = name.rpartition('.')
+        (values.setdefault(group, {}) if group else values)[key] = value
     if config.mode == 'adaptive':
         values['adaptive'] = {'gamma': _floats(config.adaptive_gamma),
                               'mass_max': float(config.adaptive_mass_max),
@@ -186,14 +196,6 @@ def plugin_parameters(model: RobotModel, config: ControllerConfig,
     if config.mode in ('cartesian_impedance', 'operational_space'):
         values['cartesian'] = {'stiffness': _floats(config.cartesian_stiffness),
                                'damping_ratio': float(config.cartesian_damping_ratio)}
-    values['target'] = {'speed': float(config.target_speed),
-                        'rotation_speed': float(config.target_rotation_speed)}
-    if config.target_workspace:  # empty lists are left out (above); the plugin derives it
-        values['target']['workspace'] = _floats(config.target_workspace)
-    values['wrench'] = {'max_force': float(config.wrench_max_force),
-                        'max_torque': float(config.wrench_max_torque),
-                        'rise_time': float(config.wrench_rise_time),
-                        'timeout': float(config.wrench_timeout)}
     if config.collision_thresholds:  # empty: the plugin's default, no observer
         values['collision'] = {
             'thresholds': _floats(config.per_joint('collision_thresholds', n)),

@@ -22,8 +22,9 @@ __all__ = ['MoveResult', 'RobodynClient']
 ACTIONS = ('follow_joint_trajectory', '/joint_trajectory_controller/follow_joint_trajectory')
 #: How often move_to_pose sends its target again [s] (a target is latest-wins).
 RESEND = 0.1
-#: How long a goal waits for the server's acceptance [s].
-ACCEPT_TIMEOUT = 10.0
+#: How long a goal waits for the server's acceptance [s], and how often it is sent again
+#: meanwhile.
+ACCEPT_TIMEOUT, GOAL_RESEND = 10.0, 2.5
 
 
 class MoveResult(NamedTuple):
@@ -75,6 +76,7 @@ class RobodynClient:
         self.xml = ''
         self.model: Any = None
         self.home: np.ndarray | None = None
+        self.actions: dict[str, Any] = {}  # FollowJointTrajectory clients by action name
         self.node.create_subscription(JointState, '/joint_states', self._on_state, 10)
         self.node.create_subscription(DiagnosticArray, '/diagnostics', self._on_status, 10)
         latched = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -240,18 +242,21 @@ class RobodynClient:
         wait = float(times[-1]) + 5.0 if timeout is None else timeout
         for name in ACTIONS:
             action = name if name.startswith('/') else f'/{self.controller}/{name}'
-            client: Any = ActionClient(self.node, FollowJointTrajectory, action)
-            try:
-                if client.wait_for_server(timeout_sec=2.0):
-                    return self._run_goal(client, goal, wait)
-            finally:
-                client.destroy()
+            if action not in self.actions:  # kept: a new client's first goal races discovery
+                self.actions[action] = ActionClient(self.node, FollowJointTrajectory, action)
+            if self.actions[action].wait_for_server(timeout_sec=2.0):
+                return self._run_goal(self.actions[action], goal, wait)
         return MoveResult(False, float('nan'), float('nan'), 'no FollowJointTrajectory server')
 
     def _run_goal(self, client, goal, wait) -> MoveResult:
+        """Send ``goal``, again every GOAL_RESEND [s] while unanswered (a request the
+        server's reader had not matched yet is lost; a late answer to an earlier send is
+        preempted by the later goal, the same trajectory), and wait for its result."""
         nan = float('nan')
-        sent = client.send_goal_async(goal)
-        handle = _result(sent, ACCEPT_TIMEOUT)
+        deadline, handle = time.monotonic() + ACCEPT_TIMEOUT, None
+        while handle is None and time.monotonic() < deadline:
+            handle = _result(client.send_goal_async(goal),
+                             min(GOAL_RESEND, deadline - time.monotonic()))
         if handle is None:
             return MoveResult(False, nan, nan, f'no answer to the goal within '
                                                f'{ACCEPT_TIMEOUT:g} s: not sent')

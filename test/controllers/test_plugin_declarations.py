@@ -37,15 +37,28 @@ def _bounds(declaration):
     for key in ('bounds<>', 'element_bounds<>'):
         if key in rules:
             return tuple(float(v) for v in rules[key])
-    if 'gt_eq<>' in rules:
-        return float(rules['gt_eq<>'][0]), None
-    return None, None
+    low = next((float(rules[k][0]) for k in ('gt<>', 'gt_eq<>') if k in rules), None)
+    high = next((float(rules[k][0]) for k in ('lt<>', 'lt_eq<>') if k in rules), None)
+    return low, high
+
+
+def test_the_declarations_file_is_what_the_node_declarations_write():
+    """One source: the C++ controller's YAML is control/plugin_declarations.render() of
+    control/parameters.py (run `robodyn docs` after changing a parameter)."""
+    from robodyn_ros.control.plugin_declarations import YAML_PATH, render
+    with open(os.path.join(ROOT, YAML_PATH), encoding='utf-8') as handle:
+        assert handle.read() == render(), 'stale: run robodyn docs'
+    assert yaml.safe_load(render())['robodyn_controllers']['adaptive']['gamma'][
+        'default_value'] == [0.2, 0.005, 5e-5]  # floats stay floats in YAML 1.1
 
 
 @pytest.mark.parametrize('name', sorted(set(_SHARED) | {'kp', 'kd', 'hold_kp', 'hold_kd',
                                                         'damping'}))
 def test_a_shared_setting_has_one_meaning(name):
-    plugin, node = _declarations()[name], PARAMETERS[name]
+    plugin = _declarations()
+    for part in name.split('.'):
+        plugin = plugin[part]
+    node = PARAMETERS[name]
     default = plugin['default_value']
     node_default = node.default[0] if isinstance(node.default, list) and \
         not isinstance(default, list) else node.default
@@ -69,7 +82,7 @@ def test_every_setting_export_writes_is_declared_by_the_plugin():
     from robodyn_ros.control.plugin_parameters import plugin_config, plugin_parameters
     from robodyn_ros.model import load_robot
     declared = set(_declarations())
-    assert set(_SHARED) <= declared
+    assert {name.split('.')[0] for name in _SHARED} <= declared
     exported = plugin_parameters(load_robot('panda'), plugin_config(
         {'collision': {'thresholds': [1.0]}, 'hold_kp': [100.0]}))
     assert {'model_name', 'base_link', 'base_rotation', 'tool_point', 'collision',
