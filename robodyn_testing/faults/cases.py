@@ -134,6 +134,8 @@ CASES = [
     Case('goal_million_names', '23', scripts.refused_goal('names')),
     Case('payload_storm', '24', scripts.payload_storm),
     Case('pose_target_storm', '', target_scripts.pose_target_storm, references=True),
+    Case('target_wrench_storm', '', target_scripts.target_wrench_storm,
+         {'mode': 'cartesian_impedance', 'kp': [20.0], 'kd': [2.0]}, references=True),
     Case('cleanup_while_streaming', '25', scripts.cleanup_while_streaming),
     Case('one_publisher_catching_up', '26', scripts.catching_up),
     Case('trajectory_negative_time', '28', scripts.refused_topic_trajectory(
@@ -151,4 +153,4 @@ FAST = ('trajectory_10000_points', 'refused_goal_never_runs', 'gravity_-981',
         'active_shutdown', 'command_topic_own', 'trigger_5', 'alternating_rejections',
         'stamp_zero_at_start', 'sigint_active', 'validate_damaged_bag', 'self_including_xacro',
         'trajectory_velocities_10', 'arm_not_following', 'payload_storm',
-        'one_publisher_catching_up', 'pose_target_storm')
+        'one_publisher_catching_up', 'pose_target_storm', 'target_wrench_storm')

@@ -3,7 +3,7 @@ Gazebo server, controller_manager inside the simulation step (gz_ros2_control), 
 plugin path (controller:=node is refused there, naming why), two CPU hogs running
 throughout. Judged from the recorded bag (tracking,
 the torque's per-cycle step from ~/commands: Gazebo's effort state reads 0), the goals'
-results and Ctrl-C."""
+results, a tool pose target reached (robodyn_ros.client) and Ctrl-C."""
 
 import glob
 import os
@@ -109,6 +109,13 @@ def _goals(probe, result):
     result['goal'] = probe.follow(JTC_ACTION, goal)
     beyond.trajectory.points[-1].positions[0] = 3.5  # panda_joint1's limit is 2.8973
     result['beyond'] = probe.follow(JTC_ACTION, beyond)
+    # then a tool pose target (~/target_pose, on the simulation's clock), 3 cm along y
+    from robodyn_ros.client import RobodynClient
+    with RobodynClient(domain_id=DOMAIN) as arm:
+        arm.wait_until_ready(timeout=60.0)
+        position, orientation = arm.tool_pose()
+        result['pose'] = arm.move_to_pose(position + [0.0, 0.03, 0.0], orientation,
+                                          timeout=60.0)
 
 
 @pytest.fixture(scope='module')
@@ -175,6 +182,15 @@ def test_a_goal_succeeds_and_one_beyond_the_limits_does_not(gz_goals):
     assert accepted and status == 4, (status, result, '\n'.join(failed[-8:]))  # SUCCEEDED
     accepted, status, result = gz_goals['beyond']
     assert not accepted or status != 4, (status, result)
+
+
+def test_a_pose_target_is_reached_in_gazebo(gz_goals):
+    """The default path's pose follower on Gazebo's clock: robodyn_ros.client's move_to_pose
+    3 cm along y, after the goals, within its 1 mm and 10 mrad."""
+    assert gz_goals['ready'], gz_goals['text'][-3000:]
+    moved = gz_goals['pose']
+    print(f'gazebo, a pose target 3 cm away: {moved}')
+    assert moved.reached, moved
 
 
 def test_no_torque_step_above_one_cycle_s_budget(gz_run):
