@@ -223,11 +223,7 @@ bool ComputedTorqueController::load_targets(const SupervisorSettings & core, std
   try {
     targets_.configure(get_node(), frame, core, params_.target.speed,
       params_.target.rotation_speed, nominal_period_, tool_rotation, {p[0], p[1], p[2]});
-    const auto & w = params_.wrench;
-    if (!(w.max_force > 0.0 && w.max_torque > 0.0 && w.rise_time > 0.0 && w.timeout > 0.0)) {
-      error = "wrench.max_force, max_torque, rise_time, timeout: each must be > 0";
-      return false;
-    }
+    const auto & w = params_.wrench;  // each > 0: the declarations' gt<> validators
     wrenches_.configure(get_node(), params_.base_link, frame.base_rotation,
       WrenchBounds{w.max_force, w.max_torque, w.rise_time, w.timeout}, law_->takes_wrench());
   } catch (const std::invalid_argument & e) {

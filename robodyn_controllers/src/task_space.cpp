@@ -177,7 +177,6 @@ void TaskSpaceSpring::configure(std::size_t n)
   minv_jt_.assign(6 * n, 0.0);
   task_.assign(36, 0.0);
   jjt_.assign(36, 0.0);
-  vec_.assign(std::max<std::size_t>(n, 6) + 12, 0.0);
   inv_.assign(std::max<std::size_t>(n, 6), 0.0);
 }
 
@@ -187,9 +186,8 @@ void TaskSpaceSpring::add_torque(
   double * tau) noexcept
 {
   const std::size_t n = n_;
-  double * vec = vec_.data();
-  double * force = vec + std::max<std::size_t>(n, 6);
-  double * unit = force + 6;
+  double * force = force_.data();
+  double * unit = unit_.data();
   double * inv = inv_.data();
   std::copy(mass, mass + n * n, lm_.begin());
   cholesky(lm_.data(), n, inv);
@@ -226,7 +224,6 @@ void OperationalSpaceForce::configure(std::size_t n)
   lm_.assign(n * n, 0.0);
   minv_jt_.assign(6 * n, 0.0);
   task_.assign(36, 0.0);
-  vec_.assign(std::max<std::size_t>(n, 6) + 6, 0.0);
   inv_.assign(std::max<std::size_t>(n, 6), 0.0);
 }
 
@@ -235,8 +232,7 @@ void OperationalSpaceForce::add_torque(
   double damping, double * tau) noexcept
 {
   const std::size_t n = n_;
-  double * vec = vec_.data();
-  double * force = vec + std::max<std::size_t>(n, 6);
+  double * force = force_.data();
   double * inv = inv_.data();
   std::copy(mass, mass + n * n, lm_.begin());
   cholesky(lm_.data(), n, inv);

@@ -33,8 +33,9 @@ _HEADER = """\
 """
 
 
-def _plugin_only(name, kind, default, description, validation=None, runtime=False):
-    entry = {'type': kind, 'default_value': default, 'read_only': not runtime,
+def _plugin_only(name, kind, default, description, validation=None):
+    """(name, declaration) of a read-only parameter only the C++ controller has."""
+    entry = {'type': kind, 'default_value': default, 'read_only': True,
              'description': description}
     if validation:
         entry['validation'] = validation
@@ -160,8 +161,7 @@ def _value(value) -> str:
 
 
 def _entry_lines(entry: dict[str, Any], indent: str) -> list[str]:
-    lines = []
-    lines.append(f'{indent}type: {entry["type"]}')
+    lines = [f'{indent}type: {entry["type"]}']
     for key in ('default_value', 'read_only', 'description'):
         lines.append(f'{indent}{key}: {_value(entry[key])}')
     if 'validation' in entry:

@@ -13,6 +13,7 @@ from ..errors import InputError
 from .events import EventKind, emit
 from .levels import Level
 from .reference.manager import PreparedTrajectory
+from .reference.wrench_target import APPLYING
 
 __all__ = ['ReferenceInputs']
 
@@ -55,7 +56,7 @@ class ReferenceInputs:
         ok, text = False, f'refused: controller is {self.supervisor.state}'
         if self.supervisor.commanding:
             ok, text = self.wrenches.take(now, force, torque, frame_id)
-        if text != 'applying':
+        if text != APPLYING:
             emit(self.events, EventKind.TARGET, Level.WARN, f'target wrench {text}')
         return ok, text
 

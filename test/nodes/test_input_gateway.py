@@ -20,11 +20,11 @@ pytestmark = pytest.mark.integration
 NAMES = [f'joint{i}' for i in range(7)]
 
 
-def _gateway(parent, prefix='/gateway_test'):
+def _gateway(parent, prefix='/gateway_test', *extra):
     return subprocess.Popen([
         sys.executable, '-m', 'robodyn_ros.nodes.input_gateway', '--name', 'gateway_test',
         '--trajectory', f'{prefix}/joint_trajectory', '--internal', f'{prefix}/_inputs',
-        '--max-points', '10', '--max-names', '7', '--parent', str(parent)])
+        '--max-points', '10', '--max-names', '7', '--parent', str(parent), *extra])
 
 
 def _raw(names, points):
@@ -219,11 +219,7 @@ def test_a_target_wrench_is_forwarded_and_a_huge_one_refused(probe):
     node.create_subscription(String, '/gateway_test/_inputs/refused',
                              lambda m: refused.append(m.data), 10)
     public = node.create_publisher(WrenchStamped, '/gateway_test/target_wrench', 10)
-    proc = subprocess.Popen([
-        sys.executable, '-m', 'robodyn_ros.nodes.input_gateway', '--name', 'gateway_test',
-        '--trajectory', '/gateway_test/joint_trajectory', '--internal',
-        '/gateway_test/_inputs', '--max-points', '10', '--max-names', '7', '--parent',
-        str(os.getpid()), '--wrench', '/gateway_test/target_wrench'])
+    proc = _gateway(os.getpid(), '/gateway_test', '--wrench', '/gateway_test/target_wrench')
     try:
         assert _spin_until(executor, lambda: public.get_subscription_count() > 0, 20.0)
         good = WrenchStamped()

@@ -45,7 +45,8 @@ public:
 
 private:
   std::size_t n_ = 0;
-  std::vector<double> lm_, minv_jt_, task_, jjt_, vec_, inv_;
+  std::vector<double> lm_, minv_jt_, task_, jjt_, inv_;
+  std::array<double, 6> force_{}, unit_{};
 };
 
 // operational_space's task-space force through the task-space inertia and its dynamically
@@ -65,7 +66,8 @@ public:
 
 private:
   std::size_t n_ = 0;
-  std::vector<double> lm_, minv_jt_, task_, vec_, inv_;
+  std::vector<double> lm_, minv_jt_, task_, inv_;
+  std::array<double, 6> force_{};
 };
 
 }  // namespace robodyn_controllers

@@ -29,8 +29,12 @@ import numpy as np
 
 from ...errors import InputError
 
-__all__ = ['WrenchBounds', 'WrenchFeed', 'wrench_target']
+__all__ = ['APPLYING', 'SCALED', 'TIMED_OUT', 'WrenchBounds', 'WrenchFeed', 'wrench_target']
 
+#: What /diagnostics' target_wrench says of a wrench taken, scaled down, or no longer
+#: applied (the C++ controller's words: wrench_target_input.cpp).
+APPLYING, SCALED = 'applying', 'scaled down to max_force, max_torque'
+TIMED_OUT = 'timed out: no target within wrench.timeout, ramped to zero'
 #: The longest step one cycle may ramp over [s]: after a pause (a hold, a late cycle) the
 #: applied wrench moves as if this much time had passed, not the whole pause.
 MAX_STEP = 0.01
@@ -106,7 +110,7 @@ class WrenchFeed:
             self.status = f'refused: {exc}'
             return False, self.status
         self.target, self.stamp = wrench, now
-        self.status = 'scaled down to max_force, max_torque' if cut else 'applying'
+        self.status = SCALED if cut else APPLYING
         return True, self.status
 
     def value(self, now: float) -> np.ndarray | None:
@@ -119,8 +123,8 @@ class WrenchFeed:
         target = self.target
         if now - self.stamp > self.bounds.timeout:
             target = np.zeros(6)
-            if self.status in ('applying', 'scaled down to max_force, max_torque'):
-                self.status = 'timed out: no target within wrench.timeout, ramped to zero'
+            if self.status in (APPLYING, SCALED):
+                self.status = TIMED_OUT
         for part, rate in ((slice(0, 3), self.rate[0]), (slice(3, 6), self.rate[1])):
             change = target[part] - self.applied[part]
             self.applied[part] += _scaled(change, rate * step)[0]
