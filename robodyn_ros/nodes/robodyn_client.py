@@ -360,6 +360,10 @@ class RobodynClient:
         f, m = msg.wrench.force, msg.wrench.torque
         f.x, f.y, f.z = (float(v) for v in force)
         m.x, m.y, m.z = (float(v) for v in torque)
+        # the topic is volatile: what is sent before the controller's reader matched is lost
+        matched = time.monotonic() + 2.0
+        while self.wrench.get_subscription_count() == 0 and time.monotonic() < matched:
+            time.sleep(0.01)
         end = time.monotonic() + float(seconds)
         while True:
             self.wrench.publish(msg)
