@@ -23,12 +23,12 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
-from robodyn_ros.defaults import CONTROLLER_NAME
-from robodyn_ros.nodes.launch_robot import (
+from robodyn_ros.bringup.arguments import (
     LaunchArgumentError,
     existing_config,
     transport_actions,
 )
+from robodyn_ros.defaults import CONTROLLER_NAME
 
 #: Arguments that override the YAML only when given (empty default = not given).
 OVERRIDES = {

@@ -17,7 +17,7 @@ from launch import LaunchDescription
 
 def _niceness(context):
     """The ``nice`` argument, an integer 0-19 (else one line naming it, exit 1)."""
-    from robodyn_ros.nodes.launch_robot import LaunchArgumentError
+    from robodyn_ros.bringup.arguments import LaunchArgumentError
     text = LaunchConfiguration('nice').perform(context)
     if not text.isdigit() or int(text) > 19:
         raise LaunchArgumentError('record', f'nice:={text!r}; valid: an integer 0 to 19')
@@ -25,7 +25,7 @@ def _niceness(context):
 
 
 def _recorder(context):
-    from robodyn_ros.nodes.launch_robot import new_bag_path
+    from robodyn_ros.bringup.arguments import new_bag_path
     nice = _niceness(context)
     params = {'bag_path': new_bag_path(context, 'record'), 'nice': nice,
               'storage': LaunchConfiguration('storage').perform(context),
@@ -39,7 +39,7 @@ def _recorder(context):
 
 
 def generate_launch_description():
-    from robodyn_ros.nodes.launch_robot import transport_actions
+    from robodyn_ros.bringup.arguments import transport_actions
     return LaunchDescription(transport_actions() + [
         DeclareLaunchArgument('bag_path', default_value='robodyn_bag',
                               description='rosbag2 directory to write'),

@@ -21,8 +21,8 @@ from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
 from launch import LaunchDescription
+from robodyn_ros.bringup.arguments import existing_config, new_bag_path, transport_actions
 from robodyn_ros.defaults import CONTROLLER_NAME
-from robodyn_ros.nodes.launch_robot import existing_config, new_bag_path, transport_actions
 from robodyn_ros.nodes.recorder import DEFAULT_TOPICS
 
 

@@ -29,7 +29,8 @@ def test_core_does_not_import_rclpy():
 
 #: What each package may import from the package. Data flows description -> model ->
 #: dynamics -> control -> nodes -> bag -> validation -> report; io, errors, defaults and
-#: package_share serve everyone; bench, demo and experiments sit on top, beside the CLI.
+#: package_share serve everyone; bench, demo and experiments sit on top, beside the CLI;
+#: bringup (what the launch files start) on top of the nodes and the demo's gains.
 BASE = {'errors', 'defaults', 'package_share'}
 ALLOWED = {
     'model': {'model'},
@@ -44,6 +45,7 @@ ALLOWED = {
     'bench': {'bench', 'nodes', 'io', 'control', 'dynamics', 'model', 'validation'},
     'demo': {'demo', 'experiments', 'nodes', 'validation', 'sim', 'model', 'dynamics'},
     'client': {'client', 'nodes'},
+    'bringup': {'bringup', 'nodes', 'demo', 'io', 'control', 'dynamics', 'model', 'sim'},
 }
 #: generated_docs: below the CLI's commands (the CLI hands it its runner for the sections
 #: that show robodyn's output).

@@ -52,6 +52,9 @@ const double * WrenchTargetInput::wrench(const Supervisor & core, double t) noex
   const Target * target = slot_.take();
   if (core.mode() != Supervisor::Mode::ACTIVE) {
     feed_.reset();  // commanding again ramps a target in from zero
+    if (target != nullptr) {  // dropped, as the node refuses it: said so
+      status_.store(core.mode() == Supervisor::Mode::SAFE ? NOT_SAFE : NOT_HELD);
+    }
     return nullptr;
   }
   if (target != nullptr) {feed_.aim(target->wrench.data(), t);}
@@ -84,6 +87,8 @@ const char * WrenchTargetInput::status() const noexcept
     case NOT_FINITE: return "refused: target wrench not finite";
     case WRONG_FRAME: return "refused: target wrench not in the chain's base frame";
     case NOT_TASK: return "refused: the law takes no wrench (a task-space mode does)";
+    case NOT_SAFE: return "refused: controller is safe";
+    case NOT_HELD: return "refused: controller is held";
     default: return "none";
   }
 }

@@ -18,7 +18,7 @@ from ..errors import ModelError, UrdfError
 from .description import read_description
 from .spatial import axis_angle_matrix, matrix_to_rpy, rpy_to_matrix, transform
 
-__all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'LOCKSTEP_SYSTEM',
+__all__ = ['GZ_SYSTEM', 'MOCK_SYSTEM', 'MUJOCO_SYSTEM', 'LOCKSTEP_SYSTEM', 'TEST_SYSTEM',
            'ros2_control_element',
            'simulation_urdf', 'gazebo_world', 'hardware_urdf', 'control_urdf',
            'controllers_config', 'chained_controllers_config', 'trajectory_constraints',
@@ -29,6 +29,9 @@ MOCK_SYSTEM = 'mock_components/GenericSystem'
 MUJOCO_SYSTEM = 'mujoco_ros2_control/MujocoSystemInterface'
 #: MuJoCo stepped in controller_manager's loop by each cycle's period (robodyn_controllers).
 LOCKSTEP_SYSTEM = 'robodyn_controllers/MujocoLockstepSystem'
+#: The same with the tests' fault injection, pushes and applied-step witness (installed by a
+#: build with BUILD_TESTING only).
+TEST_SYSTEM = 'robodyn_controllers/MujocoTestSystem'
 GZ_PLUGIN = ('gz_ros2_control-system', 'gz_ros2_control::GazeboSimROS2ControlPlugin')
 
 

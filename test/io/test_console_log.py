@@ -7,7 +7,7 @@ from robodyn_ros.io.console_log import LogLine, logged, parse_log_line
 TEXT = '\n'.join([
     '[INFO] [1795933885.529200265] [robodyn_controller]: configured panda: 7 joints',
     '[ros2_control_node-2] [WARN] [1795933886.000000001] [resource_manager]: '
-    'MujocoLockstepSystem: injecting jump for 0.300 s on panda_joint2',
+    'MujocoTestSystem: injecting jump for 0.300 s on panda_joint2',
     'Traceback (most recent call last): [not] [a log line]: here',
     '[ros2_control_node-2] [INFO] [1795933887.250000000] [robodyn_controller]: '
     'hold: the reference of panda_joint1 leaves its limits [-2.8973, 2.8973]',
@@ -21,7 +21,7 @@ def test_a_bare_line_and_a_launched_one_give_their_parts():
     line = parse_log_line(TEXT.splitlines()[1])
     assert (line.level, line.logger) == ('WARN', 'resource_manager')
     assert line.stamp == pytest.approx(1795933886.000000001)
-    assert line.message.startswith('MujocoLockstepSystem: injecting jump')
+    assert line.message.startswith('MujocoTestSystem: injecting jump')
 
 
 @pytest.mark.parametrize('line', ['Traceback (most recent call last): [not] [a log line]: '

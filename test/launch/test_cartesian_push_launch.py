@@ -8,7 +8,13 @@ from `~/target_wrench` for 3 s (robodyn_ros.client's push; a feed-forward J^T F_
 free space the tool yields to it as to a push), beside two CPU hogs. Judged from FK of
 /joint_states: the tool point moves by K_x^-1 F and turns by K_x^-1 M within 5 %, and comes
 back within 1 mm once each push ends (the wrench: once its sender stops, after
-wrench.timeout and the ramp out); a NaN wrench is refused and /diagnostics says so."""
+wrench.timeout and the ramp out); a NaN wrench is refused and /diagnostics says so.
+
+On the node path the test's own probe and client join DDS after the ramp-in; on Fast DDS's
+shared memory a participant that joins can stop the node's sends for up to 333 ms
+(robodyn_ros/nodes/dds_transport.py), past the forward controller's command timeout, which
+then deactivates it (as designed) and the hardware holds the arm. An operator activates it
+again; so does the test, before the pushes, and it says so."""
 
 import math
 import threading
@@ -18,6 +24,7 @@ import numpy as np
 import pytest
 from ros2_control_probe import Probe, launch_said
 from test_default_path_faults import ACTIVE, _matched, require_lockstep
+from test_node_path_release import _forward_active
 from test_ros2_control_launch import _config, _Hogs, _Launch, _realtime_priority, _require
 
 from robodyn_ros.control.laws.cartesian_impedance import rotation_vector
@@ -74,10 +81,36 @@ def pushes(request, ros_launch_env, tmp_path_factory):
                                   for v in s.values if v.key == 'target_wrench'}
                 result['messages'] = {s.message for _, m in probe.log['/diagnostics']
                                       for s in m.status if s.name == 'robodyn_controller'}
+                result['timeline'] = _timeline(probe, min(result['sent'].values(),
+                                                          default=time.time()))
                 probe.close()
         finally:
             result['code'], result['text'], _ = launch.stop()
     return result
+
+
+def _timeline(probe, start):
+    """The controller's /diagnostics message each time it changed: (seconds of its stamp
+    after ``start``, the wall clock [s]; the message's first 200 characters)."""
+    changes, last = [], None
+    for _, m in probe.log['/diagnostics']:
+        for s in m.status:
+            if s.name == 'robodyn_controller' and s.message != last:
+                last = s.message
+                changes.append((round(_stamp(m) - start, 2), s.message[:200]))
+    return changes
+
+
+def _commanded_throughout(run, name):
+    """'' when the controller said neither safe nor held from BEFORE the push ``name`` to
+    the end of its AFTER window, else what it said then."""
+    sent = run['sent'][name] - run['sent'][min(run['sent'], key=run['sent'].get)]
+    said = [(t, text) for t, text in run['timeline']
+            if sent + BEFORE[0] <= t <= sent + AFTER[1]]
+    before = [text for t, text in run['timeline'] if t < sent + BEFORE[0]][-1:]
+    bad = [(t, text) for t, text in [(None, b) for b in before] + said
+           if text.startswith(('safe', 'held'))]
+    return '' if not bad else f'the controller was not commanding: {bad}'
 
 
 def _push_all(probe, result, domain):
@@ -95,6 +128,9 @@ def _push_all(probe, result, domain):
     with RobodynClient(domain_id=domain) as arm:
         arm.wait_until_ready(timeout=30.0)
         probe.spin(2.0)
+        if result['path'] == 'node' and not _forward_active(probe, result):
+            result['forward_inactive'] = True  # the pushes' test says so
+        probe.spin(1.0)
         for name, wrench in PUSHES.items():
             result['sent'][name] = time.time()
             if name == 'wrench':
@@ -145,6 +181,12 @@ def test_a_push_moves_the_tool_by_k_inverse_and_it_comes_back(pushes, name):
     run = pushes
     assert run['active'], launch_said(run['text'])
     sent, wrench = run['sent'][name], np.array(PUSHES[name][:6])
+    assert not run.get('forward_inactive'), 'the forward controller did not come back'
+    why = _commanded_throughout(run, name)
+    assert not why, (why, run['timeline'])
+    if run.get('forward_timeouts'):  # the probe's joining stalled the node (the docstring)
+        print(f"the forward controller had timed out {run['forward_timeouts']} time(s) "
+              'before the pushes: activated again')
     r0, p0 = _pose(run['states'], sent, BEFORE)
     r1, p1 = _pose(run['states'], sent, DURING)
     r2, p2 = _pose(run['states'], sent, AFTER)

@@ -447,7 +447,7 @@ def _matched(probe, *publishers, timeout=30.0):
 def _injection_stamp(launch, request):
     """The stamp [s] of the hardware's last 'injecting <kind>' log line (NaN: none)."""
     kind = request.split()[0]
-    found = logged(launch.lines, f'MujocoLockstepSystem: injecting {kind} ')
+    found = logged(launch.lines, f'MujocoTestSystem: injecting {kind} ')
     return found[-1].stamp if found else float('nan')
 
 

@@ -29,14 +29,13 @@ def test_the_launch_files_exist():
                      'ros2_control.launch.py'}
 
 
-@pytest.mark.parametrize('path', LAUNCH, ids=os.path.basename)
-def test_launch_file_compiles_and_names_known_executables(path):
-    source = open(path, encoding='utf-8').read()
-    tree = ast.parse(source)
-    compile(source, path, 'exec')
+BRINGUP = sorted(glob.glob(os.path.join(ROOT, 'robodyn_ros', 'bringup', '*.py')))
+
+
+def _check_nodes_and_configs(tree):
+    """Every robodyn_ros Node the source makes names an installed executable, and every
+    join(.., 'config', NAME) an existing config."""
     scripts = set(_console_scripts())
-    functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-    assert 'generate_launch_description' in functions
     for call in (n for n in ast.walk(tree) if isinstance(n, ast.Call)):
         kw = {k.arg: k.value.value for k in call.keywords
               if isinstance(k.value, ast.Constant)}
@@ -46,6 +45,21 @@ def test_launch_file_compiles_and_names_known_executables(path):
         args = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
         if 'config' in args[:-1] and isinstance(args[-1], str):
             assert os.path.isfile(os.path.join(ROOT, 'config', args[-1])), args[-1]
+
+
+@pytest.mark.parametrize('path', LAUNCH, ids=os.path.basename)
+def test_launch_file_compiles_and_names_known_executables(path):
+    source = open(path, encoding='utf-8').read()
+    tree = ast.parse(source)
+    compile(source, path, 'exec')
+    functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert 'generate_launch_description' in functions
+    _check_nodes_and_configs(tree)
+
+
+@pytest.mark.parametrize('path', BRINGUP, ids=os.path.basename)
+def test_what_the_launch_files_start_names_known_executables(path):
+    _check_nodes_and_configs(ast.parse(open(path, encoding='utf-8').read()))
 
 
 def _check_sizes(params, n):

@@ -38,14 +38,27 @@ def _require(package):
                     '(scripts/setup.sh installs them when present)')
 
 
+#: The ros2_control launch with the tests' own argument (fault_injection) declared.
+TEST_LAUNCH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                           'ros2_control_test.launch.py')
+
+
+def _launch_file(args):
+    """`ros2 launch`'s words for the launch file: the tests' one when ``args`` ask for the
+    tests' hardware, else the package's."""
+    if any(a.startswith('fault_injection:=') for a in args):
+        return [TEST_LAUNCH]
+    return ['robodyn_ros', 'ros2_control.launch.py']
+
+
 class _Launch:
     """`ros2 launch` in its own process group; its output drained by a thread."""
 
     def __init__(self, env, domain, *args):
         if not any(a.startswith('controller:=') for a in args):
             args = ('controller:=node',) + args
-        self.proc = subprocess.Popen([ROS2, 'launch', 'robodyn_ros', 'ros2_control.launch.py',
-                                      *args], env=dict(env, ROS_DOMAIN_ID=str(domain)),
+        self.proc = subprocess.Popen([ROS2, 'launch', *_launch_file(args), *args],
+                                     env=dict(env, ROS_DOMAIN_ID=str(domain)),
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                      text=True, start_new_session=True)
         self.lines = []

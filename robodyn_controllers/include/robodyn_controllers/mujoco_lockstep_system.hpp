@@ -27,53 +27,21 @@
 // the applied torque at most max_torque_rate x the period a cycle, as a drive's torque
 // slew limit would.
 //
-// Test only: with the hardware parameter `fault_injection` "true" it subscribes to
-// `~/inject_fault` (std_msgs/String, "<kind> <seconds> [joint, 1-based; 0 or none: all]")
-// and corrupts the states read() hands the controllers, as a failing encoder or driver
-// would: `nan` (positions NaN), `out_of_range` (positions 10 rad beyond), `frozen` (the
-// whole state repeats the one of the first corrupted cycle), `jump` (positions 0.5 rad
-// off); or makes the next read() `late` by `seconds` (a driver that blocks the loop). The
-// physics is not touched: the arm is where it is, only its report lies.
-//
-// Test only, with fault injection: `~/push` (std_msgs/String, "fx fy fz mx my mz seconds")
-// pushes the tool for that long from the next cycle: the wrench [N, N m] in the world
-// (base) frame at the point `push_point` ("x y z" [m], hardware parameter) of the body
-// `push_body` (hardware parameter; the tip link's origin as robodyn_ros writes them),
-// applied by MuJoCo's mj_applyFT. Its joint torque over each cycle, the ground truth of a
-// collision observer, goes out on `~/external_torque` (sensor_msgs/JointState, effort;
-// zeros outside a push) with each state, plus the joint torque of the tool's contact with
-// the obstacle when the MJCF has one (the launch's `obstacle`: contact forces mapped
-// through MuJoCo's own constraint Jacobian, contact rows only), and that state's
-// positions (read()'s time is not the clock the controllers' messages carry: the
-// positions tell which state it was).
-//
-// Test only, with fault injection: `~/applied_step` (sensor_msgs/JointState), the witness
-// of the torque-rate invariant judged from what the hardware applied: after each cycle's
-// physics, per joint, `velocity` the largest change of the applied torque (MuJoCo's
-// actuator force) in one cycle since the last message [N m], `position` the largest such
-// change since the hardware started, `effort` the torque applied; one message every 10
-// cycles. A subscriber that loses messages (a busy test machine) still learns every
-// cycle's worst from the running maximum: the witness does not depend on receiving each
-// cycle, as a recording of /joint_states does.
+// The test hardware robodyn_controllers/MujocoTestSystem (test/mujoco_test_system.hpp, built
+// with the tests only) derives from it: it corrupts the states, pushes the tool and
+// publishes the applied torque's witness through the protected hooks below, which do nothing
+// here.
 
 #ifndef ROBODYN_CONTROLLERS__MUJOCO_LOCKSTEP_SYSTEM_HPP_
 #define ROBODYN_CONTROLLERS__MUJOCO_LOCKSTEP_SYSTEM_HPP_
 
-#include <array>
-#include <atomic>
-#include <cstdint>
-#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "hardware_interface/system_interface.hpp"
 #include "hardware_interface/types/hardware_interface_return_values.hpp"
 #include "mujoco/mujoco.h"
 #include "rclcpp/rclcpp.hpp"
-#include "realtime_tools/realtime_publisher.hpp"
-#include "sensor_msgs/msg/joint_state.hpp"
-#include "std_msgs/msg/string.hpp"
 
 namespace robodyn_controllers
 {
@@ -97,23 +65,42 @@ public:
   CallbackReturn on_activate(const rclcpp_lifecycle::State &) override;
 
   // The physics advanced by this cycle's period under the last write's efforts (see
-  // advance()), then its state (corrupted while a fault is injected).
+  // advance()), then its state.
   return_type read(const rclcpp::Time & time, const rclcpp::Duration & period) override;
 
   // The controllers' efforts, applied from now until the next read() (a non-finite command
   // keeps the last).
   return_type write(const rclcpp::Time & time, const rclcpp::Duration & period) override;
 
+protected:
+  // read()'s physics: advance() when write() ran since the last read().
+  void step_physics(const rclcpp::Time & time, const rclcpp::Duration & period);
+
+  // Joint i's state as the physics has it [rad, rad/s, N m], and handed to the controllers.
+  double position(std::size_t i) const {return data_->qpos[qpos_[i]];}
+  double velocity(std::size_t i) const {return data_->qvel[dof_[i]];}
+  double applied(std::size_t i) const {return data_->actuator_force[actuator_[i]];}
+  void report(std::size_t i, double q, double qd, double effort);
+
+  // A test hardware's hooks into advance() (nothing here), each called in the control
+  // thread: before a cycle's physics steps; after each step's mj_step1 (its kinematics, the
+  // bias force and the hold set: forces added here act in this step); after the cycle's
+  // first step; after its last.
+  virtual void before_steps() {}
+  virtual void during_step() {}
+  virtual void after_first_step() {}
+  virtual void after_steps(const rclcpp::Time & /*time*/) {}
+
+  CallbackReturn fail(const std::string & why);
+
+  std::size_t joints() const {return qpos_.size();}
+
+  mjModel * model_ = nullptr;
+  mjData * data_ = nullptr;
+  std::vector<int> qpos_, dof_, actuator_;
+  double timestep_ = 0.0;  // the model's timestep [s] (opt.timestep: changed per cycle)
+
 private:
-  enum class Fault : int {NONE = 0, NAN_STATE, OUT_OF_RANGE, FROZEN, JUMP, LATE};
-
-  // From ~/inject_fault (the executor's thread): parsed here, handed to read() through
-  // one atomic word (kind, cycles and joint packed), so read() never waits on it.
-  void request_fault(const std::string & text);
-
-  // The fault to apply this cycle: a new request replaces the one running.
-  Fault take_fault();
-
   // At read(), when write() ran since the last one (the hardware is active): the physics
   // advances by the cycle's period exactly (physics_steps.hpp: the time since the last
   // read, the time the last write's efforts acted), as a real arm's world goes on, at most
@@ -127,48 +114,12 @@ private:
   // period did, as a controller integrates over (the collision observer's momentum).
   void advance(const rclcpp::Time & time, double elapsed);
 
-  // The push's hardware parameters, its request topic and the ground truth's publisher.
-  bool configure_push(const std::unordered_map<std::string, std::string> & hw);
-
-  // After a step: the joint torque of the contacts in it (MuJoCo's contact rows of
-  // efc_force through its constraint Jacobian, mj_mulJacTVec), for the ground truth.
-  // The forces are copied into a buffer sized once; a step with more constraint rows than
-  // it holds reports NaN (the truth unknown, never a wrong value).
-  void contact();
-
-  // From ~/push (the executor's thread): the wrench and duration, handed to write()
-  // through push_request_ and one atomic flag (write() never waits on it).
-  void request_push(const std::string & text);
-
-  void take_push();
-
-  // After mj_step1 (this step's kinematics): the push's joint torque into qfrc_applied,
-  // as MuJoCo maps it (mj_applyFT), kept for the ground truth.
-  void push();
-
-  // With each state: the push's joint torque over the last cycle (non-blocking).
-  void publish_truth(const rclcpp::Time & time);
-
-  // The applied-step witness's publisher and message (see the file's comment).
-  void configure_witness();
-
-  // After a cycle's physics: each joint's applied-torque change, kept as the largest since
-  // the last message and as the running maximum, and the torque; one message every
-  // WITNESS_CYCLES cycles (non-blocking: a cycle whose message could not go keeps
-  // gathering; no allocation: the message's vectors are sized at configure).
-  void publish_witness(const rclcpp::Time & time);
-
   // Physics steps of one late cycle, at most: beyond 20 ms the simulated world waits for
   // the loop (a stall of the host is not the arm's; at most 20 ms of a stale command).
   static constexpr double MAX_STEPS = 20.0;
   // A handover's wait for the new controller's first command, at most [cycles]: 0.1 s at
   // 1 kHz (a forward controller's first message; the C++ controller writes at once).
   static constexpr int HANDOVER_CYCLES = 100;
-  // Cycles per applied-step witness message (100 Hz at 1 kHz: a subscriber beside the hogs
-  // keeps up; each message carries the largest change of its cycles).
-  static constexpr int WITNESS_CYCLES = 10;
-
-  CallbackReturn fail(const std::string & why);
 
   // The hold of joint i starts here, at its current position, from its current torque.
   void start_hold(std::size_t i);
@@ -184,9 +135,6 @@ private:
   static double initial(
     const hardware_interface::ComponentInfo & joint, const std::string & name, double value);
 
-  mjModel * model_ = nullptr;
-  mjData * data_ = nullptr;
-  std::vector<int> qpos_, dof_, actuator_;
   std::vector<bool> claimed_;  // a controller writes this joint's effort
   // Cycles left of a handover: an effort of exactly 0 is the halt value a deactivated
   // controller left in the interface (the JointTrajectoryController writes 0 on deactivate,
@@ -197,37 +145,7 @@ private:
   std::vector<double> hold_q_, hold_w_, effort_max_;
   // the hold's acceleration and M times it, per MuJoCo dof (sized nv at configure)
   std::vector<mjtNum> hold_acc_, hold_force_;
-  double timestep_ = 0.0;  // the model's timestep [s] (opt.timestep: changed per cycle)
   bool written_ = false;  // write() ran since the last read(): the physics advances
-  // fault injection (test only): the request, the fault running and its cycles left
-  rclcpp::Subscription<std_msgs::msg::String>::SharedPtr injector_;
-  std::atomic<std::uint64_t> pending_{0};
-  Fault fault_ = Fault::NONE;
-  int fault_joint_ = 0;
-  std::uint64_t fault_cycles_ = 0;
-  bool fault_first_ = false;
-  double fault_seconds_ = 0.0;
-  std::vector<double> frozen_;
-  // the push (test only): body, point in it, the wrench running and until when [s]
-  int push_body_ = -1;
-  std::array<double, 3> push_point_{};
-  std::array<double, 7> push_request_{}, push_wrench_{};
-  std::atomic<bool> push_pending_{false};
-  double push_until_ = -1.0;
-  std::vector<mjtNum> applied_push_;
-  // the obstacle's contact (test only): its joint torque in the last cycle's first step,
-  // and the contact rows of efc_force (room for 4096 constraint rows)
-  std::vector<mjtNum> contact_torque_, contact_rows_ = std::vector<mjtNum>(4096, 0.0);
-  rclcpp::Subscription<std_msgs::msg::String>::SharedPtr pusher_;
-  rclcpp::Publisher<sensor_msgs::msg::JointState>::SharedPtr truth_topic_;
-  std::unique_ptr<realtime_tools::RealtimePublisher<sensor_msgs::msg::JointState>> truth_;
-  sensor_msgs::msg::JointState truth_msg_;
-  // the applied-step witness (test only): the torque applied after the last cycle [N m]
-  std::vector<double> applied_;
-  int witness_cycles_ = 0;
-  rclcpp::Publisher<sensor_msgs::msg::JointState>::SharedPtr witness_topic_;
-  std::unique_ptr<realtime_tools::RealtimePublisher<sensor_msgs::msg::JointState>> witness_;
-  sensor_msgs::msg::JointState witness_msg_;
   double max_rate_ = 1000.0;
   std::vector<hardware_interface::StateInterface::SharedPtr> position_, velocity_, effort_;
   std::vector<hardware_interface::CommandInterface::SharedPtr> command_;

@@ -40,7 +40,7 @@ public:
   bool applied(std::array<double, 6> & out) const noexcept;
 
 private:
-  enum Status {NONE, APPLYING, SCALED, NOT_FINITE, WRONG_FRAME, NOT_TASK};
+  enum Status {NONE, APPLYING, SCALED, NOT_FINITE, WRONG_FRAME, NOT_TASK, NOT_SAFE, NOT_HELD};
   struct Target
   {
     std::array<double, 6> wrench{};  // frame 0

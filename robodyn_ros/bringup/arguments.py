@@ -16,7 +16,7 @@ def transport_actions() -> list:
     blocks the next process that opens it: dds_transport.remove_dead_segments)."""
     from launch.actions import LogInfo, SetEnvironmentVariable
 
-    from .dds_transport import remove_dead_segments, transport_environment
+    from ..nodes.dds_transport import remove_dead_segments, transport_environment
     changes, line = transport_environment(os.environ)
     removed = remove_dead_segments()
     said = [LogInfo(msg=f'robodyn: removed {removed} Fast DDS shared-memory files of '
