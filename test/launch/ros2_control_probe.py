@@ -5,8 +5,9 @@ from collections.abc import Mapping
 import copy
 import time
 
-from cdr_reader import READERS, header_stamp
 import numpy as np
+
+from robodyn_ros.io.cdr_messages import header_stamp, read_controller_state, read_joint_state
 
 __all__ = ['Probe', 'manager_said', 'moveit_like_goal', 'stretched']
 
@@ -84,12 +85,31 @@ def launch_said(text, last=40):
     return '\n'.join(lines[-last:])
 
 
+#: The messages of the 1 kHz streams, read from their bytes (robodyn_ros.io.cdr_messages)
+#: by the rclpy message class's module and name.
+READERS = {
+    'sensor_msgs.msg._joint_state.JointState': read_joint_state,
+    'control_msgs.msg._joint_trajectory_controller_state.JointTrajectoryControllerState':
+        read_controller_state,
+}
+
+
 def _decoder(msgtype):
-    """The function that decodes ``msgtype``'s CDR bytes: cdr_reader's for the types it
-    reads (the 1 kHz streams), else rclpy's deserialize_message."""
+    """The function that decodes ``msgtype``'s CDR bytes: io.cdr_messages' for the types it
+    reads (a big-endian message through rclpy), else rclpy's deserialize_message."""
     from rclpy.serialization import deserialize_message
-    return READERS.get(f'{msgtype.__module__}.{msgtype.__name__}') or (
-        lambda raw: deserialize_message(raw, msgtype))
+
+    from robodyn_ros.errors import BagError
+    fast = READERS.get(f'{msgtype.__module__}.{msgtype.__name__}')
+
+    def decode(raw):
+        if fast is not None:
+            try:
+                return fast(raw)
+            except BagError:
+                pass
+        return deserialize_message(raw, msgtype)
+    return decode
 
 
 #: How often [s] the probe's thread takes what its readers have queued.

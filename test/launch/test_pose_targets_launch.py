@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from ros2_control_probe import Probe, launch_said
 from test_default_path_faults import STEP, WITNESS, _applied
+from test_node_path_release import _forward_active
 from test_ros2_control_launch import _config, _Hogs, _Launch, _realtime_priority, _require
 
 from robodyn_ros.dynamics import RigidBodyDynamics
@@ -131,6 +132,9 @@ def targets_run(request, ros_launch_env, tmp_path_factory):
                 publisher = probe.node.create_publisher(PoseStamped, TOPIC, 10)
                 probe.hear(['/joint_states', WITNESS], 30.0)
                 probe.spin(1.0)
+                if path == 'node':  # the probe's joining can time the forward one out
+                    result['forward_active'] = _forward_active(probe, result)
+                    probe.spin(0.5)
                 from robodyn_ros.nodes.robodyn_client import _quaternion
                 q0 = _chain(probe.latest('/joint_states'))
                 rotation, p0 = _tool(q0)

@@ -1,4 +1,4 @@
-"""cdr_reader: each reader gives what rclpy's deserialize_message gives."""
+"""io/cdr_messages: each reader gives what rclpy's deserialize_message gives."""
 
 import numpy as np
 import pytest
@@ -6,10 +6,16 @@ import pytest
 serialization = pytest.importorskip('rclpy.serialization', reason='needs the ROS 2 wheels')
 control_msgs = pytest.importorskip('control_msgs', reason='control_msgs comes from '
                                    '../shared/wheels (see scripts/setup.sh)')
-from cdr_reader import controller_state, header_stamp, joint_state  # noqa: E402
 from control_msgs.msg import JointTrajectoryControllerState  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from trajectory_msgs.msg import JointTrajectoryPoint  # noqa: E402
+
+from robodyn_ros.errors import BagError  # noqa: E402
+from robodyn_ros.io.cdr_messages import (  # noqa: E402
+    header_stamp,
+    read_controller_state,
+    read_joint_state,
+)
 
 
 def _state(sec, nanosec):
@@ -41,11 +47,12 @@ def test_a_joint_state_read_by_the_probe_is_the_one_rclpy_reads():
             if rng.random() < 0.7:  # a driver may leave a field empty
                 setattr(msg, field, list(rng.normal(size=n)))
         raw = serialization.serialize_message(msg)
-        ours, theirs = joint_state(raw), serialization.deserialize_message(raw, JointState)
+        ours, theirs = read_joint_state(raw), serialization.deserialize_message(raw, JointState)
         if k % 2:  # a stream repeats its names: the second read takes them as known
             msg.header.stamp.nanosec += 1
             raw = serialization.serialize_message(msg)
-            ours, theirs = joint_state(raw), serialization.deserialize_message(raw, JointState)
+            ours = read_joint_state(raw)
+            theirs = serialization.deserialize_message(raw, JointState)
         assert (ours.header.stamp.sec, ours.header.stamp.nanosec, ours.header.frame_id,
                 list(ours.name)) == (theirs.header.stamp.sec, theirs.header.stamp.nanosec,
                                      theirs.header.frame_id, list(theirs.name))
@@ -74,7 +81,7 @@ def test_a_controller_state_read_by_the_probe_is_the_one_rclpy_reads():
             setattr(msg, field, _random_point(rng, n))
         msg.multi_dof_joint_names = ['after'] * (k % 2)  # fields after the four: not read
         raw = serialization.serialize_message(msg)
-        ours = controller_state(raw)
+        ours = read_controller_state(raw)
         theirs = serialization.deserialize_message(raw, JointTrajectoryControllerState)
         assert header_stamp(raw) == k + 3e-9 * k
         assert (ours.header.stamp.sec, ours.header.frame_id, list(ours.joint_names)) == \
@@ -85,3 +92,10 @@ def test_a_controller_state_read_by_the_probe_is_the_one_rclpy_reads():
                 assert list(getattr(a, part)) == list(getattr(b, part)), (k, field, part)
             assert (a.time_from_start.sec, a.time_from_start.nanosec) == \
                 (b.time_from_start.sec, b.time_from_start.nanosec)
+
+
+def test_a_truncated_or_big_endian_message_is_refused_in_one_error():
+    raw = _state(1, 2)
+    for bad in (raw[:len(raw) - 3], raw[:20], b'\x00\x00' + raw[2:]):
+        with pytest.raises(BagError):
+            read_joint_state(bad)
