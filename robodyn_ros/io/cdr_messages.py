@@ -155,8 +155,9 @@ def read_joint_state(raw: bytes) -> JointStateMessage:
 
 
 def _point(cursor: _Reader) -> TrajectoryPointMessage:
-    values = [cursor.doubles() for _ in range(4)]
-    return TrajectoryPointMessage(*values, cursor.time())
+    positions, velocities = cursor.doubles(), cursor.doubles()
+    accelerations, effort = cursor.doubles(), cursor.doubles()
+    return TrajectoryPointMessage(positions, velocities, accelerations, effort, cursor.time())
 
 
 def read_controller_state(raw: bytes) -> ControllerStateMessage:
@@ -165,7 +166,9 @@ def read_controller_state(raw: bytes) -> ControllerStateMessage:
     try:
         cursor = _Reader(raw, 'JointTrajectoryControllerState')
         header, names = cursor.header(), cursor.strings(_CONTROLLER_NAMES)
-        return ControllerStateMessage(header, names, *(_point(cursor) for _ in range(4)))
+        reference, feedback = _point(cursor), _point(cursor)
+        error, output = _point(cursor), _point(cursor)
+        return ControllerStateMessage(header, names, reference, feedback, error, output)
     except (struct.error, UnicodeDecodeError, ValueError) as exc:
         raise BagError(f'JointTrajectoryControllerState: truncated or corrupt CDR '
                        f'({len(raw)} bytes): {exc}') from None
