@@ -41,7 +41,8 @@ def _imports(paths):
 
 def _launched_packages():
     found = set()
-    for path in glob.glob(os.path.join(ROOT, 'launch', '*.py')):
+    for path in glob.glob(os.path.join(ROOT, 'launch', '*.py')) + glob.glob(
+            os.path.join(ROOT, 'robodyn_ros', 'bringup', '*.py')):  # what the launch starts
         text = open(path, encoding='utf-8').read()
         found.update(re.findall(r"package='([a-z_0-9]+)'", text))
         found.update(re.findall(r"get_package_share_directory\('([a-z_0-9]+)'\)", text))

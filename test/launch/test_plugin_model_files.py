@@ -45,17 +45,12 @@ def _config(folder):
 
 
 def _library_path(env):
-    """ros2_control_node's LD_LIBRARY_PATH, as launch/ros2_control.launch.py gives it."""
-    import importlib.util
-    path = os.path.join(os.path.dirname(__file__), '..', '..', 'launch',
-                        'ros2_control.launch.py')
-    spec = importlib.util.spec_from_file_location('robodyn_ros2_control_launch', path)
-    launch = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(launch)
+    """ros2_control_node's LD_LIBRARY_PATH, as the ros2_control launch gives it."""
+    from robodyn_ros.bringup.hardware import library_path
     old = os.environ.get('AMENT_PREFIX_PATH')
     os.environ['AMENT_PREFIX_PATH'] = env['AMENT_PREFIX_PATH']
     try:
-        return launch._library_path()
+        return library_path()
     finally:
         if old is None:
             del os.environ['AMENT_PREFIX_PATH']
