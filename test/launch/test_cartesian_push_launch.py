@@ -104,12 +104,11 @@ def _timeline(probe, start):
 def _commanded_throughout(run, name):
     """'' when the controller said neither safe nor held from BEFORE the push ``name`` to
     the end of its AFTER window, else what it said then."""
-    sent = run['sent'][name] - run['sent'][min(run['sent'], key=run['sent'].get)]
-    said = [(t, text) for t, text in run['timeline']
-            if sent + BEFORE[0] <= t <= sent + AFTER[1]]
-    before = [text for t, text in run['timeline'] if t < sent + BEFORE[0]][-1:]
-    bad = [(t, text) for t, text in [(None, b) for b in before] + said
-           if text.startswith(('safe', 'held'))]
+    start = run['sent'][name] - min(run['sent'].values())  # the timeline's clock
+    window = [(t, text) for t, text in run['timeline'] if t <= start + AFTER[1]]
+    earlier = [said for said in window if said[0] < start + BEFORE[0]]
+    said = earlier[-1:] + [said for said in window if said[0] >= start + BEFORE[0]]
+    bad = [(t, text) for t, text in said if text.startswith(('safe', 'held'))]
     return '' if not bad else f'the controller was not commanding: {bad}'
 
 

@@ -2,18 +2,13 @@
 equal; a check that changed its verdict, a check gone or a case not run are named; a file
 that is not a campaign's JSON is one line and exit 2."""
 
-import importlib.util
 import json
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / 'scripts' / 'compare_campaigns.py'
+from script_module import load
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location('compare_campaigns', SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load('compare_campaigns')
 
 
 def _case(name, passed=True, **checks):

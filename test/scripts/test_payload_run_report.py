@@ -1,21 +1,14 @@
 """scripts/payload_run_report.py: the RMS over the motion's last seconds, by joint name, on
 a bag whose error is known; a missing bag is one line and exit 2."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
+from script_module import load
 
 from robodyn_ros.io.synthetic_bags import write_tracking_bag
 
-SCRIPT = Path(__file__).resolve().parents[2] / 'scripts' / 'payload_run_report.py'
-
 
 def _script():
-    spec = importlib.util.spec_from_file_location('payload_run_report', SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load('payload_run_report')
 
 
 def test_the_rms_of_the_last_seconds_is_the_known_error(tmp_path):
